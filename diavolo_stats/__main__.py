@@ -1,0 +1,5 @@
+import sys
+
+from diavolo_stats.cli import main
+
+sys.exit(main())

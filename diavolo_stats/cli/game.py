@@ -1,0 +1,6 @@
+"""`diavolo game`: not built yet."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("game", help="(not built yet)")
+    parser.set_defaults(handler=lambda args: 1)

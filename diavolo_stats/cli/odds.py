@@ -1,0 +1,6 @@
+"""`diavolo odds`: not built yet."""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("odds", help="(not built yet)")
+    parser.set_defaults(handler=lambda args: 1)
