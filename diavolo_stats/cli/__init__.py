@@ -16,7 +16,7 @@ from diavolo_stats.cli.common import OneLineErrorParser, fail
 from diavolo_stats.errors import InputError
 
 # Subcommand modules, in the order `diavolo --help` lists them.
-SUBCOMMANDS = ("odds", "simulate", "drill", "report", "game", "minodice")
+SUBCOMMANDS = ("odds", "simulate", "drill", "synth-log", "report", "game", "minodice")
 
 
 def build_parser() -> OneLineErrorParser:
@@ -27,7 +27,7 @@ def build_parser() -> OneLineErrorParser:
     parser.add_argument("--version", action="version", version=f"diavolo_stats {__version__}")
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", required=True)
     for name in SUBCOMMANDS:
-        importlib.import_module(f"diavolo_stats.cli.{name}").register(subparsers)
+        importlib.import_module(f"diavolo_stats.cli.{name.replace('-', '_')}").register(subparsers)
     return parser
 
 
