@@ -6,6 +6,7 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,48 +39,48 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def positive_int(flag: str, minimum: int = 1):
-    """An argparse type: a whole number of at least `minimum`, named by its flag in errors."""
+def positive_int(minimum: int = 1):
+    """An argparse type: a whole number of at least `minimum` (argparse names the flag in errors)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} must be a whole number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"{flag} must be at least {minimum}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
         return value
 
     return parse
 
 
-def non_negative_float(flag: str):
+def non_negative_float():
+    """An argparse type: a finite number of 0 or more."""
+
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} must be a number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
         if not value >= 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"{flag} must be a finite number of 0 or more, got {text}")
+            raise argparse.ArgumentTypeError(f"must be a finite number of 0 or more, got {text}")
         return value
 
     return parse
 
 
-def writable_path(flag: str):
+def writable_path():
     """An argparse type: a file path whose folder exists and can be written, checked before any work."""
 
     def parse(text: str) -> Path:
         path = Path(text)
         folder = path.parent if str(path.parent) else Path(".")
         if path.is_dir():
-            raise argparse.ArgumentTypeError(f"{flag} must be a file path, {text!r} is a folder")
+            raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
         if not folder.is_dir():
-            raise argparse.ArgumentTypeError(f"{flag}: folder {str(folder)!r} does not exist")
-        import os
-
+            raise argparse.ArgumentTypeError(f"folder {str(folder)!r} does not exist")
         if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise argparse.ArgumentTypeError(f"{flag}: cannot write to {text!r}")
+            raise argparse.ArgumentTypeError(f"cannot write to {text!r}")
         return path
 
     return parse
@@ -131,3 +132,58 @@ def require(condition: bool, message: str) -> None:
     """Raise InputError(message) unless condition holds."""
     if not condition:
         raise InputError(message)
+
+
+def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -> None:
+    """The flags that choose a game variant (and, with `table`, the table model for `closest`)."""
+    from diavolo_stats.variant import PRESETS
+
+    group = parser.add_argument_group("game variant")
+    group.add_argument("--variant", choices=tuple(PRESETS), default="standard",
+                       help="preset to start from: standard (3 dice per color) or kids (2)")
+    group.add_argument("--dice-per-color", type=positive_int(), metavar="N",
+                       help="dice in each color (overrides the preset)")
+    group.add_argument("--colors", metavar="C1,C2,...", help="color names, comma-separated (default black,red,white)")
+    group.add_argument("--sides", type=positive_int(2), metavar="N", help="faces per die (default 6)")
+    group.add_argument("--commands", metavar="CMD,...",
+                       help="commands on the command die, comma-separated (default: all six)")
+    if table:
+        from diavolo_stats.table import TableModel
+
+        defaults = TableModel()
+        group.add_argument("--tolerance", type=non_negative_float(), default=defaults.tolerance,
+                           help=f"closest: distances within this fraction of the nearest tie (default {defaults.tolerance})")
+        group.add_argument("--scatter-mm", type=non_negative_float(), default=defaults.scatter_mm,
+                           help=f"closest: side of the square the dice land in, mm (default {defaults.scatter_mm:g})")
+        group.add_argument("--die-mm", type=non_negative_float(), default=defaults.die_mm,
+                           help=f"closest: edge of a die, mm (default {defaults.die_mm:g})")
+
+
+def variant_from_args(args: argparse.Namespace):
+    """The Variant the variant flags describe; InputError (naming the flag) if it is not allowed."""
+    import dataclasses
+
+    from diavolo_stats.table import TableModel
+    from diavolo_stats.variant import Command, Variant
+
+    base = Variant.preset(args.variant)
+    changes: dict[str, Any] = {}
+    if args.dice_per_color is not None:
+        changes["dice_per_color"] = args.dice_per_color
+    if args.sides is not None:
+        changes["sides"] = args.sides
+    if args.colors is not None:
+        changes["colors"] = tuple(c.strip() for c in args.colors.split(","))
+    if args.commands is not None:
+        changes["commands"] = tuple(Command.parse(c) for c in args.commands.split(",") if c.strip())
+    if hasattr(args, "tolerance"):
+        changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
+    flags = {"colors": "--colors", "dice_per_color": "--dice-per-color", "sides": "--sides",
+             "commands": "--commands", "tolerance": "--tolerance", "scatter_mm": "--scatter-mm",
+             "die_mm": "--die-mm", "table": "--scatter-mm"}
+    try:
+        return dataclasses.replace(base, **changes)
+    except InputError as error:
+        # The library names the field; on the command line, name the flag instead.
+        field, _, rest = str(error).partition(": ")
+        raise InputError(f"{flags.get(field, field)}: {rest}") from None
