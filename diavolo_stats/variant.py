@@ -113,6 +113,17 @@ class Variant:
     def value_commands(self) -> tuple[Command, ...]:
         return tuple(c for c in self.commands if c.depends_on_values)
 
+    def as_dict(self) -> dict:
+        """The variant as plain JSON-ready values."""
+        return {
+            "colors": list(self.colors),
+            "dice_per_color": self.dice_per_color,
+            "sides": self.sides,
+            "commands": [c.value for c in self.commands],
+            "table": {"scatter_mm": self.table.scatter_mm, "die_mm": self.table.die_mm,
+                      "tolerance": self.table.tolerance},
+        }
+
     def describe(self) -> str:
         """One line naming the variant, for result headers."""
         return (f"{len(self.colors)} colors ({', '.join(self.colors)}), "

@@ -187,3 +187,38 @@ def variant_from_args(args: argparse.Namespace):
         # The library names the field; on the command line, name the flag instead.
         field, _, rest = str(error).partition(": ")
         raise InputError(f"{flags.get(field, field)}: {rest}") from None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file and a rename: an existing file is
+    replaced whole or not at all, never left half-written."""
+    import tempfile
+
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def progress_bar(total: int, unit: str):
+    """A progress callback for `total` units drawn on stderr, or None when output is not a terminal.
+
+    Returns (callback, close). The bar appears only once a run has taken a second.
+    """
+    if not (sys.stderr.isatty() and sys.stdout.isatty()):
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit=unit, unit_scale=True, delay=1.0, leave=False, file=sys.stderr)
+
+    def update(done: int) -> None:
+        bar.update(done - bar.n)
+
+    return update, bar.close

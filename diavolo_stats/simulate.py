@@ -1,0 +1,310 @@
+"""Monte Carlo tie frequencies: millions of rounds, vectorized, in seeded blocks.
+
+Every simulated round rolls all colored dice (and throws them on the table
+when `closest` is on the command die) and resolves every command of the
+variant on that roll, so each command's frequency rests on all the rounds.
+
+Repeatability: round b * BLOCK_ROUNDS .. (b + 1) * BLOCK_ROUNDS - 1 is always
+rolled by the generator seeded with the b-th `SeedSequence.spawn` child of the
+run's seed. Chunks (the work handed to a process at a time) and workers only
+group blocks, so the same seed gives the same counts however the work is split.
+
+Speed: the five value commands are read from precomputed tables rather than
+computed from dice. When all joint outcomes fit in JOINT_TABLE_LIMIT entries
+(the standard game: 6**9), one 32-bit draw per round indexes a table holding
+every command's answer, packed in 16 bits, and a histogram counts them.
+Otherwise each color's outcome is one draw that indexes per-command figure
+tables, and only the comparison across colors is computed per round.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import multiprocessing
+import signal
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+import numpy as np
+
+from diavolo_stats.errors import InputError
+from diavolo_stats.rules import GREY_CODE, answers, figures, winners
+from diavolo_stats.table import throw
+from diavolo_stats.variant import GREY, Command, Variant
+
+BLOCK_ROUNDS = 1 << 16
+"""Rounds per seeding block: the unit of randomness, fixed so results never depend on the split."""
+
+DEFAULT_CHUNK_ROUNDS = 1 << 21
+JOINT_TABLE_LIMIT = 1 << 24
+COLOR_TABLE_LIMIT = 1 << 16
+Z_95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Counted answers of a simulation.
+
+    counts: per command, how many rounds each color was the answer (in
+    `variant.colors` order), then how many were ties (grey).
+    seed: the entropy the run used; pass it back to repeat the run exactly.
+    """
+
+    variant: Variant
+    rounds: int
+    seed: int
+    counts: Mapping[Command, tuple[int, ...]]
+
+    def ties(self, command: Command) -> int:
+        """Rounds in which `command` ended in a tie."""
+        return self.counts[command][-1]
+
+    def tie_probability(self, command: Command) -> float:
+        """Share of rounds that tie under `command` (probability)."""
+        return self.ties(command) / self.rounds
+
+    def ci95(self, command: Command) -> tuple[float, float]:
+        """Wilson 95% confidence interval of the tie probability."""
+        return wilson_interval(self.ties(command), self.rounds)
+
+    def answer_shares(self, command: Command) -> dict[str, float]:
+        """Share of rounds each color (and grey) was the answer under `command`."""
+        names = self.variant.colors + (GREY,)
+        return {name: count / self.rounds for name, count in zip(names, self.counts[command])}
+
+    def overall_answer_shares(self) -> dict[str, float]:
+        """Share of rounds each color (and grey) is the answer, the command die rolled too."""
+        shares = [self.answer_shares(c) for c in self.variant.commands]
+        return {name: sum(s[name] for s in shares) / len(shares) for name in shares[0]}
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion; z = 1.96 gives 95%."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    share = successes / trials
+    denominator = 1 + z * z / trials
+    center = (share + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, center - half), min(1.0, center + half))
+
+
+def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: int = 1,
+             chunk_rounds: int = DEFAULT_CHUNK_ROUNDS,
+             progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Roll `rounds` rounds of `variant` and count each command's answers.
+
+    seed: any non-negative integer; None draws fresh entropy (reported in the
+    result). workers: processes to spread the blocks over. chunk_rounds: rounds
+    handed to a process at a time, rounded up to whole blocks; it sets how often
+    `progress` is called with the number of rounds done so far.
+    """
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise InputError(f"rounds: must be a whole number of at least 1, got {rounds!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers: must be a whole number of at least 1, got {workers!r}")
+    if isinstance(chunk_rounds, bool) or not isinstance(chunk_rounds, int) or chunk_rounds < 1:
+        raise InputError(f"chunk_rounds: must be a whole number of at least 1, got {chunk_rounds!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise InputError(f"seed: must be a whole number of 0 or more, got {seed!r}")
+    entropy = np.random.SeedSequence(seed).entropy
+    blocks = -(-rounds // BLOCK_ROUNDS)
+    blocks_per_chunk = -(-chunk_rounds // BLOCK_ROUNDS)
+    chunks = [(first, min(first + blocks_per_chunk, blocks)) for first in range(0, blocks, blocks_per_chunk)]
+    _tables(variant)  # built once here, shared with forked workers
+    totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
+    done = 0
+
+    def add(chunk: tuple[int, int], counts: np.ndarray) -> None:
+        nonlocal done
+        totals[...] += counts
+        done += min(chunk[1] * BLOCK_ROUNDS, rounds) - chunk[0] * BLOCK_ROUNDS
+        if progress is not None:
+            progress(done)
+
+    if workers == 1 or len(chunks) == 1:
+        for chunk in chunks:
+            add(chunk, _tally_chunk(variant, entropy, rounds, chunk))
+    else:
+        _tally_in_processes(variant, entropy, rounds, chunks, workers, add)
+    counts = {command: tuple(int(v) for v in row) for command, row in zip(variant.commands, totals)}
+    return SimulationResult(variant=variant, rounds=rounds, seed=int(entropy), counts=counts)
+
+
+def _tally_in_processes(variant, entropy, rounds, chunks, workers, add) -> None:
+    # fork shares the lookup tables built in this process; elsewhere each worker builds its own.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    try:
+        pending = {pool.submit(_tally_chunk, variant, entropy, rounds, chunk): chunk for chunk in chunks}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                add(pending.pop(future), future.result())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _tally_chunk(variant: Variant, entropy: int, rounds: int, chunk: tuple[int, int]) -> np.ndarray:
+    """Answer counts over blocks chunk[0]..chunk[1]-1: (commands, colors + 1) int64, grey last."""
+    totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
+    for block in range(*chunk):
+        rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(block,)))
+        size = min(BLOCK_ROUNDS, rounds - block * BLOCK_ROUNDS)
+        totals += _tally_block(variant, rng, size)
+    return totals
+
+
+def _tally_block(variant: Variant, rng: np.random.Generator, rounds: int) -> np.ndarray:
+    """Roll `rounds` rounds and count the answers: (commands, colors + 1) int64, grey last."""
+    tables = _tables(variant)
+    colors = len(variant.colors)
+    per_command: dict[Command, np.ndarray] = {}
+    if tables.joint_words:
+        joint = rng.integers(0, tables.joint_size, size=rounds, dtype=np.uint32)
+        for word, commands in tables.joint_words:
+            histogram = np.bincount(word[joint], minlength=1 << (tables.code_bits * len(commands)))
+            per_command.update(_unpack(histogram, commands, tables.code_bits, colors))
+    elif tables.color_figures:
+        outcomes = rng.integers(0, tables.color_outcomes, size=(colors, rounds), dtype=tables.outcome_dtype)
+        for command, table in tables.color_figures.items():
+            per_command[command] = _count_codes(winners(command, table[outcomes]), colors)
+    elif variant.value_commands:
+        dice = rng.integers(1, variant.sides + 1, size=(colors, variant.dice_per_color, rounds), dtype=np.uint8)
+        for command in variant.value_commands:
+            per_command[command] = _count_codes(winners(command, figures(command, dice)), colors)
+    if Command.CLOSEST in variant.commands:
+        positions = throw(variant.table, 1 + variant.dice_count, rounds, rng)
+        per_command[Command.CLOSEST] = _count_codes(answers(variant, Command.CLOSEST, positions=positions), colors)
+    return np.array([per_command[c] for c in variant.commands], dtype=np.int64)
+
+
+def _count_codes(codes: np.ndarray, colors: int) -> np.ndarray:
+    """Answer codes to counts: (colors + 1,) int64, colors in order then grey."""
+    # codes: (rounds,) int8, GREY_CODE or a color index
+    counts = np.bincount(codes.astype(np.intp) + 1, minlength=colors + 1)
+    return np.roll(counts, -1)
+
+
+def _unpack(histogram: np.ndarray, commands: tuple[Command, ...], bits: int,
+            colors: int) -> dict[Command, np.ndarray]:
+    """Split a histogram of packed answer words into each command's counts."""
+    # histogram: (2 ** (bits * commands),) int64
+    words = np.arange(len(histogram))
+    mask = (1 << bits) - 1
+    return {command: np.roll(np.bincount((words >> (bits * i)) & mask, weights=histogram,
+                                         minlength=colors + 1).astype(np.int64), -1)
+            for i, command in enumerate(commands)}
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """Lookup tables for a variant's value commands (see the module docstring)."""
+
+    joint_size: int = 0
+    code_bits: int = 0
+    joint_words: tuple = ()  # ((uint16 table over joint outcomes, commands packed in it), ...)
+    color_outcomes: int = 0
+    outcome_dtype: type = np.uint16
+    color_figures: Mapping[Command, np.ndarray] | None = None  # command -> (outcomes,) int16
+
+
+@functools.lru_cache(maxsize=8)
+def _tables(variant: Variant) -> _Tables:
+    commands = variant.value_commands
+    if not commands:
+        return _Tables()
+    outcomes_per_color = variant.sides ** variant.dice_per_color
+    if outcomes_per_color > COLOR_TABLE_LIMIT:
+        return _Tables()
+    colors = len(variant.colors)
+    # Every outcome of one color's dice, in base-`sides` order: (1, dice_per_color, outcomes) uint8.
+    faces = np.indices((variant.sides,) * variant.dice_per_color, dtype=np.uint8).reshape(1, variant.dice_per_color, -1) + 1
+    color_figures = {c: figures(c, faces)[0] for c in commands}
+    joint_size = outcomes_per_color ** colors
+    if joint_size > JOINT_TABLE_LIMIT:
+        dtype = np.uint8 if outcomes_per_color <= 256 else np.uint16
+        return _Tables(color_outcomes=outcomes_per_color, outcome_dtype=dtype, color_figures=color_figures)
+    # Answer code + 1 (0 = grey) of every joint outcome, packed a few commands to a 16-bit word
+    # so that one histogram of at most 4096 bins counts them all.
+    bits = colors.bit_length()
+    per_word = max(1, 12 // bits)
+    # Joint outcome j = o_0 * K**(C-1) + ... + o_(C-1): color c's figure broadcast along axis c.
+    axes = [[outcomes_per_color if axis == color else 1 for axis in range(colors)] for color in range(colors)]
+    words = []
+    for start in range(0, len(commands), per_word):
+        packed = tuple(commands[start:start + per_word])
+        word = np.zeros(joint_size, dtype=np.uint16)
+        for i, command in enumerate(packed):
+            joint_figures = np.stack([np.broadcast_to(color_figures[command].reshape(shape), (outcomes_per_color,) * colors)
+                                      for shape in axes]).reshape(colors, joint_size)
+            codes = winners(command, joint_figures).astype(np.int16) + 1
+            word |= (codes.astype(np.uint16) << (bits * i))
+        words.append((word, packed))
+    assert GREY_CODE + 1 == 0  # packing relies on grey being code 0 after the shift
+    return _Tables(joint_size=joint_size, code_bits=bits, joint_words=tuple(words))
+
+
+def simulation_report(result: SimulationResult) -> dict:
+    """The result as one JSON-ready document, with exact values where they exist.
+
+    Keys: `variant`, `rounds`, `seed`, `commands` (each command name mapped to
+    `ties`, `rounds`, `tie_probability`, `ci95` [low, high], `answer_shares`,
+    and, for commands with an exact value, `exact` and `z_score`: the distance
+    from it in standard errors), `answer_shares` over the whole command die,
+    and `table_model` when `closest` is simulated.
+    """
+    from diavolo_stats.odds import exact_odds
+
+    variant = result.variant
+    exact = exact_odds(variant).tie_probability if variant.value_commands else {}
+    commands = {}
+    for command in variant.commands:
+        probability = result.tie_probability(command)
+        entry = {
+            "ties": result.ties(command),
+            "rounds": result.rounds,
+            "tie_probability": probability,
+            "ci95": list(result.ci95(command)),
+            "answer_shares": result.answer_shares(command),
+        }
+        if command in exact:
+            truth = float(exact[command])
+            standard_error = math.sqrt(truth * (1 - truth) / result.rounds)
+            entry["exact"] = truth
+            entry["z_score"] = (probability - truth) / standard_error if standard_error else 0.0
+        commands[command.value] = entry
+    document = {"variant": variant.as_dict(), "rounds": result.rounds, "seed": result.seed,
+                "commands": commands, "answer_shares": result.overall_answer_shares()}
+    if Command.CLOSEST in variant.commands:
+        document["table_model"] = variant.table.describe()
+    return document
+
+
+def report_rows(document: dict) -> list[dict]:
+    """One flat row per command (the CSV and table layout of `simulation_report`)."""
+    rows = []
+    for name, entry in document["commands"].items():
+        row = {
+            "command": name,
+            "rounds": entry["rounds"],
+            "ties": entry["ties"],
+            "tie_probability": entry["tie_probability"],
+            "ci95_low": entry["ci95"][0],
+            "ci95_high": entry["ci95"][1],
+            "exact_tie_probability": entry.get("exact"),
+            "z_score": entry.get("z_score"),
+        }
+        row.update({f"share_{answer}": share for answer, share in entry["answer_shares"].items()})
+        row["variant"] = _variant_label(document["variant"])
+        row["table_model"] = document.get("table_model", "") if name == Command.CLOSEST.value else ""
+        row["seed"] = document["seed"]
+        rows.append(row)
+    return rows
+
+
+def _variant_label(variant: dict) -> str:
+    return (f"{','.join(variant['colors'])};{variant['dice_per_color']}d{variant['sides']}")
