@@ -195,8 +195,9 @@ def _unpack(histogram: np.ndarray, commands: tuple[Command, ...], bits: int,
     # histogram: (2 ** (bits * commands),) int64
     words = np.arange(len(histogram))
     mask = (1 << bits) - 1
+    # Codes above `colors` never occur: their bins hold zero and are cut off.
     return {command: np.roll(np.bincount((words >> (bits * i)) & mask, weights=histogram,
-                                         minlength=colors + 1).astype(np.int64), -1)
+                                         minlength=1 << bits)[: colors + 1].astype(np.int64), -1)
             for i, command in enumerate(commands)}
 
 

@@ -93,7 +93,8 @@ class Variant:
             raise InputError("commands: a command is repeated; each command once")
         if not isinstance(self.table, TableModel):
             raise InputError("table: must be a TableModel")
-        self.table.check_fits(1 + len(colors) * self.dice_per_color)
+        if Command.CLOSEST in commands:
+            self.table.check_fits(1 + len(colors) * self.dice_per_color)
         object.__setattr__(self, "colors", colors)
         object.__setattr__(self, "commands", commands)
 
