@@ -31,7 +31,7 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.rules import GREY_CODE, answers, figures, winners
-from diavolo_stats.table import throw
+from diavolo_stats.table import throw_on_grid
 from diavolo_stats.variant import GREY, Command, Variant
 
 BLOCK_ROUNDS = 1 << 16
@@ -177,7 +177,7 @@ def _tally_block(variant: Variant, rng: np.random.Generator, rounds: int) -> np.
         for command in variant.value_commands:
             per_command[command] = _count_codes(winners(command, figures(command, dice)), colors)
     if Command.CLOSEST in variant.commands:
-        positions = throw(variant.table, 1 + variant.dice_count, rounds, rng)
+        positions = throw_on_grid(variant.table, 1 + variant.dice_count, rounds, rng)
         per_command[Command.CLOSEST] = _count_codes(answers(variant, Command.CLOSEST, positions=positions), colors)
     return np.array([per_command[c] for c in variant.commands], dtype=np.int64)
 

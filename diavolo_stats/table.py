@@ -80,20 +80,44 @@ def throw(model: TableModel, dice_count: int, rounds: int, rng: np.random.Genera
     coordinate-major, so that per-die columns are contiguous for speed.
     """
     # returns: (dice_count, 2, rounds) float32, mm
-    step = (model.scatter_mm - model.die_mm) / (GRID_STEPS - 1)
+    positions = throw_on_grid(model, dice_count, rounds, rng).astype(np.float32)
+    positions *= np.float32(grid_step_mm(model))
+    positions += np.float32(model.die_mm / 2)
+    return positions
+
+
+def grid_step_mm(model: TableModel) -> float:
+    """Distance between neighbouring grid points, in mm."""
+    return (model.scatter_mm - model.die_mm) / (GRID_STEPS - 1)
+
+
+def throw_on_grid(model: TableModel, dice_count: int, rounds: int, rng: np.random.Generator) -> np.ndarray:
+    """`throw` in grid steps from the lowest allowed center: (dice_count, 2, rounds) uint16.
+
+    Distances in grid steps are proportional to distances in mm, so this is all
+    that deciding `closest` needs; the simulator skips the conversion.
+    """
+    # returns: (dice_count, 2, rounds) uint16, each below GRID_STEPS
     # Two dice overlap when both center offsets are under one die edge: in grid steps, under die_steps.
-    die_steps = min(int(np.ceil(model.die_mm / step)), GRID_STEPS)
+    die_steps = min(int(np.ceil(model.die_mm / grid_step_mm(model))), GRID_STEPS)
     grid = _grid_points(rng, dice_count * rounds).reshape(dice_count, 2, rounds)
     for die in range(1, dice_count):
         pending = np.flatnonzero(_overlaps(grid[:die], grid[die], die_steps))
         while pending.size:
-            fresh = _grid_points(rng, pending.size).reshape(2, pending.size)
-            grid[die][:, pending] = fresh
-            pending = pending[_overlaps(grid[:die][:, :, pending], fresh, die_steps)]
-    positions = grid.astype(np.float32)
-    positions *= np.float32(step)
-    positions += np.float32(model.die_mm / 2)
-    return positions
+            # Land each pending die RETRIES more times at once and keep the first landing clear
+            # of the dice already down: the same as landing again until clear, in fewer passes.
+            earlier = np.tile(grid[:die][:, :, pending], RETRIES)  # (die, 2, RETRIES * pending)
+            fresh = _grid_points(rng, RETRIES * pending.size).reshape(2, RETRIES * pending.size)
+            clear = ~_overlaps(earlier, fresh, die_steps).reshape(RETRIES, pending.size)
+            first_clear = clear.argmax(axis=0)
+            landed = clear.any(axis=0)
+            picked = first_clear[landed] * pending.size + np.flatnonzero(landed)
+            grid[die][:, pending[landed]] = fresh[:, picked]
+            pending = pending[~landed]
+    return grid
+
+
+RETRIES = 4
 
 
 def _grid_points(rng: np.random.Generator, count: int) -> np.ndarray:
@@ -123,12 +147,19 @@ def _overlaps(earlier: np.ndarray, landed: np.ndarray, die_steps: int) -> np.nda
 
 
 def nearest_distances(positions: np.ndarray, color_count: int, dice_per_color: int) -> np.ndarray:
-    """Distance from the command die to each color's nearest die: (colors, rounds) float32, in the positions' unit (mm)."""
-    # positions: (1 + colors * dice_per_color, 2, rounds) float32, command die first
-    offsets = positions[1:] - positions[:1]
-    squared = offsets[:, 0] * offsets[:, 0] + offsets[:, 1] * offsets[:, 1]  # (dice, rounds)
+    """Distance from the command die to each color's nearest die: (colors, rounds) float32.
+
+    In the positions' unit: mm from `throw`, grid steps from `throw_on_grid`.
+    """
+    # positions: (1 + colors * dice_per_color, 2, rounds) float32 mm or uint16 grid steps, command die first
+    # Grid steps stay integers: a squared 15-bit distance fits int32, and integer math is faster.
+    exact = np.int32 if np.issubdtype(positions.dtype, np.integer) else np.float32
+    offsets = positions[1:].astype(exact)
+    offsets -= positions[:1].astype(exact)
+    offsets *= offsets
+    squared = offsets[:, 0] + offsets[:, 1]  # (dice, rounds)
     nearest = squared.reshape(color_count, dice_per_color, -1).min(axis=1)
-    return np.sqrt(nearest)
+    return np.sqrt(nearest.astype(np.float32))
 
 
 def positions_to_mapping(colors: Sequence[str], dice_per_color: int, positions: np.ndarray) -> dict:
