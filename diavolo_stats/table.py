@@ -117,15 +117,16 @@ def throw_on_grid(model: TableModel, dice_count: int, rounds: int, rng: np.rando
     return grid
 
 
-RETRIES = 4
+RETRIES = 2
 
 
 def _grid_points(rng: np.random.Generator, count: int) -> np.ndarray:
     """`count` uniform grid points, x then y: (2 * count,) uint16 below GRID_STEPS."""
     # Raw 64-bit draws cut into 16-bit halves cost a quarter of bounded integers, and a
     # power-of-two grid keeps them exactly uniform.
-    raw = rng.bit_generator.random_raw((count + 1) // 2)
-    return raw.view(np.uint16)[: 2 * count] >> 1
+    points = rng.bit_generator.random_raw((count + 1) // 2).view(np.uint16)[: 2 * count]
+    points >>= 1
+    return points
 
 
 def _overlaps(earlier: np.ndarray, landed: np.ndarray, die_steps: int) -> np.ndarray:

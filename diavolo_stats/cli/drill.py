@@ -1,6 +1,86 @@
-"""`diavolo drill`: not built yet."""
+"""`diavolo drill`: the reaction drill; prints the session's summary."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from diavolo_stats.cli.common import (add_format_argument, add_variant_arguments, non_negative_float, positive_int,
+                                      render_csv, render_json, render_table, variant_from_args)
+from diavolo_stats.errors import InputError
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("drill", help="(not built yet)")
-    parser.set_defaults(handler=lambda args: 1)
+    # Defaults live in DrillSettings (flags left out are not passed); importing
+    # the drill here would load pandas for every `diavolo` command.
+    parser = subparsers.add_parser(
+        "drill", help="reaction drill: read rolls fast, every answer logged to CSV",
+        description="Show rolls one at a time and time the answer key (b black, r red, w white, g grey; "
+                    "q quits). Every trial is appended to the log before the next one.")
+    parser.add_argument("--player", required=True, metavar="NAME", help="who is drilling (any name)")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--trials", type=positive_int(), metavar="N", help="trials to show (default 30)")
+    length.add_argument("--minutes", type=non_negative_float(), metavar="M",
+                        help="start new trials for M minutes instead of a number of trials")
+    parser.add_argument("--command-first", action="store_true",
+                        help="the rulebook's easier game: the command is shown before the dice")
+    parser.add_argument("--adaptive", action="store_true",
+                        help="choose the next command (and tie or not) where the log says you are slow or wrong")
+    parser.add_argument("--seed", type=positive_int(0), metavar="S", help="seed for rolls and foreperiods")
+    parser.add_argument("--log", type=Path, metavar="PATH",
+                        help="CSV log to append to (default: $DIAVOLO_LOG, else data/drills.csv)")
+    parser.add_argument("--timeout", type=non_negative_float(), metavar="S",
+                        help="seconds to wait for an answer (default 10)")
+    parser.add_argument("--keys", metavar="ANSWER=KEY,...",
+                        help="answer keys, e.g. black=j,red=k,white=l,grey=; (default: first letters, g for grey)")
+    parser.add_argument("--foreperiod-ms", type=_foreperiod, metavar="MIN,MAX",
+                        help="for tests and experiments: the random wait before each roll, ms (default 600,1500)")
+    parser.add_argument("--feedback-ms", type=positive_int(0), metavar="MS",
+                        help="how long the feedback stays before the next trial (default 1200)")
+    add_variant_arguments(parser)
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def _foreperiod(text: str) -> tuple[int, int]:
+    low, comma, high = text.partition(",")
+    try:
+        return int(low), int(high if comma else low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"need whole ms MIN,MAX, got {text!r}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from diavolo_stats.drill import SUMMARY_COLUMNS, DrillSettings, run_drill
+
+    summary = run_drill(_settings(args, DrillSettings))
+    if args.format == "json":
+        print(render_json({"session_id": summary.session_id, "player": summary.player, "log": str(summary.log),
+                           "rows": summary.rows}))
+    elif args.format == "csv":
+        print(render_csv(summary.rows, SUMMARY_COLUMNS))
+    else:
+        print(summary.title())
+        print(render_table(summary.rows, SUMMARY_COLUMNS) if summary.rows else "no trials were answered")
+    return 0
+
+
+def _settings(args: argparse.Namespace, settings_type):
+    keys = None
+    if args.keys is not None:
+        pairs = [item.partition("=") for item in args.keys.split(",") if item.strip()]
+        if any(not sep for _, sep, _ in pairs):
+            raise InputError(f"--keys: write ANSWER=KEY pairs separated by commas, got {args.keys!r}")
+        keys = {answer.strip(): key for answer, _, key in pairs}
+    optional = {"trials": args.trials, "minutes": args.minutes, "seed": args.seed, "log": args.log,
+                "timeout_s": args.timeout, "foreperiod_ms": args.foreperiod_ms, "feedback_ms": args.feedback_ms,
+                "keys": keys}
+    try:
+        return settings_type(
+            player=args.player, variant=variant_from_args(args), command_first=args.command_first,
+            adaptive=args.adaptive, **{name: value for name, value in optional.items() if value is not None})
+    except InputError as error:
+        # The library names the field; on the command line, name the flag.
+        field, _, rest = str(error).partition(": ")
+        flag = {"timeout_s": "--timeout"}.get(field, f"--{field.replace('_', '-')}")
+        raise InputError(f"{flag}: {rest}") from None

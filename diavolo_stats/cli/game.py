@@ -1,6 +1,101 @@
-"""`diavolo game`: not built yet."""
+"""`diavolo game`: whole games between modelled players; win chances and design metrics."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+from diavolo_stats.cli.common import (add_variant_arguments, positive_int, render_json, render_table,
+                                      variant_from_args, writable_path)
+from diavolo_stats.game import (DEFAULT_DESIGN_GAMES, DEFAULT_GAMES, DEFAULT_MAX_ROUNDS, MAX_PLAYERS, EndRule,
+                                game_report)
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("game", help="(not built yet)")
-    parser.set_defaults(handler=lambda args: 1)
+    parser = subparsers.add_parser(
+        "game", help="play many whole games between modelled players: win chances, length, design metrics",
+        description="Play many whole Diavolo games at once between players fitted from the drill log, "
+                    "presets or TOML files, and report each player's win probability, game length, "
+                    "grey rounds and design metrics.")
+    parser.add_argument("--players", nargs="+", required=True, metavar="PLAYER",
+                        help=f"2 to {MAX_PLAYERS} players: a name in the drill log (fitted from their trials), "
+                             "preset:novice, preset:average, preset:expert, or a FILE.toml")
+    parser.add_argument("--games", type=positive_int(), default=DEFAULT_GAMES, metavar="N",
+                        help=f"games to play (default {DEFAULT_GAMES:,})")
+    parser.add_argument("--seed", type=positive_int(0), metavar="S",
+                        help="make the run repeatable (default: fresh entropy, printed)")
+    parser.add_argument("--end", choices=[rule.value for rule in EndRule], default=EndRule.LAST_STANDING.value,
+                        help="last-standing: the last player with gems wins (rulebook, default); "
+                             "first-out: the game ends at the first player out, most gems wins")
+    parser.add_argument("--max-rounds", type=positive_int(), default=DEFAULT_MAX_ROUNDS, metavar="N",
+                        help=f"stop a game after N rounds with no winner (default {DEFAULT_MAX_ROUNDS})")
+    parser.add_argument("--design-games", type=positive_int(0), default=DEFAULT_DESIGN_GAMES, metavar="N",
+                        help=f"games per reference lineup for balance and skill (default {DEFAULT_DESIGN_GAMES:,}; "
+                             "0 skips them)")
+    parser.add_argument("--log", metavar="PATH",
+                        help="drill log to fit named players from (default: $DIAVOLO_LOG or data/drills.csv)")
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="table for people (default) or json for scripts")
+    parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",
+                        help="also save one row per game as CSV")
+    add_variant_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = game_report(args.players, args.games, seed=args.seed, end=args.end,
+                             variant=variant_from_args(args), max_rounds=args.max_rounds, log_path=args.log,
+                             out=args.out, design_games=args.design_games)
+    for warning in caught:
+        print(f"diavolo: warning: {warning.message}", file=sys.stderr)
+    print(render_json(report) if args.format == "json" else render_report(report))
+    return 0
+
+
+def render_report(report: dict) -> str:
+    """The report as text for people."""
+    rounds, drama = report["rounds"], report["drama"]
+    rows = [{"player": p["name"], "win_probability": p["win_probability"], "ci95_low": p["ci95"][0],
+             "ci95_high": p["ci95"][1]} for p in report["players"]]
+    outcomes = report["outcomes"]
+    lines = [
+        f"Diavolo games: {len(report['players'])} players, end rule {report['end']}, "
+        f"{report['games']:,} games, seed {report['seed']}",
+        f"variant: {_variant_line(report['variant'])}",
+        "",
+        render_table(rows, ("player", "win_probability", "ci95_low", "ci95_high")),
+        "",
+        f"no winner: {report['no_winner']:.4f} ({outcomes['all-out']:,} games with the last players out "
+        f"together, {report['round_limit_games']:,} stopped at {report['max_rounds']} rounds; "
+        f"{outcomes['shared']:,} wins shared)",
+        f"rounds per game: mean {rounds['mean']:.2f}, median {rounds['median']:g}, "
+        f"90th percentile {rounds['p90']:g}, longest {rounds['max']}",
+        f"grey rounds: {report['grey_share']:.4f} of all rounds; gems lost per round: "
+        f"{report['gems_lost_per_round']:.3f}; lead changes per game: {report['lead_changes_per_game']:.3f}",
+    ]
+    if drama["winner_worst_deficit"] is not None:
+        lines.append(f"drama: the winner was at worst {drama['winner_worst_deficit']:.3f} gems behind the leader "
+                     f"(mean); {drama['comeback_share']:.4f} of winners were behind at some point")
+    design = report["design"]
+    if design is not None:
+        skill = design["skill"]
+        others = len(report["players"]) - 1
+        lines += [
+            "",
+            f"design, {design['games']:,} games per reference lineup of {len(report['players'])}:",
+            f"  balance: {design['balance']:.4f} (1 = equal players win equally often; "
+            f"standard error {design['standard_error']:.4f})",
+            f"  skill: {skill['better_player']} against {others} x {skill['equals']} wins "
+            f"{skill['win_probability']:.4f} [{skill['ci95'][0]:.4f}, {skill['ci95'][1]:.4f}]; "
+            f"fair share {skill['fair_share']:.4f}",
+        ]
+    if "table_model" in report:
+        lines += ["", f"closest: {report['table_model']}"]
+    return "\n".join(lines)
+
+
+def _variant_line(variant: dict) -> str:
+    return (f"{', '.join(variant['colors'])}; {variant['dice_per_color']}d{variant['sides']} per color; "
+            f"commands {', '.join(variant['commands'])}")

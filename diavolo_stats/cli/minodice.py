@@ -1,6 +1,133 @@
-"""`diavolo minodice`: not built yet."""
+"""`diavolo minodice`: the score sheet, die odds and the bid advisor for Minodice.
+
+Each sub-subcommand calls one library function and prints what it returns:
+`score` -> `score_sheet`, `odds` -> `die_odds`, `bid` -> `advise_bid`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from diavolo_stats.cli.common import add_format_argument, positive_int, render_csv, render_json, render_table
+from diavolo_stats.errors import InputError
+from diavolo_stats.minodice import advise_bid, die_odds, score_sheet
+from diavolo_stats.minodice.odds import METHODS
+from diavolo_stats.minodice.rules import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS, Rules
+
+# Library fields, as the flags that set them.
+FLAGS = {"players": "--players", "round_number": "--round", "hand": "--hand", "seat": "--seat",
+         "simulations": "--simulations", "against": "--against", "method": "--method"}
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("minodice", help="(not built yet)")
-    parser.set_defaults(handler=lambda args: 1)
+    parser = subparsers.add_parser("minodice", help="Minodice: score sheet, die odds, bid advisor",
+                                   description="Minodice: score a score sheet, each die's odds, and a bid advisor.")
+    commands = parser.add_subparsers(dest="minodice_command", metavar="COMMAND", required=True)
+
+    score = commands.add_parser("score", help="check and total a score sheet CSV",
+                                description="Check a score sheet (columns round, player, bid, tricks, "
+                                            "griffins_beaten, minotaurs_beaten) and give per-round and running "
+                                            "totals and the winner.")
+    score.add_argument("sheet", metavar="SHEET.csv", help="one row per player per round")
+    add_format_argument(score)
+    score.set_defaults(handler=_score)
+
+    odds = commands.add_parser("odds", help="each die's chance to win a trick against k random dice",
+                               description="For each die type: the chance it wins a trick against k dice drawn "
+                                           "at random from the bag, and the chance it rolls a flag.")
+    odds.add_argument("--against", default="1,2,3,4,5", metavar="K,...",
+                      help="numbers of other dice in the trick, comma-separated, each 1 to 5 (default 1,2,3,4,5)")
+    odds.add_argument("--method", choices=METHODS, default="auto",
+                      help="auto (default): exact where enumeration is cheap, simulated otherwise")
+    odds.add_argument("--simulations", type=positive_int(), default=100_000, metavar="N",
+                      help="tricks per simulated figure (default 100000)")
+    _add_shared_arguments(odds, follow=False)
+    odds.set_defaults(handler=_odds)
+
+    bid = commands.add_parser("bid", help="tricks a hand wins and the expected score of every bid",
+                              description="Simulate the round many times with this hand (other hands drawn from "
+                                          "the rest of the bag, every player rolling a random allowed die) and "
+                                          "score every bid.")
+    bid.add_argument("--hand", required=True, metavar="DIE,...", help='die names, e.g. "black,mermaid,yellow"')
+    bid.add_argument("--round", dest="round_number", type=positive_int(), required=True, metavar="N",
+                     help="the round; each player holds this many dice")
+    bid.add_argument("--players", type=positive_int(), required=True, metavar="N", help="players, 3 to 6")
+    bid.add_argument("--seat", type=positive_int(), metavar="N",
+                     help="your seat, 1 = leads the first trick (default: a random seat each round)")
+    bid.add_argument("--simulations", type=positive_int(2), default=20_000, metavar="N",
+                     help="rounds to simulate (default 20000)")
+    _add_shared_arguments(bid, follow=True)
+    bid.set_defaults(handler=_bid)
+
+
+def _add_shared_arguments(parser: argparse.ArgumentParser, follow: bool) -> None:
+    parser.add_argument("--dice", metavar="FILE", help="dice file (TOML) replacing the default, reconstructed dice")
+    parser.add_argument("--seed", type=positive_int(0), metavar="N",
+                        help="seed for the simulation (default: a fresh one, printed)")
+    rules = parser.add_argument_group("rules the sources leave open")
+    defaults = Rules()
+    if follow:
+        rules.add_argument("--no-follow", dest="follow_led_color", action="store_false",
+                           help="drop the rule that a player must roll a number die of the led color if they can")
+    rules.add_argument("--equal-specials", choices=EQUAL_SPECIALS, default=defaults.equal_specials,
+                       help="the winning character rolled twice goes to this roller "
+                            f"(default {defaults.equal_specials})")
+    rules.add_argument("--three-specials", choices=THREE_SPECIALS, default=defaults.three_specials,
+                       help=f"the character that wins when all three are rolled (default {defaults.three_specials})")
+    rules.add_argument("--all-flags", choices=ALL_FLAGS, default=defaults.all_flags,
+                       help=f"who wins a trick of nothing but flags (default {defaults.all_flags})")
+    add_format_argument(parser)
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    return Rules(follow_led_color=getattr(args, "follow_led_color", True), equal_specials=args.equal_specials,
+                 three_specials=args.three_specials, all_flags=args.all_flags)
+
+
+def _against(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise InputError(f"--against: must be whole numbers separated by commas, got {text!r}") from None
+
+
+def _as_flags(error: InputError) -> InputError:
+    """The library names its fields; on the command line, name the flag instead."""
+    field, _, rest = str(error).partition(": ")
+    return InputError(f"{FLAGS[field]}: {rest}") if field in FLAGS else error
+
+
+def _print(result, output_format: str) -> int:
+    rows = result.table_rows()
+    if output_format == "json":
+        print(render_json(result.to_json()))
+    elif output_format == "csv":
+        # A CSV travels without its notes, so it carries the dice's provenance in a column.
+        print(render_csv(rows, result.columns + (("dice",) if rows and "dice" in rows[0] else ())))
+    else:
+        print(render_table(rows, result.columns))
+        print()
+        print("\n".join(result.notes()))
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    return _print(score_sheet(args.sheet), args.format)
+
+
+def _odds(args: argparse.Namespace) -> int:
+    try:
+        table = die_odds(bag=args.dice, against=_against(args.against), rules=_rules(args),
+                         method=args.method, simulations=args.simulations, seed=args.seed)
+    except InputError as error:
+        raise _as_flags(error) from None
+    return _print(table, args.format)
+
+
+def _bid(args: argparse.Namespace) -> int:
+    try:
+        advice = advise_bid(args.hand, args.round_number, args.players, bag=args.dice,
+                            rules=_rules(args), seat=args.seat, simulations=args.simulations, seed=args.seed)
+    except InputError as error:
+        raise _as_flags(error) from None
+    return _print(advice, args.format)

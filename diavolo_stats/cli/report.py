@@ -1,6 +1,51 @@
-"""`diavolo report`: not built yet."""
+"""`diavolo report`: drill logs into summary.csv, PNG charts and a self-contained report.html."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from diavolo_stats.cli.common import add_format_argument, render_csv, render_json, render_table
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("report", help="(not built yet)")
-    parser.set_defaults(handler=lambda args: 1)
+    # Defaults are named, not imported: importing the report (matplotlib, scipy) here would slow
+    # every `diavolo` command; `run` takes them from the library.
+    parser = subparsers.add_parser(
+        "report", help="charts and a summary of drill logs (accuracy, latency, learning, tie odds)",
+        description="Summarize drill logs per player and command (accuracy with a Wilson 95%% interval, "
+                    "median latency of correct answers, ex-Gaussian fit), draw the charts and write "
+                    "summary.csv, PNG files and one self-contained report.html.")
+    parser.add_argument("--log", nargs="+", metavar="PATH",
+                        help="drill logs to read (default: $DIAVOLO_LOG, else data/drills.csv)")
+    parser.add_argument("--player", nargs="+", metavar="NAME", help="only these players (default: everyone)")
+    parser.add_argument("--out", metavar="DIR", help="folder to write into, created if needed (default data/reports)")
+    parser.add_argument("--simulation", metavar="FILE.csv",
+                        help="saved `diavolo simulate --out` results to set against the exact odds "
+                             "(default: data/simulation_<variant>.csv if present, else a fresh "
+                             "1,000,000-round simulation)")
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # matplotlib logs a one-time font-cache notice (and a cache-folder warning where $HOME is
+    # read-only) on first import: housekeeping, not something the report's reader must see.
+    logging.getLogger("matplotlib").setLevel(logging.ERROR)
+    from diavolo_stats.drill_log import default_log_path
+    from diavolo_stats.report import DEFAULT_OUT, PRINTED_COLUMNS, write_report
+
+    report = write_report(args.log or [default_log_path()], args.out or DEFAULT_OUT, players=args.player,
+                          simulation_path=args.simulation)
+    rows = report.table_rows()
+    if args.format == "json":
+        print(render_json({"summary": rows, "files": [str(p) for p in report.files], "notes": list(report.notes)}))
+    elif args.format == "csv":
+        print(render_csv(rows, PRINTED_COLUMNS))
+    else:
+        print(render_table(rows, PRINTED_COLUMNS))
+        print()
+        for note in report.notes:
+            print(note)
+        print(f"wrote {len(report.files)} files to {report.folder}/ (open {report.folder / 'report.html'})")
+    return 0
