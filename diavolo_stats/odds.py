@@ -89,7 +89,7 @@ class ExactOdds:
     def to_document(self) -> dict[str, Any]:
         """The JSON document of `diavolo odds --format json` (described in docs_parts/odds.md)."""
         document: dict[str, Any] = {
-            "variant": {"description": self.variant.describe(), **self.variant.as_dict()},
+            "variant": self.variant.as_dict(),
             "commands": {
                 command.value: {
                     "tie_probability": float(tie),

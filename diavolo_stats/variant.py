@@ -115,8 +115,9 @@ class Variant:
         return tuple(c for c in self.commands if c.depends_on_values)
 
     def as_dict(self) -> dict:
-        """The variant as plain JSON-ready values."""
+        """The variant as plain JSON-ready values, its one-line description first."""
         return {
+            "description": self.describe(),
             "colors": list(self.colors),
             "dice_per_color": self.dice_per_color,
             "sides": self.sides,
