@@ -98,6 +98,7 @@ def _as_flags(error: InputError) -> InputError:
 
 
 def _print(result, output_format: str) -> int:
+    """Print a library result (`columns`, `table_rows()`, `to_json()`, `notes()`) in the chosen format."""
     rows = result.table_rows()
     if output_format == "json":
         print(render_json(result.to_json()))
