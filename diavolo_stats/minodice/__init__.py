@@ -1,0 +1,30 @@
+"""Minodice (Skull King: Das Wuerfelspiel): trick resolution, scoring, a score sheet, die odds and a bid advisor.
+
+Modules, one concept each:
+- `dice`: faces, die types, the bag and the dice file (the shipped one is a reconstruction);
+- `rules`: rounds per player count and the options the sources leave open;
+- `tricks`: who wins a trick;
+- `scoring`: points per round and the score sheet;
+- `play`: dealing and playing many rounds with the baseline play policy;
+- `odds`: each die's chance to win against k random dice;
+- `bidding`: the bid advisor;
+- `survey`: pandas tables over many hands, for notebooks (imports pandas).
+"""
+
+from diavolo_stats.minodice.bidding import BidAdvice, advise_bid
+from diavolo_stats.minodice.dice import Bag, Die, Face, as_bag, face_code, face_label, load_dice
+from diavolo_stats.minodice.estimates import Estimate
+from diavolo_stats.minodice.odds import OddsTable, WinOdds, die_odds, exact_win_probability, simulated_win_probability
+from diavolo_stats.minodice.play import Deal, RoundRecord, deal, play_round
+from diavolo_stats.minodice.rules import Rules, rounds_for_players
+from diavolo_stats.minodice.scoring import (SHEET_COLUMNS, GameScore, read_score_sheet, score_game, score_round,
+                                            score_sheet)
+from diavolo_stats.minodice.tricks import Trick, TrickOutcomes, resolve_trick, resolve_tricks
+
+__all__ = [
+    "Bag", "BidAdvice", "as_bag", "Deal", "Die", "Estimate", "Face", "GameScore", "OddsTable", "RoundRecord", "Rules",
+    "SHEET_COLUMNS", "Trick", "TrickOutcomes", "WinOdds", "advise_bid", "deal", "die_odds",
+    "exact_win_probability", "face_code", "face_label", "load_dice", "play_round", "read_score_sheet",
+    "resolve_trick", "resolve_tricks", "rounds_for_players", "score_game", "score_round", "score_sheet",
+    "simulated_win_probability",
+]

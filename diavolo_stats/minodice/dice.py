@@ -1,0 +1,260 @@
+"""The dice of Minodice: faces, die types, the bag, and the dice file that describes them.
+
+The published face table is not known (see RULES.md), so the faces live in a
+TOML file. The shipped `default_dice.toml` is a reconstruction from public
+descriptions and says so; `load_dice(path)` reads a replacement. Every die is
+checked once, at construction, with errors that name the die and the face.
+
+A face is a small integer code: 0 is a flag, 1 to 7 a number, and the three
+characters have codes above every number (`Face`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import IntEnum
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from diavolo_stats.errors import InputError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+FACES_PER_DIE = 6
+MAX_NUMBER = 7
+
+
+class Face(IntEnum):
+    """The faces that are not numbers. Numbers 1 to 7 are their own codes."""
+
+    FLAG = 0
+    MINOTAUR = 8
+    GRIFFIN = 9
+    MERMAID = 10
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+CHARACTERS = (Face.MINOTAUR, Face.GRIFFIN, Face.MERMAID)
+NUMBER = "number"
+KINDS = ("minotaur", "griffin", "mermaid", NUMBER)
+"""A die is a special die of one character, or a number die (whose name is its color)."""
+
+_SYMBOLS = {str(face): face for face in Face}
+
+
+def face_code(face: int | str) -> int:
+    """The code of a face: a `Face`, or the number 1 to 7.
+
+    Accepts a `Face`, a symbol as written in the dice file ("flag",
+    "minotaur", "griffin", "mermaid") or a number 0 to 7 (0 is a flag).
+    """
+    if isinstance(face, Face):
+        return face
+    if isinstance(face, str) and face.strip().lower() in _SYMBOLS:
+        return _SYMBOLS[face.strip().lower()]
+    if isinstance(face, int) and not isinstance(face, bool):
+        if 0 <= face <= MAX_NUMBER:
+            return face if face else Face.FLAG
+        raise InputError(f"value {face} is outside 0 to {MAX_NUMBER}")
+    raise InputError(f"unknown symbol {face!r}; a face is flag, minotaur, griffin, mermaid "
+                     f"or a number 0 to {MAX_NUMBER}")
+
+
+def face_label(code: int) -> str:
+    """How a face code reads: "flag", "minotaur", "griffin", "mermaid" or the number."""
+    return str(Face(code)) if code in _SYMBOLS.values() else str(int(code))
+
+
+@dataclass(frozen=True)
+class Die:
+    """One type of die: its name (a color, for number dice), its six faces and how many are in the bag.
+
+    `faces` may be given as anything `face_code` reads; it is stored as codes.
+    """
+
+    name: str
+    faces: tuple[int, ...]
+    count: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip() or "," in self.name:
+            raise InputError(f"die name: must be a non-empty text without commas, got {self.name!r}")
+        if isinstance(self.faces, (str, bytes)) or not hasattr(self.faces, "__len__"):
+            raise InputError(f"die {self.name!r}: faces must be a list of {FACES_PER_DIE}, got {self.faces!r}")
+        if len(self.faces) != FACES_PER_DIE:
+            raise InputError(f"die {self.name!r}: has {len(self.faces)} faces; a die has {FACES_PER_DIE}")
+        codes = []
+        for position, face in enumerate(self.faces, start=1):
+            try:
+                codes.append(face_code(face))
+            except InputError as error:
+                raise InputError(f"die {self.name!r} face {position}: {error}") from None
+        object.__setattr__(self, "faces", tuple(codes))
+        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
+            raise InputError(f"die {self.name!r}: count must be a whole number of 1 or more, got {self.count!r}")
+        shown = [(position, code) for position, code in enumerate(codes, start=1) if code != Face.FLAG]
+        if not shown:
+            raise InputError(f"die {self.name!r}: every face is a flag; a die needs a character or a number")
+        first = shown[0][1]
+        for position, code in shown:
+            # A special die shows one character (and flags); a number die numbers (and flags).
+            fits = code == first if first in CHARACTERS else code not in CHARACTERS
+            if not fits:
+                raise InputError(f"die {self.name!r} face {position}: {face_label(code)} cannot share a die with "
+                                 f"{face_label(first)}; a special die shows one character and flags, "
+                                 "a number die numbers and flags")
+
+    @property
+    def kind(self) -> str:
+        """The character of a special die ("minotaur", "griffin", "mermaid"), or "number"."""
+        characters = [code for code in self.faces if code in CHARACTERS]
+        return str(Face(characters[0])) if characters else NUMBER
+
+    @property
+    def is_special(self) -> bool:
+        return self.kind != NUMBER
+
+    @property
+    def flag_probability(self) -> Fraction:
+        """Chance that one roll of this die shows a flag."""
+        return Fraction(self.faces.count(Face.FLAG), FACES_PER_DIE)
+
+
+@dataclass(frozen=True)
+class Bag:
+    """Every die type in the game and how many of each; where the faces come from.
+
+    source: where the faces come from, for reports ("default dice", "dice file PATH").
+    reconstruction: the source says its faces are a reconstruction, not the published ones.
+    """
+
+    dice: tuple[Die, ...]
+    source: str = "dice made in code"
+    reconstruction: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dice", tuple(self.dice))
+        seen: dict[str, str] = {}
+        for die in self.dice:
+            if not isinstance(die, Die):
+                raise InputError(f"dice: every entry must be a Die, got {die!r}")
+            if die.name.lower() in seen:
+                raise InputError(f"die {die.name!r}: a second die with this name")
+            seen[die.name.lower()] = die.name
+        kinds = {die.kind for die in self.dice}
+        missing = [kind for kind in KINDS if kind not in kinds]
+        if missing:
+            raise InputError(f"dice: no {' and no '.join(missing)} die; the bag needs at least one die of each kind "
+                             f"({', '.join(KINDS)})")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(die.name for die in self.dice)
+
+    @property
+    def size(self) -> int:
+        """Dice in the bag."""
+        return sum(die.count for die in self.dice)
+
+    @property
+    def provenance(self) -> str:
+        """One line saying where the faces come from and whether they are a reconstruction."""
+        if self.reconstruction:
+            return f"{self.source}: a RECONSTRUCTION from public descriptions, not the published faces"
+        return self.source
+
+    def counts(self) -> np.ndarray:
+        """How many dice of each type: (types,) int64, in file order."""
+        return np.array([die.count for die in self.dice], dtype=np.int64)
+
+    def face_table(self) -> np.ndarray:
+        """Face codes of each type: (types, 6) int8."""
+        return np.array([die.faces for die in self.dice], dtype=np.int8)
+
+    def special_types(self) -> np.ndarray:
+        """Which types are special dice: (types,) bool."""
+        return np.array([die.is_special for die in self.dice], dtype=bool)
+
+    def contents(self) -> np.ndarray:
+        """Every die in the bag as its type index: (size,) int8."""
+        return np.repeat(np.arange(len(self.dice), dtype=np.int8), self.counts())
+
+    def index(self, name: str, field: str = "die") -> int:
+        """The type index of the die called `name` (any case); InputError naming `field` if there is none."""
+        wanted = name.strip().lower()
+        for position, die in enumerate(self.dice):
+            if die.name.lower() == wanted:
+                return position
+        raise InputError(f"{field}: unknown die {name.strip()!r}; the dice are {', '.join(self.names)}")
+
+    def parse_hand(self, hand: str | list[str] | tuple[str, ...]) -> tuple[int, ...]:
+        """Type indices of a hand given as "black,mermaid,yellow" or a list of names; InputError for an unknown name."""
+        names = hand.split(",") if isinstance(hand, str) else list(hand)
+        if not names or any(not name.strip() for name in names):
+            raise InputError(f"hand: must be die names separated by commas, got {hand!r}")
+        return tuple(self.index(name, field="hand") for name in names)
+
+
+_DIE_KEYS = ("name", "count", "faces")
+_FILE_KEYS = ("reconstruction", "about", "dice")
+
+
+def load_dice(path: str | Path | None = None) -> Bag:
+    """The bag described by a dice file (TOML), or the shipped default when `path` is None.
+
+    InputError, prefixed with the file name, for an unreadable or invalid file.
+    """
+    if path is None:
+        text = resources.files(__package__).joinpath("default_dice.toml").read_text(encoding="utf-8")
+        return _parse_dice(text, source="default dice")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"dice file {path}: cannot read it ({error.__class__.__name__}: "
+                         f"{getattr(error, 'strerror', None) or error})") from None
+    try:
+        return _parse_dice(text, source=f"dice file {path}")
+    except InputError as error:
+        raise InputError(f"dice file {path}: {error}") from None
+
+
+def _parse_dice(text: str, source: str) -> Bag:
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"not valid TOML ({' '.join(str(error).split())})") from None
+    unknown = sorted(set(document) - set(_FILE_KEYS))
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r}; a dice file has {', '.join(_FILE_KEYS)}")
+    reconstruction = document.get("reconstruction", False)
+    if not isinstance(reconstruction, bool):
+        raise InputError(f"reconstruction: must be true or false, got {reconstruction!r}")
+    entries = document.get("dice")
+    if not isinstance(entries, list) or not entries or not all(isinstance(entry, dict) for entry in entries):
+        raise InputError("dice: the file needs [[dice]] tables, one per die type")
+    dice = []
+    for number, entry in enumerate(entries, start=1):
+        label = repr(entry["name"]) if isinstance(entry.get("name"), str) else f"number {number}"
+        unknown = sorted(set(entry) - set(_DIE_KEYS))
+        missing = [key for key in _DIE_KEYS if key not in entry]
+        if unknown:
+            raise InputError(f"die {label}: unknown key {unknown[0]!r}; a die has {', '.join(_DIE_KEYS)}")
+        if missing:
+            raise InputError(f"die {label}: missing {', '.join(missing)}; a die has {', '.join(_DIE_KEYS)}")
+        dice.append(Die(name=entry["name"], faces=entry["faces"], count=entry["count"]))
+    return Bag(tuple(dice), source=source, reconstruction=reconstruction)
+
+
+def as_bag(bag: Bag | str | Path | None) -> Bag:
+    """`bag` itself, the dice file at that path, or the shipped default dice for None."""
+    return bag if isinstance(bag, Bag) else load_dice(bag)
+

@@ -1,0 +1,222 @@
+"""Points for a round, and the score sheet of a whole game.
+
+Per player per round (RULES.md section 2):
+- bid met exactly, bid above zero: +20 per trick won;
+- bid missed: -10 per trick of difference, nothing for the tricks won;
+- bid zero: +10 times the round number with no trick won, -10 times it with any;
+- only when the bid was met: +30 per griffin your minotaur beat, +50 per
+  minotaur your mermaid beat.
+
+A score sheet is a CSV file with one row per player per round and the
+columns `SHEET_COLUMNS`. `score_sheet` checks it and adds per-round and
+running totals and the winner.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from diavolo_stats.errors import InputError
+from diavolo_stats.minodice.rules import MAX_PLAYERS, MIN_PLAYERS, rounds_for_players
+
+POINTS_PER_TRICK_BID = 20
+POINTS_PER_TRICK_MISSED = -10
+POINTS_PER_ROUND_ZERO_BID = 10
+POINTS_PER_GRIFFIN_BEATEN = 30
+POINTS_PER_MINOTAUR_BEATEN = 50
+
+SHEET_COLUMNS = ("round", "player", "bid", "tricks", "griffins_beaten", "minotaurs_beaten")
+
+
+def score_round(bid, tricks, round_number, griffins_beaten=0, minotaurs_beaten=0):
+    """Points one player scores in one round: an int, or an int64 array of the arguments' broadcast shape.
+
+    Every argument may be an int or an array of whole numbers of 0 or more.
+    """
+    # bid, tricks, round_number, griffins_beaten, minotaurs_beaten: broadcastable int arrays
+    values = {"bid": bid, "tricks": tricks, "round_number": round_number,
+              "griffins_beaten": griffins_beaten, "minotaurs_beaten": minotaurs_beaten}
+    for field, value in values.items():
+        if np.any(np.asarray(value) < 0):
+            raise InputError(f"{field}: must be 0 or more, got {value!r}")
+    bid, tricks, round_number, griffins_beaten, minotaurs_beaten = (
+        np.asarray(value, dtype=np.int64) for value in values.values())
+    met = bid == tricks
+    zero_bid = np.where(met, POINTS_PER_ROUND_ZERO_BID, -POINTS_PER_ROUND_ZERO_BID) * round_number
+    other_bid = np.where(met, POINTS_PER_TRICK_BID * bid, POINTS_PER_TRICK_MISSED * np.abs(bid - tricks))
+    bonus = POINTS_PER_GRIFFIN_BEATEN * griffins_beaten + POINTS_PER_MINOTAUR_BEATEN * minotaurs_beaten
+    points = np.where(bid == 0, zero_bid, other_bid) + np.where(met, bonus, 0)
+    return int(points) if points.ndim == 0 else points
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One row of a score sheet, with the line of the file it came from (the header is line 1)."""
+
+    line: int
+    round: int
+    player: str
+    bid: int
+    tricks: int
+    griffins_beaten: int
+    minotaurs_beaten: int
+
+
+def read_score_sheet(path: str | Path) -> tuple[SheetRow, ...]:
+    """The rows of a score sheet CSV, each value checked for type; InputError naming the file and line."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as file:  # a BOM from spreadsheets is fine
+            reader = csv.DictReader(file)
+            header = [name.strip() for name in reader.fieldnames or ()]
+            missing = [column for column in SHEET_COLUMNS if column not in header]
+            unknown = [column for column in header if column not in SHEET_COLUMNS]
+            if missing or unknown:
+                problem = f"missing column {missing[0]!r}" if missing else f"unknown column {unknown[0]!r}"
+                raise InputError(f"{path}: {problem}; the columns are {', '.join(SHEET_COLUMNS)}")
+            rows = [_sheet_row(path, reader.line_num, raw) for raw in reader]
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise InputError(f"{path}: cannot read it ({getattr(error, 'strerror', None) or error})") from None
+    if not rows:
+        raise InputError(f"{path}: the sheet has no rows")
+    return tuple(rows)
+
+
+def _sheet_row(path: str | Path, line: int, raw: dict[str | None, str | None]) -> SheetRow:
+    # csv.DictReader files extra values under the key None and fills missing ones with None.
+    if None in raw or None in raw.values():
+        raise InputError(f"{path} line {line}: expected {len(SHEET_COLUMNS)} values ({', '.join(SHEET_COLUMNS)})")
+    raw = {key.strip(): value for key, value in raw.items()}
+    player = raw["player"].strip()
+    if not player:
+        raise InputError(f"{path} line {line}: player is empty")
+    numbers = {}
+    for column in SHEET_COLUMNS:
+        if column == "player":
+            continue
+        text = raw[column].strip()
+        minimum = 1 if column == "round" else 0
+        if not text.isdigit() or int(text) < minimum:
+            raise InputError(f"{path} line {line}: {column} must be a whole number of {minimum} or more, got {text!r}")
+        numbers[column] = int(text)
+    return SheetRow(line=line, player=player, **numbers)
+
+
+@dataclass(frozen=True)
+class ScoredRow:
+    """A sheet row with the points it scores (`score`) and the player's running total after it (`total`)."""
+
+    row: SheetRow
+    score: int
+    total: int
+
+
+@dataclass(frozen=True)
+class GameScore:
+    """A checked, scored game.
+
+    players: in order of first appearance on the sheet.
+    rows: every row, by round then player, with points and running totals.
+    totals: each player's points after the last round on the sheet.
+    winners: every player with the most points (players can share first place); on a
+        sheet that stops before the last round, whoever leads so far.
+    rounds_played / rounds_in_game: the sheet may stop before the last round.
+    """
+
+    players: tuple[str, ...]
+    rows: tuple[ScoredRow, ...]
+    totals: dict[str, int]
+    winners: tuple[str, ...]
+    rounds_played: int
+    rounds_in_game: int
+
+    columns = SHEET_COLUMNS + ("score", "total")
+
+    def table_rows(self) -> list[dict[str, object]]:
+        """One dict per sheet row with `columns` as keys."""
+        return [{**{column: getattr(scored.row, column) for column in SHEET_COLUMNS},
+                 "score": scored.score, "total": scored.total} for scored in self.rows]
+
+    def to_json(self) -> dict[str, object]:
+        """{"players": {name: {"total": points, "rounds": [points per round]}}, "winner": [names]}."""
+        return {
+            "players": {player: {"total": self.totals[player],
+                                 "rounds": [s.score for s in self.rows if s.row.player == player]}
+                        for player in self.players},
+            "winner": list(self.winners),
+        }
+
+    def notes(self) -> list[str]:
+        """Lines for people: the winner (or, before the last round, who leads) and their points."""
+        over = self.rounds_played == self.rounds_in_game
+        role = ("winner" if over else "leading") if len(self.winners) == 1 else (
+            "winners (shared first place)" if over else "leading (shared)")
+        progress = "" if over else f" after round {self.rounds_played} of {self.rounds_in_game}"
+        return [f"{role}: {', '.join(self.winners)} with {self.totals[self.winners[0]]} points{progress}"]
+
+
+def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet") -> GameScore:
+    """Check a score sheet's rows against the rules and score them.
+
+    InputError, naming the line (or the round and player of a missing row), for:
+    a player count outside 3 to 6, a round the game does not have, a bid or a
+    trick count above the round's number of tricks, a bonus without a trick
+    won, a second row for a player in a round, a player missing a round, and
+    tricks in a round that do not add up to the round's number of tricks.
+    """
+    players = tuple(dict.fromkeys(row.player for row in rows))
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise InputError(f"{sheet}: {len(players)} players ({', '.join(players)}); "
+                         f"Minodice is for {MIN_PLAYERS} to {MAX_PLAYERS}")
+    rounds_in_game = rounds_for_players(len(players))
+    by_round: dict[int, dict[str, SheetRow]] = {}
+    for row in rows:
+        where = f"{sheet} line {row.line}"
+        if row.round > rounds_in_game:
+            raise InputError(f"{where}: round {row.round}, but a {len(players)}-player game "
+                             f"has {rounds_in_game} rounds")
+        for column in ("bid", "tricks"):
+            if getattr(row, column) > row.round:
+                raise InputError(f"{where}: {column} {getattr(row, column)} is above the {row.round} tricks "
+                                 f"of round {row.round}")
+        for column in ("griffins_beaten", "minotaurs_beaten"):
+            if getattr(row, column) and not row.tricks:
+                raise InputError(f"{where}: {column} {getattr(row, column)} with no trick won; "
+                                 "only a trick's winner beats dice")
+        earlier = by_round.setdefault(row.round, {}).get(row.player)
+        if earlier is not None:
+            raise InputError(f"{where}: a second row for {row.player} in round {row.round} "
+                             f"(the first is line {earlier.line})")
+        by_round[row.round][row.player] = row
+    rounds_played = max(by_round)
+    for round_number in range(1, rounds_played + 1):
+        present = by_round.get(round_number, {})
+        for player in players:
+            if player not in present:
+                raise InputError(f"{sheet}: no row for {player} in round {round_number}; "
+                                 "every player needs one row per round")
+        tricks = sum(row.tricks for row in present.values())
+        if tricks != round_number:
+            lines = ", ".join(str(row.line) for row in present.values())
+            raise InputError(f"{sheet} round {round_number} (lines {lines}): tricks add up to {tricks}, "
+                             f"but round {round_number} has {round_number} tricks")
+    totals = dict.fromkeys(players, 0)
+    scored = []
+    for round_number in range(1, rounds_played + 1):
+        for player in players:
+            row = by_round[round_number][player]
+            points = score_round(row.bid, row.tricks, row.round, row.griffins_beaten, row.minotaurs_beaten)
+            totals[player] += points
+            scored.append(ScoredRow(row=row, score=points, total=totals[player]))
+    best = max(totals.values())
+    return GameScore(players=players, rows=tuple(scored), totals=totals,
+                     winners=tuple(player for player in players if totals[player] == best),
+                     rounds_played=rounds_played, rounds_in_game=rounds_in_game)
+
+
+def score_sheet(path: str | Path) -> GameScore:
+    """Read, check and score the score sheet CSV at `path` (see `read_score_sheet` and `score_game`)."""
+    return score_game(read_score_sheet(path), sheet=str(path))
