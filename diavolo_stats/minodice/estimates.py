@@ -9,6 +9,7 @@ from statistics import NormalDist
 import numpy as np
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.simulate import wilson_interval
 
 
 @dataclass(frozen=True)
@@ -36,11 +37,8 @@ def _z(confidence: float) -> float:
 
 def proportion_estimate(successes: int, trials: int, confidence: float = 0.95) -> Estimate:
     """A probability estimated as successes / trials, with its Wilson score interval."""
-    z = _z(confidence)
-    share = successes / trials
-    centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = z / (1 + z * z / trials) * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
-    return Estimate(share, max(0.0, centre - half), min(1.0, centre + half))
+    low, high = wilson_interval(successes, trials, z=_z(confidence))
+    return Estimate(successes / trials, low, high)
 
 
 def mean_estimate(samples: np.ndarray, confidence: float = 0.95) -> Estimate:
