@@ -88,7 +88,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     denominator = 1 + z * z / trials
     center = (share + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, center - half), min(1.0, center + half))
+    # At 0 or all successes rounding can leave a bound a hair past the estimate itself.
+    return (max(0.0, min(share, center - half)), min(1.0, max(share, center + half)))
 
 
 def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: int = 1,
