@@ -305,12 +305,8 @@ def report_rows(document: dict) -> list[dict]:
             "z_score": entry.get("z_score"),
         }
         row.update({f"share_{answer}": share for answer, share in entry["answer_shares"].items()})
-        row["variant"] = _variant_label(document["variant"])
+        row["variant"] = document["variant"]["label"]
         row["table_model"] = document.get("table_model", "") if name == Command.CLOSEST.value else ""
         row["seed"] = document["seed"]
         rows.append(row)
     return rows
-
-
-def _variant_label(variant: dict) -> str:
-    return (f"{','.join(variant['colors'])};{variant['dice_per_color']}d{variant['sides']}")

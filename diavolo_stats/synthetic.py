@@ -31,7 +31,7 @@ import numpy as np
 
 from diavolo_stats.drill_log import DrillLog
 from diavolo_stats.errors import InputError
-from diavolo_stats.players import PRESET_PREFIX, Lineup, PlayerModel, Skill, player_from_spec
+from diavolo_stats.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
 from diavolo_stats.rules import GREY_CODE, resolve, roll
 from diavolo_stats.variant import ALL_COMMANDS, GREY, Variant
 
@@ -70,15 +70,7 @@ def practised(model: PlayerModel, session: int) -> PlayerModel:
     if isinstance(session, bool) or not isinstance(session, int) or session < 1:
         raise InputError(f"session: must be a whole number of at least 1, got {session!r}")
     practice = session ** -PRACTICE_EXPONENT
-    slowdown = 1 + PRACTICE_SLOWDOWN * practice
-    more_errors = 1 + PRACTICE_ERRORS * practice
-    skills = {
-        key: Skill(accuracy=max(0.0, 1 - (1 - skill.accuracy) * more_errors),
-                   mu_ms=skill.mu_ms * slowdown, sigma_ms=skill.sigma_ms * slowdown,
-                   tau_ms=skill.tau_ms * slowdown)
-        for key, skill in model.skills.items()
-    }
-    return dataclasses.replace(model, skills=skills)
+    return model.scaled(time_factor=1 + PRACTICE_SLOWDOWN * practice, error_factor=1 + PRACTICE_ERRORS * practice)
 
 
 def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_PLAYERS, sessions: int = 6,

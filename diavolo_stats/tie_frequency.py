@@ -64,8 +64,7 @@ def simulation_frame(result: SimulationResult) -> pd.DataFrame:
 def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
     """InputError naming the file (when known) if saved results were simulated for another game than `variant`."""
     source = simulated.attrs.get("source", "the simulation results")
-    # The label `diavolo simulate --out` writes in its `variant` column: colors;<dice>d<sides>.
-    label = f"{','.join(variant.colors)};{variant.dice_per_color}d{variant.sides}"
+    label = variant.label  # what `diavolo simulate --out` writes in its `variant` column
     saved = set(simulated["variant"].astype(str)) if "variant" in simulated.columns else {label}
     if saved != {label}:
         raise InputError(f"{source}: simulated for {', '.join(sorted(saved))}, not for {label}; "

@@ -114,10 +114,16 @@ class Variant:
     def value_commands(self) -> tuple[Command, ...]:
         return tuple(c for c in self.commands if c.depends_on_values)
 
+    @property
+    def label(self) -> str:
+        """A short name of the dice in play, e.g. `black,red,white;3d6` (the `variant` column of saved results)."""
+        return f"{','.join(self.colors)};{self.dice_per_color}d{self.sides}"
+
     def as_dict(self) -> dict:
         """The variant as plain JSON-ready values, its one-line description first."""
         return {
             "description": self.describe(),
+            "label": self.label,
             "colors": list(self.colors),
             "dice_per_color": self.dice_per_color,
             "sides": self.sides,

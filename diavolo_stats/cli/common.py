@@ -197,6 +197,10 @@ def write_atomically(path: Path, text: str) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file private (0600); give it the permissions any new file gets.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
             stream.flush()
