@@ -32,7 +32,7 @@ def register(subparsers) -> None:
     parser.add_argument("--timeout", type=non_negative_float(), metavar="S",
                         help="seconds to wait for an answer (default 10)")
     parser.add_argument("--keys", metavar="ANSWER=KEY,...",
-                        help="answer keys, e.g. black=j,red=k,white=l,grey=; (default: first letters, g for grey)")
+                        help="answer keys, e.g. black=j,red=k,white=l,grey=h (default: first letters, g for grey)")
     parser.add_argument("--foreperiod-ms", type=_foreperiod, metavar="MIN,MAX",
                         help="for tests and experiments: the random wait before each roll, ms (default 600,1500)")
     parser.add_argument("--feedback-ms", type=positive_int(0), metavar="MS",
@@ -51,9 +51,9 @@ def _foreperiod(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from diavolo_stats.drill import SUMMARY_COLUMNS, DrillSettings, run_drill
+    from diavolo_stats.drill import SUMMARY_COLUMNS, SUMMARY_TABLE_COLUMNS, run_drill
 
-    summary = run_drill(_settings(args, DrillSettings))
+    summary = run_drill(_settings(args))
     if args.format == "json":
         print(render_json({"session_id": summary.session_id, "player": summary.player, "log": str(summary.log),
                            "rows": summary.rows}))
@@ -61,11 +61,18 @@ def run(args: argparse.Namespace) -> int:
         print(render_csv(summary.rows, SUMMARY_COLUMNS))
     else:
         print(summary.title())
-        print(render_table(summary.rows, SUMMARY_COLUMNS) if summary.rows else "no trials were answered")
+        if summary.rows:
+            print(render_table(summary.rows, SUMMARY_TABLE_COLUMNS))
+            print(summary.footer())
+        else:
+            print("no trials were answered")
     return 0
 
 
-def _settings(args: argparse.Namespace, settings_type):
+def _settings(args: argparse.Namespace):
+    from diavolo_stats.drill import DrillSettings
+
+    variant = variant_from_args(args)  # its errors already name the flag
     keys = None
     if args.keys is not None:
         pairs = [item.partition("=") for item in args.keys.split(",") if item.strip()]
@@ -76,8 +83,8 @@ def _settings(args: argparse.Namespace, settings_type):
                 "timeout_s": args.timeout, "foreperiod_ms": args.foreperiod_ms, "feedback_ms": args.feedback_ms,
                 "keys": keys}
     try:
-        return settings_type(
-            player=args.player, variant=variant_from_args(args), command_first=args.command_first,
+        return DrillSettings(
+            player=args.player, variant=variant, command_first=args.command_first,
             adaptive=args.adaptive, **{name: value for name, value in optional.items() if value is not None})
     except InputError as error:
         # The library names the field; on the command line, name the flag.

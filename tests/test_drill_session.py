@@ -1,0 +1,133 @@
+"""The drill's pure parts: where dice are drawn, the settings a person can give, the summary."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from diavolo_stats.drill import (DrillSettings, summarize_session, table_layout, terminal_size_needed,
+                                 variant_label)
+from diavolo_stats.drill_log import DrillLog, load_logs
+from diavolo_stats.errors import InputError
+from diavolo_stats.table import TableModel, positions_from_mapping, positions_to_mapping, throw
+from diavolo_stats.variant import Command, Variant
+
+
+def boxes(layout, points):
+    """Screen cells (row, col) covered by each die's box."""
+    covered = []
+    for x, y in points:
+        row, col = layout.box_origin(float(x), float(y))
+        covered.append({(row + r, col + c) for r in range(layout.box_rows) for c in range(layout.box_cols)})
+    return covered
+
+
+@pytest.mark.parametrize("variant_name, size", [("standard", (80, 24)), ("kids", (80, 24)),
+                                                ("standard", (132, 43)), ("standard", (100, 60))])
+def test_dice_boxes_never_overlap_and_stay_on_the_table(variant_name, size):
+    variant = Variant.preset(variant_name)
+    layout = table_layout(*size, variant.table)
+    assert layout.box_rows >= 1 and layout.box_cols >= 2
+    throws = throw(variant.table, 1 + variant.dice_count, 1500, np.random.default_rng(3))
+    for landed in np.moveaxis(throws, 2, 0):  # (dice, 2) per throw
+        # Drawn from the logged positions, which are rounded to 0.1 mm.
+        mapping = positions_to_mapping(variant.colors, variant.dice_per_color, landed)
+        covered = boxes(layout, positions_from_mapping(variant.colors, variant.dice_per_color, mapping))
+        cells = set().union(*covered)
+        assert len(cells) == sum(len(c) for c in covered)
+        assert all(0 <= row < layout.rows and 0 <= col < layout.cols for row, col in cells)
+
+
+def test_the_table_keeps_its_proportions_on_screen():
+    layout = table_layout(80, 24, TableModel())
+    # A terminal cell is about twice as tall as wide: one mm spans twice as many columns as rows.
+    assert layout.cols_per_mm == pytest.approx(2 * layout.rows_per_mm)
+    assert layout.cols == 2 * layout.rows
+
+
+def test_the_box_game_fits_80_by_24_and_a_larger_table_says_what_it_needs():
+    assert terminal_size_needed(TableModel()) == (80, 24)
+    assert table_layout(79, 24, TableModel()) is None
+    assert table_layout(80, 23, TableModel()) is None
+    wide = TableModel(scatter_mm=600)
+    width, height = terminal_size_needed(wide)
+    assert table_layout(80, 24, wide) is None
+    assert table_layout(width, height, wide) is not None
+
+
+def test_the_default_foreperiod_is_random_600_to_1500_ms_and_30_trials(tmp_path):
+    settings = DrillSettings(player="Ana", log=tmp_path / "d.csv")
+    assert settings.foreperiod_ms == (600, 1500)
+    assert settings.trials == 30 and settings.minutes is None
+    assert settings.timeout_s == 10
+    assert settings.keys == {"black": "b", "red": "r", "white": "w", "grey": "g"}
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"keys": {"black": "r"}}, "keys"), ({"keys": {"grey": "q"}}, "keys"), ({"keys": {"blue": "u"}}, "keys"),
+    ({"trials": 5, "minutes": 2.0}, "trials"), ({"trials": 0}, "trials"), ({"minutes": 0.0}, "minutes"),
+    ({"foreperiod_ms": (900, 600)}, "foreperiod_ms"), ({"timeout_s": 0}, "timeout_s"),
+    ({"variant": Variant(colors=("black", "mauve"))}, "colors"), ({"player": " "}, "player"),
+    ({"seed": -1}, "seed"),
+])
+def test_settings_a_drill_cannot_run_are_refused_naming_the_field(tmp_path, changes, field):
+    with pytest.raises(InputError, match=f"^{field}: "):
+        DrillSettings(**{"player": "Ana", "log": tmp_path / "d.csv", **changes})
+
+
+def test_variant_column_names_the_preset_the_game_matches():
+    assert variant_label(Variant()) == "standard"
+    assert variant_label(Variant.preset("kids")) == "kids"
+    assert variant_label(Variant(commands=(Command.CLOSEST,))) == "standard"
+    assert variant_label(Variant(sides=8)) == "custom"
+
+
+def log_session(log: DrillLog, session: str, player: str, start: datetime, trials: list[tuple]) -> None:
+    """trials: (command, answer, latency_ms, too_early) with expected always red."""
+    for number, (command, answer, latency_ms, too_early) in enumerate(trials, start=1):
+        log.append({
+            "session_id": session, "player": player, "trial": number,
+            "timestamp": start + timedelta(seconds=number), "variant": "standard", "dice_per_color": 3,
+            "command_first": False, "command": command, "dice": {"black": [1, 1, 1], "red": [6, 6, 6],
+                                                                 "white": [2, 2, 2]},
+            "positions": {"command": [10.0, 10.0]}, "expected": "red", "answer": answer,
+            "correct": answer == "red", "latency_ms": latency_ms, "too_early": too_early,
+            "timed_out": answer == "none" and not too_early, "foreperiod_ms": 800.0, "seed": 1,
+        })
+
+
+def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_sessions(tmp_path):
+    log = DrillLog(tmp_path / "d.csv")
+    day = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    log_session(log, "old", "Ana", day, [("highest-total", "red", 1000.0, False),
+                                         ("highest-total", "white", 700.0, False)])
+    log_session(log, "other-player", "Bo", day + timedelta(days=1), [("highest-total", "white", 300.0, False)])
+    log_session(log, "new", "Ana", day + timedelta(days=2), [
+        ("highest-total", "red", 800.0, False), ("highest-total", "red", 600.0, False),
+        ("most-odd", "none", None, True), ("most-odd", "none", None, False), ("most-odd", "red", 900.0, False)])
+    summary = summarize_session(load_logs([log.path]), "new")
+    rows = {row["command"]: row for row in summary.rows}
+    assert list(rows) == ["highest-total", "most-odd", "all"]
+    assert rows["highest-total"] == {
+        "command": "highest-total", "trials": 2, "correct": 2, "accuracy_pct": 100, "median_ms": 700,
+        "change_pp": 50, "change_ms": -300, "too_early": 0, "timed_out": 0, "earlier_trials": 2}
+    # A too-early key is counted apart, not as a trial; a timeout is a wrong trial.
+    assert rows["most-odd"]["trials"] == 2 and rows["most-odd"]["accuracy_pct"] == 50
+    assert rows["most-odd"]["too_early"] == 1 and rows["most-odd"]["timed_out"] == 1
+    assert rows["most-odd"]["change_pp"] is None and rows["most-odd"]["earlier_trials"] == 0
+    assert rows["all"]["trials"] == 4 and rows["all"]["median_ms"] == 800
+    assert summary.player == "Ana"
+
+
+def test_a_session_with_no_rows_has_an_empty_summary(tmp_path):
+    log = DrillLog(tmp_path / "d.csv")
+    assert summarize_session(load_logs([log.path]), "nothing").rows == []
+
+
+def test_settings_are_frozen(tmp_path):
+    settings = DrillSettings(player="Ana", log=tmp_path / "d.csv")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.player = "Bo"
