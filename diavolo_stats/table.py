@@ -153,14 +153,26 @@ def nearest_distances(positions: np.ndarray, color_count: int, dice_per_color: i
     In the positions' unit: mm from `throw`, grid steps from `throw_on_grid`.
     """
     # positions: (1 + colors * dice_per_color, 2, rounds) float32 mm or uint16 grid steps, command die first
-    # Grid steps stay integers: a squared 15-bit distance fits int32, and integer math is faster.
+    # Grid steps stay integers (a squared 15-bit distance fits int32, and integer math is faster).
+    # One die at a time through small reused buffers, which stay in cache.
     exact = np.int32 if np.issubdtype(positions.dtype, np.integer) else np.float32
-    offsets = positions[1:].astype(exact)
-    offsets -= positions[:1].astype(exact)
-    offsets *= offsets
-    squared = offsets[:, 0] + offsets[:, 1]  # (dice, rounds)
-    nearest = squared.reshape(color_count, dice_per_color, -1).min(axis=1)
-    return np.sqrt(nearest.astype(np.float32))
+    rounds = positions.shape[2]
+    command = positions[0].astype(exact)
+    nearest = np.empty((color_count, rounds), dtype=exact)
+    dx = np.empty(rounds, dtype=exact)
+    dy = np.empty(rounds, dtype=exact)
+    for die, landed in enumerate(positions[1:]):
+        np.subtract(landed[0], command[0], out=dx, dtype=exact)
+        np.subtract(landed[1], command[1], out=dy, dtype=exact)
+        dx *= dx
+        dy *= dy
+        color, index = divmod(die, dice_per_color)
+        if index == 0:
+            np.add(dx, dy, out=nearest[color])
+        else:
+            dx += dy
+            np.minimum(nearest[color], dx, out=nearest[color])
+    return np.sqrt(nearest, dtype=np.float32)
 
 
 def positions_to_mapping(colors: Sequence[str], dice_per_color: int, positions: np.ndarray) -> dict:
