@@ -8,7 +8,8 @@ import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,21 @@ def require(condition: bool, message: str) -> None:
         raise InputError(message)
 
 
+@contextmanager
+def flags_named(flags: Mapping[str, str] | None = None):
+    """Re-raise a library InputError naming the command-line flag instead of the field.
+
+    The library says `dice_per_color: ...`; the command line says `--dice-per-color: ...`.
+    `flags` maps the fields whose flag is not simply `--` plus the field with dashes.
+    """
+    try:
+        yield
+    except InputError as error:
+        field, _, rest = str(error).partition(": ")
+        flag = (flags or {}).get(field, "--" + field.replace("_", "-"))
+        raise InputError(f"{flag}: {rest}") from None
+
+
 def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -> None:
     """The flags that choose a game variant (and, with `table`, the table model for `closest`)."""
     from diavolo_stats.variant import PRESETS
@@ -176,17 +192,10 @@ def variant_from_args(args: argparse.Namespace):
         changes["colors"] = tuple(c.strip() for c in args.colors.split(","))
     if args.commands is not None:
         changes["commands"] = tuple(Command.parse(c) for c in args.commands.split(",") if c.strip())
-    if hasattr(args, "tolerance"):
-        changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
-    flags = {"colors": "--colors", "dice_per_color": "--dice-per-color", "sides": "--sides",
-             "commands": "--commands", "tolerance": "--tolerance", "scatter_mm": "--scatter-mm",
-             "die_mm": "--die-mm", "table": "--scatter-mm"}
-    try:
+    with flags_named():
+        if hasattr(args, "tolerance"):
+            changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
         return dataclasses.replace(base, **changes)
-    except InputError as error:
-        # The library names the field; on the command line, name the flag instead.
-        field, _, rest = str(error).partition(": ")
-        raise InputError(f"{flags.get(field, field)}: {rest}") from None
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import (add_format_argument, add_variant_arguments, non_negative_float, positive_int,
-                                      render_csv, render_json, render_table, variant_from_args)
+from diavolo_stats.cli.common import (add_format_argument, add_variant_arguments, flags_named, non_negative_float,
+                                      positive_int, render_csv, render_json, render_table, variant_from_args)
 from diavolo_stats.errors import InputError
 
 
@@ -82,12 +82,7 @@ def _settings(args: argparse.Namespace):
     optional = {"trials": args.trials, "minutes": args.minutes, "seed": args.seed, "log": args.log,
                 "timeout_s": args.timeout, "foreperiod_ms": args.foreperiod_ms, "feedback_ms": args.feedback_ms,
                 "keys": keys}
-    try:
+    with flags_named({"timeout_s": "--timeout"}):
         return DrillSettings(
             player=args.player, variant=variant, command_first=args.command_first,
             adaptive=args.adaptive, **{name: value for name, value in optional.items() if value is not None})
-    except InputError as error:
-        # The library names the field; on the command line, name the flag.
-        field, _, rest = str(error).partition(": ")
-        flag = {"timeout_s": "--timeout"}.get(field, f"--{field.replace('_', '-')}")
-        raise InputError(f"{flag}: {rest}") from None
