@@ -238,20 +238,35 @@ def _tables(variant: Variant) -> _Tables:
     # so that one histogram of at most 4096 bins counts them all.
     bits = colors.bit_length()
     per_word = max(1, 12 // bits)
-    # Joint outcome j = o_0 * K**(C-1) + ... + o_(C-1): color c's figure broadcast along axis c.
-    axes = [[outcomes_per_color if axis == color else 1 for axis in range(colors)] for color in range(colors)]
     words = []
     for start in range(0, len(commands), per_word):
         packed = tuple(commands[start:start + per_word])
         word = np.zeros(joint_size, dtype=np.uint16)
         for i, command in enumerate(packed):
-            joint_figures = np.stack([np.broadcast_to(color_figures[command].reshape(shape), (outcomes_per_color,) * colors)
-                                      for shape in axes]).reshape(colors, joint_size)
-            codes = winners(command, joint_figures).astype(np.int16) + 1
-            word |= (codes.astype(np.uint16) << (bits * i))
+            word |= _joint_codes(command, color_figures[command], colors) << np.uint16(bits * i)
         words.append((word, packed))
-    assert GREY_CODE + 1 == 0  # packing relies on grey being code 0 after the shift
     return _Tables(joint_size=joint_size, code_bits=bits, joint_words=tuple(words))
+
+
+def _joint_codes(command: Command, color_table: np.ndarray, colors: int) -> np.ndarray:
+    """Answer code + 1 (0 = grey) of every joint outcome: (outcomes ** colors,) uint16.
+
+    Joint outcome j = o_0 * K**(C-1) + ... + o_(C-1), K outcomes per color. Built
+    one outcome of the first color at a time, so the temporaries stay small.
+    """
+    # color_table: (outcomes,) figure of each outcome of one color
+    outcomes = len(color_table)
+    rest = (outcomes,) * (colors - 1)
+    # The other colors' figures over their joint outcomes: (colors - 1, outcomes ** (colors - 1)).
+    others = np.stack([np.broadcast_to(color_table.reshape([outcomes if axis == color else 1 for axis in range(colors - 1)]),
+                                       rest).reshape(-1) for color in range(colors - 1)])
+    codes = np.empty((outcomes, others.shape[1]), dtype=np.uint16)
+    figures_now = np.empty((colors, others.shape[1]), dtype=color_table.dtype)
+    figures_now[1:] = others
+    for first in range(outcomes):
+        figures_now[0] = color_table[first]
+        codes[first] = winners(command, figures_now) + 1  # GREY_CODE + 1 == 0
+    return codes.reshape(-1)
 
 
 def simulation_report(result: SimulationResult) -> dict:
