@@ -106,14 +106,18 @@ def throw_on_grid(model: TableModel, dice_count: int, rounds: int, rng: np.rando
         while pending.size:
             # Land each pending die RETRIES more times at once and keep the first landing clear
             # of the dice already down: the same as landing again until clear, in fewer passes.
-            earlier = np.tile(grid[:die][:, :, pending], RETRIES)  # (die, 2, RETRIES * pending)
-            fresh = _grid_points(rng, RETRIES * pending.size).reshape(2, RETRIES * pending.size)
-            clear = ~_overlaps(earlier, fresh, die_steps).reshape(RETRIES, pending.size)
-            first_clear = clear.argmax(axis=0)
-            landed = clear.any(axis=0)
-            picked = first_clear[landed] * pending.size + np.flatnonzero(landed)
-            grid[die][:, pending[landed]] = fresh[:, picked]
-            pending = pending[~landed]
+            earlier = np.take(grid[:die], pending, axis=2)  # (die, 2, pending)
+            attempts = _grid_points(rng, RETRIES * pending.size).reshape(RETRIES, 2, pending.size)
+            landing = np.empty((2, pending.size), dtype=np.uint16)
+            placed = np.zeros(pending.size, dtype=bool)
+            for attempt in attempts:
+                clear = ~_overlaps(earlier, attempt, die_steps) & ~placed
+                np.copyto(landing, attempt, where=clear)
+                placed |= clear
+            settled = pending[placed]
+            for axis in range(2):
+                grid[die, axis, settled] = landing[axis, placed]
+            pending = pending[~placed]
     return grid
 
 
@@ -143,7 +147,7 @@ def _overlaps(earlier: np.ndarray, landed: np.ndarray, die_steps: int) -> np.nda
     for other in earlier:
         np.less(np.subtract(shifted[0], other[0], out=gap), width, out=close_x)
         np.less(np.subtract(shifted[1], other[1], out=gap), width, out=close_y)
-        overlap |= close_x & close_y
+        overlap |= np.logical_and(close_x, close_y, out=close_x)
     return overlap
 
 
