@@ -141,13 +141,11 @@ def _overlaps(earlier: np.ndarray, landed: np.ndarray, die_steps: int) -> np.nda
     shifted = landed + np.uint16(die_steps - 1)
     width = np.uint16(2 * die_steps - 1)
     overlap = np.zeros(landed.shape[1], dtype=bool)
-    gap = np.empty(landed.shape[1], dtype=np.uint16)
-    close_x = np.empty(landed.shape[1], dtype=bool)
-    close_y = np.empty(landed.shape[1], dtype=bool)
+    gap = np.empty(landed.shape, dtype=np.uint16)
+    close = np.empty(landed.shape, dtype=bool)
     for other in earlier:
-        np.less(np.subtract(shifted[0], other[0], out=gap), width, out=close_x)
-        np.less(np.subtract(shifted[1], other[1], out=gap), width, out=close_y)
-        overlap |= np.logical_and(close_x, close_y, out=close_x)
+        np.less(np.subtract(shifted, other, out=gap), width, out=close)
+        overlap |= np.logical_and(close[0], close[1], out=close[0])
     return overlap
 
 
@@ -163,19 +161,16 @@ def nearest_distances(positions: np.ndarray, color_count: int, dice_per_color: i
     rounds = positions.shape[2]
     command = positions[0].astype(exact)
     nearest = np.empty((color_count, rounds), dtype=exact)
-    dx = np.empty(rounds, dtype=exact)
-    dy = np.empty(rounds, dtype=exact)
+    offset = np.empty((2, rounds), dtype=exact)
     for die, landed in enumerate(positions[1:]):
-        np.subtract(landed[0], command[0], out=dx, dtype=exact)
-        np.subtract(landed[1], command[1], out=dy, dtype=exact)
-        dx *= dx
-        dy *= dy
+        np.subtract(landed, command, out=offset, dtype=exact)
+        offset *= offset
         color, index = divmod(die, dice_per_color)
         if index == 0:
-            np.add(dx, dy, out=nearest[color])
+            np.add(offset[0], offset[1], out=nearest[color])
         else:
-            dx += dy
-            np.minimum(nearest[color], dx, out=nearest[color])
+            offset[0] += offset[1]
+            np.minimum(nearest[color], offset[0], out=nearest[color])
     return np.sqrt(nearest, dtype=np.float32)
 
 
