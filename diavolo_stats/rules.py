@@ -60,7 +60,13 @@ def winners(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np
     winner = np.zeros(sharing.shape[1:], dtype=np.int8)
     for color in range(1, len(sharing)):
         winner += sharing[color] * np.int8(color)
-    return np.where(sharers == 1, winner, np.int8(GREY_CODE))
+    # winner where one color is best alone, else GREY_CODE (-1), in plain int8 arithmetic:
+    # several times faster than np.where with a mask.
+    alone = (sharers == 1).view(np.int8)
+    winner += 1
+    winner *= alone
+    winner -= 1
+    return winner
 
 
 def answers(variant: Variant, command: Command, dice: np.ndarray | None = None,
