@@ -121,7 +121,10 @@ def main() -> None:
                            ("d8", Variant(sides=8)),
                            ("4 dice per color", Variant(dice_per_color=4)),
                            ("5 colors, 2d10", Variant(colors=("a", "b", "c", "d", "e"), dice_per_color=2, sides=10)),
-                           ("7 dice per color (no table)", Variant(dice_per_color=7))]:
+                           ("8 colors", Variant(colors=tuple("abcdefgh"))),
+                           ("3d20", Variant(sides=20)),
+                           ("7 dice per color (no table)", Variant(dice_per_color=7)),
+                           ("12 dice per color (no table)", Variant(dice_per_color=12))]:
         variant_raw = raw_dice_rate(variant)
         rate = simulate_rate(values_only(variant), 1 << 24)
         print(f"  {label:28s} {rate / 1e6:8.2f} M rounds/s  {rate / variant_raw:6.2f}x its raw dice "
