@@ -345,8 +345,9 @@ def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:
 
     Columns: COLUMNS, then `source` (the file the row came from) and `is_tie`
     (expected == "grey"). Dtypes: `timestamp` datetime64[ns, UTC];
-    `session_id`, `player`, `variant`, `command`, `expected`, `answer`,
-    `app_version`, `source` pandas "string"; `correct`, `too_early`,
+    `command` (categories: the six commands in die order), `expected` and
+    `answer` category (the same categories, so they compare); `session_id`, `player`, `variant`, `app_version`,
+    `source` pandas "string"; `correct`, `too_early`,
     `timed_out`, `command_first`, `is_tie` bool; `latency_ms`, `foreperiod_ms`
     float64 in ms (NaN when empty); `schema_version`, `trial`,
     `dice_per_color` int64; `seed` Int64 (<NA> when empty); `dice` and
@@ -359,8 +360,15 @@ def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:
     """
     frames = [_load_one(Path(path)) for path in paths]
     if not frames:
-        return _typed(pd.DataFrame(columns=list(COLUMNS), dtype=object), "")
-    return pd.concat(frames, ignore_index=True)
+        frames = [_typed(pd.DataFrame(columns=list(COLUMNS), dtype=object), "")]
+    drills = pd.concat(frames, ignore_index=True)
+    # Categories once all files are in: per-file categories would not survive the concat.
+    drills["command"] = pd.Categorical(drills["command"], categories=[c.value for c in Command])
+    # One set of categories for both, so that `answer == expected` compares them.
+    answers = sorted(set(drills["expected"]) | set(drills["answer"]) | {GREY, NO_ANSWER})
+    for column in ("expected", "answer"):
+        drills[column] = pd.Categorical(drills[column], categories=answers)
+    return drills
 
 
 def _load_one(path: Path) -> pd.DataFrame:

@@ -15,6 +15,7 @@ import pytest
 from diavolo_stats.drill_log import (COLUMNS, LOADED_COLUMNS, SCHEMA_VERSION, DrillLog, TruncatedLogWarning,
                                      default_log_path, load_logs)
 from diavolo_stats.errors import InputError
+from diavolo_stats.variant import Command
 
 ISSUE_COLUMNS = ("schema_version, session_id, player, trial, timestamp, variant, dice_per_color, command_first, "
                  "command, dice, positions, expected, answer, correct, latency_ms, too_early, timed_out, "
@@ -67,8 +68,11 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     frame = load_logs([path])
     assert tuple(frame.columns) == LOADED_COLUMNS
     assert str(frame["timestamp"].dtype) == "datetime64[ns, UTC]"
-    for column in ("session_id", "player", "variant", "command", "expected", "answer", "app_version", "source"):
+    for column in ("session_id", "player", "variant", "app_version", "source"):
         assert isinstance(frame[column].dtype, pd.StringDtype), column
+    for column in ("command", "expected", "answer"):
+        assert isinstance(frame[column].dtype, pd.CategoricalDtype), column
+    assert list(frame["command"].cat.categories) == [c.value for c in Command]
     for column in ("correct", "too_early", "timed_out", "command_first", "is_tie"):
         assert frame[column].dtype == bool, column
     for column in ("latency_ms", "foreperiod_ms"):
@@ -93,7 +97,7 @@ def test_load_logs_of_no_files_is_an_empty_frame_with_the_same_columns_and_dtype
     DrillLog(path).append(make_row())
     empty, full = load_logs([]), load_logs([path])
     assert len(empty) == 0
-    assert empty.dtypes.to_dict() == full.dtypes.to_dict()
+    assert empty.dtypes.astype(str).to_dict() == full.dtypes.astype(str).to_dict()
 
 
 def test_load_logs_joins_several_files_and_names_the_source_of_each_row(tmp_path):
