@@ -1,7 +1,7 @@
 """Whole Diavolo games between modelled players, many thousands at once.
 
 The games run in lockstep: every round rolls the dice for all unfinished
-games with numpy, resolves them with `rules.answers` (`table.throw` first for
+games with numpy, resolves them with `rules.answers` (`table.throw_on_grid` first for
 `closest`), samples every player's answer and latency (`players.Lineup`),
 lets players grab in order of latency and scores the round (`play_round`).
 Finished games leave the working arrays, so late rounds cost little.
@@ -43,8 +43,9 @@ import pandas as pd
 from diavolo_stats.errors import InputError
 from diavolo_stats.players import Lineup, PlayerModel, players_from_specs
 from diavolo_stats.rules import GREY_CODE, answers
+from diavolo_stats.seeding import children, root_sequence
 from diavolo_stats.simulate import wilson_interval
-from diavolo_stats.table import throw
+from diavolo_stats.table import throw_on_grid
 from diavolo_stats.variant import ALL_COMMANDS, Command, Variant
 
 START_GEMS = 5
@@ -178,7 +179,8 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
         if not rows.size:
             continue
         if command is Command.CLOSEST:
-            positions = throw(variant.table, 1 + variant.dice_count, rows.size, rng)
+            # Grid steps, as the simulator uses: only ratios of distances decide closest.
+            positions = throw_on_grid(variant.table, 1 + variant.dice_count, rows.size, rng)
             answer_codes[rows] = answers(variant, command, positions=positions)
         else:
             answer_codes[rows] = answers(variant, command, dice=dice[:, :, rows])
@@ -197,12 +199,12 @@ def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
         raise InputError(f"--max-rounds: must be a whole number of at least 1, got {max_rounds!r}")
     end = EndRule.parse(end)
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    root = root_sequence(seed)
     starts = range(0, games, CHUNK_GAMES)
     lineup = Lineup(players)
     chunks = [_play_chunk(variant, lineup, min(CHUNK_GAMES, games - start), end, max_rounds,
                           np.random.default_rng(child))
-              for start, child in zip(starts, root.spawn(len(starts)))]
+              for start, child in zip(starts, children(root, len(starts)))]
     columns = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
     return GameRecords(players=players, end=end, max_rounds=max_rounds, **columns)
 
@@ -333,8 +335,7 @@ def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DES
     rates) against `average` equals, with its 95 % interval, beside the
     `fair_share` 1/players it would have if skill did not matter.
     """
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    equal_seed, skill_seed = root.spawn(2)
+    equal_seed, skill_seed = children(root_sequence(seed), 2)
     equals = play_games(variant, [PlayerModel.preset("average")] * player_count, games, equal_seed, end, max_rounds)
     equal_wins = equals.win_share.mean(axis=0)
     fair_share = 1 / player_count
@@ -362,7 +363,7 @@ def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float
     `ci95_low`, `ci95_high` and `fair_share` (1/players).
     """
     rows = []
-    for factor, child in zip(factors, np.random.SeedSequence(seed).spawn(len(factors))):
+    for factor, child in zip(factors, children(root_sequence(seed), len(factors))):
         wins = _better_player_wins(variant, player_count, factor, games, child, end, max_rounds)
         low, high = _ci95(wins, games)
         rows.append({"factor": factor, "win_probability": wins / games, "ci95_low": low, "ci95_high": high,
@@ -380,7 +381,7 @@ def game_length_table(variant: Variant, player_counts: Sequence[int], ends: Sequ
     """
     rows = []
     cases = [(count, EndRule.parse(end)) for count in player_counts for end in ends]
-    for (count, end), child in zip(cases, np.random.SeedSequence(seed).spawn(len(cases))):
+    for (count, end), child in zip(cases, children(root_sequence(seed), len(cases))):
         summary = summarize(play_games(variant, [PlayerModel.preset("average")] * count, games, child, end,
                                        max_rounds))
         rows.append({"players": count, "end": end.value, "mean_rounds": summary["rounds"]["mean"],
@@ -435,8 +436,8 @@ def game_report(player_specs: Sequence[str], games: int = DEFAULT_GAMES, seed: i
     end = EndRule.parse(end)
     variant = variant or Variant()
     players = players_from_specs(player_specs, log_path)
-    root = np.random.SeedSequence(seed)
-    game_seed, design_seed = root.spawn(2)
+    root = root_sequence(seed)
+    game_seed, design_seed = children(root, 2)
     records = play_games(variant, players, games, game_seed, end, max_rounds)
     report = {"seed": int(root.entropy), "variant": variant.as_dict()}
     if Command.CLOSEST in variant.commands:

@@ -203,7 +203,7 @@ class PlayerModel:
             raise InputError(f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
         base = None
         if "base" in document:
-            if document["base"] not in _LEVELS:
+            if not isinstance(document["base"], str) or document["base"] not in _LEVELS:
                 raise InputError(f"{path}: base: unknown player preset {document['base']!r}; "
                                  f"allowed: {', '.join(_LEVELS)}")
             base = cls.preset(document["base"])

@@ -43,18 +43,24 @@ def figures(command: Command, dice: np.ndarray) -> np.ndarray:
     raise ValueError(f"{command} is decided by positions, not values; use nearest_distances")
 
 
-def winners(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
-    """The answer code of each round: the winning color's index, or GREY_CODE on a tie.
+def sharing_best(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
+    """Which colors share the winning figure of each round: (colors, rounds) bool.
 
     For `closest`, colors whose distance is within `(1 + tolerance)` times the
-    smallest tie with it; for value commands only equal figures tie.
+    smallest; for value commands, colors with exactly the best figure.
     """
-    # figures: (colors, rounds) int16 or float32 -> (rounds,) int8
+    # figures: (colors, rounds) int16 or float32
     if command in SMALLEST_WINS:
         best = figures.min(axis=0)
-        sharing = figures <= best * (1 + tolerance) if command is Command.CLOSEST else figures == best
-    else:
-        sharing = figures == figures.max(axis=0)
+        return figures <= best * (1 + tolerance) if command is Command.CLOSEST else figures == best
+    return figures == figures.max(axis=0)
+
+
+def winners(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
+    """The answer code of each round: the winning color's index, or GREY_CODE when
+    two or more colors share the winning figure (see `sharing_best`)."""
+    # figures: (colors, rounds) int16 or float32 -> (rounds,) int8
+    sharing = sharing_best(command, figures, tolerance)
     sharers = sharing.sum(axis=0, dtype=np.int8)
     # Where exactly one color shares the best figure, the sum of index x sharing is its index.
     winner = np.zeros(sharing.shape[1:], dtype=np.int8)
@@ -132,14 +138,15 @@ def resolve(variant: Variant, command: Command, dice: Mapping[str, Sequence[int]
             raise InputError("positions: the closest command needs where the dice lie")
         landed = positions_from_mapping(variant.colors, variant.dice_per_color, positions)
         color_figures = nearest_distances(landed[:, :, None], len(variant.colors), variant.dice_per_color)
-        code = winners(command, color_figures, variant.table.tolerance)[0]
         shown = {c: round(float(f), 1) for c, f in zip(variant.colors, color_figures[:, 0])}
     else:
         color_figures = figures(command, values[:, :, None])
-        code = winners(command, color_figures)[0]
         shown = {c: int(f) for c, f in zip(variant.colors, color_figures[:, 0])}
-    answer = GREY if code == GREY_CODE else variant.colors[code]
-    return Resolution(command, answer, shown, _reason(command, answer, shown, variant.table.tolerance))
+    # The exact figures decide; `shown` (rounded to 0.1 mm) only explains.
+    tied = [c for c, shares in zip(variant.colors, sharing_best(command, color_figures, variant.table.tolerance)[:, 0])
+            if shares]
+    answer = tied[0] if len(tied) == 1 else GREY
+    return Resolution(command, answer, shown, _reason(command, tied, shown, variant.table.tolerance))
 
 
 def _dice_array(variant: Variant, dice: Mapping[str, Sequence[int]]) -> np.ndarray:
@@ -155,21 +162,20 @@ def _dice_array(variant: Variant, dice: Mapping[str, Sequence[int]]) -> np.ndarr
     return np.array(rows, dtype=np.uint8)
 
 
-def _reason(command: Command, answer: str, shown: dict[str, float], tolerance: float) -> str:
-    """`red: 13 > 12 white > 11 black`, or `grey: black = white at 6 > 5 red`."""
+def _reason(command: Command, tied: list[str], shown: dict[str, float], tolerance: float) -> str:
+    """`red: 13 > 12 white > 11 black`, or `grey: black = white at 6 > 5 red`.
+
+    tied: the colors sharing the winning figure, as the rules decided it.
+    """
     smallest = command in SMALLEST_WINS
-    order = sorted(shown, key=lambda c: shown[c], reverse=not smallest)
+    order = sorted(shown, key=lambda c: (c not in tied, shown[c] if smallest else -shown[c]))
     unit = " mm" if command is Command.CLOSEST else ""
     sign = "<" if smallest else ">"
-    if answer != GREY:
-        parts = [f"{shown[order[0]]}{unit}"] + [f"{shown[c]}{unit} {c}" for c in order[1:]]
-        return f"{answer}: " + f" {sign} ".join(parts)
-    best = shown[order[0]]
-    limit = best * (1 + tolerance) if command is Command.CLOSEST else best
-    tied = [c for c in order if (shown[c] <= limit if smallest else shown[c] == best)]
-    rest = [f"{shown[c]}{unit} {c}" for c in order if c not in tied]
-    if command is Command.CLOSEST:
-        head = " ~ ".join(f"{c} {shown[c]} mm" for c in tied) + f" (within {tolerance:.0%})"
+    rest = [f"{shown[c]}{unit} {c}" for c in order[len(tied):]]
+    if len(tied) == 1:
+        head = f"{tied[0]}: {shown[tied[0]]}{unit}"
+    elif command is Command.CLOSEST:
+        head = "grey: " + " ~ ".join(f"{c} {shown[c]} mm" for c in tied) + f" (within {tolerance:.0%})"
     else:
-        head = " = ".join(tied) + f" at {best}"
-    return "grey: " + " ".join([head] + [f"{sign} {r}" for r in rest])
+        head = "grey: " + " = ".join(tied) + f" at {shown[tied[0]]}"
+    return f" {sign} ".join([head] + rest)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.seeding import child, root_sequence
 from diavolo_stats.rules import GREY_CODE, answers, figures, winners
 from diavolo_stats.table import throw_on_grid
 from diavolo_stats.variant import GREY, Command, Variant
@@ -108,9 +109,7 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
         raise InputError(f"workers: must be a whole number of at least 1, got {workers!r}")
     if isinstance(chunk_rounds, bool) or not isinstance(chunk_rounds, int) or chunk_rounds < 1:
         raise InputError(f"chunk_rounds: must be a whole number of at least 1, got {chunk_rounds!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise InputError(f"seed: must be a whole number of 0 or more, got {seed!r}")
-    entropy = np.random.SeedSequence(seed).entropy
+    root = root_sequence(seed)
     blocks = -(-rounds // BLOCK_ROUNDS)
     blocks_per_chunk = -(-chunk_rounds // BLOCK_ROUNDS)
     chunks = [(first, min(first + blocks_per_chunk, blocks)) for first in range(0, blocks, blocks_per_chunk)]
@@ -127,20 +126,20 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
 
     if workers == 1 or len(chunks) == 1:
         for chunk in chunks:
-            add(chunk, _tally_chunk(variant, entropy, rounds, chunk))
+            add(chunk, _tally_chunk(variant, root, rounds, chunk))
     else:
-        _tally_in_processes(variant, entropy, rounds, chunks, workers, add)
+        _tally_in_processes(variant, root, rounds, chunks, workers, add)
     counts = {command: tuple(int(v) for v in row) for command, row in zip(variant.commands, totals)}
-    return SimulationResult(variant=variant, rounds=rounds, seed=int(entropy), counts=counts)
+    return SimulationResult(variant=variant, rounds=rounds, seed=int(root.entropy), counts=counts)
 
 
-def _tally_in_processes(variant, entropy, rounds, chunks, workers, add) -> None:
+def _tally_in_processes(variant, root, rounds, chunks, workers, add) -> None:
     # fork shares the lookup tables built in this process; elsewhere each worker builds its own.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
     try:
-        pending = {pool.submit(_tally_chunk, variant, entropy, rounds, chunk): chunk for chunk in chunks}
+        pending = {pool.submit(_tally_chunk, variant, root, rounds, chunk): chunk for chunk in chunks}
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
@@ -149,11 +148,11 @@ def _tally_in_processes(variant, entropy, rounds, chunks, workers, add) -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _tally_chunk(variant: Variant, entropy: int, rounds: int, chunk: tuple[int, int]) -> np.ndarray:
+def _tally_chunk(variant: Variant, root: np.random.SeedSequence, rounds: int, chunk: tuple[int, int]) -> np.ndarray:
     """Answer counts over blocks chunk[0]..chunk[1]-1: (commands, colors + 1) int64, grey last."""
     totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
     for block in range(*chunk):
-        rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(block,)))
+        rng = np.random.default_rng(child(root, block))
         size = min(BLOCK_ROUNDS, rounds - block * BLOCK_ROUNDS)
         totals += _tally_block(variant, rng, size)
     return totals

@@ -32,6 +32,7 @@ from diavolo_stats.errors import InputError
 
 # A scatter area more crowded than this would make re-throws run long.
 MAX_FILL = 0.25
+MAX_SCATTER_MM = 10_000.0
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,9 @@ class TableModel:
                 raise InputError(f"{name}: must be a finite number, got {value!r}")
         if self.die_mm <= 0:
             raise InputError(f"die_mm: must be above 0 mm, got {self.die_mm}")
-        if self.scatter_mm <= self.die_mm:
-            raise InputError(f"scatter_mm: must be larger than the die ({self.die_mm} mm), got {self.scatter_mm}")
+        if not self.die_mm < self.scatter_mm <= MAX_SCATTER_MM:
+            raise InputError(f"scatter_mm: must be larger than the die ({self.die_mm:g} mm) and at most "
+                             f"{MAX_SCATTER_MM:g} mm, got {self.scatter_mm:g}")
         if self.tolerance < 0:
             raise InputError(f"tolerance: must be 0 or more (a fraction of the shorter distance), got {self.tolerance}")
 
@@ -98,6 +100,7 @@ def throw_on_grid(model: TableModel, dice_count: int, rounds: int, rng: np.rando
     that deciding `closest` needs; the simulator skips the conversion.
     """
     # returns: (dice_count, 2, rounds) uint16, each below GRID_STEPS
+    model.check_fits(dice_count)  # a crowded table would re-land dice for ever
     # Two dice overlap when both center offsets are under one die edge: in grid steps, under die_steps.
     die_steps = min(int(np.ceil(model.die_mm / grid_step_mm(model))), GRID_STEPS)
     grid = _grid_points(rng, dice_count * rounds).reshape(dice_count, 2, rounds)

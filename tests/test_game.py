@@ -32,7 +32,8 @@ def fixed_player(name: str, accuracy: float) -> PlayerModel:
     return PlayerModel(name, {(c, t): skill for c in ALL_COMMANDS for t in (False, True)})
 
 
-# Closest with no tolerance: two distances on the throw grid are never exactly equal, so no roll ties.
+# Closest with no tolerance: a roll ties only when two colors' nearest dice are at exactly the same
+# distance on the throw grid, too rare to happen in these tests (they check grey_rounds == 0).
 NO_TIES = Variant(commands=(Command.CLOSEST,), table=TableModel(tolerance=0.0))
 
 
@@ -198,7 +199,7 @@ class TestManyGames:
 class TestDesign:
     def test_balance_of_equal_players_is_near_one_and_the_better_player_beats_fair_share(self):
         metrics = design_metrics(Variant(), 3, games=4000, seed=14)
-        assert 1 - Z_999 * 2 * metrics["standard_error"] <= metrics["balance"] <= 1
+        assert 1 - Z_999 * 2 * metrics["standard_error"] <= metrics["balance"]
         skill = metrics["skill"]
         assert skill["ci95"][0] > skill["fair_share"]
 

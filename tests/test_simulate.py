@@ -85,7 +85,6 @@ def test_closest_tie_frequency_matches_a_slow_reference_throw(model):
     pooled = (result.ties(Command.CLOSEST) + reference_ties) / (result.rounds + reference_rounds)
     standard_error = math.sqrt(pooled * (1 - pooled) * (1 / result.rounds + 1 / reference_rounds))
     assert abs(p_fast - p_slow) <= Z_LIMIT * standard_error, (p_fast, p_slow)
-    assert dataclasses.replace(variant).table == model
 
 
 def test_closest_ties_more_often_with_a_coarser_eye():

@@ -129,12 +129,6 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def require(condition: bool, message: str) -> None:
-    """Raise InputError(message) unless condition holds."""
-    if not condition:
-        raise InputError(message)
-
-
 @contextmanager
 def flags_named(flags: Mapping[str, str] | None = None):
     """Re-raise a library InputError naming the command-line flag instead of the field.

@@ -63,7 +63,7 @@ def render_report(report: dict) -> str:
     lines = [
         f"Diavolo games: {len(report['players'])} players, end rule {report['end']}, "
         f"{report['games']:,} games, seed {report['seed']}",
-        f"variant: {_variant_line(report['variant'])}",
+        f"variant: {report['variant']['description']}",
         "",
         render_table(rows, ("player", "win_probability", "ci95_low", "ci95_high")),
         "",
@@ -95,7 +95,3 @@ def render_report(report: dict) -> str:
         lines += ["", f"closest: {report['table_model']}"]
     return "\n".join(lines)
 
-
-def _variant_line(variant: dict) -> str:
-    return (f"{', '.join(variant['colors'])}; {variant['dice_per_color']}d{variant['sides']} per color; "
-            f"commands {', '.join(variant['commands'])}")

@@ -31,8 +31,9 @@ def run(args: argparse.Namespace) -> int:
         print(render_csv(rows, odds.columns() + ["note"]))
     else:
         lines = [f"Exact odds: {odds.variant.describe()}"]
-        if odds.rows():
-            lines.append(render_table(odds.rows(), odds.columns()))
+        rows = odds.rows()
+        if rows:
+            lines.append(render_table(rows, odds.columns()))
         if odds.closest_note is not None:
             lines.append(odds.closest_note)
         print("\n".join(lines))
