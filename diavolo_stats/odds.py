@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.rules import GREY_CODE, SMALLEST_WINS, answers
+from diavolo_stats.rules import SMALLEST_WINS, answers, count_answers
 from diavolo_stats.variant import GREY, Command, Variant
 
 BRUTE_FORCE_MAX_ROLLS = 2**25
@@ -232,9 +232,7 @@ def brute_force_odds(variant: Variant) -> ExactOdds:
     for prefix in np.ndindex(*(variant.sides,) * leading):
         flat[:leading] = np.array(prefix, dtype=np.uint8)[:, None] + 1
         for command in variant.value_commands:
-            codes = answers(variant, command, dice_view)
-            # Shift GREY_CODE (-1) to the last bin: bins 0..colors-1 are colors, bin colors is grey.
-            tallies[command] += np.bincount(np.where(codes == GREY_CODE, colors, codes), minlength=colors + 1)
+            tallies[command] += count_answers(answers(variant, command, dice_view), colors)
     tie_probability, answer_probability = {}, {}
     for command, tally in tallies.items():
         by_answer = {color: Fraction(int(n), total) for color, n in zip(variant.colors, tally[:colors])}

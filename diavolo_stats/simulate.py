@@ -13,8 +13,10 @@ Speed: the five value commands are read from precomputed tables rather than
 computed from dice. When all joint outcomes fit in JOINT_TABLE_LIMIT entries
 (the standard game: 6**9), one 32-bit draw per round indexes a table holding
 every command's answer, packed in 16 bits, and a histogram counts them.
-Otherwise each color's outcome is one draw that indexes per-command figure
-tables, and only the comparison across colors is computed per round.
+Otherwise, when one color's outcomes fit in COLOR_TABLE_LIMIT, each color's
+outcome is one draw that indexes per-command figure tables, and only the
+comparison across colors is computed per round. Beyond that (many dice or
+sides per color) the dice themselves are rolled and reduced.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.seeding import child, root_sequence
-from diavolo_stats.rules import GREY_CODE, answers, figures, winners
+from diavolo_stats.rules import answers, count_answers, figures, winners
 from diavolo_stats.table import throw_on_grid
 from diavolo_stats.variant import GREY, Command, Variant
 
@@ -171,22 +173,15 @@ def _tally_block(variant: Variant, rng: np.random.Generator, rounds: int) -> np.
     elif tables.color_figures:
         outcomes = rng.integers(0, tables.color_outcomes, size=(colors, rounds), dtype=np.uint16)
         for command, table in tables.color_figures.items():
-            per_command[command] = _count_codes(winners(command, np.take(table, outcomes)), colors)
+            per_command[command] = count_answers(winners(command, np.take(table, outcomes)), colors)
     elif variant.value_commands:
         dice = rng.integers(1, variant.sides + 1, size=(colors, variant.dice_per_color, rounds), dtype=np.uint8)
         for command in variant.value_commands:
-            per_command[command] = _count_codes(winners(command, figures(command, dice)), colors)
+            per_command[command] = count_answers(winners(command, figures(command, dice)), colors)
     if Command.CLOSEST in variant.commands:
         positions = throw_on_grid(variant.table, 1 + variant.dice_count, rounds, rng)
-        per_command[Command.CLOSEST] = _count_codes(answers(variant, Command.CLOSEST, positions=positions), colors)
+        per_command[Command.CLOSEST] = count_answers(answers(variant, Command.CLOSEST, positions=positions), colors)
     return np.array([per_command[c] for c in variant.commands], dtype=np.int64)
-
-
-def _count_codes(codes: np.ndarray, colors: int) -> np.ndarray:
-    """Answer codes to counts: (colors + 1,) int64, colors in order then grey."""
-    # codes: (rounds,) int8, GREY_CODE or a color index
-    # One compare-and-count pass per answer beats a histogram on so few bins.
-    return np.array([np.count_nonzero(codes == code) for code in (*range(colors), GREY_CODE)], dtype=np.int64)
 
 
 def _unpack(histogram: np.ndarray, commands: tuple[Command, ...], bits: int,

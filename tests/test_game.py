@@ -95,10 +95,19 @@ class TestEndRules:
         assert (records.outcome == Outcome.ALL_OUT).all()
         assert summarize(records)["no_winner"] == 1.0
 
+    def test_first_out_no_winner_when_everyone_goes_out_at_once(self):
+        wrong = fixed_player("wrong", 0.0)
+        records = play_games(Variant(), [wrong] * 3, 200, seed=1, end=EndRule.FIRST_OUT)
+        assert (records.rounds == 5).all()
+        assert (records.outcome == Outcome.ALL_OUT).all()
+        assert (records.win_share == 0).all()
+        assert summarize(records)["no_winner"] == 1.0
+
     def test_first_out_shares_the_win_on_equal_gems(self):
         # No ties: the two always-right players keep every devil they reach for; the third goes out in round 5.
         right, wrong = fixed_player("right", 1.0), fixed_player("wrong", 0.0)
         records = play_games(NO_TIES, [right, right, wrong], 100, seed=2, end=EndRule.FIRST_OUT)
+        assert (records.grey_rounds == 0).all()
         assert (records.rounds == 5).all()
         assert (records.outcome == Outcome.SHARED).all()
         assert (records.win_share == [0.5, 0.5, 0.0]).all()

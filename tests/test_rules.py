@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.rules import GREY_CODE, answers, resolve, roll, winners
-from diavolo_stats.table import positions_to_mapping, throw
+from diavolo_stats.table import positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.variant import ALL_COMMANDS, GREY, VALUE_COMMANDS, Command, Variant
 from diavolo_stats.table import TableModel
 
@@ -87,6 +87,32 @@ def test_closest_ties_within_the_perception_tolerance_and_not_beyond():
     assert resolve(STANDARD, Command.CLOSEST, RULEBOOK_EXAMPLE, positions).answer == GREY
     strict = Variant(table=TableModel(tolerance=0.05))
     assert resolve(strict, Command.CLOSEST, RULEBOOK_EXAMPLE, positions).answer == "red"
+
+
+def test_the_reason_names_exactly_the_colors_the_rules_tied():
+    # Near the tolerance edge the 0.1 mm figures shown could suggest otherwise; the reason
+    # must follow the decision, and the decision must be the vectorized resolver's.
+    rng = np.random.default_rng(21)
+    variant = Variant()
+    for _ in range(3000):
+        rolled = roll(variant, rng)
+        resolution = resolve(variant, Command.CLOSEST, rolled.dice, rolled.positions)
+        landed = positions_from_mapping(variant.colors, 3, rolled.positions)[:, :, None]
+        code = answers(variant, Command.CLOSEST, positions=landed)[0]
+        assert resolution.answer == (GREY if code == GREY_CODE else variant.colors[code])
+        head = resolution.reason.split(" < ")[0]
+        if resolution.answer == GREY:
+            named = [c for c in variant.colors if f"{c} " in head]
+            assert head.startswith("grey: ") and len(named) >= 2 and "within 10%" in head
+        else:
+            assert head == f"{resolution.answer}: {resolution.figures[resolution.answer]} mm"
+
+
+def test_a_table_too_small_for_the_dice_is_refused_not_thrown_for_ever():
+    # Without closest the variant may carry any table, but rolling still lands every die.
+    variant = Variant(commands=(Command.HIGHEST_TOTAL,), table=TableModel(scatter_mm=17))
+    with pytest.raises(InputError, match="do not fit"):
+        roll(variant, np.random.default_rng(0))
 
 
 def test_closest_needs_positions():

@@ -41,10 +41,8 @@ def run(args) -> int:
         close()
     document = simulation_report(result)
     rows = report_rows(document)
-    share_columns = [key for key in rows[0] if key.startswith("share_")]
-    csv_columns = list(TABLE_COLUMNS[:1]) + ["rounds", "ties", "tie_probability", "ci95_low", "ci95_high",
-                                             "exact_tie_probability", "z_score"] + share_columns + [
-                      "variant", "table_model", "seed"]
+    csv_columns = list(rows[0])  # report_rows gives them in the documented order
+    share_columns = [key for key in csv_columns if key.startswith("share_")]
     if args.out is not None:
         write_atomically(args.out, render_csv(rows, csv_columns) + "\n")
     if args.format == "json":
