@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from diavolo_stats.analysis import COMMAND_ORDER
@@ -39,19 +40,31 @@ PARAMETERS = ("dice_per_color", "sides", "colors")
 def load_simulation(path: str | Path) -> pd.DataFrame:
     """Saved simulation results (one row per command) from a CSV written by `diavolo simulate --out`.
 
-    InputError naming the file when it is missing or lacks SIMULATION_COLUMNS.
+    InputError naming the file when it is missing or lacks SIMULATION_COLUMNS, and
+    the line and column of a value in rounds, ties, tie_probability, ci95_low or
+    ci95_high that is not a finite number.
     """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"simulation results {str(path)!r}: no such file (write one with diavolo simulate --out)")
     try:
-        saved = pd.read_csv(path)
+        # Blank lines are read as empty rows and dropped, so a row's index + 2 is its line (the header is line 1).
+        saved = pd.read_csv(path, skip_blank_lines=False).dropna(how="all")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise InputError(f"simulation results {str(path)!r}: not a CSV file ({error})".splitlines()[0]) from None
     missing = [c for c in SIMULATION_COLUMNS if c not in saved.columns]
     if missing:
         raise InputError(f"simulation results {str(path)!r}: missing columns {', '.join(missing)} "
                          f"(write it with diavolo simulate --out)")
+    for column in SIMULATION_COLUMNS[1:]:  # every column but command is a number
+        values = pd.to_numeric(saved[column], errors="coerce")
+        bad = ~np.isfinite(values)
+        if bad.any():
+            index = bad.idxmax()
+            value = saved.at[index, column]  # NaN for an empty cell or an NA marker such as "n/a"
+            raise InputError(f"simulation results {str(path)!r} line {index + 2}: {column} must be a finite number, "
+                             f"got {'nothing' if pd.isna(value) else repr(str(value))}")
+        saved[column] = values
     saved.attrs["source"] = str(path)
     return saved
 
@@ -119,9 +132,7 @@ def convergence(variant: Variant, rounds: Sequence[int], seed: int) -> pd.DataFr
     """Simulated tie probability (95 % interval) per command as the number of rounds grows.
 
     One row per rounds value and command: `rounds`, then the TABLE_COLUMNS
-    figures. Every run uses the same seed, so a longer run extends a shorter
-    one (the simulator seeds fixed blocks of rounds): the estimate visibly
-    settles rather than jumping between unrelated samples.
+    figures. Every run uses the same seed, so the whole table can be repeated.
     """
     tables = [tie_frequency_table(variant, simulation_frame(simulate(variant, int(count), seed=seed)))
               for count in sorted(set(rounds))]

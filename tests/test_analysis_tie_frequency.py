@@ -13,7 +13,7 @@ from scipy import stats
 from conftest import REPO
 from diavolo_stats.errors import InputError
 from diavolo_stats.odds import exact_odds
-from diavolo_stats.simulate import simulate
+from diavolo_stats.simulate import simulate, wilson_interval
 from diavolo_stats.tie_frequency import (SIMULATION_COLUMNS, TABLE_COLUMNS, closest_by_tolerance, convergence,
                                          load_simulation, odds_by_parameter, simulation_frame,
                                          tie_frequency_table)
@@ -80,6 +80,26 @@ def test_missing_or_foreign_simulation_file_is_named(tmp_path):
         load_simulation(foreign)
 
 
+@pytest.mark.parametrize("column", ["rounds", "ties", "tie_probability", "ci95_low", "ci95_high"])
+@pytest.mark.parametrize("value, shown", [("about 0.1", "'about 0.1'"), ("inf", "'inf'"), ("", "nothing")])
+def test_a_bad_number_is_named_by_file_line_and_column(tmp_path, column, value, shown):
+    saved = pd.read_csv(SHIPPED, dtype=str, keep_default_na=False)
+    saved.loc[2, column] = value  # the third row: line 4, after the header
+    path = tmp_path / "edited.csv"
+    saved.to_csv(path, index=False)
+    with pytest.raises(InputError, match=rf"edited\.csv' line 4: {column} must be a finite number, got {shown}$"):
+        load_simulation(path)
+
+
+def test_blank_lines_do_not_shift_the_line_named(tmp_path):
+    lines = SHIPPED.read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2].replace(",0.", ",zero.", 1)  # tie_probability of the second row
+    path = tmp_path / "blank.csv"
+    path.write_text("\n".join([lines[0], "", *lines[1:], ""]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="line 4: tie_probability must be a finite number, got 'zero."):
+        load_simulation(path)
+
+
 def test_convergence_intervals_narrow_and_hold_the_exact_value():
     growth = convergence(Variant(commands=(Command.MOST_ODD,)), [1_000, 10_000, 100_000], seed=3)
     widths = (growth["ci95_high"] - growth["ci95_low"]).tolist()
@@ -87,6 +107,12 @@ def test_convergence_intervals_narrow_and_hold_the_exact_value():
     assert widths[0] > widths[1] > widths[2]
     # Width shrinks like 1/sqrt(rounds): ten times the rounds, about 1/3.16 of the width.
     assert widths[1] / widths[2] == pytest.approx(math.sqrt(10), rel=0.1)
+    # Each run's 95 % interval misses by chance one time in twenty, so the exact value is held to
+    # the simulation's 99.9 % interval (z = 3.29) instead.
+    for row in growth.itertuples():
+        ties = round(row.simulated_tie_probability * row.rounds)
+        low, high = wilson_interval(ties, row.rounds, z=3.29)
+        assert low <= row.exact_tie_probability <= high, row
 
 
 def test_odds_by_parameter_are_the_exact_odds_of_each_variant():

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import add_format_argument, positive_int, render_csv, render_json, render_table
+from diavolo_stats.cli.common import (add_format_argument, flags_named, positive_int, render_csv, render_json,
+                                      render_table)
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice import advise_bid, die_odds, score_sheet
+from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
 from diavolo_stats.minodice.odds import METHODS
 from diavolo_stats.minodice.rules import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS, Rules
 
-# Library fields, as the flags that set them.
-FLAGS = {"players": "--players", "round_number": "--round", "hand": "--hand", "seat": "--seat",
-         "simulations": "--simulations", "against": "--against", "method": "--method"}
+# The one library field whose flag is not `--` plus its name with dashes.
+FLAGS = {"round_number": "--round"}
 
 
 def register(subparsers) -> None:
@@ -91,12 +91,6 @@ def _against(text: str) -> tuple[int, ...]:
         raise InputError(f"--against: must be whole numbers separated by commas, got {text!r}") from None
 
 
-def _as_flags(error: InputError) -> InputError:
-    """The library names its fields; on the command line, name the flag instead."""
-    field, _, rest = str(error).partition(": ")
-    return InputError(f"{FLAGS[field]}: {rest}") if field in FLAGS else error
-
-
 def _print(result, output_format: str) -> int:
     """Print a library result (`columns`, `table_rows()`, `to_json()`, `notes()`) in the chosen format."""
     rows = result.table_rows()
@@ -116,19 +110,18 @@ def _score(args: argparse.Namespace) -> int:
     return _print(score_sheet(args.sheet), args.format)
 
 
+# The dice file is loaded outside `flags_named`: its errors name the file ("dice file X: ..."), not a field.
 def _odds(args: argparse.Namespace) -> int:
-    try:
-        table = die_odds(bag=args.dice, against=_against(args.against), rules=_rules(args),
+    bag, against = load_dice(args.dice), _against(args.against)
+    with flags_named(FLAGS):
+        table = die_odds(bag=bag, against=against, rules=_rules(args),
                          method=args.method, simulations=args.simulations, seed=args.seed)
-    except InputError as error:
-        raise _as_flags(error) from None
     return _print(table, args.format)
 
 
 def _bid(args: argparse.Namespace) -> int:
-    try:
-        advice = advise_bid(args.hand, args.round_number, args.players, bag=args.dice,
+    bag = load_dice(args.dice)
+    with flags_named(FLAGS):
+        advice = advise_bid(args.hand, args.round_number, args.players, bag=bag,
                             rules=_rules(args), seat=args.seat, simulations=args.simulations, seed=args.seed)
-    except InputError as error:
-        raise _as_flags(error) from None
     return _print(advice, args.format)

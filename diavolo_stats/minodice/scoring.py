@@ -7,6 +7,11 @@ Per player per round (RULES.md section 2):
 - only when the bid was met: +30 per griffin your minotaur beat, +50 per
   minotaur your mermaid beat.
 
+A trick's winning die beats the other players' dice in that trick, and it is
+a minotaur (bonus griffins) or a mermaid (bonus minotaurs), never both. So a
+player's griffins_beaten + minotaurs_beaten in a round is at most their tricks
+won x (players - 1); `score_game` refuses a row above that.
+
 A score sheet is a CSV file with one row per player per round and the
 columns `SHEET_COLUMNS`. `score_sheet` checks it and adds per-round and
 running totals and the winner.
@@ -99,10 +104,21 @@ def _sheet_row(path: str | Path, line: int, raw: dict[str | None, str | None]) -
             continue
         text = raw[column].strip()
         minimum = 1 if column == "round" else 0
-        if not text.isdigit() or int(text) < minimum:
+        number = _whole_number(text)
+        if number is None or number < minimum:
             raise InputError(f"{path} line {line}: {column} must be a whole number of {minimum} or more, got {text!r}")
-        numbers[column] = int(text)
+        numbers[column] = number
     return SheetRow(line=line, player=player, **numbers)
+
+
+def _whole_number(text: str) -> int | None:
+    """The number `text` writes in ASCII digits, else None (str.isdigit() also passes '²', which int() refuses)."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts (4300); far beyond any count on a sheet
+        return None
 
 
 @dataclass(frozen=True)
@@ -163,9 +179,10 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
 
     InputError, naming the line (or the round and player of a missing row), for:
     a player count outside 3 to 6, a round the game does not have, a bid or a
-    trick count above the round's number of tricks, a bonus without a trick
-    won, a second row for a player in a round, a player missing a round, and
-    tricks in a round that do not add up to the round's number of tricks.
+    trick count above the round's number of tricks, more dice beaten
+    (griffins_beaten + minotaurs_beaten) than tricks won x (players - 1), a
+    second row for a player in a round, a player missing a round, and tricks
+    in a round that do not add up to the round's number of tricks.
     """
     players = tuple(dict.fromkeys(row.player for row in rows))
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
@@ -182,10 +199,11 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
             if getattr(row, column) > row.round:
                 raise InputError(f"{where}: {column} {getattr(row, column)} is above the {row.round} tricks "
                                  f"of round {row.round}")
-        for column in ("griffins_beaten", "minotaurs_beaten"):
-            if getattr(row, column) and not row.tricks:
-                raise InputError(f"{where}: {column} {getattr(row, column)} with no trick won; "
-                                 "only a trick's winner beats dice")
+        beaten, most = row.griffins_beaten + row.minotaurs_beaten, row.tricks * (len(players) - 1)
+        if beaten > most:
+            raise InputError(f"{where}: griffins_beaten + minotaurs_beaten = {beaten}, above tricks {row.tricks} "
+                             f"x {len(players) - 1} other players = {most}; only a trick's winner beats dice, "
+                             "at most one of each other player's")
         earlier = by_round.setdefault(row.round, {}).get(row.player)
         if earlier is not None:
             raise InputError(f"{where}: a second row for {row.player} in round {row.round} "

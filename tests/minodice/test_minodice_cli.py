@@ -123,7 +123,9 @@ def test_the_score_table_shows_running_totals_and_the_winner(tmp_path, capsys):
     (["bid", "--hand", "black,red", "--round", "2", "--players", "4", "--seat", "5"], "--seat: must be 1 to 4"),
     (["bid", "--dice", "{small}", "--hand", "white,white", "--round", "2", "--players", "4"],
      "--players: 4 players x 2 dice = 8 dice, more than the 6 in the bag"),
-    (["bid", "--dice", "{missing}", "--hand", "black", "--round", "1", "--players", "3"], "cannot read it"),
+    # a dice file's errors name the file, not a flag
+    (["bid", "--dice", "{missing}", "--hand", "black", "--round", "1", "--players", "3"], "error: dice file "),
+    (["odds", "--dice", "{missing}"], "error: dice file "),
     (["score", "{bad_sheet}"], "line 6: bid 3 is above the 2 tricks of round 2"),
     (["score", "{missing}"], "cannot read it"),
 ])
@@ -133,6 +135,21 @@ def test_other_bad_values_name_their_flag_or_line(tmp_path, capsys, args, messag
     paths["bad_sheet"].write_text(BAD_SHEET, encoding="utf-8")
     status, out, err = run(capsys, [arg.format(**paths) for arg in args])
     assert status == 2 and out == "" and message in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("1,Cid,1,0,0,0", "1,Cid,²,0,0,0", "line 4: bid must be a whole number of 0 or more, got '²'"),
+    ("2,Bea,2,2,1,0", "2,Bea,2,2,99999999999999999999,0",
+     "line 6: griffins_beaten + minotaurs_beaten = 99999999999999999999, above tricks 2 x 2 other players = 4"),
+    ("1,Ann,1,1,0,0", "1,Ann,1,1,50,0", "line 2: griffins_beaten + minotaurs_beaten = 50, above tricks 1 x 2"),
+])
+def test_a_sheet_with_impossible_values_is_one_line_from_the_real_command(tmp_path, old, new, message):
+    path = tmp_path / "sheet.csv"
+    path.write_text(SHEET.replace(old, new), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "diavolo_stats", "minodice", "score", str(path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("args", [["bid", "--round", "0", "--hand", "black", "--players", "3"], ["bid"], []])

@@ -90,13 +90,23 @@ def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_reads(tmp_path):
     assert score_sheet(path).totals == {"Ann": 10, "Bea": 80, "Cid": 10}
 
 
+def test_a_trick_winner_can_beat_every_other_players_die(tmp_path):
+    # Bea won 2 tricks of 3 players: at most 2 x 2 dice beaten, griffins and minotaurs together.
+    game = score_sheet(sheet(tmp_path, TWO_ROUNDS.replace("2,Bea,2,2,1,0", "2,Bea,2,2,3,1")))
+    assert game.totals["Bea"] == 10 + 2 * 20 + 3 * 30 + 1 * 50
+
+
 @pytest.mark.parametrize("change, message", [
     (("2,Bea,2,2,1,0", "2,Bea,3,2,1,0"), "line 6: bid 3 is above the 2 tricks of round 2"),
     (("2,Cid,0,0,0,0", "2,Cid,0,1,0,0"), "round 2 (lines 5, 6, 7): tricks add up to 3, but round 2 has 2 tricks"),
     (("2,Cid,0,0,0,0\n", ""), "no row for Cid in round 2"),
     (("2,Cid,0,0,0,0", "2,Ann,0,0,0,0"), "line 7: a second row for Ann in round 2 (the first is line 5)"),
     (("2,Cid,0,0,0,0", "9,Cid,0,0,0,0"), "line 7: round 9, but a 3-player game has 8 rounds"),
-    (("1,Cid,1,0,0,0", "1,Cid,1,0,1,0"), "line 4: griffins_beaten 1 with no trick won"),
+    (("1,Cid,1,0,0,0", "1,Cid,1,0,1,0"), "line 4: griffins_beaten + minotaurs_beaten = 1, above tricks 0 x 2 "
+                                          "other players = 0; only a trick's winner beats dice"),
+    (("2,Bea,2,2,1,0", "2,Bea,2,2,3,2"), "line 6: griffins_beaten + minotaurs_beaten = 5, above tricks 2 x 2"),
+    (("1,Cid,1,0,0,0", "1,Cid,²,0,0,0"), "line 4: bid must be a whole number of 0 or more, got '²'"),
+    (("1,Cid,1,0,0,0", "1,Cid,1,٣,0,0"), "line 4: tricks must be a whole number of 0 or more, got '٣'"),
     (("1,Cid,1,0,0,0", "1,Cid,one,0,0,0"), "line 4: bid must be a whole number of 0 or more, got 'one'"),
     (("1,Cid,1,0,0,0", "0,Cid,1,0,0,0"), "line 4: round must be a whole number of 1 or more"),
     (("1,Cid,1,0,0,0", "1,Cid,1,0,0"), "line 4: expected 6 values"),
