@@ -115,22 +115,41 @@ def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command")) -
     return summary
 
 
-def _figures(group: pd.DataFrame) -> dict:
-    trials = len(group)
-    correct = int(group["correct"].sum())
-    low, high = wilson_interval(correct, trials)  # 95 %
-    latencies = group.loc[answered_correctly(group), "latency_ms"].to_numpy(dtype=np.float64)
-    fit = fit_ex_gaussian(latencies)
-    has_latency = latencies.size > 0
+def performance(drills: pd.DataFrame) -> dict:
+    """The headline figures of some trials: the one definition `summarize` and the drill's own summary share.
+
+    trials, correct, timeouts and too_early: counts of rows; accuracy:
+    correct rows over all rows, a probability (NaN with no rows);
+    median_latency_ms: over the correct answers, in ms (NaN with none).
+    """
+    trials = len(drills)
+    correct = int(drills["correct"].sum())
+    latencies = _correct_latencies_ms(drills)
     return {
         "trials": trials,
         "correct": correct,
-        "accuracy": correct / trials,
+        "accuracy": correct / trials if trials else math.nan,
+        "timeouts": int(drills["timed_out"].sum()),
+        "too_early": int(drills["too_early"].sum()),
+        "median_latency_ms": float(np.median(latencies)) if latencies.size else math.nan,
+    }
+
+
+def _correct_latencies_ms(drills: pd.DataFrame) -> np.ndarray:
+    # returns: (correct answers,) float64 ms
+    return drills.loc[answered_correctly(drills), "latency_ms"].to_numpy(dtype=np.float64)
+
+
+def _figures(group: pd.DataFrame) -> dict:
+    figures = performance(group)
+    low, high = wilson_interval(figures["correct"], figures["trials"])  # 95 %
+    latencies = _correct_latencies_ms(group)
+    fit = fit_ex_gaussian(latencies)
+    has_latency = latencies.size > 0
+    return {
+        **figures,
         "accuracy_ci_low": low,
         "accuracy_ci_high": high,
-        "timeouts": int(group["timed_out"].sum()),
-        "too_early": int(group["too_early"].sum()),
-        "median_latency_ms": float(np.median(latencies)) if has_latency else math.nan,
         "mean_latency_ms": float(latencies.mean()) if has_latency else math.nan,
         "latency_iqr_ms": float(np.subtract(*np.percentile(latencies, [75, 25]))) if has_latency else math.nan,
         "exgauss_mu_ms": fit.mu_ms if fit else math.nan,

@@ -13,8 +13,9 @@ Choices the issue left open:
 - A key pressed during the foreperiod is logged as its own row with
   `too_early = true`, `answer = none`, `correct = false`, no latency, and the
   roll that was about to be shown; "too early" is shown, and the trial is run
-  again with a new roll. Too-early rows do not count towards `--trials`, nor
-  in a summary's trials and accuracy: the summary counts them apart.
+  again with a new roll. Too-early rows do not count towards `--trials`; the
+  summary counts them as `analysis` does (a logged trial, and a wrong one)
+  and also apart, in its footer.
 - A key that is not an answer key during the stimulus is ignored.
 - No answer within the timeout: a row with `answer = none`,
   `timed_out = true`, `correct = false`, no latency; it counts as a trial
@@ -34,6 +35,7 @@ is timestamped by this module right after `Terminal.inkey` returns it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import signal
@@ -49,13 +51,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from diavolo_stats import analysis
 from diavolo_stats.adaptive import adaptive_roll
-from diavolo_stats.drill_log import (MAX_SEED, NO_ANSWER, DrillLog, check_player, default_log_path,
-                                     load_logs)
+from diavolo_stats.drill_log import (MAX_SEED, NO_ANSWER, DrillLog, check_player, default_log_path, load_logs,
+                                     logged_positions)
 from diavolo_stats.errors import InputError
 from diavolo_stats.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.table import TableModel, positions_from_mapping
-from diavolo_stats.variant import GREY, PRESETS, Command, Variant
+from diavolo_stats.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
 
 FOREPERIOD_MS = (600, 1500)
 TIMEOUT_S = 10.0
@@ -194,13 +197,11 @@ def _answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
 
 
 def variant_label(variant: Variant) -> str:
-    """The `variant` column: the preset the game matches (colors, dice per color, sides), else `custom`."""
-    for name, changes in PRESETS.items():
-        preset = Variant(**changes)
-        if (variant.colors, variant.dice_per_color, variant.sides) == (
-                preset.colors, preset.dice_per_color, preset.sides):
-            return name
-    return "custom"
+    """The `variant` column: the preset the game is in every way (colors, dice, sides, commands, table),
+    else `custom`. The log records neither sides nor commands: only a preset's name says which game it was."""
+    # The command die's faces are equally likely: their order on the command line is no other game.
+    in_die_order = dataclasses.replace(variant, commands=tuple(c for c in ALL_COMMANDS if c in variant.commands))
+    return next((name for name in PRESETS if in_die_order == Variant.preset(name)), "custom")
 
 
 # ----------------------------------------------------------------- the screen
@@ -463,12 +464,8 @@ class _Session:
         settings = self.settings
         variant = settings.variant
         rolled = self._next_roll()
-        table = variant.table
-        # The tolerance (and table) travel with the positions, so a row alone gives its expected answer.
-        positions = {**rolled.positions, "tolerance": table.tolerance, "scatter_mm": table.scatter_mm,
-                     "die_mm": table.die_mm}
-        rolled = Roll(rolled.command, rolled.dice, positions)
-        resolution = resolve(variant, rolled.command, rolled.dice, positions)
+        rolled = Roll(rolled.command, rolled.dice, logged_positions(rolled.positions, variant.table))
+        resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
         foreperiod_ms = int(self.rng.integers(settings.foreperiod_ms[0], settings.foreperiod_ms[1] + 1))
         number = self.rows_logged + 1
         progress = self._progress()
@@ -547,12 +544,14 @@ def _history_row(row: dict, resolution: Resolution) -> pd.DataFrame:
 class DrillSummary:
     """A session's results: one row per command drilled, then `all`; columns SUMMARY_COLUMNS.
 
-    trials: rolls shown (too-early keys are counted apart, in `too_early`);
-    correct: right answers; accuracy_pct: right answers per trial, in %;
-    median_ms: median latency of the right answers; change_pp: accuracy
-    minus the accuracy in the player's earlier sessions in this log, in
-    percentage points; change_ms: median latency minus the earlier one, in ms
-    (negative: faster); timed_out: trials with no answer in time;
+    The figures are `analysis.performance`'s, as in `diavolo report`:
+    trials: logged trials, too-early keys included; correct: right answers;
+    accuracy_pct: right answers over all trials, in % (a timeout or a
+    too-early key counts as wrong); median_ms: median latency of the right
+    answers; change_pp: accuracy minus the accuracy in the player's earlier
+    sessions in this log, in percentage points; change_ms: median latency
+    minus the earlier one, in ms (negative: faster); too_early: keys pressed
+    during the foreperiod; timed_out: trials with no answer in time;
     earlier_trials: the trials those changes compare with. None where there
     is nothing to compute. Whole numbers, rounded.
     """
@@ -594,24 +593,14 @@ def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path()) 
 
 
 def _summary_row(command: str, now: pd.DataFrame, before: pd.DataFrame) -> dict:
-    now_accuracy, now_median, now_trials = _performance(now)
-    before_accuracy, before_median, before_trials = _performance(before)
+    current, earlier = analysis.performance(now), analysis.performance(before)
     return {
-        "command": command, "trials": now_trials, "correct": int(now.loc[~now["too_early"], "correct"].sum()),
-        "accuracy_pct": _rounded(now_accuracy * 100), "median_ms": _rounded(now_median),
-        "change_pp": _rounded((now_accuracy - before_accuracy) * 100),
-        "change_ms": _rounded(now_median - before_median),
-        "too_early": int(now["too_early"].sum()), "timed_out": int(now["timed_out"].sum()),
-        "earlier_trials": before_trials,
+        "command": command, "trials": current["trials"], "correct": current["correct"],
+        "accuracy_pct": _rounded(current["accuracy"] * 100), "median_ms": _rounded(current["median_latency_ms"]),
+        "change_pp": _rounded((current["accuracy"] - earlier["accuracy"]) * 100),
+        "change_ms": _rounded(current["median_latency_ms"] - earlier["median_latency_ms"]),
+        "too_early": current["too_early"], "timed_out": current["timeouts"], "earlier_trials": earlier["trials"],
     }
-
-
-def _performance(rows: pd.DataFrame) -> tuple[float, float, int]:
-    """(accuracy, median correct latency in ms, trials) of rows, too-early rows left out; NaN when undefined."""
-    answered = rows.loc[~rows["too_early"]]
-    accuracy = float(answered["correct"].mean()) if len(answered) else math.nan
-    median = float(answered.loc[answered["correct"], "latency_ms"].median()) if answered["correct"].any() else math.nan
-    return accuracy, median, len(answered)
 
 
 def _rounded(value: float) -> int | None:

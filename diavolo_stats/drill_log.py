@@ -9,9 +9,13 @@ file is created, then one line per trial. Each row is written with a single
 `write` under a cross-process file lock (`<log>.lock`, next to the log), then
 flushed and `os.fsync`ed before `DrillLog.append` returns, so two sessions
 appending at once never interleave and an answer is on disk before the next
-trial is shown. A row is complete when its line end is on disk: a last line
-without one (a crash mid-write) is skipped by the reader with a warning, and
-cut off by the writer before it appends the next row.
+trial is shown. A last line without its line end is kept when it is whole
+(the header, or a row that passes every check: an editor may drop the final
+line end); the writer then adds the line end before the next row. Otherwise
+it is what a crash mid-write left: the reader skips it with a warning, and
+the writer moves it to `<log>.partial` and cuts it off before it appends the
+next row. A file that cannot be read or written raises `InputError` naming
+it and what failed, never a bare OSError.
 
 Columns (COLUMNS, in this order) and how each cell is written:
 
@@ -21,14 +25,17 @@ Columns (COLUMNS, in this order) and how each cell is written:
   is written with one `'` in front so that a spreadsheet shows it as text
   instead of running it as a formula (`load_logs` removes that quote).
 - trial: 1, 2, ... within the session (too-early rows have their own number).
-- timestamp: ISO 8601 in UTC with microseconds, when the stimulus appeared.
-- variant: text naming the game (`standard`, `kids` or `custom`).
+- timestamp: ISO 8601 in UTC with microseconds, when the stimulus appeared;
+  in a too-early row, when the key was read (no stimulus was shown).
+- variant: text naming the game: `standard` or `kids` when it is exactly that
+  preset (colors, dice, sides, commands and table), else `custom`.
 - dice_per_color: whole number.
 - command_first: `true` or `false`.
 - command: a command name (`highest-total`, ...).
 - dice: JSON, the values per color, `{"black": [2, 3, 6], ...}`.
-- positions: JSON, die centers in mm on the table, `{"command": [x, y],
-  "black": [[x, y], ...], ..., "tolerance": 0.1, ...}`.
+- positions: JSON, die centers in mm on the table, then the table model's
+  fields (`logged_positions`): `{"command": [x, y], "black": [[x, y], ...],
+  ..., "scatter_mm": 300.0, "die_mm": 16.0, "tolerance": 0.1}`.
 - expected: a color or `grey`. answer: a color, `grey` or `none`.
 - correct, too_early, timed_out: `true` or `false`.
 - latency_ms: milliseconds from stimulus on screen to key read, 3 decimals;
@@ -42,6 +49,7 @@ Columns (COLUMNS, in this order) and how each cell is written:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -59,6 +67,7 @@ from filelock import FileLock, Timeout
 
 from diavolo_stats import __version__
 from diavolo_stats.errors import InputError
+from diavolo_stats.table import TableModel
 from diavolo_stats.variant import GREY, Command
 
 SCHEMA_VERSION: int = 1
@@ -93,7 +102,8 @@ _STRING = pd.StringDtype()
 
 
 class TruncatedLogWarning(UserWarning):
-    """A drill log ends in an incomplete row (the writer stopped mid-row); that row was skipped."""
+    """A drill log ends in an incomplete row (the writer stopped mid-row): skipped by the reader, moved to
+    `<log>.partial` by the writer."""
 
 
 def default_log_path() -> Path:
@@ -113,6 +123,12 @@ def check_player(name: object) -> str:
     return name
 
 
+def logged_positions(positions: Mapping, table: TableModel) -> dict:
+    """The `positions` cell of a roll: its die centers (mm) and every field of the table it was thrown on,
+    so that a row alone gives its expected answer."""
+    return {**positions, **dataclasses.asdict(table)}
+
+
 def guard_formula(text: str) -> str:
     """`text` as stored in the CSV: one `'` in front when a spreadsheet would read it as a formula."""
     return _GUARD + text if text.startswith(_FORMULA_START) else text
@@ -127,27 +143,31 @@ class DrillLog:
     """An append-only drill log at `path`.
 
     Creating it creates the file (and its folder) with the header, or checks
-    that an existing file's header is this schema: InputError naming the file
-    otherwise, and the file is left untouched.
+    that an existing file's header is this schema and that the file can be
+    appended to: InputError naming the file otherwise, and the file is left
+    untouched.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
-        if self.path.is_dir():
+        with _os_errors(f"log: cannot read {self.path}"):
+            is_folder = self.path.is_dir()
+        if is_folder:
             raise InputError(f"log: {self.path} is a folder, not a file")
-        try:
+        with _os_errors(f"log: cannot create the folder for {self.path}"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise InputError(f"log: cannot create the folder for {self.path} ({error.strerror})") from None
         if self._has_content():
             self._check_header()  # read only: a foreign file gets no lock file beside it
+            # Refused now, not at the first answer: opening for append changes nothing.
+            with _os_errors(f"log: cannot append to {self.path}"):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND))
             return
         with self._locked():
             if self._has_content():  # another session created it meanwhile
                 self._check_header()
             else:
-                self._write_header()
+                self._write(HEADER_LINE + "\n")
 
     def append(self, row: Mapping) -> None:
         """Write one trial: `row` maps every name in COLUMNS to its value (see the module doc).
@@ -158,9 +178,9 @@ class DrillLog:
         line = _csv_line(format_row(row))
         with self._locked():
             if self._has_content():
-                self._cut_incomplete_row()
+                self._end_last_line()
             else:  # deleted or emptied since the session started
-                self._write_header()
+                self._write(HEADER_LINE + "\n")
             self._write(line)
 
     @contextmanager
@@ -179,62 +199,86 @@ class DrillLog:
             lock.release()
 
     def _has_content(self) -> bool:
-        try:
-            return self.path.stat().st_size > 0
-        except FileNotFoundError:
-            return False
+        with _os_errors(f"log: cannot read {self.path}"):
+            try:
+                return self.path.stat().st_size > 0
+            except FileNotFoundError:
+                return False
 
     def _check_header(self) -> None:
-        with open(self.path, "rb") as file:
+        with _os_errors(f"log: cannot read {self.path}"), open(self.path, "rb") as file:
             first = file.readline(len(HEADER_LINE) + 3)
         if first.rstrip(b"\r\n").decode("utf-8", errors="replace") != HEADER_LINE:
             raise InputError(f"log: {self.path} is not a drill log of schema {SCHEMA_VERSION} (its first line "
                              f"is not the header {COLUMNS[0]},{COLUMNS[1]},...); it was left untouched: "
                              "choose another file with --log")
 
-    def _write_header(self) -> None:
-        created = not self.path.exists()
-        self._write(HEADER_LINE + "\n")
-        if created:
-            # The new directory entry must survive a crash too, not only the data.
-            folder = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
+    def _end_last_line(self) -> None:
+        """Make the next row start on a line of its own.
 
-    def _cut_incomplete_row(self) -> None:
-        """Drop a last line left without its line end by a crash, so the next row starts on its own line."""
-        with open(self.path, "rb+") as file:
+        A last line without its line end is kept when it is whole (an editor
+        dropped the line end), and gets its line end. Otherwise a crash cut it
+        mid-write: it is appended to `<log>.partial`, so nothing a person
+        produced is lost, and cut off the log.
+        """
+        with _os_errors(f"log: cannot read {self.path}"), open(self.path, "rb") as file:
             size = file.seek(0, os.SEEK_END)
             file.seek(size - 1)
             if file.read(1) == b"\n":
                 return
             # Rows are short: the last line end is in the last few kilobytes.
-            start = max(0, size - 65536)
-            file.seek(start)
+            start = file.seek(max(0, size - 65536))
             tail = file.read()
-            cut = start + tail.rfind(b"\n") + 1
-            if cut == start:
-                raise InputError(f"log: {self.path} has no complete line at its end; it was left untouched")
+        cut = start + tail.rfind(b"\n") + 1
+        fragment = tail[cut - start:]
+        if _is_whole_line(fragment.decode("utf-8", errors="replace"), first=cut == 0):
+            self._write("\n")
+            return
+        if cut == start:
+            raise InputError(f"log: {self.path} has no complete line at its end; it was left untouched")
+        partial = self.path.with_name(self.path.name + ".partial")
+        _append_synced(partial, fragment + b"\n")
+        with _os_errors(f"log: cannot cut the incomplete last row off {self.path}"), open(self.path, "rb+") as file:
             file.truncate(cut)
-            file.flush()
             os.fsync(file.fileno())
-        warnings.warn(f"{self.path}: an incomplete last row (a crash mid-write) was removed before appending",
-                      TruncatedLogWarning, stacklevel=3)
+        warnings.warn(f"{self.path}: an incomplete last row (a crash mid-write) was moved to {partial} "
+                      "before appending", TruncatedLogWarning, stacklevel=3)
 
     def _write(self, text: str) -> None:
-        data = text.encode("utf-8")
-        try:
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        except OSError as error:
-            raise InputError(f"log: cannot write {self.path} ({error.strerror})") from None
-        try:
+        _append_synced(self.path, text.encode("utf-8"))
+
+
+def _append_synced(path: Path, data: bytes) -> None:
+    """Append `data` to `path` (created if missing) and fsync it; InputError naming the file and what failed."""
+    with _os_errors(f"log: cannot open {path} for appending"):
+        created = not path.exists()
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        with _os_errors(f"log: cannot write to {path}"):
             while data:  # os.write may write less than asked (a full disk, a signal)
                 data = data[os.write(descriptor, data):]
+        with _os_errors(f"log: cannot save {path} to disk (fsync)"):
             os.fsync(descriptor)
-        finally:
+    finally:
+        with _os_errors(f"log: cannot close {path}"):
             os.close(descriptor)
+    if created:
+        # The new directory entry must survive a crash too, not only the data.
+        with _os_errors(f"log: cannot save the folder of {path} to disk (fsync)"):
+            folder = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
+
+
+@contextmanager
+def _os_errors(failed: str) -> Iterator[None]:
+    """Raise an OSError met inside as InputError: `failed` (naming the file), then the system's reason."""
+    try:
+        yield
+    except OSError as error:
+        raise InputError(f"{failed} ({error.strerror or error})") from None
 
 
 def format_row(row: Mapping) -> list[str]:
@@ -355,8 +399,9 @@ def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:
     spreadsheet guard removed).
 
     InputError naming the file (and line) for a missing file, a foreign
-    header or a malformed row. A last row without its line end (a crash
-    mid-write) is skipped with a TruncatedLogWarning naming file and line.
+    header, a malformed row or a file it cannot read. A last row without
+    its line end is read when it is whole; if not (a crash mid-write) it is
+    skipped with a TruncatedLogWarning naming file and line.
     """
     frames = [_load_one(Path(path)) for path in paths]
     if not frames:
@@ -372,35 +417,55 @@ def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:
 
 
 def _load_one(path: Path) -> pd.DataFrame:
-    if not path.exists():
-        raise InputError(f"{path}: no such drill log")
-    if not path.is_file():
-        raise InputError(f"{path}: not a file")
-    data = path.read_bytes()
+    with _os_errors(f"{path}: cannot read the drill log"):
+        if not path.exists():
+            raise InputError(f"{path}: no such drill log")
+        if not path.is_file():
+            raise InputError(f"{path}: not a file")
+        data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
         raise InputError(f"{path}: line {line}: not UTF-8 text") from None
     lines = text.split("\n")
-    complete, tail = lines[:-1], lines[-1]
-    if tail and complete:
-        warnings.warn(f"{path}: line {len(complete) + 1} is incomplete (the writer stopped mid-row); skipped",
+    tail = lines.pop()  # "" when the file ends with a line end
+    if tail and _is_whole_line(tail, first=not lines):
+        lines.append(tail)  # an editor dropped the last line end
+    elif tail and lines:
+        warnings.warn(f"{path}: line {len(lines) + 1} is incomplete (the writer stopped mid-row); skipped",
                       TruncatedLogWarning, stacklevel=3)
-    if not complete or complete[0].rstrip("\r") != HEADER_LINE:
+    if not lines or lines[0].rstrip("\r") != HEADER_LINE:
         raise InputError(f"{path}: line 1: not a drill log of schema {SCHEMA_VERSION} "
                          f"(the header must be {COLUMNS[0]},{COLUMNS[1]},...,{COLUMNS[-1]})")
+    return _typed(_cells(str(path), lines[1:]), str(path))
+
+
+def _is_whole_line(line: str, first: bool) -> bool:
+    """Whether a last line without its line end is whole: the header (as the first line), or a row that
+    passes every check of the schema."""
+    if first:
+        return line.rstrip("\r") == HEADER_LINE
+    try:
+        _typed(_cells("", [line]), "")
+    except InputError:
+        return False
+    return True
+
+
+def _cells(source: str, lines: Sequence[str]) -> pd.DataFrame:
+    """The cells of the rows `lines` (line 2 on), (rows, COLUMNS) str; InputError naming a line that is not
+    a CSV row of the schema's width."""
     records = []
-    for number, line in enumerate(complete[1:], start=2):
+    for number, line in enumerate(lines, start=2):
         try:
             cells = next(csv.reader([line.rstrip("\r")], strict=True), [])
         except csv.Error as error:
-            raise InputError(f"{path}: line {number}: not a CSV row ({error})") from None
+            raise InputError(f"{source}: line {number}: not a CSV row ({error})") from None
         if len(cells) != len(COLUMNS):
-            raise InputError(f"{path}: line {number}: {len(cells)} cells, the schema has {len(COLUMNS)}")
+            raise InputError(f"{source}: line {number}: {len(cells)} cells, the schema has {len(COLUMNS)}")
         records.append(cells)
-    frame = pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
-    return _typed(frame, str(path))
+    return pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
 
 
 def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:

@@ -2,15 +2,16 @@
 
 `write_report` is what `diavolo report` runs: it loads drill logs, keeps the
 chosen players, summarizes them (`analysis`), compares the tie odds of the
-variant they played, exact against simulated (`tie_frequency`), draws the
-charts (`charts`) and writes everything to one folder. The HTML page embeds
+preset games they played, exact against simulated (`tie_frequency`), draws
+the charts (`charts`) and writes everything to one folder. A custom game's
+rows get a note instead of tie odds: the log does not record the game's
+sides, so its odds cannot be known from the log. The HTML page embeds
 its charts as base64 PNG, so the single file can be mailed to a friend.
 """
 
 from __future__ import annotations
 
 import base64
-import dataclasses
 import html
 import io
 import warnings
@@ -78,9 +79,10 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     """Summarize the drill logs at `log_paths` for `players` (all when None) into `out_dir`.
 
     Writes summary.csv, accuracy.png, latency.png, learning_curve.png,
-    tie_vs_non_tie.png, tie_frequency_<variant>.png per variant played and
-    report.html. Simulated tie odds come from `simulation_path`; without it,
-    from data/simulation_<variant>.csv when it exists, else from a fresh
+    tie_vs_non_tie.png, tie_frequency_<variant>.png per preset game played
+    (`custom` trials get a note instead) and report.html. Simulated tie odds
+    come from `simulation_path`; without it, from
+    data/simulation_<variant>.csv when it exists, else from a fresh
     simulation of FALLBACK_ROUNDS rounds. InputError (one line) for a
     missing or malformed log, a log with no trials, an unknown player.
     """
@@ -94,11 +96,13 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     drills = analysis.select_players(drills, players)
     summary = analysis.summarize(drills)[list(SUMMARY_COLUMNS)]
     ties = []
-    notes = []
-    for name, variant in _variants_played(drills):
+    presets, other_trials = _games_played(drills)
+    for name, variant in presets:
         saved, note = _simulated_odds(name, variant, simulation_path)
         ties.append((name, tie_frequency_table(variant, saved), note))
-        notes.append(note)
+    left_out = [f"no tie frequency for the {other_trials} trials of a custom game: the log does not record "
+                "its sides, so its tie odds cannot be known"] if other_trials else []
+    notes = [note for _, _, note in ties] + left_out
     folder = Path(out_dir)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -123,21 +127,22 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
         images[file_name] = (caption, _png(figure))
         _write(folder / file_name, images[file_name][1])
         files.append(folder / file_name)
-    page = _html(summary, drills, paths, ties, images)
+    page = _html(summary, drills, paths, ties, images, left_out)
     _write(folder / "report.html", page.encode("utf-8"))
     files.append(folder / "report.html")
     return Report(summary=summary, folder=folder, files=tuple(files), notes=tuple(notes))
 
 
-def _variants_played(drills: pd.DataFrame) -> list[tuple[str, Variant]]:
-    """Each (variant name, Variant) in the log: a preset with the logged dice per color."""
-    played = drills[["variant", "dice_per_color"]].drop_duplicates().itertuples(index=False)
-    found = []
-    for name, dice_per_color in sorted(played, key=lambda row: (str(row[0]), int(row[1]))):
-        base = Variant.preset(str(name)) if str(name) in PRESETS else Variant()
-        label = str(name) if base.dice_per_color == int(dice_per_color) else f"{name}-{int(dice_per_color)}dice"
-        found.append((label, dataclasses.replace(base, dice_per_color=int(dice_per_color))))
-    return found
+def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, Variant]], int]:
+    """The preset games in the log, as (name, Variant) sorted by name, and how many trials are of any other
+    game: `custom`, or a row whose dice per color are not its preset's."""
+    presets, other_trials = [], 0
+    for (name, dice_per_color), rows in drills.groupby(["variant", "dice_per_color"], observed=True):
+        if name in PRESETS and Variant.preset(name).dice_per_color == dice_per_color:
+            presets.append((name, Variant.preset(name)))
+        else:
+            other_trials += len(rows)
+    return presets, other_trials
 
 
 def _simulated_odds(name: str, variant: Variant, simulation_path: str | Path | None) -> tuple[pd.DataFrame, str]:
@@ -169,7 +174,8 @@ def _write(path: Path, content: bytes) -> None:
 
 
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
-          ties: list[tuple[str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]]) -> str:
+          ties: list[tuple[str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]],
+          notes: Sequence[str]) -> str:
     players = ", ".join(sorted(drills["player"].astype(str).unique()))
     sessions = drills["session_id"].nunique()
     sections = [
@@ -192,6 +198,7 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
                 sections.append(f"<p>{html.escape(note)}.</p>")
                 sections.append(table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.5f}",
                                               border=0, classes="summary"))
+    sections.extend(f"<p>{html.escape(note)}.</p>" for note in notes)
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
              "table.summary{border-collapse:collapse;font-size:0.9em}"
              "table.summary td,table.summary th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"

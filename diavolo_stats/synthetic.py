@@ -19,7 +19,6 @@ people do, when a sampled latency passes the drill's 10 s timeout.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import uuid
 from collections.abc import Sequence
@@ -29,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from diavolo_stats.drill_log import DrillLog
+from diavolo_stats.drill import FOREPERIOD_MS, TIMEOUT_S
+from diavolo_stats.drill_log import NO_ANSWER, DrillLog, logged_positions
 from diavolo_stats.errors import InputError
 from diavolo_stats.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
 from diavolo_stats.rules import GREY_CODE, resolve, roll
@@ -39,11 +39,8 @@ PLAYER_PREFIX = "synthetic-"
 PRACTICE_SLOWDOWN = 0.5
 PRACTICE_ERRORS = 1.0
 PRACTICE_EXPONENT = 0.7
-TIMEOUT_MS = 10_000.0
-"""The drill's default answer timeout: a sampled latency beyond it is logged as timed out, answer none."""
-
-FOREPERIOD_MS = (600.0, 1500.0)
-"""The drill's random wait before each stimulus, uniform in this range (ms)."""
+TIMEOUT_MS = TIMEOUT_S * 1000
+"""The drill's default answer timeout in ms: a sampled latency beyond it is logged as timed out, answer none."""
 
 FEEDBACK_MS = 1500.0
 """Time between an answer and the next fixation mark (reading the feedback), ms; spaces the timestamps."""
@@ -138,20 +135,20 @@ def _session_rows(model: PlayerModel, name: str, variant: Variant, variant_name:
     expected = np.array([GREY_CODE if s.answer == GREY else variant.colors.index(s.answer) for s in resolutions],
                         dtype=np.int8)
     grabbed, latency_ms = Lineup((model,)).respond(commands, expected, len(variant.colors), rng)
-    foreperiod_ms = rng.uniform(*FOREPERIOD_MS, size=trials)
-    table = dataclasses.asdict(variant.table)
+    foreperiod_ms = rng.uniform(*FOREPERIOD_MS, size=trials)  # the drill's random wait before each roll
     rows = []
     elapsed_ms = 0.0
     for trial, (played, resolution) in enumerate(zip(rolls, resolutions)):
         timed_out = bool(latency_ms[0, trial] > TIMEOUT_MS)
         code = int(grabbed[0, trial])
-        answer = "none" if timed_out else (GREY if code == GREY_CODE else variant.colors[code])
+        answer = NO_ANSWER if timed_out else (GREY if code == GREY_CODE else variant.colors[code])
         elapsed_ms += foreperiod_ms[trial]
         rows.append({
             "session_id": session_id, "player": name, "trial": trial + 1,
             "timestamp": start + timedelta(milliseconds=elapsed_ms),
             "variant": variant_name, "dice_per_color": variant.dice_per_color, "command_first": False,
-            "command": played.command.value, "dice": played.dice, "positions": {**played.positions, **table},
+            "command": played.command.value, "dice": played.dice,
+            "positions": logged_positions(played.positions, variant.table),
             "expected": resolution.answer, "answer": answer, "correct": answer == resolution.answer,
             "latency_ms": None if timed_out else round(float(latency_ms[0, trial]), 3),
             "too_early": False, "timed_out": timed_out,

@@ -38,7 +38,8 @@ def trial(player: str, session: str, command: str, answer: str, latency_ms: floa
 
 
 def write_log(path: Path, trials: list[dict]) -> Path:
-    """Write `trials` through the drill's own writer, numbered per session, a second apart."""
+    """Write `trials` through the drill's own writer, numbered per session, a second apart; the standard game
+    unless a trial names its `variant`."""
     log = DrillLog(path)
     numbers: dict[str, int] = {}
     for item in trials:
@@ -46,7 +47,8 @@ def write_log(path: Path, trials: list[dict]) -> Path:
         log.append({
             "session_id": item["session"], "player": item["player"], "trial": numbers[item["session"]],
             "timestamp": item["start"] + timedelta(seconds=numbers[item["session"]]),
-            "variant": "standard", "dice_per_color": 3, "command_first": False, "command": item["command"],
+            "variant": item.get("variant", "standard"), "dice_per_color": 3, "command_first": False,
+            "command": item["command"],
             "dice": DICE, "positions": POSITIONS, "expected": item["expected"], "answer": item["answer"],
             "correct": item["correct"], "latency_ms": item["latency_ms"], "too_early": item["too_early"],
             "timed_out": item["timed_out"], "foreperiod_ms": 800.0, "seed": 1,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
 from conftest import REPO, assert_one_line_error, run_diavolo
+from diavolo_stats.drill import FOREPERIOD_MS
 from diavolo_stats.drill_log import load_logs
 from diavolo_stats.errors import InputError
 from diavolo_stats.players import PlayerModel
@@ -42,6 +44,18 @@ def test_rows_are_real_rolls_resolved_by_the_rules(tmp_path):
         assert resolve(variant, Command(row.command), json.loads(row.dice), positions).answer == row.expected
         assert row.correct == (row.answer == row.expected)
         assert row.timed_out == (row.answer == "none")
+
+
+def test_rows_carry_what_a_drill_row_carries(tmp_path):
+    path = write_synthetic_log(tmp_path / "s.csv", ["preset:average"], sessions=1, trials=100, seed=2).path
+    drills = load_logs([path])
+    assert drills["foreperiod_ms"].between(*FOREPERIOD_MS).all()  # the drill's random wait
+    table_fields = [field.name for field in dataclasses.fields(TableModel)]
+    for text in drills["positions"]:
+        positions = json.loads(text)
+        # The dice's places, then the whole table model, in the drill's keys: a row alone gives its answer.
+        assert list(positions) == ["command", *Variant().colors, *table_fields]
+        assert TableModel(**{name: positions[name] for name in table_fields}) == Variant().table
 
 
 def test_players_improve_with_practice():

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
+import errno
 import json
 import multiprocessing
+import os
+import re
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -13,9 +18,11 @@ import pandas as pd
 import pytest
 
 from diavolo_stats.drill_log import (COLUMNS, LOADED_COLUMNS, SCHEMA_VERSION, DrillLog, TruncatedLogWarning,
-                                     default_log_path, load_logs)
+                                     default_log_path, load_logs, logged_positions)
 from diavolo_stats.errors import InputError
-from diavolo_stats.variant import Command
+from diavolo_stats.rules import resolve, roll
+from diavolo_stats.table import TableModel
+from diavolo_stats.variant import Command, Variant
 
 ISSUE_COLUMNS = ("schema_version, session_id, player, trial, timestamp, variant, dice_per_color, command_first, "
                  "command, dice, positions, expected, answer, correct, latency_ms, too_early, timed_out, "
@@ -193,15 +200,154 @@ def test_a_truncated_last_row_is_skipped_with_a_warning_naming_file_and_line(tmp
     assert frame["trial"].tolist() == [1]
 
 
-def test_appending_after_a_crash_mid_row_drops_the_partial_row_and_keeps_the_log_loadable(tmp_path):
+def test_appending_after_a_crash_mid_row_moves_the_partial_row_aside_and_keeps_the_log_loadable(tmp_path):
+    path = tmp_path / "drills.csv"
+    partial = tmp_path / "drills.csv.partial"
+    log = DrillLog(path)
+    log.append(make_row(1))
+    for crashed in ("1,session-a,Ana,2,2024-05", "1,session-a,Ana,4,"):
+        with open(path, "a") as file:
+            file.write(crashed)
+        with pytest.warns(TruncatedLogWarning, match=re.escape(f"moved to {partial}")):
+            log.append(make_row(3))
+    assert load_logs([path])["trial"].tolist() == [1, 3, 3]
+    # Nothing a person produced is thrown away: each fragment is kept, one per line.
+    assert partial.read_text() == "1,session-a,Ana,2,2024-05\n1,session-a,Ana,4,\n"
+
+
+def test_a_whole_last_row_without_its_line_end_is_kept_by_the_reader_and_the_writer(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     log.append(make_row(1))
-    with open(path, "a") as file:
-        file.write("1,session-a,Ana,2,2024-05")
+    log.append(make_row(2))
+    path.write_bytes(path.read_bytes().removesuffix(b"\n"))  # an editor dropped the final line end
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_logs([path])["trial"].tolist() == [1, 2]
+        log.append(make_row(3))
+    assert load_logs([path])["trial"].tolist() == [1, 2, 3]
+    assert not (tmp_path / "drills.csv.partial").exists()
+
+
+def test_a_header_without_its_line_end_is_kept(tmp_path):
+    path = tmp_path / "drills.csv"
+    path.write_text(",".join(COLUMNS))
+    DrillLog(path).append(make_row(1))
+    assert load_logs([path])["trial"].tolist() == [1]
+
+
+def test_each_append_fsyncs_the_log_with_its_row_before_returning(tmp_path, monkeypatch):
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    synced = []  # (inode, size) of every file fsynced, when it was fsynced
+    real_fsync = os.fsync
+
+    def recording_fsync(descriptor):
+        real_fsync(descriptor)
+        status = os.fstat(descriptor)
+        synced.append((status.st_ino, status.st_size))
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    for trial in (1, 2, 3):
+        synced.clear()
+        log.append(make_row(trial))
+        status = path.stat()
+        assert (status.st_ino, status.st_size) in synced, trial
+
+
+def refuse_writing(monkeypatch, path: Path, error_number: int) -> None:
+    """Make opening `path` for writing fail as it would on a read-only file or a full disk (tests run as root,
+    where permission bits do not stop a write)."""
+    real_open = os.open
+
+    def open_refusing(file, flags, *args, **kwargs):
+        if Path(file) == path and flags & (os.O_WRONLY | os.O_RDWR):
+            raise OSError(error_number, os.strerror(error_number), str(file))
+        return real_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_refusing)
+
+
+def test_a_log_that_cannot_be_appended_to_is_refused_before_the_first_trial(tmp_path, monkeypatch):
+    path = tmp_path / "drills.csv"
+    DrillLog(path).append(make_row(1))
+    before = path.read_bytes()
+    refuse_writing(monkeypatch, path, errno.EACCES)
+    with pytest.raises(InputError, match=re.escape(f"log: cannot append to {path} (Permission denied)")):
+        DrillLog(path)
+    assert path.read_bytes() == before
+
+
+def test_a_log_that_becomes_unwritable_mid_session_is_an_input_error_naming_it(tmp_path, monkeypatch):
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    refuse_writing(monkeypatch, path, errno.EROFS)
+    with pytest.raises(InputError, match=re.escape(f"log: cannot open {path} for appending (Read-only")):
+        log.append(make_row(1))
+    monkeypatch.undo()
+    folder = tmp_path / "logs"
+    moved = DrillLog(folder / "drills.csv")
+    folder.rename(tmp_path / "elsewhere")
+    folder.write_text("a file where the log's folder was")
+    with pytest.raises(InputError, match=re.escape(str(folder / "drills.csv"))):
+        moved.append(make_row(1))
+
+
+def test_a_full_disk_while_writing_a_row_is_an_input_error_and_the_log_recovers(tmp_path, monkeypatch):
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    log.append(make_row(1))
+    real_write = os.write
+    calls = []
+
+    def write_half_then_fail(descriptor, data):
+        calls.append(len(data))
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(descriptor, data[:len(data) // 2])
+
+    monkeypatch.setattr(os, "write", write_half_then_fail)
+    with pytest.raises(InputError, match=re.escape(f"log: cannot write to {path} (No space left on device)")):
+        log.append(make_row(2))
+    monkeypatch.undo()
     with pytest.warns(TruncatedLogWarning):
-        DrillLog(path).append(make_row(3))
+        log.append(make_row(3))  # space freed: the half row is moved aside, the log goes on
     assert load_logs([path])["trial"].tolist() == [1, 3]
+
+
+def test_a_failing_fsync_is_an_input_error_naming_the_log(tmp_path, monkeypatch):
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+
+    def failing_fsync(descriptor):
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(InputError, match=re.escape(f"log: cannot save {path} to disk (fsync) (Input/output error)")):
+        log.append(make_row(1))
+
+
+def test_load_logs_names_a_file_it_cannot_read(tmp_path, monkeypatch):
+    path = tmp_path / "drills.csv"
+    DrillLog(path).append(make_row(1))
+
+    def unreadable(self):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    with pytest.raises(InputError, match=re.escape(f"{path}: cannot read the drill log (Permission denied)")):
+        load_logs([path])
+
+
+def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer():
+    variant = Variant(table=TableModel(scatter_mm=400.0, die_mm=12.0, tolerance=0.3))
+    rolled = roll(variant, np.random.default_rng(5))
+    positions = json.loads(json.dumps(logged_positions(rolled.positions, variant.table)))
+    table = TableModel(**{f.name: positions[f.name] for f in dataclasses.fields(TableModel)})
+    assert table == variant.table
+    assert set(positions) == set(rolled.positions) | {f.name for f in dataclasses.fields(TableModel)}
+    from_row = resolve(Variant(table=table), Command.CLOSEST, rolled.dice, positions)
+    assert from_row == resolve(variant, Command.CLOSEST, rolled.dice, rolled.positions)
 
 
 @pytest.mark.parametrize("edit, message", [

@@ -104,6 +104,7 @@ def test_each_answer_is_logged_with_its_latency_and_a_recomputable_expected_answ
     assert (frame["correct"] == (frame["answer"] == frame["expected"])).all()
     assert not frame[["too_early", "timed_out", "command_first"]].any().any()
     assert (frame["seed"] == 12).all()
+    assert (frame["variant"] == "standard").all()
     assert frame["timestamp"].is_monotonic_increasing
 
 
@@ -172,7 +173,9 @@ def test_a_key_during_the_foreperiod_is_logged_as_too_early_and_the_trial_runs_a
     assert pd.isna(early["latency_ms"]) and not early["timed_out"]
     assert not answered["too_early"] and answered["answer"] == "red" and answered["latency_ms"] > 0
     overall = printed_json(output)["rows"][-1]
-    assert (overall["command"], overall["trials"], overall["too_early"]) == ("all", 1, 1)
+    # As in `diavolo report`: the too-early key is a trial, and a wrong one; the summary also counts it apart.
+    assert (overall["command"], overall["trials"], overall["correct"], overall["too_early"]) == (
+        "all", 2, int(answered["correct"]), 1)
 
 
 def test_no_answer_within_the_timeout_is_logged_as_none(tmp_path):
@@ -208,6 +211,7 @@ def test_command_first_shows_the_command_before_the_dice(tmp_path):
     assert drill.finish()[0] == 0
     row = load_logs([log]).iloc[0]
     assert row["command_first"] and row["command"] == "most-odd"
+    assert row["variant"] == "custom"  # one command of six is not the standard game
 
 
 def test_adaptive_drills_only_the_chosen_commands_and_uses_the_log_history(tmp_path):

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import dataclasses
+import os
+import signal
+import time
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
 
-from diavolo_stats.drill import (DrillSettings, summarize_session, table_layout, terminal_size_needed,
-                                 variant_label)
+from diavolo_stats import analysis
+from diavolo_stats.drill import (DrillSettings, _Interrupts, summarize_session, table_layout,
+                                 terminal_size_needed, variant_label)
 from diavolo_stats.drill_log import DrillLog, load_logs
 from diavolo_stats.errors import InputError
 from diavolo_stats.table import TableModel, positions_from_mapping, positions_to_mapping, throw
-from diavolo_stats.variant import Command, Variant
+from diavolo_stats.variant import ALL_COMMANDS, Command, Variant
 
 
 def boxes(layout, points):
@@ -78,11 +81,16 @@ def test_settings_a_drill_cannot_run_are_refused_naming_the_field(tmp_path, chan
         DrillSettings(**{"player": "Ana", "log": tmp_path / "d.csv", **changes})
 
 
-def test_variant_column_names_the_preset_the_game_matches():
+def test_variant_column_names_a_preset_only_when_the_game_is_that_preset_in_every_way():
     assert variant_label(Variant()) == "standard"
     assert variant_label(Variant.preset("kids")) == "kids"
-    assert variant_label(Variant(commands=(Command.CLOSEST,))) == "standard"
-    assert variant_label(Variant(sides=8)) == "custom"
+    assert variant_label(Variant(dice_per_color=2)) == "kids"
+    assert variant_label(Variant(commands=tuple(reversed(ALL_COMMANDS)))) == "standard"  # the same command die
+    # The log records neither sides, nor commands, nor the table: any change makes it another game.
+    for changed in (Variant(sides=8), Variant(colors=("black", "red")), Variant(dice_per_color=4),
+                    Variant(commands=(Command.CLOSEST,)), Variant(table=TableModel(tolerance=0.3)),
+                    Variant(table=TableModel(scatter_mm=400.0)), Variant(dice_per_color=2, sides=8)):
+        assert variant_label(changed) == "custom", changed
 
 
 def log_session(log: DrillLog, session: str, player: str, start: datetime, trials: list[tuple]) -> None:
@@ -114,12 +122,27 @@ def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_se
     assert rows["highest-total"] == {
         "command": "highest-total", "trials": 2, "correct": 2, "accuracy_pct": 100, "median_ms": 700,
         "change_pp": 50, "change_ms": -300, "too_early": 0, "timed_out": 0, "earlier_trials": 2}
-    # A too-early key is counted apart, not as a trial; a timeout is a wrong trial.
-    assert rows["most-odd"]["trials"] == 2 and rows["most-odd"]["accuracy_pct"] == 50
+    # As in `diavolo report`: a too-early key and a timeout are wrong trials; the too-early ones are also counted apart.
+    assert rows["most-odd"]["trials"] == 3 and rows["most-odd"]["accuracy_pct"] == 33
     assert rows["most-odd"]["too_early"] == 1 and rows["most-odd"]["timed_out"] == 1
     assert rows["most-odd"]["change_pp"] is None and rows["most-odd"]["earlier_trials"] == 0
-    assert rows["all"]["trials"] == 4 and rows["all"]["median_ms"] == 800
+    assert rows["all"]["trials"] == 5 and rows["all"]["median_ms"] == 800
     assert summary.player == "Ana"
+    assert summary.footer().startswith("too early: 1, timed out: 1;")
+
+
+def test_the_drill_summary_and_the_report_agree_on_a_session(tmp_path):
+    log = DrillLog(tmp_path / "d.csv")
+    log_session(log, "s", "Ana", datetime(2024, 5, 1, tzinfo=timezone.utc), [
+        ("closest", "red", 900.0, False), ("closest", "none", None, True), ("closest", "white", 500.0, False),
+        ("closest", "none", None, False), ("closest", "red", 700.0, False), ("closest", "red", 1300.0, False)])
+    frame = load_logs([log.path])
+    drilled = summarize_session(frame, "s").rows[0]
+    reported = analysis.summarize(frame).iloc[0]
+    assert drilled["trials"] == reported["trials"] == 6
+    assert drilled["correct"] == reported["correct"] == 3
+    assert drilled["accuracy_pct"] == round(reported["accuracy"] * 100) == 50
+    assert drilled["median_ms"] == round(reported["median_latency_ms"]) == 900
 
 
 def test_a_session_with_no_rows_has_an_empty_summary(tmp_path):
@@ -127,7 +150,25 @@ def test_a_session_with_no_rows_has_an_empty_summary(tmp_path):
     assert summarize_session(load_logs([log.path]), "nothing").rows == []
 
 
-def test_settings_are_frozen(tmp_path):
-    settings = DrillSettings(player="Ana", log=tmp_path / "d.csv")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        settings.player = "Bo"
+def test_without_a_log_the_drill_appends_to_diavolo_log(tmp_path, monkeypatch):
+    monkeypatch.setenv("DIAVOLO_LOG", str(tmp_path / "mine.csv"))
+    assert DrillSettings(player="Ana").log == tmp_path / "mine.csv"
+    assert DrillSettings(player="Ana", log=str(tmp_path / "given.csv")).log == tmp_path / "given.csv"
+
+
+def test_ctrl_c_while_a_row_is_written_arrives_once_the_row_is_written():
+    events = []
+    before = signal.getsignal(signal.SIGINT)
+    with _Interrupts() as interrupts:
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the handler has run by now
+                events.append("row written")
+            events.append("after the row")
+        with pytest.raises(KeyboardInterrupt):  # outside a row, at once
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            events.append("never")
+    assert events == ["row written"]
+    assert signal.getsignal(signal.SIGINT) is before

@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO, assert_one_line_error, run_diavolo
 from diavolo_stats import analysis
 from diavolo_stats.drill_log import load_logs
+from diavolo_stats.report import write_report
 from test_analysis import trial, write_log
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
@@ -122,3 +123,29 @@ def test_foreign_file_is_one_line_and_untouched(tmp_path):
     result = run_diavolo("report", "--log", str(foreign), "--out", str(tmp_path / "out"))
     assert_one_line_error(result, "scores.csv", "line 1")
     assert foreign.read_text(encoding="utf-8") == "name,score\nann,3\n"
+
+
+def test_text_in_a_saved_simulation_is_one_line_naming_file_line_and_column(tmp_path):
+    saved = pd.read_csv(REPO / "data" / "simulation_standard.csv", dtype=str, keep_default_na=False)
+    saved.loc[0, "ci95_low"] = "low"  # the first row: line 2, after the header
+    bad = tmp_path / "bad.csv"
+    saved.to_csv(bad, index=False)
+    out = tmp_path / "out"
+    result = run_diavolo("report", "--log", str(SAMPLE), "--simulation", str(bad), "--out", str(out))
+    assert_one_line_error(result, "bad.csv", "line 2", "ci95_low must be a finite number, got 'low'")
+    assert not out.exists()
+
+
+def test_a_custom_games_trials_get_a_note_instead_of_another_games_tie_odds(tmp_path):
+    custom = [{**trial("ann", "c1", "highest-total", "red", 900.0), "variant": "custom"} for _ in range(3)]
+    mixed = write_log(tmp_path / "mixed.csv", [trial("ann", "s1", "highest-total", "red", 800.0)] + custom)
+    only_custom = write_log(tmp_path / "custom.csv", custom)
+    note = "no tie frequency for the 3 trials of a custom game: the log does not record its sides"
+    for log, standard_odds in ((mixed, True), (only_custom, False)):
+        out = tmp_path / f"out-{log.stem}"
+        report = write_report([log], out, simulation_path=REPO / "data" / "simulation_standard.csv")
+        names = [path.name for path in report.files]
+        assert ("tie_frequency_standard.png" in names) is standard_odds
+        assert not [name for name in names if name.startswith("tie_frequency_") and "standard" not in name]
+        assert [line for line in report.notes if line.startswith(note)] == [report.notes[-1]]
+        assert note in (out / "report.html").read_text(encoding="utf-8")
