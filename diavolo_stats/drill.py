@@ -575,11 +575,14 @@ class DrillSummary:
                 f"{overall['earlier_trials']} earlier trials of {self.player} in this log")
 
 
-def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path()) -> DrillSummary:
-    """Summary of session `session_id` from `frame` (rows from `load_logs`), against the player's earlier sessions."""
+def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), player: str = "") -> DrillSummary:
+    """Summary of session `session_id` from `frame` (rows from `load_logs`), against the player's earlier sessions.
+
+    player: who drilled, named in the summary even when the session has no rows yet.
+    """
     session = frame.loc[frame["session_id"] == session_id]
     if session.empty:
-        return DrillSummary(session_id, "", log, [])
+        return DrillSummary(session_id, player, log, [])
     player = str(session["player"].iloc[0])
     started = session["timestamp"].min()
     starts = frame.loc[frame["player"] == player].groupby("session_id", observed=True)["timestamp"].min()
@@ -633,7 +636,7 @@ def run_drill(settings: DrillSettings) -> DrillSummary:
     history = _player_history(log.path, settings.player) if settings.adaptive else None
     session = _Session(settings, log, terminal, history)
     session.run()
-    return summarize_session(load_logs([log.path]), session.session_id, log.path)
+    return summarize_session(load_logs([log.path]), session.session_id, log.path, settings.player)
 
 
 def _player_history(path: Path, player: str) -> pd.DataFrame:

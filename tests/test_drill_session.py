@@ -147,7 +147,8 @@ def test_the_drill_summary_and_the_report_agree_on_a_session(tmp_path):
 
 def test_a_session_with_no_rows_has_an_empty_summary(tmp_path):
     log = DrillLog(tmp_path / "d.csv")
-    assert summarize_session(load_logs([log.path]), "nothing").rows == []
+    empty = summarize_session(load_logs([log.path]), "nothing", log.path, "Ana")
+    assert empty.rows == [] and empty.player == "Ana"
 
 
 def test_without_a_log_the_drill_appends_to_diavolo_log(tmp_path, monkeypatch):
