@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from diavolo_stats.drill_log import load_logs
+from diavolo_stats.drill.log import load_logs
 
 MARKER = re.compile(rb"answer now \(trial (\d+)\)")
 CURSOR_QUERY = b"\x1b[6n"

@@ -13,8 +13,8 @@ import statistics
 import time
 from fractions import Fraction
 
-import diavolo_stats.odds as odds
-from diavolo_stats.variant import Command, Variant
+import diavolo_stats.core.odds as odds
+from diavolo_stats.core.variant import Command, Variant
 
 STANDARD_TARGET_MS = 5.0
 GRID_TARGET_S = 2.0

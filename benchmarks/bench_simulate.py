@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from diavolo_stats.simulate import simulate
-from diavolo_stats.variant import Command, Variant
+from diavolo_stats.core.simulate import simulate
+from diavolo_stats.core.variant import Command, Variant
 
 
 def best_rate(function, rounds: int, repeats: int = 3) -> float:
@@ -87,8 +87,8 @@ def memory_run(rounds: int, workers: int) -> dict:
     code = f"""
 import json, resource, time
 from pathlib import Path
-from diavolo_stats.simulate import simulate
-from diavolo_stats.variant import Variant
+from diavolo_stats.core.simulate import simulate
+from diavolo_stats.core.variant import Variant
 start = time.perf_counter()
 simulate(Variant(), {rounds}, seed=1, workers={workers})
 status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
@@ -115,7 +115,7 @@ def main() -> None:
     print("five value commands, standard game")
     for label, rate in [("pure Python loop", pure_python_rate()),
                         ("straightforward numpy", straightforward_numpy_rate()),
-                        ("diavolo_stats.simulate", simulate_rate(values_only(standard), 1 << 26))]:
+                        ("diavolo_stats.core.simulate", simulate_rate(values_only(standard), 1 << 26))]:
         print(f"  {label:24s} {rate / 1e6:9.3f} M rounds/s  {rate / raw:7.3f}x raw dice   (target for simulate: 1.0x)")
     print()
     print("five value commands, other variants (each against its own raw dice: target 0.5x)")

@@ -146,7 +146,7 @@ def flags_named(flags: Mapping[str, str] | None = None):
 
 def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -> None:
     """The flags that choose a game variant (and, with `table`, the table model for `closest`)."""
-    from diavolo_stats.variant import PRESETS
+    from diavolo_stats.core.variant import PRESETS
 
     group = parser.add_argument_group("game variant")
     group.add_argument("--variant", choices=tuple(PRESETS), default="standard",
@@ -158,7 +158,7 @@ def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -
     group.add_argument("--commands", metavar="CMD,...",
                        help="commands on the command die, comma-separated (default: all six)")
     if table:
-        from diavolo_stats.table import TableModel
+        from diavolo_stats.core.table_model import TableModel
 
         defaults = TableModel()
         group.add_argument("--tolerance", type=non_negative_float(), default=defaults.tolerance,
@@ -173,8 +173,8 @@ def variant_from_args(args: argparse.Namespace):
     """The Variant the variant flags describe; InputError (naming the flag) if it is not allowed."""
     import dataclasses
 
-    from diavolo_stats.table import TableModel
-    from diavolo_stats.variant import Command, Variant
+    from diavolo_stats.core.table_model import TableModel
+    from diavolo_stats.core.variant import Command, Variant
 
     base = Variant.preset(args.variant)
     changes: dict[str, Any] = {}

@@ -51,7 +51,7 @@ def _foreperiod(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from diavolo_stats.drill import SUMMARY_COLUMNS, SUMMARY_TABLE_COLUMNS, run_drill
+    from diavolo_stats.drill.session import SUMMARY_COLUMNS, SUMMARY_TABLE_COLUMNS, run_drill
 
     summary = run_drill(_settings(args))
     if args.format == "json":
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace):
-    from diavolo_stats.drill import DrillSettings
+    from diavolo_stats.drill.session import DrillSettings
 
     variant = variant_from_args(args)  # its errors already name the flag
     keys = None

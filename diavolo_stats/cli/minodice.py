@@ -13,7 +13,7 @@ from diavolo_stats.cli.common import (add_format_argument, flags_named, positive
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
 from diavolo_stats.minodice.odds import METHODS
-from diavolo_stats.minodice.rules import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS, Rules
+from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS, Rules
 
 # The one library field whose flag is not `--` plus its name with dashes.
 FLAGS = {"round_number": "--round"}

@@ -6,7 +6,7 @@ import argparse
 
 from diavolo_stats.cli.common import (add_format_argument, add_variant_arguments, render_csv, render_json,
                                       render_table, variant_from_args)
-from diavolo_stats.odds import exact_odds
+from diavolo_stats.core.odds import exact_odds
 
 
 def register(subparsers) -> None:

@@ -31,7 +31,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from diavolo_stats.synthetic import DEFAULT_PLAYERS, write_synthetic_log
+    from diavolo_stats.analytics.synthetic import DEFAULT_PLAYERS, write_synthetic_log
 
     written = write_synthetic_log(args.log, args.players or DEFAULT_PLAYERS, sessions=args.sessions, trials=args.trials,
                                   seed=args.seed, variant_name=args.variant, replace=args.replace)

@@ -15,9 +15,9 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import Bag, as_bag
-from diavolo_stats.minodice.estimates import Estimate, check_confidence, mean_estimate, proportion_estimate
+from diavolo_stats.stats import Estimate, check_confidence, mean_estimate, proportion_estimate
 from diavolo_stats.minodice.play import deal, play_round
-from diavolo_stats.minodice.rules import Rules
+from diavolo_stats.minodice.options import Rules
 from diavolo_stats.minodice.scoring import score_round
 
 BATCH_GAMES = 50_000

@@ -20,7 +20,7 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import FACES_PER_DIE, Bag
-from diavolo_stats.minodice.rules import Rules, check_round, rounds_for_players
+from diavolo_stats.minodice.options import Rules, check_round, rounds_for_players
 from diavolo_stats.minodice.tricks import resolve_tricks
 
 

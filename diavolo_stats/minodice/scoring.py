@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice.rules import MAX_PLAYERS, MIN_PLAYERS, rounds_for_players
+from diavolo_stats.minodice.options import MAX_PLAYERS, MIN_PLAYERS, rounds_for_players
 
 POINTS_PER_TRICK_BID = 20
 POINTS_PER_TRICK_MISSED = -10

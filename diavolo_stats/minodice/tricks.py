@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from diavolo_stats.minodice.dice import CHARACTERS, Face, face_code
-from diavolo_stats.minodice.rules import Rules
+from diavolo_stats.minodice.options import Rules
 
 BEATS = {Face.MINOTAUR: Face.GRIFFIN, Face.GRIFFIN: Face.MERMAID, Face.MERMAID: Face.MINOTAUR}
 """Each character and the one it beats."""

@@ -9,7 +9,7 @@ from minodice_reference import reference_score
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import score_round, score_sheet
-from diavolo_stats.minodice.rules import rounds_for_players
+from diavolo_stats.minodice.options import rounds_for_players
 
 
 @pytest.mark.parametrize("bid, tricks, round_number, griffins, minotaurs, points", [

@@ -8,7 +8,7 @@ from minodice_reference import ALL_FACES, reference_bonus, reference_winner
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import Rules, face_code, resolve_trick, resolve_tricks
-from diavolo_stats.minodice.rules import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS
+from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS
 
 
 @pytest.mark.parametrize("faces, winner", [

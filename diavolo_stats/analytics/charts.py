@@ -1,0 +1,260 @@
+"""Matplotlib figures of drill summaries and tie odds, for the report and the notebooks.
+
+Each function takes a DataFrame from `summaries` or `tie_frequency` and
+returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
+no display or global figure list is involved: the report saves them (Agg
+renders PNG), a notebook shows them as the cell's result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from diavolo_stats.analytics.summaries import COMMAND_ORDER, NON_TIE, TIE
+from diavolo_stats.drill.performance import answered_correctly
+from diavolo_stats.stats import fit_ex_gaussian
+
+PANEL_INCHES = (4.2, 3.0)
+# Quantile of all latencies that ends the histogram axis: one 9-second lapse would squash the rest.
+LATENCY_AXIS_QUANTILE = 0.99
+
+
+def player_colors(players: Sequence[str]) -> dict[str, tuple]:
+    """A stable color per player (sorted by name), the same in every chart of one report."""
+    palette = colormaps["tab10"].colors
+    return {player: palette[i % len(palette)] for i, player in enumerate(sorted(set(players)))}
+
+
+def accuracy_chart(summary: pd.DataFrame) -> Figure:
+    """Accuracy per command with its 95 % interval, one series per player (`summary` by player, command)."""
+    commands = list(dict.fromkeys(summary["command"].astype(str)))
+    players = list(dict.fromkeys(summary["player"].astype(str)))
+    colors = player_colors(players)
+    figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 3.8), layout="constrained")
+    axes = figure.add_subplot()
+    offsets = _offsets(len(players))
+    for player, offset in zip(players, offsets):
+        rows = summary[summary["player"].astype(str) == player]
+        x = np.array([commands.index(c) for c in rows["command"].astype(str)]) + offset
+        accuracy = rows["accuracy"].to_numpy()
+        error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
+        axes.errorbar(x, accuracy, yerr=error, fmt="o", capsize=3, color=colors[player], label=player)
+    axes.set_xticks(range(len(commands)), commands, rotation=20, ha="right")
+    axes.set_ylim(0, 1.02)
+    axes.set_ylabel("accuracy (95 % interval)")
+    axes.set_title("Accuracy per command")
+    axes.grid(axis="y", alpha=0.3)
+    axes.legend(fontsize="small", loc="lower left")
+    return figure
+
+
+def latency_chart(drills: pd.DataFrame, fits: bool = True) -> Figure:
+    """Histograms of correct-answer latency (ms) per command, one outline per player.
+
+    With `fits`, each player's ex-Gaussian fit is drawn over the histogram
+    where there are enough correct answers for one (see `stats.fit_ex_gaussian`).
+    """
+    answered = drills[answered_correctly(drills)]
+    present = set(drills["command"].astype(str))
+    commands = [command for command in COMMAND_ORDER if command in present]
+    colors = player_colors(drills["player"].astype(str))
+    figure, panels = _panel_grid(len(commands), sharex=True)
+    latencies = answered["latency_ms"].to_numpy(dtype=np.float64)
+    top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE)) if latencies.size else 1000.0
+    bins = np.linspace(0, top, 31)
+    grid = np.linspace(0, top, 300)
+    for axes, command in zip(panels, commands):
+        of_command = answered[answered["command"].astype(str) == command]
+        for player, rows in of_command.groupby(of_command["player"].astype(str), sort=True):
+            values = rows["latency_ms"].to_numpy(dtype=np.float64)
+            # Density over all of the player's answers, so it matches the fit even where the axis
+            # leaves out the slowest 1 % (numpy's own density would renormalize to what is shown).
+            weights = np.full(values.size, 1 / (values.size * (bins[1] - bins[0])))
+            axes.hist(values, bins=bins, weights=weights, histtype="step", color=colors[player], label=player)
+            fit = fit_ex_gaussian(values) if fits else None
+            if fit is not None:
+                axes.plot(grid, fit.pdf(grid), color=colors[player], linestyle="--", linewidth=1)
+        axes.set_title(command, fontsize="medium")
+        axes.set_yticks([])
+    figure.supxlabel("latency of correct answers (ms)")
+    # One legend for every player, even those with no correct answer in the first panel.
+    panels[0].legend(handles=[Line2D([], [], color=color, label=player) for player, color in colors.items()],
+                     fontsize="small")
+    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if fits else ""))
+    return figure
+
+
+def learning_curve_chart(curve: pd.DataFrame) -> Figure:
+    """Accuracy (95 % interval) and median correct latency (ms) by session number, one line per player."""
+    colors = player_colors(curve["player"].astype(str))
+    figure = Figure(figsize=(10, 3.6), layout="constrained")
+    accuracy_axes, latency_axes = figure.subplots(1, 2, sharex=True)
+    for player, rows in curve.groupby(curve["player"].astype(str), sort=True):
+        sessions = rows["session_number"].to_numpy()
+        accuracy = rows["accuracy"].to_numpy()
+        error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
+        accuracy_axes.errorbar(sessions, accuracy, yerr=error, marker="o", capsize=3, color=colors[player],
+                               label=player)
+        latency_axes.plot(sessions, rows["median_latency_ms"], marker="o", color=colors[player], label=player)
+    accuracy_axes.set_ylim(0, 1.02)
+    accuracy_axes.set_ylabel("accuracy (95 % interval)")
+    latency_axes.set_ylabel("median latency, correct (ms)")
+    for axes in (accuracy_axes, latency_axes):
+        axes.set_xlabel("session")
+        axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.grid(alpha=0.3)
+    accuracy_axes.legend(fontsize="small", loc="lower right")
+    figure.suptitle("Learning curve")
+    return figure
+
+
+def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
+    """Accuracy and median correct latency (ms) on tie and non-tie rolls, per player (from `tie_versus_non_tie`)."""
+    players = list(dict.fromkeys(summary["player"].astype(str)))
+    figure = Figure(figsize=(10, 3.6), layout="constrained")
+    accuracy_axes, latency_axes = figure.subplots(1, 2)
+    width = 0.38
+    x = np.arange(len(players))
+    for shift, roll, hatch in ((-width / 2, NON_TIE, ""), (width / 2, TIE, "//")):
+        rows = summary[summary["roll"].astype(str) == roll]
+        rows = rows.set_index(rows["player"].astype(str)).reindex(players)
+        accuracy = rows["accuracy"].to_numpy()
+        error = np.nan_to_num([accuracy - rows["accuracy_ci_low"].to_numpy(),
+                               rows["accuracy_ci_high"].to_numpy() - accuracy])
+        accuracy_axes.bar(x + shift, accuracy, width, yerr=error, capsize=3, hatch=hatch, label=roll,
+                          color="lightgrey" if roll == TIE else "tab:blue", edgecolor="black")
+        latency_axes.bar(x + shift, rows["median_latency_ms"], width, hatch=hatch, label=roll,
+                         color="lightgrey" if roll == TIE else "tab:blue", edgecolor="black")
+    for axes in (accuracy_axes, latency_axes):
+        axes.set_xticks(x, players, rotation=20, ha="right")
+        axes.grid(axis="y", alpha=0.3)
+    accuracy_axes.set_ylim(0, 1.18)
+    accuracy_axes.set_yticks(np.linspace(0, 1, 6))
+    accuracy_axes.set_ylabel("accuracy (95 % interval)")
+    latency_axes.set_ylabel("median latency, correct (ms)")
+    accuracy_axes.legend(fontsize="small", loc="upper center", ncols=2)
+    figure.suptitle("Tie rolls (answer grey) against non-tie rolls")
+    return figure
+
+
+def tie_frequency_chart(table: pd.DataFrame, title: str = "Tie frequency per command") -> Figure:
+    """Exact against simulated tie probability per command (from `tie_frequency.tie_frequency_table`).
+
+    Top: both probabilities, the simulated one with its 95 % interval. Bottom:
+    simulated minus exact, in percentage points, where the interval is
+    visible at any number of rounds; it should cross zero about 19 times in 20.
+    """
+    commands = table["command"].astype(str).tolist()
+    x = np.arange(len(commands))
+    figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 5.4), layout="constrained")
+    odds_axes, gap_axes = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1))
+    exact = table["exact_tie_probability"].to_numpy(dtype=np.float64)
+    simulated = table["simulated_tie_probability"].to_numpy(dtype=np.float64)
+    low = table["ci95_low"].to_numpy(dtype=np.float64)
+    high = table["ci95_high"].to_numpy(dtype=np.float64)
+    odds_axes.scatter(x - 0.12, exact, marker="D", color="black", label="exact", zorder=3)
+    odds_axes.errorbar(x + 0.12, simulated, yerr=[simulated - low, high - simulated], fmt="o", capsize=4,
+                       color="tab:orange", label="simulated (95 % interval)")
+    odds_axes.set_ylabel("tie probability")
+    odds_axes.set_ylim(0, max(0.05, float(np.nanmax(np.r_[exact, high]))) * 1.15)
+    odds_axes.grid(axis="y", alpha=0.3)
+    odds_axes.legend(fontsize="small")
+    odds_axes.set_title(title)
+    gap = 100 * (simulated - exact)
+    gap_axes.axhline(0, color="black", linewidth=0.8)
+    gap_axes.errorbar(x, gap, yerr=[100 * (simulated - low), 100 * (high - simulated)], fmt="o", capsize=4,
+                      color="tab:orange")
+    for position in np.flatnonzero(~np.isfinite(exact)):
+        gap_axes.text(position, 0, "no exact\nvalue", ha="center", va="center", fontsize="small", color="grey",
+                      bbox={"facecolor": "white", "edgecolor": "none"})
+    gap_axes.set_ylabel("simulated - exact\n(percentage points)")
+    gap_axes.set_xticks(x, commands, rotation=20, ha="right")
+    gap_axes.grid(axis="y", alpha=0.3)
+    return figure
+
+
+def convergence_chart(convergence: pd.DataFrame) -> Figure:
+    """Simulated tie probability with its 95 % interval against rounds (log scale), per command, exact dashed."""
+    commands = list(dict.fromkeys(convergence["command"].astype(str)))
+    figure, panels = _panel_grid(len(commands), sharex=True)
+    for axes, command in zip(panels, commands):
+        rows = convergence[convergence["command"].astype(str) == command]
+        rounds = rows["rounds"].to_numpy()
+        simulated = rows["simulated_tie_probability"].to_numpy(dtype=np.float64)
+        axes.fill_between(rounds, rows["ci95_low"], rows["ci95_high"], color="tab:orange", alpha=0.3,
+                          label="95 % interval")
+        axes.plot(rounds, simulated, marker="o", color="tab:orange", label="simulated")
+        exact = rows["exact_tie_probability"].to_numpy(dtype=np.float64)
+        if np.isfinite(exact).any():
+            axes.axhline(exact[0], color="black", linestyle="--", linewidth=1, label="exact")
+        axes.set_xscale("log")
+        axes.set_title(command, fontsize="medium")
+        axes.grid(alpha=0.3)
+    figure.supxlabel("rounds simulated")
+    panels[0].legend(fontsize="small")
+    figure.suptitle("Tie probability as rounds grow")
+    return figure
+
+
+def parameter_chart(odds: pd.DataFrame, parameter: str) -> Figure:
+    """Exact tie probability per command against one variant parameter (from `tie_frequency.odds_by_parameter`)."""
+    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    axes = figure.add_subplot()
+    # Commands can share a curve (highest and lowest total, by symmetry): dashes keep both visible.
+    styles = ("-", "--", "-.", ":")
+    for index, (command, rows) in enumerate(odds.groupby(odds["command"].astype(str), sort=False)):
+        axes.plot(rows[parameter], rows["exact_tie_probability"], marker="o", label=command,
+                  linestyle=styles[index % len(styles)])
+    axes.set_xlabel(parameter.replace("_", " "))
+    axes.set_ylabel("exact tie probability")
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.set_ylim(bottom=0)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize="small")
+    axes.set_title(f"Tie odds by {parameter.replace('_', ' ')}")
+    return figure
+
+
+def tolerance_chart(closest: pd.DataFrame) -> Figure:
+    """Simulated `closest` tie probability (95 % interval) against the perception tolerance (from `tie_frequency.closest_by_tolerance`)."""
+    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    axes = figure.add_subplot()
+    tolerance = 100 * closest["tolerance"].to_numpy(dtype=np.float64)
+    simulated = closest["simulated_tie_probability"].to_numpy(dtype=np.float64)
+    axes.fill_between(tolerance, closest["ci95_low"], closest["ci95_high"], color="tab:orange", alpha=0.3,
+                      label="95 % interval")
+    axes.plot(tolerance, simulated, marker="o", color="tab:orange", label="simulated")
+    axes.set_xlabel("perception tolerance (% of the nearest distance)")
+    axes.set_ylabel("closest: tie probability")
+    axes.set_ylim(bottom=0)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize="small")
+    axes.set_title("closest: ties against how finely players see")
+    return figure
+
+
+def _panel_grid(count: int, sharex: bool) -> tuple[Figure, list]:
+    columns = _columns(count)
+    rows = -(-count // columns)
+    figure = Figure(figsize=(PANEL_INCHES[0] * columns, PANEL_INCHES[1] * rows), layout="constrained")
+    panels = figure.subplots(rows, columns, sharex=sharex, squeeze=False).ravel().tolist()
+    for spare in panels[count:]:
+        spare.set_visible(False)
+    return figure, panels[:count]
+
+
+def _columns(count: int) -> int:
+    return min(3, max(1, count))
+
+
+def _offsets(series: int) -> np.ndarray:
+    """Horizontal offsets that keep several players' points at one command apart."""
+    if series == 1:
+        return np.zeros(1)
+    return np.linspace(-0.25, 0.25, series)

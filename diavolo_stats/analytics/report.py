@@ -1,0 +1,209 @@
+"""The report folder: summary.csv, PNG charts and one self-contained report.html.
+
+`write_report` is what `diavolo report` runs: it loads drill logs, keeps the
+chosen players, summarizes them (`summaries`), compares the tie odds of the
+preset games they played, exact against simulated (`tie_frequency`), draws
+the charts (`charts`) and writes everything to one folder. A custom game's
+rows get a note instead of tie odds: the log does not record the game's
+sides, so its odds cannot be known from the log. The HTML page embeds
+its charts as base64 PNG, so the single file can be mailed to a friend.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from diavolo_stats.analytics import charts, summaries
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.errors import InputError
+from diavolo_stats.stats import MIN_FIT_ANSWERS
+from diavolo_stats.core.simulate import simulate
+from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_table
+from diavolo_stats.core.variant import PRESETS, Variant
+
+DEFAULT_OUT = Path("data") / "reports"
+
+SUMMARY_COLUMNS = (
+    "player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "median_latency_ms",
+    "mean_latency_ms", "latency_iqr_ms", "exgauss_mu_ms", "exgauss_sigma_ms", "exgauss_tau_ms",
+    "correct", "timeouts", "too_early",
+)
+"""Columns of summary.csv, in order: the issue's seven first, then the other figures of `summaries.summarize`."""
+
+PRINTED_COLUMNS = ("player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
+                   "median_latency_ms")
+
+SIMULATION_FILE = "simulation_{variant}.csv"
+"""Saved results looked for next to the default report folder (data/) when no file is given."""
+
+FALLBACK_ROUNDS = 1_000_000
+FALLBACK_SEED = 1
+"""Without saved results the report simulates this many rounds itself: about 0.2 s, intervals near ±0.1 %."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `write_report` wrote.
+
+    summary: one row per player and command, SUMMARY_COLUMNS (probabilities, ms).
+    folder: where the files are. files: every file written, summary.csv first.
+    notes: lines worth telling the reader (e.g. where the simulated odds came from).
+    """
+
+    summary: pd.DataFrame
+    folder: Path
+    files: tuple[Path, ...]
+    notes: tuple[str, ...]
+
+    def table_rows(self) -> list[dict]:
+        """The summary as printable rows of PRINTED_COLUMNS: latency rounded to whole ms, None when missing."""
+        rows = []
+        for record in self.summary[list(PRINTED_COLUMNS)].to_dict("records"):
+            latency = record["median_latency_ms"]
+            record["median_latency_ms"] = None if pd.isna(latency) else int(round(latency))
+            rows.append(record)
+        return rows
+
+
+def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_OUT,
+                 players: Sequence[str] | None = None, simulation_path: str | Path | None = None) -> Report:
+    """Summarize the drill logs at `log_paths` for `players` (all when None) into `out_dir`.
+
+    Writes summary.csv, accuracy.png, latency.png, learning_curve.png,
+    tie_vs_non_tie.png, tie_frequency_<variant>.png per preset game played
+    (`custom` trials get a note instead) and report.html. Simulated tie odds
+    come from `simulation_path`; without it, from
+    data/simulation_<variant>.csv when it exists, else from a fresh
+    simulation of FALLBACK_ROUNDS rounds. InputError (one line) for a
+    missing or malformed log, a log with no trials, an unknown player.
+    """
+    paths = [Path(p) for p in log_paths]
+    for path in paths:
+        if not path.is_file():
+            raise InputError(f"--log: no drill log at {str(path)!r}")
+    drills = load_logs(paths)
+    if drills.empty:
+        raise InputError(f"--log: no trials in {', '.join(map(str, paths))}; drill first (diavolo drill)")
+    drills = summaries.select_players(drills, players)
+    summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
+    ties = []
+    presets, other_trials = _games_played(drills)
+    for name, variant in presets:
+        saved, note = _simulated_odds(name, variant, simulation_path)
+        ties.append((name, tie_frequency_table(variant, saved), note))
+    left_out = [f"no tie frequency for the {other_trials} trials of a custom game: the log does not record "
+                "its sides, so its tie odds cannot be known"] if other_trials else []
+    notes = [note for _, _, note in ties] + left_out
+    folder = Path(out_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"--out: cannot create {str(folder)!r} ({error.strerror})") from None
+    figures = {
+        "accuracy.png": ("Accuracy per command", charts.accuracy_chart(summary)),
+        "latency.png": ("Latency of correct answers per command", charts.latency_chart(drills)),
+        "learning_curve.png": ("Learning curve over sessions",
+                               charts.learning_curve_chart(summaries.learning_curve(drills))),
+        "tie_vs_non_tie.png": ("Tie rolls against non-tie rolls",
+                               charts.tie_versus_non_tie_chart(summaries.tie_versus_non_tie(drills))),
+    }
+    for name, table, _ in ties:
+        title = f"Tie frequency per command, {name} game"
+        figures[f"tie_frequency_{name}.png"] = (title, charts.tie_frequency_chart(table, title=title))
+    summary_path = folder / "summary.csv"
+    files = [summary_path]
+    _write(summary_path, summary.to_csv(index=False).encode("utf-8"))
+    images = {}
+    for file_name, (caption, figure) in figures.items():
+        images[file_name] = (caption, _png(figure))
+        _write(folder / file_name, images[file_name][1])
+        files.append(folder / file_name)
+    page = _html(summary, drills, paths, ties, images, left_out)
+    _write(folder / "report.html", page.encode("utf-8"))
+    files.append(folder / "report.html")
+    return Report(summary=summary, folder=folder, files=tuple(files), notes=tuple(notes))
+
+
+def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, Variant]], int]:
+    """The preset games in the log, as (name, Variant) sorted by name, and how many trials are of any other
+    game: `custom`, or a row whose dice per color are not its preset's."""
+    presets, other_trials = [], 0
+    for (name, dice_per_color), rows in drills.groupby(["variant", "dice_per_color"], observed=True):
+        if name in PRESETS and Variant.preset(name).dice_per_color == dice_per_color:
+            presets.append((name, Variant.preset(name)))
+        else:
+            other_trials += len(rows)
+    return presets, other_trials
+
+
+def _simulated_odds(name: str, variant: Variant, simulation_path: str | Path | None) -> tuple[pd.DataFrame, str]:
+    if simulation_path is not None:
+        return load_simulation(simulation_path), f"simulated odds from {simulation_path}"
+    saved = Path("data") / SIMULATION_FILE.format(variant=name)
+    if saved.is_file():
+        return load_simulation(saved), f"simulated odds from {saved}"
+    fresh = simulation_frame(simulate(variant, FALLBACK_ROUNDS, seed=FALLBACK_SEED))
+    return fresh, (f"simulated odds for {name}: {FALLBACK_ROUNDS:,} rounds, seed {FALLBACK_SEED} "
+                   f"(no saved results at {saved})")
+
+
+def _png(figure: Figure) -> bytes:
+    FigureCanvasAgg(figure)  # render with Agg, whatever backend the caller's matplotlib is set to
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        # A player name in a script the default font lacks is drawn as boxes; say nothing on stderr.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from")
+        figure.savefig(buffer, format="png", dpi=100)
+    return buffer.getvalue()
+
+
+def _write(path: Path, content: bytes) -> None:
+    try:
+        path.write_bytes(content)
+    except OSError as error:
+        raise InputError(f"--out: cannot write {str(path)!r} ({error.strerror})") from None
+
+
+def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
+          ties: list[tuple[str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]],
+          notes: Sequence[str]) -> str:
+    players = ", ".join(sorted(drills["player"].astype(str).unique()))
+    sessions = drills["session_id"].nunique()
+    sections = [
+        "<h1>Diavolo drill report</h1>",
+        f"<p>{html.escape(players)}: {len(drills)} trials in {sessions} sessions, from "
+        f"{html.escape(', '.join(map(str, paths)))}.</p>",
+        "<p>Accuracy is correct answers over all trials (a timeout or a key pressed too early counts as "
+        "wrong), with a Wilson 95&nbsp;% interval. Latencies are over correct answers, in ms; the spread "
+        "is the interquartile range; the ex-Gaussian fit (mu, sigma, tau) needs at least "
+        f"{MIN_FIT_ANSWERS} correct answers.</p>",
+        "<h2>Summary</h2>",
+        summary.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3f}", border=0, classes="summary"),
+    ]
+    for file_name, (caption, png) in images.items():
+        encoded = base64.b64encode(png).decode("ascii")
+        sections.append(f"<h2>{html.escape(caption)}</h2>"
+                        f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}">')
+        for name, table, note in ties:
+            if file_name == f"tie_frequency_{name}.png":
+                sections.append(f"<p>{html.escape(note)}.</p>")
+                sections.append(table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.5f}",
+                                              border=0, classes="summary"))
+    sections.extend(f"<p>{html.escape(note)}.</p>" for note in notes)
+    style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+             "table.summary{border-collapse:collapse;font-size:0.9em}"
+             "table.summary td,table.summary th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
+             "img{max-width:100%}")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Diavolo drill report: {html.escape(players)}</title><style>{style}</style></head>"
+            f"<body>\n{chr(10).join(sections)}\n</body></html>\n")

@@ -1,0 +1,127 @@
+"""What drill logs say about a player: accuracy, latency, learning, tie rolls.
+
+Every function takes the DataFrame that `drill_log.load_logs` returns (one
+row per trial) and returns a new DataFrame; nothing is written anywhere.
+
+The figures, and why:
+- accuracy: correct rows over all rows. A timeout and a key pressed too
+  early count as wrong: the player did not grab the right devil in time.
+  Its interval is Wilson's 95 % score interval, which stays inside [0, 1]
+  and keeps its coverage with the few dozen trials a session gives (the
+  textbook normal interval does neither).
+- latency: over correct answers only (a wrong answer is a different kind of
+  response), in ms. The median is the headline because reaction times are
+  skewed to the right; the mean sits beside it, and the spread is the
+  interquartile range (the middle half of the answers), which one
+  distracted 4-second answer does not move.
+- ex-Gaussian fit (`scipy.stats.exponnorm`): a normal part (mu, sigma: the
+  usual speed and its jitter) plus an exponential tail (tau: the
+  occasional slow answer). Fitted only where there are at least
+  `MIN_FIT_ANSWERS` correct answers; with fewer, tau and sigma trade off
+  against each other and the numbers mean little.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.drill.performance import correct_latencies_ms, performance
+from diavolo_stats.errors import InputError
+from diavolo_stats.stats import MIN_FIT_ANSWERS, ExGaussian, fit_ex_gaussian, wilson_interval
+from diavolo_stats.core.variant import ALL_COMMANDS
+
+SUMMARY_FIGURES = (
+    "trials", "correct", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "timeouts", "too_early",
+    "median_latency_ms", "mean_latency_ms", "latency_iqr_ms",
+    "exgauss_mu_ms", "exgauss_sigma_ms", "exgauss_tau_ms",
+)
+"""The columns `summarize` adds after the grouping columns, in this order."""
+
+TIE, NON_TIE = "tie", "non-tie"
+
+COMMAND_ORDER = [command.value for command in ALL_COMMANDS]
+
+
+def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command")) -> pd.DataFrame:
+    """One row per group of `by` columns, sorted by them, then the SUMMARY_FIGURES.
+
+    trials, correct, timeouts and too_early are counts of rows; accuracy and
+    its 95 % Wilson interval are probabilities; latencies are in ms over the
+    correct answers (NaN when a group has none); the ex-Gaussian columns are
+    NaN where a group has fewer than MIN_FIT_ANSWERS correct answers.
+    """
+    by = list(by)
+    _require_columns(drills, by)
+    if "command" in by:
+        # Commands in the order of the command die (and of the rulebook), not alphabetical.
+        drills = drills.assign(command=pd.Categorical(drills["command"].astype(str), categories=COMMAND_ORDER))
+    rows = []
+    for keys, group in drills.groupby(by, observed=True, sort=True):
+        rows.append({**dict(zip(by, keys)), **_figures(group)})
+    summary = pd.DataFrame(rows, columns=[*by, *SUMMARY_FIGURES])
+    if "command" in by:
+        summary["command"] = pd.Categorical(summary["command"], categories=COMMAND_ORDER)
+    return summary
+
+
+def _figures(group: pd.DataFrame) -> dict:
+    figures = performance(group)
+    low, high = wilson_interval(figures["correct"], figures["trials"])  # 95 %
+    latencies = correct_latencies_ms(group)
+    fit = fit_ex_gaussian(latencies)
+    has_latency = latencies.size > 0
+    return {
+        **figures,
+        "accuracy_ci_low": low,
+        "accuracy_ci_high": high,
+        "mean_latency_ms": float(latencies.mean()) if has_latency else math.nan,
+        "latency_iqr_ms": float(np.subtract(*np.percentile(latencies, [75, 25]))) if has_latency else math.nan,
+        "exgauss_mu_ms": fit.mu_ms if fit else math.nan,
+        "exgauss_sigma_ms": fit.sigma_ms if fit else math.nan,
+        "exgauss_tau_ms": fit.tau_ms if fit else math.nan,
+    }
+
+
+def tie_versus_non_tie(drills: pd.DataFrame, by: Sequence[str] = ("player",)) -> pd.DataFrame:
+    """`summarize` by `by` and a `roll` column, "non-tie" or "tie" (the answer was grey), in that order."""
+    labelled = drills.assign(roll=pd.Categorical(np.where(drills["is_tie"], TIE, NON_TIE), categories=[NON_TIE, TIE]))
+    return summarize(labelled, by=[*by, "roll"])
+
+
+def with_session_numbers(drills: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `drills` with `session_number`: 1 for each player's earliest session, 2 for the next..."""
+    starts = drills.groupby(["player", "session_id"], observed=True)["timestamp"].min().reset_index()
+    starts["session_number"] = starts.groupby("player", observed=True)["timestamp"].rank(method="first").astype(int)
+    return drills.merge(starts[["player", "session_id", "session_number"]], on=["player", "session_id"], how="left")
+
+
+def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",)) -> pd.DataFrame:
+    """`summarize` per player's session, in order: `by`, `session_number`, `session_start` (UTC), then the figures."""
+    numbered = with_session_numbers(drills)
+    curve = summarize(numbered, by=[*by, "session_number"])
+    starts = numbered.groupby([*by, "session_number"], observed=True)["timestamp"].min().rename("session_start")
+    curve = curve.merge(starts.reset_index(), on=[*by, "session_number"], how="left")
+    columns = [*by, "session_number", "session_start", *SUMMARY_FIGURES]
+    return curve[columns]
+
+
+def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.DataFrame:
+    """The rows of the given players (all rows when None); InputError naming any player with no rows."""
+    if not players:
+        return drills
+    known = set(drills["player"].astype(str))
+    unknown = [name for name in players if name not in known]
+    if unknown:
+        listed = ", ".join(sorted(known)) or "none"
+        raise InputError(f"--player: no trials for {', '.join(map(repr, unknown))}; players in the log: {listed}")
+    return drills[drills["player"].isin(list(players))]
+
+
+def _require_columns(frame: pd.DataFrame, columns: Iterable[str]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"by: no column {', '.join(missing)}; columns: {', '.join(frame.columns)}")

@@ -1,0 +1,158 @@
+"""Synthetic drill logs: modelled players drilling, so the report and notebooks have data anywhere.
+
+Every row is a real roll (`rules.roll`, resolved by `rules.resolve`) answered
+by a `players.PlayerModel` and written through `drill_log.DrillLog`, so a
+synthetic log has exactly the format and the checks of a real one. Player
+names start with `synthetic-` so that nobody mistakes them for people.
+
+Players get better with practice. A model (a preset or a TOML file) is how
+the player plays once practised; in their n-th session they are slower and
+make more errors, by the power law of practice (Newell and Rosenbloom 1981):
+latency times 1 + PRACTICE_SLOWDOWN * n^-PRACTICE_EXPONENT, error rate times
+1 + PRACTICE_ERRORS * n^-PRACTICE_EXPONENT. With the defaults a first
+session is 1.5 times slower with twice the errors, a sixth about 1.14 times
+slower with 1.29 times the errors, so the learning curves show something.
+
+What synthetic players never do: press a key too early. They time out like
+people do, when a sampled latency passes the drill's 10 s timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
+from diavolo_stats.drill.log import NO_ANSWER, DrillLog, logged_positions
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
+from diavolo_stats.core.rules import GREY_CODE, resolve, roll
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
+
+PLAYER_PREFIX = "synthetic-"
+PRACTICE_SLOWDOWN = 0.5
+PRACTICE_ERRORS = 1.0
+PRACTICE_EXPONENT = 0.7
+TIMEOUT_MS = TIMEOUT_S * 1000
+"""The drill's default answer timeout in ms: a sampled latency beyond it is logged as timed out, answer none."""
+
+FEEDBACK_MS = 1500.0
+"""Time between an answer and the next fixation mark (reading the feedback), ms; spaces the timestamps."""
+
+FIRST_SESSION = datetime(2024, 1, 1, 18, 0, tzinfo=timezone.utc)
+"""When the first synthetic session starts; each later session is one day on, each player one hour on."""
+
+DEFAULT_PLAYERS = ("preset:novice", "preset:average", "preset:expert")
+MAX_SESSIONS = 1000
+MAX_TRIALS = 10_000
+
+
+@dataclass(frozen=True)
+class SyntheticLog:
+    """What `write_synthetic_log` wrote: the file, its player names and how many rows (trials)."""
+
+    path: Path
+    players: tuple[str, ...]
+    rows: int
+
+
+def practised(model: PlayerModel, session: int) -> PlayerModel:
+    """`model` as it plays in its `session`-th session (1 = first): slower and less accurate early on."""
+    if isinstance(session, bool) or not isinstance(session, int) or session < 1:
+        raise InputError(f"session: must be a whole number of at least 1, got {session!r}")
+    practice = session ** -PRACTICE_EXPONENT
+    return model.scaled(time_factor=1 + PRACTICE_SLOWDOWN * practice, error_factor=1 + PRACTICE_ERRORS * practice)
+
+
+def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_PLAYERS, sessions: int = 6,
+                        trials: int = 60, seed: int = 7, variant_name: str = "standard",
+                        replace: bool = False) -> SyntheticLog:
+    """Write a seeded synthetic drill log of `sessions` sessions of `trials` trials per player.
+
+    player_specs: `preset:novice|average|expert` or a player TOML file (see
+    `players.PlayerModel.from_toml`); each is logged as `synthetic-<name>`.
+    The same arguments always write the same file. An existing file is
+    refused unless `replace` (a real drill log is never overwritten by
+    accident); the new log is written beside it and moved into place whole.
+    """
+    path = Path(path)
+    models = [_player(spec) for spec in player_specs]
+    names = [PLAYER_PREFIX + model.name for model in models]
+    if not models:
+        raise InputError("--players: give at least one player")
+    if len(set(names)) != len(names):
+        raise InputError(f"--players: each player once; got {', '.join(names)}")
+    for flag, value, high in (("--sessions", sessions, MAX_SESSIONS), ("--trials", trials, MAX_TRIALS)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+            raise InputError(f"{flag}: must be a whole number from 1 to {high}, got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"--seed: must be a whole number of 0 or more, got {seed!r}")
+    variant = Variant.preset(variant_name)
+    if path.exists() and not replace:
+        raise InputError(f"--log: {str(path)!r} exists; pass --replace to write a new synthetic log over it")
+    if path.is_dir():
+        raise InputError(f"--log: {str(path)!r} is a folder, not a file")
+    draft = path.with_name(f".{path.name}.synthetic-{os.getpid()}")
+    draft.unlink(missing_ok=True)
+    try:
+        log = DrillLog(draft)
+        players = np.random.SeedSequence(seed).spawn(len(models))
+        for index, (model, name, player_seeds) in enumerate(zip(models, names, players)):
+            for session, session_seeds in enumerate(player_seeds.spawn(sessions), start=1):
+                start = FIRST_SESSION + timedelta(days=session - 1, hours=index)
+                session_seed = int(session_seeds.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+                for row in _session_rows(practised(model, session), name, variant, variant_name, trials,
+                                         session_seed, start):
+                    log.append(row)
+        os.replace(draft, path)
+    finally:
+        draft.unlink(missing_ok=True)
+        Path(f"{draft}.lock").unlink(missing_ok=True)
+    return SyntheticLog(path=path, players=tuple(names), rows=len(models) * sessions * trials)
+
+
+def _player(spec: str) -> PlayerModel:
+    if not (spec.startswith(PRESET_PREFIX) or spec.lower().endswith(".toml")):
+        raise InputError(f"--players: {spec!r} is neither preset:novice|average|expert nor a player .toml file")
+    return player_from_spec(spec)
+
+
+def _session_rows(model: PlayerModel, name: str, variant: Variant, variant_name: str, trials: int,
+                  session_seed: int, start: datetime) -> list[dict]:
+    """One session's rows, as `DrillLog.append` takes them."""
+    rng = np.random.default_rng(session_seed)
+    session_id = str(uuid.UUID(bytes=rng.bytes(16), version=4))
+    rolls = [roll(variant, rng) for _ in range(trials)]
+    resolutions = [resolve(variant, r.command, r.dice, r.positions) for r in rolls]
+    # commands: (trials,) index into ALL_COMMANDS; expected: (trials,) int8 color index or GREY_CODE
+    commands = np.array([ALL_COMMANDS.index(r.command) for r in rolls])
+    expected = np.array([GREY_CODE if s.answer == GREY else variant.colors.index(s.answer) for s in resolutions],
+                        dtype=np.int8)
+    grabbed, latency_ms = Lineup((model,)).respond(commands, expected, len(variant.colors), rng)
+    foreperiod_ms = rng.uniform(*FOREPERIOD_MS, size=trials)  # the drill's random wait before each roll
+    rows = []
+    elapsed_ms = 0.0
+    for trial, (played, resolution) in enumerate(zip(rolls, resolutions)):
+        timed_out = bool(latency_ms[0, trial] > TIMEOUT_MS)
+        code = int(grabbed[0, trial])
+        answer = NO_ANSWER if timed_out else (GREY if code == GREY_CODE else variant.colors[code])
+        elapsed_ms += foreperiod_ms[trial]
+        rows.append({
+            "session_id": session_id, "player": name, "trial": trial + 1,
+            "timestamp": start + timedelta(milliseconds=elapsed_ms),
+            "variant": variant_name, "dice_per_color": variant.dice_per_color, "command_first": False,
+            "command": played.command.value, "dice": played.dice,
+            "positions": logged_positions(played.positions, variant.table),
+            "expected": resolution.answer, "answer": answer, "correct": answer == resolution.answer,
+            "latency_ms": None if timed_out else round(float(latency_ms[0, trial]), 3),
+            "too_early": False, "timed_out": timed_out,
+            "foreperiod_ms": round(float(foreperiod_ms[trial]), 3), "seed": session_seed,
+        })
+        elapsed_ms += min(latency_ms[0, trial], TIMEOUT_MS) + FEEDBACK_MS
+    return rows

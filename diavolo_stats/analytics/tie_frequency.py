@@ -1,0 +1,188 @@
+"""How often rounds tie: exact odds and simulated frequencies side by side, as tables.
+
+Exact values come from `odds.exact_odds` (value commands only); simulated
+ones from `simulate.simulate` or from results saved by
+`diavolo simulate --out FILE.csv`. Every simulated frequency carries its
+Wilson 95 % interval, so a reader can see whether the exact value lies
+inside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.analytics.summaries import COMMAND_ORDER
+from diavolo_stats.errors import InputError
+from diavolo_stats.core.odds import exact_odds, fraction_text
+from diavolo_stats.core.simulate import SimulationResult, report_rows, simulate, simulation_report
+from diavolo_stats.core.variant import DEFAULT_COLORS, Command, Variant
+
+SIMULATION_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high")
+"""Columns `load_simulation` needs in a saved result (`diavolo simulate --out` writes more)."""
+
+TABLE_COLUMNS = ("command", "exact_tie_probability", "exact_tie_fraction", "simulated_tie_probability",
+                 "ci95_low", "ci95_high", "rounds", "exact_in_interval")
+"""Columns of `tie_frequency_table`, in order."""
+
+# Color names for variants with more than the box's three colors.
+COLOR_NAMES = (*DEFAULT_COLORS, "blue", "green", "yellow", "purple", "orange")
+
+PARAMETERS = ("dice_per_color", "sides", "colors")
+"""The variant parameters `odds_by_parameter` can vary; `colors` is a number of colors."""
+
+
+def load_simulation(path: str | Path) -> pd.DataFrame:
+    """Saved simulation results (one row per command) from a CSV written by `diavolo simulate --out`.
+
+    InputError naming the file when it is missing or lacks SIMULATION_COLUMNS, and
+    the line and column of a value in rounds, ties, tie_probability, ci95_low or
+    ci95_high that is not a finite number.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"simulation results {str(path)!r}: no such file (write one with diavolo simulate --out)")
+    try:
+        # Blank lines are read as empty rows and dropped, so a row's index + 2 is its line (the header is line 1).
+        saved = pd.read_csv(path, skip_blank_lines=False).dropna(how="all")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise InputError(f"simulation results {str(path)!r}: not a CSV file ({error})".splitlines()[0]) from None
+    missing = [c for c in SIMULATION_COLUMNS if c not in saved.columns]
+    if missing:
+        raise InputError(f"simulation results {str(path)!r}: missing columns {', '.join(missing)} "
+                         f"(write it with diavolo simulate --out)")
+    for column in SIMULATION_COLUMNS[1:]:  # every column but command is a number
+        values = pd.to_numeric(saved[column], errors="coerce")
+        bad = ~np.isfinite(values)
+        if bad.any():
+            index = bad.idxmax()
+            value = saved.at[index, column]  # NaN for an empty cell or an NA marker such as "n/a"
+            raise InputError(f"simulation results {str(path)!r} line {index + 2}: {column} must be a finite number, "
+                             f"got {'nothing' if pd.isna(value) else repr(str(value))}")
+        saved[column] = values
+    saved.attrs["source"] = str(path)
+    return saved
+
+
+def simulation_frame(result: SimulationResult) -> pd.DataFrame:
+    """A simulation held in memory as the rows `diavolo simulate --out` saves (SIMULATION_COLUMNS and more)."""
+    return pd.DataFrame(report_rows(simulation_report(result)))
+
+
+def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
+    """InputError naming the file (when known) if saved results were simulated for another game than `variant`."""
+    source = simulated.attrs.get("source", "the simulation results")
+    label = variant.label  # what `diavolo simulate --out` writes in its `variant` column
+    saved = set(simulated["variant"].astype(str)) if "variant" in simulated.columns else {label}
+    if saved != {label}:
+        raise InputError(f"{source}: simulated for {', '.join(sorted(saved))}, not for {label}; "
+                         f"simulate this game with diavolo simulate --out")
+    if "table_model" in simulated.columns:
+        closest = simulated.loc[simulated["command"].astype(str) == Command.CLOSEST.value, "table_model"]
+        models = set(closest.dropna().astype(str))
+        if models and models != {variant.table.describe()}:
+            raise InputError(f"{source}: closest was simulated with another table model "
+                             f"({next(iter(models))}); expected {variant.table.describe()}")
+
+
+def tie_frequency_table(variant: Variant, simulated: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per command of `variant`: the exact tie probability and the simulated one with its 95 % interval.
+
+    Columns TABLE_COLUMNS. `exact_*` are empty (NaN, "") for `closest`, which
+    has no exact value; the simulated columns are NaN for commands missing
+    from `simulated` (or all of them when it is None). InputError if
+    `simulated` was run for another game (see `check_simulation_matches`). `exact_in_interval`
+    says whether the exact value lies in the simulated interval (NA when
+    either is missing).
+    """
+    if simulated is not None:
+        check_simulation_matches(variant, simulated)
+    exact = exact_odds(variant).tie_probability
+    saved = {} if simulated is None else {str(row.command): row for row in simulated.itertuples(index=False)}
+    rows = []
+    for command in variant.commands:
+        exact_value = float(exact[command]) if command in exact else math.nan
+        row = saved.get(command.value)
+        low = float(row.ci95_low) if row is not None else math.nan
+        high = float(row.ci95_high) if row is not None else math.nan
+        known = math.isfinite(exact_value) and math.isfinite(low)
+        rows.append({
+            "command": command.value,
+            "exact_tie_probability": exact_value,
+            "exact_tie_fraction": fraction_text(exact[command]) if command in exact else "",
+            "simulated_tie_probability": float(row.tie_probability) if row is not None else math.nan,
+            "ci95_low": low,
+            "ci95_high": high,
+            "rounds": int(row.rounds) if row is not None else pd.NA,
+            "exact_in_interval": (low <= exact_value <= high) if known else pd.NA,
+        })
+    table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    table["command"] = pd.Categorical(table["command"], categories=COMMAND_ORDER)
+    table["rounds"] = table["rounds"].astype("Int64")
+    table["exact_in_interval"] = table["exact_in_interval"].astype("boolean")
+    return table
+
+
+def convergence(variant: Variant, rounds: Sequence[int], seed: int) -> pd.DataFrame:
+    """Simulated tie probability (95 % interval) per command as the number of rounds grows.
+
+    One row per rounds value and command: `rounds`, then the TABLE_COLUMNS
+    figures. Every run uses the same seed, so the whole table can be repeated.
+    """
+    tables = [tie_frequency_table(variant, simulation_frame(simulate(variant, int(count), seed=seed)))
+              for count in sorted(set(rounds))]
+    return pd.concat(tables, ignore_index=True)
+
+
+def with_parameter(base: Variant, parameter: str, value: int) -> Variant:
+    """`base` with one parameter changed; for `colors`, `value` is how many colors (named from COLOR_NAMES)."""
+    if parameter not in PARAMETERS:
+        raise InputError(f"parameter: must be one of {', '.join(PARAMETERS)}, got {parameter!r}")
+    if parameter == "colors":
+        if not 2 <= value <= len(COLOR_NAMES):
+            raise InputError(f"colors: from 2 to {len(COLOR_NAMES)} colors, got {value}")
+        return dataclasses.replace(base, colors=COLOR_NAMES[:value])
+    return dataclasses.replace(base, **{parameter: value})
+
+
+def odds_by_parameter(parameter: str, values: Sequence[int], base: Variant | None = None) -> pd.DataFrame:
+    """Exact tie probability of each value command as one parameter of `base` (default: the box) varies.
+
+    Columns: `parameter` (the value), command, exact_tie_probability, exact_tie_fraction.
+    """
+    base = base or Variant()
+    rows = []
+    for value in values:
+        for command, tie in exact_odds(with_parameter(base, parameter, value)).tie_probability.items():
+            rows.append({parameter: value, "command": command.value,
+                         "exact_tie_probability": float(tie), "exact_tie_fraction": fraction_text(tie)})
+    odds = pd.DataFrame(rows, columns=[parameter, "command", "exact_tie_probability", "exact_tie_fraction"])
+    odds["command"] = pd.Categorical(odds["command"], categories=COMMAND_ORDER)
+    return odds
+
+
+def closest_by_tolerance(tolerances: Sequence[float], rounds: int, seed: int,
+                         base: Variant | None = None) -> pd.DataFrame:
+    """Simulated `closest` tie probability (95 % interval) for each perception tolerance (a fraction).
+
+    Columns: tolerance, simulated_tie_probability, ci95_low, ci95_high, rounds.
+    Each tolerance gets the same seed, so the dice land the same way and only
+    the judging changes: the curve cannot dip by chance as tolerance grows.
+    """
+    base = base or Variant()
+    rows = []
+    for tolerance in tolerances:
+        variant = dataclasses.replace(base, commands=(Command.CLOSEST,),
+                                      table=dataclasses.replace(base.table, tolerance=float(tolerance)))
+        result = simulate(variant, rounds, seed=seed)
+        low, high = result.ci95(Command.CLOSEST)
+        rows.append({"tolerance": float(tolerance),
+                     "simulated_tie_probability": result.tie_probability(Command.CLOSEST),
+                     "ci95_low": low, "ci95_high": high, "rounds": rounds})
+    return pd.DataFrame(rows)
+

@@ -1,0 +1,309 @@
+"""Monte Carlo tie frequencies: millions of rounds, vectorized, in seeded blocks.
+
+Every simulated round rolls all colored dice (and throws them on the table
+when `closest` is on the command die) and resolves every command of the
+variant on that roll, so each command's frequency rests on all the rounds.
+
+Repeatability: round b * BLOCK_ROUNDS .. (b + 1) * BLOCK_ROUNDS - 1 is always
+rolled by the generator seeded with the b-th `SeedSequence.spawn` child of the
+run's seed. Chunks (the work handed to a process at a time) and workers only
+group blocks, so the same seed gives the same counts however the work is split.
+
+Speed: the five value commands are read from precomputed tables rather than
+computed from dice. When all joint outcomes fit in JOINT_TABLE_LIMIT entries
+(the standard game: 6**9), one 32-bit draw per round indexes a table holding
+every command's answer, packed in 16 bits, and a histogram counts them.
+Otherwise, when one color's outcomes fit in COLOR_TABLE_LIMIT, each color's
+outcome is one draw that indexes per-command figure tables, and only the
+comparison across colors is computed per round. Beyond that (many dice or
+sides per color) the dice themselves are rolled and reduced.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import multiprocessing
+import signal
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+import numpy as np
+
+from diavolo_stats.errors import InputError
+from diavolo_stats.core.seeding import child, root_sequence
+from diavolo_stats.core.rules import answers, count_answers, figures, winners
+from diavolo_stats.core.table_model import throw_on_grid
+from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.stats import wilson_interval
+
+BLOCK_ROUNDS = 1 << 18
+"""Rounds per seeding block: the unit of randomness, fixed so results never depend on the split."""
+
+DEFAULT_CHUNK_ROUNDS = 1 << 21
+JOINT_TABLE_LIMIT = 1 << 24
+COLOR_TABLE_LIMIT = 1 << 16
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Counted answers of a simulation.
+
+    counts: per command, how many rounds each color was the answer (in
+    `variant.colors` order), then how many were ties (grey).
+    seed: the entropy the run used; pass it back to repeat the run exactly.
+    """
+
+    variant: Variant
+    rounds: int
+    seed: int
+    counts: Mapping[Command, tuple[int, ...]]
+
+    def ties(self, command: Command) -> int:
+        """Rounds in which `command` ended in a tie."""
+        return self.counts[command][-1]
+
+    def tie_probability(self, command: Command) -> float:
+        """Share of rounds that tie under `command` (probability)."""
+        return self.ties(command) / self.rounds
+
+    def ci95(self, command: Command) -> tuple[float, float]:
+        """Wilson 95% confidence interval of the tie probability."""
+        return wilson_interval(self.ties(command), self.rounds)
+
+    def answer_shares(self, command: Command) -> dict[str, float]:
+        """Share of rounds each color (and grey) was the answer under `command`."""
+        names = self.variant.colors + (GREY,)
+        return {name: count / self.rounds for name, count in zip(names, self.counts[command])}
+
+    def overall_answer_shares(self) -> dict[str, float]:
+        """Share of rounds each color (and grey) is the answer, the command die rolled too."""
+        shares = [self.answer_shares(c) for c in self.variant.commands]
+        return {name: sum(s[name] for s in shares) / len(shares) for name in shares[0]}
+
+
+def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: int = 1,
+             chunk_rounds: int = DEFAULT_CHUNK_ROUNDS,
+             progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Roll `rounds` rounds of `variant` and count each command's answers.
+
+    seed: any non-negative integer; None draws fresh entropy (reported in the
+    result). workers: processes to spread the blocks over. chunk_rounds: rounds
+    handed to a process at a time, rounded up to whole blocks; it sets how often
+    `progress` is called with the number of rounds done so far.
+    """
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise InputError(f"rounds: must be a whole number of at least 1, got {rounds!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers: must be a whole number of at least 1, got {workers!r}")
+    if isinstance(chunk_rounds, bool) or not isinstance(chunk_rounds, int) or chunk_rounds < 1:
+        raise InputError(f"chunk_rounds: must be a whole number of at least 1, got {chunk_rounds!r}")
+    root = root_sequence(seed)
+    blocks = -(-rounds // BLOCK_ROUNDS)
+    blocks_per_chunk = -(-chunk_rounds // BLOCK_ROUNDS)
+    chunks = [(first, min(first + blocks_per_chunk, blocks)) for first in range(0, blocks, blocks_per_chunk)]
+    _tables(variant)  # built once here, shared with forked workers
+    totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
+    done = 0
+
+    def add(chunk: tuple[int, int], counts: np.ndarray) -> None:
+        nonlocal done
+        totals[...] += counts
+        done += min(chunk[1] * BLOCK_ROUNDS, rounds) - chunk[0] * BLOCK_ROUNDS
+        if progress is not None:
+            progress(done)
+
+    if workers == 1 or len(chunks) == 1:
+        for chunk in chunks:
+            add(chunk, _tally_chunk(variant, root, rounds, chunk))
+    else:
+        _tally_in_processes(variant, root, rounds, chunks, workers, add)
+    counts = {command: tuple(int(v) for v in row) for command, row in zip(variant.commands, totals)}
+    return SimulationResult(variant=variant, rounds=rounds, seed=int(root.entropy), counts=counts)
+
+
+def _tally_in_processes(variant, root, rounds, chunks, workers, add) -> None:
+    # fork shares the lookup tables built in this process; elsewhere each worker builds its own.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    try:
+        pending = {pool.submit(_tally_chunk, variant, root, rounds, chunk): chunk for chunk in chunks}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                add(pending.pop(future), future.result())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _tally_chunk(variant: Variant, root: np.random.SeedSequence, rounds: int, chunk: tuple[int, int]) -> np.ndarray:
+    """Answer counts over blocks chunk[0]..chunk[1]-1: (commands, colors + 1) int64, grey last."""
+    totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
+    for block in range(*chunk):
+        rng = np.random.default_rng(child(root, block))
+        size = min(BLOCK_ROUNDS, rounds - block * BLOCK_ROUNDS)
+        totals += _tally_block(variant, rng, size)
+    return totals
+
+
+def _tally_block(variant: Variant, rng: np.random.Generator, rounds: int) -> np.ndarray:
+    """Roll `rounds` rounds and count the answers: (commands, colors + 1) int64, grey last."""
+    tables = _tables(variant)
+    colors = len(variant.colors)
+    per_command: dict[Command, np.ndarray] = {}
+    if tables.joint_words:
+        joint = rng.integers(0, tables.joint_size, size=rounds, dtype=np.uint32)
+        for word, commands in tables.joint_words:
+            histogram = np.bincount(np.take(word, joint), minlength=1 << (tables.code_bits * len(commands)))
+            per_command.update(_unpack(histogram, commands, tables.code_bits, colors))
+    elif tables.color_figures:
+        outcomes = rng.integers(0, tables.color_outcomes, size=(colors, rounds), dtype=np.uint16)
+        for command, table in tables.color_figures.items():
+            per_command[command] = count_answers(winners(command, np.take(table, outcomes)), colors)
+    elif variant.value_commands:
+        dice = rng.integers(1, variant.sides + 1, size=(colors, variant.dice_per_color, rounds), dtype=np.uint8)
+        for command in variant.value_commands:
+            per_command[command] = count_answers(winners(command, figures(command, dice)), colors)
+    if Command.CLOSEST in variant.commands:
+        positions = throw_on_grid(variant.table, 1 + variant.dice_count, rounds, rng)
+        per_command[Command.CLOSEST] = count_answers(answers(variant, Command.CLOSEST, positions=positions), colors)
+    return np.array([per_command[c] for c in variant.commands], dtype=np.int64)
+
+
+def _unpack(histogram: np.ndarray, commands: tuple[Command, ...], bits: int,
+            colors: int) -> dict[Command, np.ndarray]:
+    """Split a histogram of packed answer words into each command's counts."""
+    # histogram: (2 ** (bits * commands),) int64
+    words = np.arange(len(histogram))
+    mask = (1 << bits) - 1
+    # Codes above `colors` never occur: their bins hold zero and are cut off.
+    return {command: np.roll(np.bincount((words >> (bits * i)) & mask, weights=histogram,
+                                         minlength=1 << bits)[: colors + 1].astype(np.int64), -1)
+            for i, command in enumerate(commands)}
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """Lookup tables for a variant's value commands (see the module docstring)."""
+
+    joint_size: int = 0
+    code_bits: int = 0
+    joint_words: tuple = ()  # ((uint16 table over joint outcomes, commands packed in it), ...)
+    color_outcomes: int = 0
+    color_figures: Mapping[Command, np.ndarray] | None = None  # command -> (outcomes,) uint8 or int16
+
+
+def _narrowest(table: np.ndarray) -> np.ndarray:
+    """The table as uint8 when its figures fit: comparisons on bytes run twice as wide."""
+    return table.astype(np.uint8) if table.min() >= 0 and table.max() < 256 else table
+
+
+@functools.lru_cache(maxsize=8)
+def _tables(variant: Variant) -> _Tables:
+    commands = variant.value_commands
+    if not commands:
+        return _Tables()
+    outcomes_per_color = variant.sides ** variant.dice_per_color
+    if outcomes_per_color > COLOR_TABLE_LIMIT:
+        return _Tables()
+    colors = len(variant.colors)
+    # Every outcome of one color's dice, in base-`sides` order: (1, dice_per_color, outcomes) uint8.
+    faces = np.indices((variant.sides,) * variant.dice_per_color, dtype=np.uint8).reshape(1, variant.dice_per_color, -1) + 1
+    color_figures = {c: _narrowest(figures(c, faces)[0]) for c in commands}
+    joint_size = outcomes_per_color ** colors
+    if joint_size > JOINT_TABLE_LIMIT:
+        # uint16 even for small ranges: numpy draws bounded uint16 several times faster than uint8.
+        return _Tables(color_outcomes=outcomes_per_color, color_figures=color_figures)
+    # Answer code + 1 (0 = grey) of every joint outcome, packed a few commands to a 16-bit word
+    # so that one histogram of at most 4096 bins counts them all.
+    bits = colors.bit_length()
+    per_word = max(1, 12 // bits)
+    words = []
+    for start in range(0, len(commands), per_word):
+        packed = tuple(commands[start:start + per_word])
+        word = np.zeros(joint_size, dtype=np.uint16)
+        for i, command in enumerate(packed):
+            word |= _joint_codes(command, color_figures[command], colors) << np.uint16(bits * i)
+        words.append((word, packed))
+    return _Tables(joint_size=joint_size, code_bits=bits, joint_words=tuple(words))
+
+
+def _joint_codes(command: Command, color_table: np.ndarray, colors: int) -> np.ndarray:
+    """Answer code + 1 (0 = grey) of every joint outcome: (outcomes ** colors,) uint16.
+
+    Joint outcome j = o_0 * K**(C-1) + ... + o_(C-1), K outcomes per color. Built
+    one outcome of the first color at a time, so the temporaries stay small.
+    """
+    # color_table: (outcomes,) figure of each outcome of one color
+    outcomes = len(color_table)
+    rest = (outcomes,) * (colors - 1)
+    # The other colors' figures over their joint outcomes: (colors - 1, outcomes ** (colors - 1)).
+    others = np.stack([np.broadcast_to(color_table.reshape([outcomes if axis == color else 1 for axis in range(colors - 1)]),
+                                       rest).reshape(-1) for color in range(colors - 1)])
+    codes = np.empty((outcomes, others.shape[1]), dtype=np.uint16)
+    figures_now = np.empty((colors, others.shape[1]), dtype=color_table.dtype)
+    figures_now[1:] = others
+    for first in range(outcomes):
+        figures_now[0] = color_table[first]
+        codes[first] = winners(command, figures_now) + 1  # GREY_CODE + 1 == 0
+    return codes.reshape(-1)
+
+
+def simulation_report(result: SimulationResult) -> dict:
+    """The result as one JSON-ready document, with exact values where they exist.
+
+    Keys: `variant`, `rounds`, `seed`, `commands` (each command name mapped to
+    `ties`, `rounds`, `tie_probability`, `ci95` [low, high], `answer_shares`,
+    and, for commands with an exact value, `exact` and `z_score`: the distance
+    from it in standard errors), `answer_shares` over the whole command die,
+    and `table_model` when `closest` is simulated.
+    """
+    from diavolo_stats.core.odds import exact_odds
+
+    variant = result.variant
+    exact = exact_odds(variant).tie_probability if variant.value_commands else {}
+    commands = {}
+    for command in variant.commands:
+        probability = result.tie_probability(command)
+        entry = {
+            "ties": result.ties(command),
+            "rounds": result.rounds,
+            "tie_probability": probability,
+            "ci95": list(result.ci95(command)),
+            "answer_shares": result.answer_shares(command),
+        }
+        if command in exact:
+            truth = float(exact[command])
+            standard_error = math.sqrt(truth * (1 - truth) / result.rounds)
+            entry["exact"] = truth
+            entry["z_score"] = (probability - truth) / standard_error if standard_error else 0.0
+        commands[command.value] = entry
+    document = {"variant": variant.as_dict(), "rounds": result.rounds, "seed": result.seed,
+                "commands": commands, "answer_shares": result.overall_answer_shares()}
+    if Command.CLOSEST in variant.commands:
+        document["table_model"] = variant.table.describe()
+    return document
+
+
+def report_rows(document: dict) -> list[dict]:
+    """One flat row per command (the CSV and table layout of `simulation_report`)."""
+    rows = []
+    for name, entry in document["commands"].items():
+        row = {
+            "command": name,
+            "rounds": entry["rounds"],
+            "ties": entry["ties"],
+            "tie_probability": entry["tie_probability"],
+            "ci95_low": entry["ci95"][0],
+            "ci95_high": entry["ci95"][1],
+            "exact_tie_probability": entry.get("exact"),
+            "z_score": entry.get("z_score"),
+        }
+        row.update({f"share_{answer}": share for answer, share in entry["answer_shares"].items()})
+        row["variant"] = document["variant"]["label"]
+        row["table_model"] = document.get("table_model", "") if name == Command.CLOSEST.value else ""
+        row["seed"] = document["seed"]
+        rows.append(row)
+    return rows

@@ -1,0 +1,644 @@
+"""The reaction drill: show a roll, time the answer key, log the trial, give feedback.
+
+A trial: the fixation mark `+` for a random foreperiod (600 to 1500 ms by
+default, so the onset cannot be anticipated), then the stimulus: every die
+drawn at its place on the table and the command shown as a label. The
+latency runs from the moment the whole stimulus frame has been written to the
+terminal (one `os.write`) to the moment the answer key is read, both with
+`time.perf_counter_ns`. The trial is appended to the log (fsynced) before the
+feedback is shown and before the next trial starts.
+
+Choices the issue left open:
+
+- A key pressed during the foreperiod is logged as its own row with
+  `too_early = true`, `answer = none`, `correct = false`, no latency, and the
+  roll that was about to be shown; "too early" is shown, and the trial is run
+  again with a new roll. Too-early rows do not count towards `--trials`; the
+  summary counts them as `diavolo report` does (`drill.performance`) (a logged trial, and a wrong one)
+  and also apart, in its footer.
+- A key that is not an answer key during the stimulus is ignored.
+- No answer within the timeout: a row with `answer = none`,
+  `timed_out = true`, `correct = false`, no latency; it counts as a trial
+  and as a wrong answer.
+- `--minutes M`: no new trial starts once M minutes have passed since the
+  session started; the trial on screen at that moment is finished.
+- `q` or Ctrl-C abandon the trial on screen (it is not logged) and end the
+  session with its summary. A Ctrl-C that arrives while a row is being
+  written waits until the row is on disk.
+- With `--command-first`, the command label appears with the fixation mark,
+  and the latency runs from the dice appearing.
+
+The terminal is handled by `blessed` (cbreak input, alternate screen, true
+colors, positioning; a maintained, pure-Python library), but each answer key
+is timestamped by this module right after `Terminal.inkey` returns it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import signal
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.drill.performance import performance
+from diavolo_stats.drill.scheduler import adaptive_roll
+from diavolo_stats.drill.log import (MAX_SEED, NO_ANSWER, DrillLog, check_player, default_log_path, load_logs,
+                                     logged_positions)
+from diavolo_stats.errors import InputError
+from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
+from diavolo_stats.core.table_model import TableModel, positions_from_mapping
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
+
+FOREPERIOD_MS = (600, 1500)
+TIMEOUT_S = 10.0
+FEEDBACK_MS = 1200
+DEFAULT_TRIALS = 30
+QUIT_KEY = "q"
+GREY_KEY = "g"
+MAX_FOREPERIOD_MS = 60_000
+MAX_SIDES_SHOWN = 99
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+PANEL_WIDTH = 36  # the column right of the table: command, keys, progress
+BOTTOM_LINES = 3  # feedback, its reason, and the status line
+# Positions are logged (and drawn) rounded to 0.1 mm, so two dice may come this much closer than die_mm.
+ROUNDING_MM = 0.1
+
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a die (or the table) is painted: background and digit colors, as RGB for terminals with 256
+    or more colors (blessed picks the nearest it has) and as basic colors for 8- and 16-color terminals,
+    where the nearest color would paint a black die the color of the table."""
+
+    background: tuple[int, int, int]
+    digit: tuple[int, int, int]
+    basic_background: str
+    basic_digit: str
+
+
+DIE_LOOKS: dict[str, Look] = {
+    "black": Look((25, 25, 25), (255, 255, 255), "black", "white"),
+    "red": Look((205, 30, 40), (255, 255, 255), "red", "white"),
+    "white": Look((245, 245, 245), (0, 0, 0), "white", "black"),
+    "blue": Look((40, 90, 220), (255, 255, 255), "blue", "white"),
+    "green": Look((70, 190, 80), (0, 0, 0), "green", "black"),
+    "yellow": Look((240, 210, 40), (0, 0, 0), "yellow", "black"),
+    "orange": Look((245, 130, 30), (0, 0, 0), "yellow", "black"),
+    "purple": Look((130, 60, 180), (255, 255, 255), "magenta", "white"),
+    "pink": Look((240, 130, 190), (0, 0, 0), "magenta", "black"),
+    "brown": Look((125, 75, 40), (255, 255, 255), "yellow", "white"),
+    "cyan": Look((60, 200, 220), (0, 0, 0), "cyan", "black"),
+}
+COMMAND_DIE_LOOK = Look((150, 150, 150), (0, 0, 0), "cyan", "black")
+FELT_LOOK = Look((24, 92, 56), (255, 255, 255), "green", "white")
+COMMAND_CODES = {
+    Command.HIGHEST_TOTAL: "HT", Command.LOWEST_TOTAL: "LT", Command.LARGEST_SPREAD: "LS",
+    Command.MOST_ODD: "MO", Command.HIGHEST_DIE: "HD", Command.CLOSEST: "CL",
+}
+
+SUMMARY_COLUMNS = ("command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms",
+                   "too_early", "timed_out", "earlier_trials")
+# What a person reads at the end of a session, in 80 columns; the rest goes in DrillSummary.footer().
+SUMMARY_TABLE_COLUMNS = SUMMARY_COLUMNS[:7]
+
+
+@dataclass(frozen=True)
+class DrillSettings:
+    """One drill session.
+
+    trials: trials to show (default 30), or None with `minutes`: how long new
+    trials start, in minutes. timeout_s: seconds to wait for an answer.
+    foreperiod_ms: (shortest, longest) wait between the fixation mark and the
+    stimulus, drawn uniformly in whole ms. feedback_ms: how long the feedback
+    stays before the next trial. keys: answer (color or grey) -> key; by
+    default each color's first letter and `g` for grey. seed: for the rolls
+    and foreperiods (a fresh one, logged, when None). log: the CSV (default
+    `default_log_path()`).
+    """
+
+    player: str
+    variant: Variant = field(default_factory=Variant)
+    trials: int | None = None
+    minutes: float | None = None
+    command_first: bool = False
+    adaptive: bool = False
+    seed: int | None = None
+    log: Path | None = None
+    timeout_s: float = TIMEOUT_S
+    foreperiod_ms: tuple[int, int] = FOREPERIOD_MS
+    feedback_ms: int = FEEDBACK_MS
+    keys: Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        check_player(self.player)
+        if not isinstance(self.variant, Variant):
+            raise InputError("variant: must be a Variant")
+        unknown = [c for c in self.variant.colors if c not in DIE_LOOKS]
+        if unknown:
+            raise InputError(f"colors: the drill has no screen color for {', '.join(unknown)}; "
+                             f"it knows {', '.join(DIE_LOOKS)}")
+        # Every die is drawn on the table, even when `closest` is not drilled.
+        self.variant.table.check_fits(1 + self.variant.dice_count)
+        if self.variant.sides > MAX_SIDES_SHOWN:
+            raise InputError(f"sides: the drill shows faces up to {MAX_SIDES_SHOWN}, got {self.variant.sides}")
+        if self.trials is not None and self.minutes is not None:
+            raise InputError("trials: give a number of trials or of minutes, not both")
+        if self.trials is None and self.minutes is None:
+            object.__setattr__(self, "trials", DEFAULT_TRIALS)
+        if self.trials is not None and (not isinstance(self.trials, int) or self.trials < 1):
+            raise InputError(f"trials: must be a whole number of 1 or more, got {self.trials!r}")
+        if self.minutes is not None and not (isinstance(self.minutes, (int, float)) and 0 < self.minutes < math.inf):
+            raise InputError(f"minutes: must be a number above 0, got {self.minutes!r}")
+        if self.seed is not None and (not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED):
+            raise InputError(f"seed: must be a whole number from 0 to {MAX_SEED}, got {self.seed!r}")
+        if not (isinstance(self.timeout_s, (int, float)) and 0 < self.timeout_s <= 3600):
+            raise InputError(f"timeout_s: must be above 0 and at most 3600 seconds, got {self.timeout_s!r}")
+        shortest, longest = self.foreperiod_ms
+        if not (isinstance(shortest, int) and isinstance(longest, int)
+                and 0 <= shortest <= longest <= MAX_FOREPERIOD_MS):
+            raise InputError(f"foreperiod_ms: need whole ms MIN,MAX with 0 <= MIN <= MAX <= {MAX_FOREPERIOD_MS}, "
+                             f"got {shortest},{longest}")
+        if not (isinstance(self.feedback_ms, int) and 0 <= self.feedback_ms <= MAX_FOREPERIOD_MS):
+            raise InputError(f"feedback_ms: must be whole ms from 0 to {MAX_FOREPERIOD_MS}, got {self.feedback_ms!r}")
+        object.__setattr__(self, "keys", _answer_keys(self.variant, self.keys or {}))
+        object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
+
+
+def _answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
+    """Answer -> key for every color and grey: the chosen ones, else the color's first letter (grey: g)."""
+    answers = variant.colors + (GREY,)
+    unknown = [a for a in chosen if a not in answers]
+    if unknown:
+        raise InputError(f"keys: {', '.join(unknown)} is not an answer; answers: {', '.join(answers)}")
+    keys = {a: str(chosen.get(a, GREY_KEY if a == GREY else a[0])).lower() for a in answers}
+    for answer, key in keys.items():
+        if len(key) != 1 or not key.isprintable() or key == " ":
+            raise InputError(f"keys: {answer} needs a single printable key, got {key!r}")
+        if key == QUIT_KEY:
+            raise InputError(f"keys: {QUIT_KEY!r} quits the drill; choose another key for {answer}")
+    shared = sorted({k for k in keys.values() if list(keys.values()).count(k) > 1})
+    if shared:
+        raise InputError(f"keys: {', '.join(shared)} would answer two colors; set them apart, "
+                         "e.g. --keys black=k,blue=u")
+    return keys
+
+
+def variant_label(variant: Variant) -> str:
+    """The `variant` column: the preset the game is in every way (colors, dice, sides, commands, table),
+    else `custom`. The log records neither sides nor commands: only a preset's name says which game it was."""
+    # The command die's faces are equally likely: their order on the command line is no other game.
+    in_die_order = dataclasses.replace(variant, commands=tuple(c for c in ALL_COMMANDS if c in variant.commands))
+    return next((name for name in PRESETS if in_die_order == Variant.preset(name)), "custom")
+
+
+# ----------------------------------------------------------------- the screen
+
+@dataclass(frozen=True)
+class TableLayout:
+    """Where the table is drawn: `rows` x `cols` cells from the top left, and each die's box size in cells.
+
+    One mm is `rows / scatter_mm` rows down and twice that many columns
+    across, because a terminal cell is about twice as tall as it is wide:
+    distances look as they would on the table. A die's box is the die's size
+    rounded down, so dice that do not overlap on the table do not overlap on
+    screen either.
+    """
+
+    rows: int
+    cols: int
+    rows_per_mm: float
+    cols_per_mm: float
+    box_rows: int
+    box_cols: int
+
+    def box_origin(self, x_mm: float, y_mm: float) -> tuple[int, int]:
+        """The (row, col) of the top left cell of the box of a die centered at (x, y) mm."""
+        # floor(v + 0.5), unlike round(), moves by exactly k when v moves by a whole k: boxes keep apart.
+        row = math.floor(y_mm * self.rows_per_mm - self.box_rows / 2 + 0.5)
+        col = math.floor(x_mm * self.cols_per_mm - self.box_cols / 2 + 0.5)
+        return row, col
+
+
+def table_rows_needed(table: TableModel) -> int:
+    """The fewest terminal rows that show `table` with every die at least 1 row by 2 columns, apart."""
+    return math.ceil(table.scatter_mm / (table.die_mm - min(ROUNDING_MM, table.die_mm / 2)))
+
+
+def terminal_size_needed(table: TableModel) -> tuple[int, int]:
+    """(columns, rows) the drill needs for this table: at least 80 x 24."""
+    rows = table_rows_needed(table)
+    return max(MIN_WIDTH, 2 * rows + PANEL_WIDTH + 1), max(MIN_HEIGHT, rows + BOTTOM_LINES)
+
+
+def table_layout(width: int, height: int, table: TableModel) -> TableLayout | None:
+    """The table's place in a `width` x `height` terminal, or None if it is too small for it."""
+    needed_width, needed_height = terminal_size_needed(table)
+    if width < needed_width or height < needed_height:
+        return None
+    rows = min(height - BOTTOM_LINES, (width - PANEL_WIDTH - 1) // 2)
+    rows_per_mm = rows / table.scatter_mm
+    # A die's box must fit within the smallest gap between two logged dice.
+    smallest_gap = table.die_mm - min(ROUNDING_MM, table.die_mm / 2)
+    return TableLayout(rows=rows, cols=2 * rows, rows_per_mm=rows_per_mm, cols_per_mm=2 * rows_per_mm,
+                       box_rows=math.floor(smallest_gap * rows_per_mm),
+                       box_cols=math.floor(smallest_gap * 2 * rows_per_mm))
+
+
+class Screen:
+    """Builds each frame of the drill as one string, written with one `os.write`."""
+
+    def __init__(self, terminal, settings: DrillSettings):
+        self.term = terminal
+        self.settings = settings
+        self.legend = "   ".join(f"{key} {answer}" for answer, key in settings.keys.items()) + f"   {QUIT_KEY} quit"
+
+    def layout(self) -> TableLayout | None:
+        return table_layout(self.term.width, self.term.height, self.settings.variant.table)
+
+    def fixation(self, layout: TableLayout, progress: str, command: Command | None, feedback: tuple[str, str],
+                 status: str) -> str:
+        """The foreperiod: an empty table with `+` at its center (and the command, if shown first)."""
+        term = self.term
+        center = term.move_yx(layout.rows // 2, layout.cols // 2) + self._paint(FELT_LOOK) + "+"
+        return (self._base(layout, progress, command, feedback) + center + term.normal
+                + self._status(status))
+
+    def stimulus(self, layout: TableLayout, progress: str, rolled: Roll, feedback: tuple[str, str],
+                 status: str) -> str:
+        """The roll: every die at its place, the command label; `status` is written last (the onset marker)."""
+        variant = self.settings.variant
+        points = positions_from_mapping(variant.colors, variant.dice_per_color, rolled.positions)
+        boxes = [self._box(layout, points[0], COMMAND_DIE_LOOK, COMMAND_CODES[rolled.command])]
+        for index, (color, values) in enumerate(rolled.dice.items()):
+            for die, value in enumerate(values):
+                point = points[1 + index * variant.dice_per_color + die]
+                boxes.append(self._box(layout, point, DIE_LOOKS[color], str(value).center(layout.box_cols)))
+        return self._base(layout, progress, rolled.command, feedback) + "".join(boxes) + self._status(status)
+
+    def too_small(self, needed: tuple[int, int]) -> str:
+        term = self.term
+        return (term.home + term.normal + term.clear
+                + f"The drill needs a terminal of at least {needed[0]}x{needed[1]}; this one is "
+                  f"{term.width}x{term.height}. Enlarge it, or press {QUIT_KEY} to quit.")
+
+    def _base(self, layout: TableLayout, progress: str, command: Command | None, feedback: tuple[str, str]) -> str:
+        term = self.term
+        felt = self._paint(FELT_LOOK) + " " * layout.cols + term.normal
+        parts = [term.home, term.normal, term.clear]
+        parts += [term.move_yx(row, 0) + felt for row in range(layout.rows)]
+        left = layout.cols + 2
+        width = min(term.width - left, PANEL_WIDTH)
+        player = self.settings.player if len(self.settings.player) <= width - 8 else \
+            self.settings.player[:width - 9] + "…"
+        parts += [term.move_yx(0, left) + term.bold("DIAVOLO DRILL"),
+                  term.move_yx(1, left) + f"player {player}",
+                  term.move_yx(2, left) + progress]
+        if command is not None:
+            label = f" {command.value.replace('-', ' ').upper()} ({COMMAND_CODES[command]}) ".center(width - 2)
+            parts += [term.move_yx(4, left) + "┌" + "─" * (width - 2) + "┐",
+                      term.move_yx(5, left) + "│" + term.bold_reverse(label) + "│",
+                      term.move_yx(6, left) + "└" + "─" * (width - 2) + "┘"]
+        legend_lines = _wrap(self.legend, width)
+        parts += [term.move_yx(8 + i, left) + line for i, line in enumerate(legend_lines)]
+        headline, reason = feedback
+        bottom = term.height - BOTTOM_LINES
+        parts += [term.move_yx(bottom, 0) + headline, term.move_yx(bottom + 1, 0) + term.dim(reason[:term.width])]
+        return "".join(parts)
+
+    def _paint(self, look: Look) -> str:
+        term = self.term
+        if term.number_of_colors >= 256:
+            return term.on_color_rgb(*look.background) + term.color_rgb(*look.digit) + term.bold
+        return getattr(term, f"on_{look.basic_background}") + getattr(term, look.basic_digit) + term.bold
+
+    def _box(self, layout: TableLayout, point: np.ndarray, look: Look, label: str) -> str:
+        term = self.term
+        row, col = layout.box_origin(float(point[0]), float(point[1]))
+        paint = self._paint(look)
+        middle = layout.box_rows // 2
+        blank = " " * layout.box_cols
+        return "".join(term.move_yx(row + r, col) + paint + (label if r == middle else blank) + term.normal
+                       for r in range(layout.box_rows))
+
+    def _status(self, status: str) -> str:
+        return self.term.move_yx(self.term.height - 1, 0) + self.term.normal + status
+
+    def feedback(self, resolution: Resolution, answer: str | None, timed_out: bool) -> tuple[str, str]:
+        """The two feedback lines: right or wrong with the correct answer, and the one-line why."""
+        term = self.term
+        if timed_out:
+            headline = term.bold_yellow(f"NO ANSWER within {self.settings.timeout_s:g} s") + \
+                f": the answer is {resolution.answer}"
+        elif answer == resolution.answer:
+            headline = term.bold_green("RIGHT") + f": {resolution.answer}"
+        else:
+            headline = term.bold_red("WRONG") + f": you said {answer}, the answer is {resolution.answer}"
+        return headline, resolution.reason
+
+    def too_early(self) -> tuple[str, str]:
+        return (self.term.bold_yellow("TOO EARLY") + ": wait for the dice before answering",
+                "that key was not counted as an answer; the trial starts again with a new roll")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines, line = [], ""
+    for word in text.split("   "):
+        if line and len(line) + 3 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line}   {word}" if line else word
+    return lines + [line]
+
+
+# --------------------------------------------------------------- the session
+
+class _Quit(Exception):
+    """The player asked to stop."""
+
+
+class _Interrupts:
+    """SIGINT raises KeyboardInterrupt, except while a row is being written: then just after."""
+
+    def __init__(self):
+        self.deferring = False
+        self.pending = False
+
+    def __enter__(self) -> "_Interrupts":
+        self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        signal.signal(signal.SIGINT, self.previous)
+
+    def _handle(self, signum, frame) -> None:
+        if self.deferring:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        self.deferring = True
+        try:
+            yield
+        finally:
+            self.deferring = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+class _Session:
+    def __init__(self, settings: DrillSettings, log: DrillLog, terminal, history: pd.DataFrame):
+        self.settings = settings
+        self.log = log
+        self.term = terminal
+        self.screen = Screen(terminal, settings)
+        self.history = history
+        self.seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % MAX_SEED)
+        self.rng = np.random.default_rng(self.seed)
+        self.session_id = str(uuid.uuid4())
+        self.label = variant_label(settings.variant)
+        self.rows_logged = 0
+        self.shown = 0
+        self.feedback_lines = ("", "")
+        self.started = time.monotonic()
+        self.output = sys.stdout.fileno()
+
+    def run(self) -> None:
+        with self.term.fullscreen(), self.term.hidden_cursor(), self.term.cbreak(), _Interrupts() as interrupts:
+            self.interrupts = interrupts
+            try:
+                while not self._finished():
+                    self._trial(self._wait_for_room())
+            except (_Quit, KeyboardInterrupt):
+                pass
+
+    def _finished(self) -> bool:
+        if self.settings.trials is not None:
+            return self.shown >= self.settings.trials
+        return time.monotonic() - self.started >= self.settings.minutes * 60
+
+    def _progress(self) -> str:
+        if self.settings.trials is not None:
+            return f"trial {self.shown + 1} of {self.settings.trials}"
+        left = max(0.0, self.settings.minutes * 60 - (time.monotonic() - self.started))
+        return f"trial {self.shown + 1}, {int(left // 60)}:{int(left % 60):02d} left"
+
+    def _show(self, frame: str) -> None:
+        sys.stdout.flush()
+        data = frame.encode("utf-8")
+        while data:
+            data = data[os.write(self.output, data):]
+
+    def _wait_for_room(self) -> TableLayout:
+        """The table's layout in the terminal as it is now; while it is too small (resized), say so and wait."""
+        needed = terminal_size_needed(self.settings.variant.table)
+        while (layout := self.screen.layout()) is None:
+            self._show(self.screen.too_small(needed))
+            if self.term.inkey(timeout=0.25) == QUIT_KEY:
+                raise _Quit
+        return layout
+
+    def _next_roll(self) -> Roll:
+        variant = self.settings.variant
+        if self.settings.adaptive:
+            return adaptive_roll(variant, self.history, self.rng)
+        return roll(variant, self.rng)
+
+    def _trial(self, layout: TableLayout) -> None:
+        settings = self.settings
+        variant = settings.variant
+        rolled = self._next_roll()
+        rolled = Roll(rolled.command, rolled.dice, logged_positions(rolled.positions, variant.table))
+        resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
+        foreperiod_ms = int(self.rng.integers(settings.foreperiod_ms[0], settings.foreperiod_ms[1] + 1))
+        number = self.rows_logged + 1
+        progress = self._progress()
+        stimulus = self.screen.stimulus(layout, progress, rolled, self.feedback_lines, f"answer now (trial {number})")
+        shown_first = rolled.command if settings.command_first else None
+        self.term.flushinp()  # keys pressed during the last feedback are not early answers
+        self._show(self.screen.fixation(layout, progress, shown_first, self.feedback_lines,
+                                        f"get ready (trial {number})"))
+        onset_ns = time.perf_counter_ns() + foreperiod_ms * 1_000_000
+        while (remaining_ns := onset_ns - time.perf_counter_ns()) > 0:
+            key = self.term.inkey(timeout=remaining_ns / 1e9)
+            if key == QUIT_KEY:
+                raise _Quit
+            if key:
+                self._log(number, rolled, resolution, foreperiod_ms, datetime.now(timezone.utc), None, True)
+                self.feedback_lines = self.screen.too_early()
+                self._show(self.screen.fixation(layout, progress, shown_first, self.feedback_lines,
+                                                f"too early (trial {number})"))
+                self._pause()
+                return
+        self._show(stimulus)
+        shown_ns = time.perf_counter_ns()
+        shown_at = datetime.now(timezone.utc)
+        answer, read_ns = None, shown_ns
+        deadline_ns = shown_ns + int(settings.timeout_s * 1e9)
+        while answer is None and (remaining_ns := deadline_ns - time.perf_counter_ns()) > 0:
+            key = self.term.inkey(timeout=remaining_ns / 1e9)
+            read_ns = time.perf_counter_ns()
+            if key == QUIT_KEY:
+                raise _Quit
+            answer = next((a for a, k in settings.keys.items() if key and key.lower() == k), None)
+        latency_ms = (read_ns - shown_ns) / 1e6 if answer is not None else None
+        self._log(number, rolled, resolution, foreperiod_ms, shown_at, answer, False, latency_ms)
+        self.shown += 1
+        self.feedback_lines = self.screen.feedback(resolution, answer, answer is None)
+        self._show(self.screen.stimulus(layout, progress, rolled, self.feedback_lines, f"answered (trial {number})"))
+        self._pause()
+
+    def _pause(self) -> None:
+        """Keep the feedback on screen for feedback_ms; `q` still quits."""
+        end_ns = time.perf_counter_ns() + self.settings.feedback_ms * 1_000_000
+        while (remaining_ns := end_ns - time.perf_counter_ns()) > 0:
+            if self.term.inkey(timeout=remaining_ns / 1e9) == QUIT_KEY:
+                raise _Quit
+
+    def _log(self, number: int, rolled: Roll, resolution: Resolution, foreperiod_ms: int, when: datetime,
+             answer: str | None, too_early: bool, latency_ms: float | None = None) -> None:
+        row = {
+            "session_id": self.session_id, "player": self.settings.player, "trial": number, "timestamp": when,
+            "variant": self.label, "dice_per_color": self.settings.variant.dice_per_color,
+            "command_first": self.settings.command_first, "command": rolled.command.value,
+            "dice": rolled.dice, "positions": rolled.positions, "expected": resolution.answer,
+            "answer": answer or NO_ANSWER, "correct": answer == resolution.answer,
+            "latency_ms": latency_ms, "too_early": too_early, "timed_out": answer is None and not too_early,
+            "foreperiod_ms": float(foreperiod_ms), "seed": self.seed,
+        }
+        with self.interrupts.deferred():
+            self.log.append(row)
+        self.rows_logged += 1
+        if self.settings.adaptive:
+            self.history = pd.concat([self.history, _history_row(row, resolution)], ignore_index=True)
+
+
+def _history_row(row: dict, resolution: Resolution) -> pd.DataFrame:
+    """The columns the adaptive scheduler reads, for a row just logged."""
+    return pd.DataFrame([{
+        "timestamp": pd.Timestamp(row["timestamp"]), "command": row["command"], "is_tie": resolution.answer == GREY,
+        "too_early": row["too_early"], "correct": row["correct"],
+        "latency_ms": np.nan if row["latency_ms"] is None else row["latency_ms"],
+    }])
+
+
+# --------------------------------------------------------------- the summary
+
+@dataclass(frozen=True)
+class DrillSummary:
+    """A session's results: one row per command drilled, then `all`; columns SUMMARY_COLUMNS.
+
+    The figures are `performance`'s, as in `diavolo report`:
+    trials: logged trials, too-early keys included; correct: right answers;
+    accuracy_pct: right answers over all trials, in % (a timeout or a
+    too-early key counts as wrong); median_ms: median latency of the right
+    answers; change_pp: accuracy minus the accuracy in the player's earlier
+    sessions in this log, in percentage points; change_ms: median latency
+    minus the earlier one, in ms (negative: faster); too_early: keys pressed
+    during the foreperiod; timed_out: trials with no answer in time;
+    earlier_trials: the trials those changes compare with. None where there
+    is nothing to compute. Whole numbers, rounded.
+    """
+
+    session_id: str
+    player: str
+    log: Path
+    rows: list[dict]
+
+    def title(self) -> str:
+        trials = self.rows[-1]["trials"] if self.rows else 0
+        return (f"drill summary: player {self.player}, {trials} trial{'' if trials == 1 else 's'}, "
+                f"session {self.session_id}, log {self.log}")
+
+    def footer(self) -> str:
+        """The counts the table leaves out: too-early keys, timeouts, and what the changes compare with."""
+        if not self.rows:
+            return ""
+        overall = self.rows[-1]
+        return (f"too early: {overall['too_early']}, timed out: {overall['timed_out']}; changes against "
+                f"{overall['earlier_trials']} earlier trials of {self.player} in this log")
+
+
+def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), player: str = "") -> DrillSummary:
+    """Summary of session `session_id` from `frame` (rows from `load_logs`), against the player's earlier sessions.
+
+    player: who drilled, named in the summary even when the session has no rows yet.
+    """
+    session = frame.loc[frame["session_id"] == session_id]
+    if session.empty:
+        return DrillSummary(session_id, player, log, [])
+    player = str(session["player"].iloc[0])
+    started = session["timestamp"].min()
+    starts = frame.loc[frame["player"] == player].groupby("session_id", observed=True)["timestamp"].min()
+    earlier_ids = starts.index[(starts < started) & (starts.index != session_id)]
+    earlier = frame.loc[frame["session_id"].isin(earlier_ids) & (frame["player"] == player)]
+    commands = [c.value for c in Command if (session["command"] == c.value).any()]
+    rows = [_summary_row(c, session.loc[session["command"] == c], earlier.loc[earlier["command"] == c])
+            for c in commands]
+    rows.append(_summary_row("all", session, earlier))
+    return DrillSummary(session_id, player, log, rows)
+
+
+def _summary_row(command: str, now: pd.DataFrame, before: pd.DataFrame) -> dict:
+    current, earlier = performance(now), performance(before)
+    return {
+        "command": command, "trials": current["trials"], "correct": current["correct"],
+        "accuracy_pct": _rounded(current["accuracy"] * 100), "median_ms": _rounded(current["median_latency_ms"]),
+        "change_pp": _rounded((current["accuracy"] - earlier["accuracy"]) * 100),
+        "change_ms": _rounded(current["median_latency_ms"] - earlier["median_latency_ms"]),
+        "too_early": current["too_early"], "timed_out": current["timeouts"], "earlier_trials": earlier["trials"],
+    }
+
+
+def _rounded(value: float) -> int | None:
+    return None if math.isnan(value) else int(round(value))
+
+
+# ---------------------------------------------------------------- the entry
+
+def run_drill(settings: DrillSettings) -> DrillSummary:
+    """Run one drill session in this terminal and return its summary (read back from the log).
+
+    InputError when stdin or stdout is not a terminal, when it cannot show
+    colors (NO_COLOR), when it is too small, or when the log is not a drill log. Ends normally on `q`,
+    Ctrl-C, the last trial or the last minute.
+    """
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise InputError("drill: needs an interactive terminal (stdin and stdout must be a TTY); "
+                         "run it in a terminal window, not through a pipe or a file")
+    import blessed  # only the drill needs a terminal library
+
+    terminal = blessed.Terminal()
+    if not terminal.does_styling:
+        raise InputError("drill: draws colored dice at places on the screen, and this terminal has styling "
+                         "turned off (NO_COLOR is set); run it without NO_COLOR")
+    needed = terminal_size_needed(settings.variant.table)
+    if table_layout(terminal.width, terminal.height, settings.variant.table) is None:
+        raise InputError(f"drill: needs a terminal of at least {needed[0]}x{needed[1]} "
+                         f"(columns x rows); this one is {terminal.width}x{terminal.height}")
+    log = DrillLog(settings.log)
+    history = _player_history(log.path, settings.player) if settings.adaptive else None
+    session = _Session(settings, log, terminal, history)
+    session.run()
+    return summarize_session(load_logs([log.path]), session.session_id, log.path, settings.player)
+
+
+def _player_history(path: Path, player: str) -> pd.DataFrame:
+    frame = load_logs([path])
+    return frame.loc[frame["player"] == player]

@@ -1,0 +1,460 @@
+"""Whole Diavolo games between modelled players, many thousands at once.
+
+The games run in lockstep: every round rolls the dice for all unfinished
+games with numpy, resolves them with `rules.answers` (`table.throw_on_grid` first for
+`closest`), samples every player's answer and latency (`players.Lineup`),
+lets players grab in order of latency and scores the round (`play_round`).
+Finished games leave the working arrays, so late rounds cost little.
+
+The rules (RULES.md, section 1): each player grabs at most one devil; devils
+in play per color are one fewer than the players still in, at most 3, plus
+one grey; a player whose chosen color has no devil left gets none. A color
+answer: a holder of that color keeps their gems, everyone else loses one. A
+tie (grey): the holder of the grey devil gains one (never above 5), everyone
+else loses one. A player at 0 gems is out.
+
+End rules (`EndRule`): `last-standing` (the rulebook; the last player holding
+gems wins, no winner when the last players go out together) and `first-out`
+(the French review: the game ends at the first elimination and the most gems
+wins, shared on equal gems; if everyone went out at once nobody holds gems
+and there is no winner). A game reaching `max_rounds` stops with no winner
+and is counted apart.
+
+Repeatability: games g * CHUNK_GAMES .. (g + 1) * CHUNK_GAMES - 1 are played
+by the generator seeded with the g-th `SeedSequence.spawn` child of the seed.
+The chunk size is a fixed constant, not a setting, so the same seed and the
+same number of games always give the same games, and there is no batch
+size that could change them. Every full chunk's games stay the same when
+more games are asked for; only a partial last chunk changes (it draws
+fewer games from its stream).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
+from diavolo_stats.core.rules import GREY_CODE, answers
+from diavolo_stats.core.seeding import children, root_sequence
+from diavolo_stats.stats import wilson_interval
+from diavolo_stats.core.table_model import throw_on_grid
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+
+START_GEMS = 5
+MAX_GEMS = 5
+MAX_DEVILS_PER_COLOR = 3
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+DEFAULT_MAX_ROUNDS = 500
+"""Far beyond any real game (a 6-player game lasts well under 100 rounds); only a degenerate model reaches it."""
+
+DEFAULT_GAMES = 10_000
+DEFAULT_DESIGN_GAMES = 20_000
+"""Games per reference lineup for the design metrics: a 95 % interval of about +-0.006 on a win probability."""
+
+SKILL_GAP = 0.8
+"""The design metrics' clearly better player: 0.8 times an average player's latencies and error rates.
+`preset:expert` (0.6 and 0.5) wins nearly every game against average players, so it could not show a
+rule change making skill matter more or less; 0.8 stays clear of both 1/players and 1."""
+
+CHUNK_GAMES = 1 << 15
+"""Games per seeding chunk: the unit of randomness, fixed so results never depend on a setting."""
+
+
+class EndRule(str, Enum):
+    """When a game ends: at the last player standing (rulebook) or at the first player out."""
+
+    LAST_STANDING = "last-standing"
+    FIRST_OUT = "first-out"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, name: str) -> "EndRule":
+        try:
+            return cls(name)
+        except ValueError:
+            raise InputError(f"--end: unknown end rule {name!r}; allowed: "
+                             f"{', '.join(rule.value for rule in cls)}") from None
+
+
+class Outcome(IntEnum):
+    """How one game ended."""
+
+    WINNER = 0       # one player won
+    SHARED = 1       # first-out: several players share the most gems
+    ALL_OUT = 2      # the last players went out together: no winner
+    ROUND_LIMIT = 3  # stopped at max_rounds: no winner
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare them with numpy, not ==
+class GameRecords:
+    """One entry per game, in game order.
+
+    rounds: rounds played. outcome: `Outcome` codes. win_share: 1 for a sole
+    winner, 1/k for each of k sharing the win, else 0. final_gems: gems at the
+    end. grey_rounds: rounds that were ties. gems_lost: gems lost over the
+    game, all players. lead_changes: times the sole leader (strictly most
+    gems) changed to another player. winner_worst_deficit: the most gems the
+    winner was ever behind the leader (mean over shared winners), NaN when no
+    one won.
+    """
+
+    players: tuple[PlayerModel, ...]
+    end: EndRule
+    max_rounds: int
+    rounds: np.ndarray                # (games,) int32
+    outcome: np.ndarray               # (games,) int8
+    win_share: np.ndarray             # (games, players) float64
+    final_gems: np.ndarray            # (games, players) int8
+    grey_rounds: np.ndarray           # (games,) int32
+    gems_lost: np.ndarray             # (games,) int32
+    lead_changes: np.ndarray          # (games,) int32
+    winner_worst_deficit: np.ndarray  # (games,) float64
+
+    @property
+    def games(self) -> int:
+        return len(self.rounds)
+
+
+def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
+               answer_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One round in many games: who gets which devil, and everyone's gems after.
+
+    Players still in (gems above 0) grab in order of latency; each takes a
+    devil of the color they chose if one is left. Returns (gems_after:
+    (players, games) int8, 0 = out; held: (players, games) bool, whether the
+    player got the devil they reached for).
+    """
+    # gems: (players, games) int8; grabbed: (players, games) int8 color index or GREY_CODE;
+    # latency_ms: (players, games) float64; answer_codes: (games,) int8 color index or GREY_CODE
+    alive = gems > 0
+    player_count = len(gems)
+    devils_per_color = np.minimum(alive.sum(axis=0, dtype=np.int8) - 1, MAX_DEVILS_PER_COLOR)
+    devils = np.where(grabbed == GREY_CODE, np.int8(1), devils_per_color)
+    # Grabbing in order of latency, a player gets a devil of the color they reach for
+    # exactly when fewer faster players still in reached for that color than there are
+    # devils of it: each of those took one while any were left. Counted pairwise over
+    # the players (at most 6), so there is no per-game loop and no sort.
+    # faster[q, p]: q grabs before p (equal latencies: the earlier seat first).
+    seat = np.arange(player_count)[:, None, None]
+    faster = ((latency_ms[:, None] < latency_ms[None, :])
+              | ((latency_ms[:, None] == latency_ms[None, :]) & (seat < seat.transpose(1, 0, 2))))
+    rivals = (faster & alive[:, None] & (grabbed[:, None] == grabbed[None, :])).sum(axis=0, dtype=np.int8)
+    held = alive & (rivals < devils)
+    tie = answer_codes == GREY_CODE
+    kept = held & (grabbed == answer_codes)
+    # Kept on a tie: +1; kept on a color: 0; anything else: -1.
+    change = np.where(kept, tie.astype(np.int8), np.int8(-1))
+    gems_after = np.where(alive, np.minimum(gems + change, MAX_GEMS), 0).astype(np.int8)
+    return gems_after, held
+
+
+def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Roll the command die and the dice for `games` rounds and resolve them.
+
+    Returns (commands: (games,) int8 index into tuple(Command); answer_codes:
+    (games,) int8, a color index or GREY_CODE).
+    """
+    # returns: (games,) int8, (games,) int8
+    command_index = rng.integers(len(variant.commands), size=games)
+    # dice: (colors, dice_per_color, games) uint8, color-major as `rules.answers` takes them
+    dice = rng.integers(1, variant.sides + 1, size=(len(variant.colors), variant.dice_per_color, games),
+                        dtype=np.uint8)
+    answer_codes = np.empty(games, dtype=np.int8)
+    for index, command in enumerate(variant.commands):
+        rows = np.flatnonzero(command_index == index)
+        if not rows.size:
+            continue
+        if command is Command.CLOSEST:
+            # Grid steps, as the simulator uses: only ratios of distances decide closest.
+            positions = throw_on_grid(variant.table, 1 + variant.dice_count, rows.size, rng)
+            answer_codes[rows] = answers(variant, command, positions=positions)
+        else:
+            answer_codes[rows] = answers(variant, command, dice=dice[:, :, rows])
+    global_index = np.array([ALL_COMMANDS.index(c) for c in variant.commands], dtype=np.int8)
+    return global_index[command_index], answer_codes
+
+
+def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
+               seed: int | np.random.SeedSequence | None = None, end: EndRule = EndRule.LAST_STANDING,
+               max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
+    """Play `games` whole games between `players` (2 to 6); the records of every game."""
+    players = tuple(players)
+    _check_player_count(len(players))
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise InputError(f"--games: must be a whole number of at least 1, got {games!r}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
+        raise InputError(f"--max-rounds: must be a whole number of at least 1, got {max_rounds!r}")
+    end = EndRule.parse(end)
+    root = root_sequence(seed)
+    starts = range(0, games, CHUNK_GAMES)
+    lineup = Lineup(players)
+    chunks = [_play_chunk(variant, lineup, min(CHUNK_GAMES, games - start), end, max_rounds,
+                          np.random.default_rng(child))
+              for start, child in zip(starts, children(root, len(starts)))]
+    columns = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
+    return GameRecords(players=players, end=end, max_rounds=max_rounds, **columns)
+
+
+def _play_chunk(variant: Variant, lineup: Lineup, games: int, end: EndRule, max_rounds: int,
+                rng: np.random.Generator) -> dict[str, np.ndarray]:
+    player_count = len(lineup.players)
+    # Records: one row per game, as `GameRecords` holds them.
+    records = {
+        "rounds": np.zeros(games, dtype=np.int32),
+        "outcome": np.zeros(games, dtype=np.int8),
+        "win_share": np.zeros((games, player_count)),
+        "final_gems": np.zeros((games, player_count), dtype=np.int8),
+        "grey_rounds": np.zeros(games, dtype=np.int32),
+        "gems_lost": np.zeros(games, dtype=np.int32),
+        "lead_changes": np.zeros(games, dtype=np.int32),
+        "winner_worst_deficit": np.full(games, np.nan),
+    }
+    # Working state of the unfinished games, player-major: gems (players, live games) int8;
+    # `game` maps a live column to its record.
+    game = np.arange(games)
+    gems = np.full((player_count, games), START_GEMS, dtype=np.int8)
+    worst_deficit = np.zeros((player_count, games), dtype=np.int8)
+    leader = np.full(games, -1, dtype=np.int8)
+    grey_rounds = np.zeros(games, dtype=np.int32)
+    gems_lost = np.zeros(games, dtype=np.int32)
+    lead_changes = np.zeros(games, dtype=np.int32)
+    played = 0
+    while game.size:
+        played += 1
+        commands, answer_codes = roll_answers(variant, game.size, rng)
+        grabbed, latency_ms = lineup.respond(commands, answer_codes, len(variant.colors), rng)
+        gems_after, _ = play_round(gems, grabbed, latency_ms, answer_codes)
+        grey_rounds += answer_codes == GREY_CODE
+        gems_lost += (gems_after < gems).sum(axis=0, dtype=np.int32)
+        most = gems_after.max(axis=0)
+        np.maximum(worst_deficit, most - gems_after, out=worst_deficit)
+        at_top = gems_after == most
+        sole_leader = np.where(at_top.sum(axis=0) == 1, at_top.argmax(axis=0), -1).astype(np.int8)
+        lead_changes += (sole_leader >= 0) & (leader >= 0) & (sole_leader != leader)
+        leader = np.where(sole_leader >= 0, sole_leader, leader)
+
+        still_in = gems_after > 0
+        if end is EndRule.LAST_STANDING:
+            decided = still_in.sum(axis=0) <= 1
+            win = still_in
+        else:
+            decided = ((gems > 0) & ~still_in).any(axis=0)
+            win = at_top & still_in
+        gems = gems_after
+        done = decided | (played >= max_rounds)
+        if not done.any():
+            continue
+        columns = np.flatnonzero(done)
+        ids = game[columns]
+        winners = win[:, columns] & decided[columns]
+        winner_count = winners.sum(axis=0)
+        share = winners / np.maximum(winner_count, 1)
+        records["rounds"][ids] = played
+        records["outcome"][ids] = np.select(
+            [~decided[columns], winner_count == 0, winner_count == 1],
+            [Outcome.ROUND_LIMIT, Outcome.ALL_OUT, Outcome.WINNER], Outcome.SHARED)
+        records["win_share"][ids] = share.T
+        records["final_gems"][ids] = gems[:, columns].T
+        records["grey_rounds"][ids] = grey_rounds[columns]
+        records["gems_lost"][ids] = gems_lost[columns]
+        records["lead_changes"][ids] = lead_changes[columns]
+        records["winner_worst_deficit"][ids] = np.where(
+            winner_count > 0, (share * worst_deficit[:, columns]).sum(axis=0), np.nan)
+        keep = ~done
+        game, gems, worst_deficit = game[keep], gems[:, keep], worst_deficit[:, keep]
+        leader, grey_rounds = leader[keep], grey_rounds[keep]
+        gems_lost, lead_changes = gems_lost[keep], lead_changes[keep]
+    return records
+
+
+def summarize(records: GameRecords, names: Sequence[str] | None = None) -> dict:
+    """The figures of a set of games, as a JSON-ready dict.
+
+    players: per player (in order) `name`, `win_probability` (sole wins count
+    1, a win shared by k players 1/k each) and `ci95` (Wilson 95 % interval;
+    for shared wins it is conservative, as a share in [0, 1] with mean p
+    varies at most as much as a 0/1 outcome). no_winner: share of games no
+    one won (all out together, or the round limit). rounds: game length in
+    rounds. grey_share: share of all rounds played that were ties.
+    gems_lost_per_round: gems lost by all players together per round.
+    lead_changes_per_game: mean changes of the sole leader. drama: the
+    winner's worst deficit behind the leader, in gems (mean over games with a
+    winner), and `comeback_share`, the share of won games whose winner was
+    behind at some point.
+    """
+    names = list(names) if names is not None else [player.name for player in records.players]
+    games = records.games
+    total_rounds = int(records.rounds.sum())
+    wins = records.win_share.sum(axis=0)
+    deficit = records.winner_worst_deficit[np.isfinite(records.winner_worst_deficit)]
+    outcome_counts = np.bincount(records.outcome, minlength=len(Outcome))
+    return {
+        "games": games,
+        "end": records.end.value,
+        "max_rounds": records.max_rounds,
+        "players": [{"name": name, "win_probability": float(won / games),
+                     "ci95": _ci95(float(won), games)}
+                    for name, won in zip(names, wins)],
+        "no_winner": float((outcome_counts[Outcome.ALL_OUT] + outcome_counts[Outcome.ROUND_LIMIT]) / games),
+        "outcomes": {outcome.label: int(outcome_counts[outcome]) for outcome in Outcome},
+        "round_limit_games": int(outcome_counts[Outcome.ROUND_LIMIT]),
+        "rounds": {"mean": float(records.rounds.mean()), "median": float(np.median(records.rounds)),
+                   "p90": float(np.percentile(records.rounds, 90)), "max": int(records.rounds.max())},
+        "grey_share": float(records.grey_rounds.sum() / total_rounds),
+        "gems_lost_per_round": float(records.gems_lost.sum() / total_rounds),
+        "lead_changes_per_game": float(records.lead_changes.mean()),
+        "drama": {"winner_worst_deficit": float(deficit.mean()) if deficit.size else None,
+                  "comeback_share": float((deficit > 0).mean()) if deficit.size else None},
+    }
+
+
+def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DESIGN_GAMES,
+                   seed: int | np.random.SeedSequence | None = None, end: EndRule = EndRule.LAST_STANDING,
+                   max_rounds: int = DEFAULT_MAX_ROUNDS) -> dict:
+    """Balance and skill, from two reference lineups of `player_count` players under these rules.
+
+    balance: 1 minus the largest gap in win probability between equal players
+    (all `preset:average`, their win probabilities in `equal_win_probabilities`);
+    1 is perfectly even, and sampling noise alone takes about 3 times
+    `standard_error` off it. skill: the win probability of one clearly better
+    player (`preset:average` with SKILL_GAP times the latencies and error
+    rates) against `average` equals, with its 95 % interval, beside the
+    `fair_share` 1/players it would have if skill did not matter.
+    """
+    equal_seed, skill_seed = children(root_sequence(seed), 2)
+    equals = play_games(variant, [PlayerModel.preset("average")] * player_count, games, equal_seed, end, max_rounds)
+    equal_wins = equals.win_share.mean(axis=0)
+    fair_share = 1 / player_count
+    better_wins = _better_player_wins(variant, player_count, SKILL_GAP, games, skill_seed, end, max_rounds)
+    return {
+        "games": games,
+        "balance": float(1 - (equal_wins.max() - equal_wins.min())),
+        "equal_win_probabilities": [float(p) for p in equal_wins],
+        "standard_error": math.sqrt(fair_share * (1 - fair_share) / games),
+        "skill": {"better_player": f"preset:average x{SKILL_GAP:g} latency, x{SKILL_GAP:g} errors",
+                  "equals": "preset:average",
+                  "win_probability": better_wins / games,
+                  "ci95": _ci95(better_wins, games),
+                  "fair_share": fair_share},
+    }
+
+
+def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float], games: int,
+                    seed: int | None = None, end: EndRule = EndRule.LAST_STANDING,
+                    max_rounds: int = DEFAULT_MAX_ROUNDS) -> pd.DataFrame:
+    """How often one player beats `average` equals as their skill gap grows.
+
+    One row per factor: `factor` (the player's latencies and error rates
+    are `factor` times average's: below 1 is better), `win_probability`,
+    `ci95_low`, `ci95_high` and `fair_share` (1/players).
+    """
+    rows = []
+    for factor, child in zip(factors, children(root_sequence(seed), len(factors))):
+        wins = _better_player_wins(variant, player_count, factor, games, child, end, max_rounds)
+        low, high = _ci95(wins, games)
+        rows.append({"factor": factor, "win_probability": wins / games, "ci95_low": low, "ci95_high": high,
+                     "fair_share": 1 / player_count})
+    return pd.DataFrame(rows)
+
+
+def game_length_table(variant: Variant, player_counts: Sequence[int], ends: Sequence[EndRule], games: int,
+                      seed: int | None = None, max_rounds: int = DEFAULT_MAX_ROUNDS) -> pd.DataFrame:
+    """Game length between `average` equals, per player count and end rule.
+
+    One row per (players, end): `players`, `end`, `mean_rounds`,
+    `median_rounds`, `p90_rounds` (rounds), `no_winner` and `grey_share`
+    (probabilities).
+    """
+    rows = []
+    cases = [(count, EndRule.parse(end)) for count in player_counts for end in ends]
+    for (count, end), child in zip(cases, children(root_sequence(seed), len(cases))):
+        summary = summarize(play_games(variant, [PlayerModel.preset("average")] * count, games, child, end,
+                                       max_rounds))
+        rows.append({"players": count, "end": end.value, "mean_rounds": summary["rounds"]["mean"],
+                     "median_rounds": summary["rounds"]["median"], "p90_rounds": summary["rounds"]["p90"],
+                     "no_winner": summary["no_winner"], "grey_share": summary["grey_share"]})
+    return pd.DataFrame(rows)
+
+
+def _better_player_wins(variant: Variant, player_count: int, factor: float, games: int,
+                        seed: np.random.SeedSequence, end: EndRule, max_rounds: int) -> float:
+    """Wins (shared wins as fractions) of one `average` player scaled by `factor` against average equals."""
+    average = PlayerModel.preset("average")
+    lineup = [average.scaled(factor, factor, name=f"average x{factor:g}")] + [average] * (player_count - 1)
+    return float(play_games(variant, lineup, games, seed, end, max_rounds).win_share[:, 0].sum())
+
+
+def records_frame(records: GameRecords, names: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per game: game, rounds, outcome, winner, grey_rounds, gems_lost, lead_changes,
+    winner_worst_deficit, then `gems_1` .. `gems_<players>`, each player's final gems in the order given.
+
+    winner: the winner's name, names joined by `+` on a shared win, empty when no one won.
+    """
+    names = list(names) if names is not None else [player.name for player in records.players]
+    winner = np.array(["+".join(n for n, s in zip(names, shares) if s > 0) for shares in records.win_share])
+    frame = pd.DataFrame({
+        "game": np.arange(records.games),
+        "rounds": records.rounds,
+        "outcome": [Outcome(code).label for code in records.outcome],
+        "winner": winner,
+        "grey_rounds": records.grey_rounds,
+        "gems_lost": records.gems_lost,
+        "lead_changes": records.lead_changes,
+        "winner_worst_deficit": records.winner_worst_deficit,
+    })
+    for index in range(len(names)):
+        frame[f"gems_{index + 1}"] = records.final_gems[:, index]
+    return frame
+
+
+def game_report(player_specs: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
+                end: EndRule | str = EndRule.LAST_STANDING, variant: Variant | None = None,
+                max_rounds: int = DEFAULT_MAX_ROUNDS, log_path: str | Path | None = None,
+                out: str | Path | None = None, design_games: int = DEFAULT_DESIGN_GAMES) -> dict:
+    """Play the games `diavolo game` describes and return its report (see `summarize`).
+
+    player_specs: `preset:NAME`, a `.toml` file or a name in the drill log at
+    `log_path`. Adds `seed` (the entropy used: pass it back to repeat the run),
+    `variant`, and `design` (`design_metrics` for as many players, or None when
+    `design_games` is 0). With `out`, writes `records_frame` there as CSV.
+    """
+    _check_player_count(len(player_specs))
+    end = EndRule.parse(end)
+    variant = variant or Variant()
+    players = players_from_specs(player_specs, log_path)
+    root = root_sequence(seed)
+    game_seed, design_seed = children(root, 2)
+    records = play_games(variant, players, games, game_seed, end, max_rounds)
+    report = {"seed": int(root.entropy), "variant": variant.as_dict()}
+    if Command.CLOSEST in variant.commands:
+        report["table_model"] = variant.table.describe()
+    report |= summarize(records, player_specs)
+    report["design"] = (design_metrics(variant, len(players), design_games, design_seed, end, max_rounds)
+                        if design_games else None)
+    if out is not None:
+        records_frame(records, player_specs).to_csv(out, index=False)
+    return report
+
+
+def _check_player_count(count: int) -> None:
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise InputError(f"--players: a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {count}")
+
+
+def _ci95(wins: float, games: int) -> list[float]:
+    """Wilson's 95 % interval of wins / games, as [low, high]."""
+    return list(wilson_interval(wins, games))

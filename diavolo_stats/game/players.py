@@ -1,0 +1,412 @@
+"""Modelled players: how often a player reads a roll right, and how fast.
+
+A `PlayerModel` holds, for every command and for tie and non-tie rolls, a
+`Skill`: the probability of answering right and an ex-Gaussian latency (a
+normal part, mu and sigma, plus an exponential tail, tau, all in ms; the
+usual shape of choice reaction times). When wrong on a non-tie roll, a player
+grabs grey with probability `wrong_grey_share` and otherwise another color,
+uniformly; when wrong on a tie, they grab a color, uniformly.
+
+Three ways to get one: `PlayerModel.preset` ("novice", "average", "expert"),
+`PlayerModel.from_toml` (explicit numbers) and `PlayerModel.from_drill_log`
+(fitted from a player's drill history). `player_from_spec` turns a command-line
+spec (`alice`, `preset:expert`, `carol.toml`) into a model.
+
+The presets, and why. They are assumptions chosen inside published ranges,
+not measurements; fit a real player from the drill log where one exists.
+
+- Time. A choice among four answers with a simple stimulus takes about 400 to
+  550 ms (Hick 1952; Hyman 1953). Diavolo asks for more than a choice: the
+  highest die is a visual search over nine dice, the totals need three
+  additions per color (a single-digit sum takes adults about 0.8 to 1 s,
+  Ashcraft 1992) and a comparison. So the `average` means run from 1.2 s
+  (highest die) to 2.4 s (lowest total).
+- Shape. In choice tasks the exponential tail tau is about a quarter to a
+  third of the mean and sigma about a tenth of it (Luce 1986; Heathcote,
+  Popiel and Mewhort 1991): every preset uses tau = 0.3 x mean and
+  sigma = 0.1 x mean, with mu = mean - tau.
+- Accuracy. Fast choice tasks run at 90 to 97 % right; harder commands lower.
+- Levels. `novice` is 1.5 times slower with twice the errors, `expert` 0.6
+  times the time with half the errors (practice speeds choice responses by
+  roughly that factor, the power law of practice, Newell and Rosenbloom 1981).
+- Ties. Seeing that two colors share the best figure needs one more check,
+  and a player who sees a winner tends to grab before checking: tie rolls
+  take 1.3 times as long with twice the errors.
+- Wrong answers. No preference among the three wrong answers:
+  `wrong_grey_share = 1/3` for every preset.
+
+Average, non-tie rolls (mean latency ms, accuracy):
+
+| command | mean ms | accuracy |
+| --- | --- | --- |
+| highest-die | 1200 | 0.95 |
+| closest | 1300 | 0.92 |
+| most-odd | 1700 | 0.92 |
+| largest-spread | 1900 | 0.90 |
+| highest-total | 2200 | 0.90 |
+| lowest-total | 2400 | 0.88 |
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+import pandas as pd
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
+    import tomli as tomllib
+
+from diavolo_stats.drill.performance import correct_latencies_ms
+from diavolo_stats.errors import InputError
+from diavolo_stats.stats import MIN_FIT_ANSWERS, fit_ex_gaussian
+from diavolo_stats.core.rules import GREY_CODE
+from diavolo_stats.core.variant import ALL_COMMANDS, Command
+
+MIN_LATENCY_MS = 100.0
+"""Sampled latencies below this are raised to it: no visual choice response is faster,
+so anything below can only come from the tail of the normal part."""
+
+MAX_LATENCY_MS = 60_000.0
+
+PRIOR_WRONG_ANSWERS = 5
+"""Pseudo-answers pulling a fitted `wrong_grey_share` toward 1/3 when a player has few wrong answers."""
+
+PRESET_PREFIX = "preset:"
+
+# Average player, non-tie rolls: (mean latency ms, accuracy); see the module docstring.
+_AVERAGE = {
+    Command.HIGHEST_DIE: (1200.0, 0.95),
+    Command.CLOSEST: (1300.0, 0.92),
+    Command.MOST_ODD: (1700.0, 0.92),
+    Command.LARGEST_SPREAD: (1900.0, 0.90),
+    Command.HIGHEST_TOTAL: (2200.0, 0.90),
+    Command.LOWEST_TOTAL: (2400.0, 0.88),
+}
+# Level: (time factor, error factor).
+_LEVELS = {"novice": (1.5, 2.0), "average": (1.0, 1.0), "expert": (0.6, 0.5)}
+_TIE_TIME, _TIE_ERRORS = 1.3, 2.0
+_TAU_SHARE, _SIGMA_SHARE = 0.3, 0.1
+_UNIFORM_WRONG_GREY = 1 / 3
+_SKILL_FIELDS = ("accuracy", "mu_ms", "sigma_ms", "tau_ms")
+_ROLL_KINDS = {False: "non-tie", True: "tie"}
+
+
+@dataclass(frozen=True)
+class Skill:
+    """How one player does on one command, for tie or for non-tie rolls.
+
+    accuracy: probability of answering right, 0..1. mu_ms, sigma_ms, tau_ms:
+    the ex-Gaussian latency (normal mean and spread, exponential mean), ms.
+    """
+
+    accuracy: float
+    mu_ms: float
+    sigma_ms: float
+    tau_ms: float
+
+    def __post_init__(self) -> None:
+        _check_number("accuracy", self.accuracy, 0.0, 1.0)
+        _check_number("mu_ms", self.mu_ms, 0.0, MAX_LATENCY_MS)
+        _check_number("sigma_ms", self.sigma_ms, 0.0, MAX_LATENCY_MS)
+        _check_number("tau_ms", self.tau_ms, 0.0, MAX_LATENCY_MS)
+
+    @property
+    def mean_ms(self) -> float:
+        """Mean latency, ms (before the 100 ms floor, which almost never acts)."""
+        return self.mu_ms + self.tau_ms
+
+
+@dataclass(frozen=True)
+class PlayerModel:
+    """A modelled player: a `Skill` per (command, is_tie), and what they grab when wrong.
+
+    skills: every command of `Command`, each for is_tie False and True.
+    wrong_grey_share: when wrong on a non-tie roll, probability of grabbing
+    grey; otherwise another color, uniformly.
+    """
+
+    name: str
+    skills: Mapping[tuple[Command, bool], Skill]
+    wrong_grey_share: float = _UNIFORM_WRONG_GREY
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise InputError("name: a player needs a non-empty name")
+        skills: dict[tuple[Command, bool], Skill] = {}
+        for key, skill in dict(self.skills).items():
+            command, is_tie = key
+            command = command if isinstance(command, Command) else Command.parse(str(command), "skills")
+            if not isinstance(skill, Skill):
+                raise InputError(f"skills: {command} {_ROLL_KINDS[bool(is_tie)]} must be a Skill")
+            skills[(command, bool(is_tie))] = skill
+        missing = [f"{c} {_ROLL_KINDS[t]}" for c in ALL_COMMANDS for t in (False, True) if (c, t) not in skills]
+        if missing:
+            raise InputError(f"skills: need every command for tie and non-tie rolls; missing {', '.join(missing)}")
+        _check_number("wrong_grey_share", self.wrong_grey_share, 0.0, 1.0)
+        object.__setattr__(self, "skills", MappingProxyType(skills))
+
+    @classmethod
+    def preset(cls, name: str) -> "PlayerModel":
+        """The documented `novice`, `average` or `expert` player (see the module docstring)."""
+        if name not in _LEVELS:
+            raise InputError(f"preset: unknown player preset {name!r}; allowed: {', '.join(_LEVELS)}")
+        skills = {}
+        for command, (mean_ms, accuracy) in _AVERAGE.items():
+            for is_tie in (False, True):
+                mean = mean_ms * (_TIE_TIME if is_tie else 1.0)
+                errors = (1 - accuracy) * (_TIE_ERRORS if is_tie else 1.0)
+                skills[(command, is_tie)] = Skill(accuracy=1 - errors, mu_ms=mean * (1 - _TAU_SHARE),
+                                                  sigma_ms=mean * _SIGMA_SHARE, tau_ms=mean * _TAU_SHARE)
+        time_factor, error_factor = _LEVELS[name]
+        average = cls(name=name, skills=skills, wrong_grey_share=_UNIFORM_WRONG_GREY)
+        return average.scaled(time_factor, error_factor)
+
+    def scaled(self, time_factor: float = 1.0, error_factor: float = 1.0, name: str | None = None) -> "PlayerModel":
+        """This player with every latency times `time_factor` and every error rate times `error_factor`.
+
+        A skill gap in one number: `time_factor` 0.5 answers in half the time.
+        Error rates above 1 after scaling are held at 1 (never right).
+        """
+        _check_number("time_factor", time_factor, 0.01, 100.0)
+        _check_number("error_factor", error_factor, 0.0, 100.0)
+        skills = {key: Skill(accuracy=max(0.0, 1 - (1 - skill.accuracy) * error_factor),
+                             mu_ms=skill.mu_ms * time_factor, sigma_ms=skill.sigma_ms * time_factor,
+                             tau_ms=skill.tau_ms * time_factor)
+                  for key, skill in self.skills.items()}
+        return PlayerModel(name=name or self.name, skills=skills, wrong_grey_share=self.wrong_grey_share)
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> "PlayerModel":
+        """A player written out in TOML.
+
+        Keys: `name` (default: the file name), `base` (optional preset filling
+        any cell the file leaves out), `wrong_grey_share`, and tables
+        `[non-tie.<command>]` and `[tie.<command>]`, each with `accuracy`,
+        `mu_ms`, `sigma_ms` and `tau_ms`. Without `base`, all twelve cells.
+        """
+        path = Path(path)
+        try:
+            document = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise InputError(f"{path}: cannot read the player file ({error.strerror})") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise InputError(f"{path}: not valid TOML ({error})") from None
+        allowed = {"name", "base", "wrong_grey_share", *_ROLL_KINDS.values()}
+        unknown = sorted(set(document) - allowed)
+        if unknown:
+            raise InputError(f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
+        base = None
+        if "base" in document:
+            if not isinstance(document["base"], str) or document["base"] not in _LEVELS:
+                raise InputError(f"{path}: base: unknown player preset {document['base']!r}; "
+                                 f"allowed: {', '.join(_LEVELS)}")
+            base = cls.preset(document["base"])
+        skills = dict(base.skills) if base else {}
+        for is_tie, kind in _ROLL_KINDS.items():
+            table = document.get(kind, {})
+            if not isinstance(table, dict):
+                raise InputError(f"{path}: [{kind}] must be a table of commands")
+            for command_name, cell in table.items():
+                command = Command.parse(command_name, f"{path}: [{kind}]")
+                skills[(command, is_tie)] = _skill_from_table(cell, f"{path}: [{kind}.{command_name}]")
+        share = document.get("wrong_grey_share", base.wrong_grey_share if base else _UNIFORM_WRONG_GREY)
+        try:
+            return cls(name=str(document.get("name", path.stem)), skills=skills, wrong_grey_share=share)
+        except InputError as error:
+            raise InputError(f"{path}: {error}") from None
+
+    @classmethod
+    def from_drill_log(cls, frame: pd.DataFrame, player: str,
+                       min_trials: int | None = None) -> "PlayerModel":
+        """Fit a player from their rows of a drill log (a `drill_log.load_logs` frame).
+
+        Per command and roll kind (tie or not), as the drill log is scored (`drill.performance`):
+        accuracy is the share of right answers (a timeout or a key pressed too
+        early is wrong), and the latency is the maximum-likelihood ex-Gaussian
+        of the correct answers (`stats.fit_ex_gaussian`). A cell with fewer
+        than `min_trials` trials, or too few correct answers to fit, takes the
+        player's pooled figures instead (all commands of that roll kind, else
+        all their trials), with a warning. `wrong_grey_share` is the share of
+        grey among wrong non-tie answers, pulled toward 1/3 by 5 pseudo-answers.
+        `min_trials` defaults to `MIN_FIT_ANSWERS` (30), the fewest
+        answers a latency is fitted from.
+        """
+        min_trials = MIN_FIT_ANSWERS if min_trials is None else min_trials
+        rows = frame[frame["player"] == player]
+        if rows.empty:
+            raise InputError(f"player {player!r}: no trials in the drill log; drill first "
+                             f"(diavolo drill --player NAME) or use preset:novice|average|expert")
+        is_tie = rows["is_tie"].astype(bool)
+        pooled_skills: dict[bool, Skill | None] = {}
+
+        def pooled_skill(tie: bool) -> Skill | None:
+            if tie not in pooled_skills:
+                same_kind = rows[is_tie == tie]
+                pooled_skills[tie] = (_fit_skill(same_kind) if len(same_kind) >= min_trials else None) \
+                    or _fit_skill(rows)
+            return pooled_skills[tie]
+
+        skills = {}
+        pooled = []
+        for command in ALL_COMMANDS:
+            for tie in (False, True):
+                cell = rows[(rows["command"] == command.value) & (is_tie == tie)]
+                skill = _fit_skill(cell) if len(cell) >= min_trials else None
+                if skill is None:
+                    pooled.append(f"{command} {_ROLL_KINDS[tie]} ({len(cell)})")
+                    skill = pooled_skill(tie)
+                if skill is None:
+                    raise InputError(f"player {player!r}: too few correct answers in the drill log "
+                                     f"to fit a latency (need {MIN_FIT_ANSWERS})")
+                skills[(command, tie)] = skill
+        if pooled:
+            warnings.warn(f"player {player!r}: fewer than {min_trials} trials (or too few correct answers) "
+                          f"for {', '.join(pooled)}; using their pooled figures there", stacklevel=2)
+        wrong = rows[~is_tie & ~rows["correct"].astype(bool) & (rows["answer"] != "none")]
+        grey_wrong = int((wrong["answer"] == "grey").sum())
+        share = (grey_wrong + PRIOR_WRONG_ANSWERS * _UNIFORM_WRONG_GREY) / (len(wrong) + PRIOR_WRONG_ANSWERS)
+        return cls(name=player, skills=skills, wrong_grey_share=share)
+
+    def sample(self, commands: np.ndarray, is_tie: np.ndarray,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """For each roll, whether this player answers right and their latency.
+
+        Returns (correct: (n,) bool, latency_ms: (n,) float64, at least 100 ms).
+        """
+        # commands: (n,) int8 index into tuple(Command); is_tie: (n,) bool
+        correct, latency_ms = self._alone.sample(commands, is_tie, rng)
+        return correct[0], latency_ms[0]
+
+    @functools.cached_property
+    def _alone(self) -> "Lineup":
+        """This player as a table of one, built once: `sample` is called per roll by simple loops."""
+        return Lineup((self,))
+
+
+class Lineup:
+    """The players at one table, their skills held as (players, commands, 2) arrays.
+
+    Samples every player on many rolls at once, player-major: row p is player
+    p, so per-roll reductions over players run over contiguous rows.
+    """
+
+    def __init__(self, players: Sequence[PlayerModel]):
+        self.players = tuple(players)
+        cells = np.array([[[_skill_row(player.skills[(command, tie)]) for tie in (False, True)]
+                           for command in ALL_COMMANDS] for player in self.players])
+        # cells: (players, commands, 2, fields) float64, fields in the order of _SKILL_FIELDS
+        self.accuracy, self.mu_ms, self.sigma_ms, self.tau_ms = np.moveaxis(cells, 3, 0)
+        self.wrong_grey_share = np.array([player.wrong_grey_share for player in self.players])[:, None]
+
+    def sample(self, commands: np.ndarray, is_tie: np.ndarray,
+               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Every player on every roll: (correct: (players, n) bool, latency_ms: (players, n) float64, ms)."""
+        # commands: (n,) int index into tuple(Command); is_tie: (n,) bool
+        cell = (slice(None), np.asarray(commands, dtype=np.intp), np.asarray(is_tie, dtype=np.intp))
+        shape = (len(self.players), len(cell[1]))
+        correct = rng.random(shape) < self.accuracy[cell]
+        latency_ms = (self.mu_ms[cell] + self.sigma_ms[cell] * rng.standard_normal(shape)
+                      + self.tau_ms[cell] * rng.standard_exponential(shape))
+        return correct, np.maximum(latency_ms, MIN_LATENCY_MS)
+
+    def respond(self, commands: np.ndarray, answer_codes: np.ndarray, color_count: int,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """What every player grabs on every roll, and when.
+
+        Returns (grabbed: (players, n) int8, a color index or GREY_CODE;
+        latency_ms: (players, n) float64, ms). Right players grab the answer;
+        wrong ones grab as the module docstring says.
+        """
+        # commands: (n,) int index into tuple(Command); answer_codes: (n,) int8 color index or GREY_CODE
+        is_tie = answer_codes == GREY_CODE
+        correct, latency_ms = self.sample(commands, is_tie, rng)
+        pick = rng.random(correct.shape)
+        grey_when_wrong = rng.random(correct.shape) < self.wrong_grey_share
+        # A wrong answer on a tie is any color; on a non-tie roll, grey or one of the other colors.
+        any_color = (pick * color_count).astype(np.int8)
+        other = (pick * (color_count - 1)).astype(np.int8)
+        other += other >= answer_codes
+        wrong = np.where(is_tie, any_color, np.where(grey_when_wrong, np.int8(GREY_CODE), other))
+        return np.where(correct, answer_codes, wrong).astype(np.int8), latency_ms
+
+
+def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = None,
+                     min_trials: int | None = None) -> PlayerModel:
+    """A player from a command-line spec: `preset:NAME`, a `.toml` file, or a name in the drill log.
+
+    `log_frame` is the drill log already loaded (`drill_log.load_logs`);
+    without it the log at `log_path` (default: `drill_log.default_log_path()`)
+    is read.
+    """
+    if spec.startswith(PRESET_PREFIX) and spec[len(PRESET_PREFIX):] not in _LEVELS:
+        allowed = ", ".join(PRESET_PREFIX + name for name in _LEVELS)
+        raise InputError(f"--players: unknown player preset {spec!r}; allowed: {allowed}")
+    try:
+        if spec.startswith(PRESET_PREFIX):
+            return PlayerModel.preset(spec[len(PRESET_PREFIX):])
+        if spec.lower().endswith(".toml"):
+            return PlayerModel.from_toml(spec)
+        if log_frame is None:
+            log_frame = load_player_log(log_path)
+        return PlayerModel.from_drill_log(log_frame, spec, min_trials)
+    except InputError as error:
+        message = str(error)
+        raise InputError(message if message.startswith("--") else f"--players: {message}") from None
+
+
+def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
+                       min_trials: int | None = None) -> list[PlayerModel]:
+    """Players for several specs, reading the drill log once (only if a spec names a player)."""
+    needs_log = any(not s.startswith(PRESET_PREFIX) and not s.lower().endswith(".toml") for s in specs)
+    frame = load_player_log(log_path) if needs_log else None
+    return [player_from_spec(spec, frame, log_path, min_trials) for spec in specs]
+
+
+def load_player_log(log_path: str | Path | None = None) -> pd.DataFrame:
+    """The drill log players are fitted from; InputError naming `--log` if there is none."""
+    from diavolo_stats.drill import log as drill_log
+
+    path = Path(log_path) if log_path is not None else drill_log.default_log_path()
+    if not path.is_file():
+        raise InputError(f"--log: no drill log at {str(path)!r}; drill first (diavolo drill --player NAME), "
+                         f"pass --log PATH, or use preset:novice|average|expert")
+    return drill_log.load_logs([path])
+
+
+def _fit_skill(cell: pd.DataFrame) -> Skill | None:
+    """Accuracy over all trials, latency fitted to the correct answers; None if too few to fit."""
+    latency = fit_ex_gaussian(correct_latencies_ms(cell))
+    if latency is None:
+        return None
+    return Skill(accuracy=float(cell["correct"].astype(bool).mean()), mu_ms=max(latency.mu_ms, 0.0),
+                 sigma_ms=latency.sigma_ms, tau_ms=latency.tau_ms)
+
+
+def _skill_from_table(cell: object, where: str) -> Skill:
+    if not isinstance(cell, dict):
+        raise InputError(f"{where}: must be a table with {', '.join(_SKILL_FIELDS)}")
+    if set(cell) != set(_SKILL_FIELDS):
+        raise InputError(f"{where}: need exactly {', '.join(_SKILL_FIELDS)}, got {', '.join(cell) or 'nothing'}")
+    try:
+        return Skill(**cell)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+
+
+def _skill_row(skill: Skill) -> tuple[float, ...]:
+    return tuple(float(getattr(skill, name)) for name in _SKILL_FIELDS)
+
+
+def _check_number(name: str, value: object, low: float, high: float) -> None:
+    if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer))
+            or not low <= value <= high):
+        raise InputError(f"{name}: must be a number from {low:g} to {high:g}, got {value!r}")
+

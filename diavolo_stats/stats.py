@@ -1,0 +1,122 @@
+"""Statistics several layers share: estimates with intervals, the Wilson interval, the ex-Gaussian.
+
+An `Estimate` is how every interval in the project is reported: the figure
+and its confidence interval, in the figure's own units.
+
+The ex-Gaussian (`scipy.stats.exponnorm`) is a normal part (mu, sigma: the
+usual speed and its jitter) plus an exponential tail (tau: the occasional
+slow answer). It is fitted only where there are at least `MIN_FIT_ANSWERS`
+answers; with fewer, tau and sigma trade off against each other and the
+numbers mean little. scipy takes about half a second to import, so it is
+imported only when a fit or a density is asked for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from diavolo_stats.errors import InputError
+
+Z_95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95 % interval."""
+
+MIN_FIT_ANSWERS = 30
+"""The fewest latencies an ex-Gaussian is fitted from."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure and its confidence interval [low, high], in the figure's own units."""
+
+    value: float
+    low: float
+    high: float
+
+    def __contains__(self, exact: float) -> bool:
+        return self.low <= exact <= self.high
+
+
+def check_confidence(confidence: float) -> float:
+    """`confidence` if it is strictly between 0 and 1; InputError otherwise."""
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence: must be strictly between 0 and 1, got {confidence!r}")
+    return confidence
+
+
+def z_for(confidence: float) -> float:
+    """The standard normal quantile of a two-sided interval at `confidence` (0.95 gives 1.96)."""
+    return NormalDist().inv_cdf(0.5 + check_confidence(confidence) / 2)
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval (low, high) for a binomial proportion; z = 1.96 gives 95 %."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    share = successes / trials
+    denominator = 1 + z * z / trials
+    center = (share + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials)) / denominator
+    # At 0 or all successes rounding can leave a bound a hair past the estimate itself.
+    return (max(0.0, min(share, center - half)), min(1.0, max(share, center + half)))
+
+
+def proportion_estimate(successes: int, trials: int, confidence: float = 0.95) -> Estimate:
+    """A probability estimated as successes / trials, with its Wilson score interval (NaN value with no trials)."""
+    low, high = wilson_interval(successes, trials, z=z_for(confidence))
+    return Estimate(successes / trials if trials > 0 else math.nan, low, high)
+
+
+def mean_estimate(samples: np.ndarray, confidence: float = 0.95) -> Estimate:
+    """The mean of independent samples, with its normal-approximation interval (needs 2 samples or more)."""
+    # samples: (simulations,) any numeric dtype
+    mean = float(np.mean(samples))
+    half = z_for(confidence) * float(np.std(samples, ddof=1)) / math.sqrt(len(samples))
+    return Estimate(mean, mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class ExGaussian:
+    """A latency distribution: normal (mu_ms, sigma_ms) plus an exponential tail of mean tau_ms; all in ms."""
+
+    mu_ms: float
+    sigma_ms: float
+    tau_ms: float
+
+    def __post_init__(self) -> None:
+        for name in ("mu_ms", "sigma_ms", "tau_ms"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise InputError(f"{name}: must be a finite number of ms, got {value!r}")
+        if self.sigma_ms <= 0 or self.tau_ms <= 0:
+            raise InputError(f"sigma_ms and tau_ms: must be above 0 ms, got {self.sigma_ms} and {self.tau_ms}")
+
+    @property
+    def mean_ms(self) -> float:
+        """The distribution's mean latency, ms (mu + tau)."""
+        return self.mu_ms + self.tau_ms
+
+    def pdf(self, latency_ms) -> np.ndarray:
+        """Probability density per ms at each latency (ms), same shape as the input."""
+        from scipy import stats
+
+        return stats.exponnorm.pdf(latency_ms, self.tau_ms / self.sigma_ms, loc=self.mu_ms, scale=self.sigma_ms)
+
+
+def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | None:
+    """Maximum-likelihood ex-Gaussian fit of latencies in ms; None with fewer than MIN_FIT_ANSWERS values."""
+    # latencies_ms: (answers,) float, NaN (no answer) ignored
+    values = np.asarray(latencies_ms, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size < MIN_FIT_ANSWERS or np.ptp(values) == 0:
+        return None
+    from scipy import stats
+
+    with np.errstate(all="ignore"):  # the optimizer probes extreme shapes on its way; not the user's concern
+        shape, loc, scale = stats.exponnorm.fit(values)
+    # scipy's shape K is tau / sigma; its loc and scale are mu and sigma.
+    return ExGaussian(mu_ms=float(loc), sigma_ms=float(scale), tau_ms=float(shape * scale))

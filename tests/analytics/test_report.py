@@ -1,0 +1,151 @@
+"""`diavolo report` as a user runs it: the files it writes, what it prints, and its one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+
+import pandas as pd
+import pytest
+
+from conftest import REPO, assert_one_line_error, run_diavolo
+from diavolo_stats.analytics import summaries
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.analytics.report import write_report
+from test_summaries import trial, write_log
+
+SAMPLE = REPO / "data" / "sample_drills.csv"
+ISSUE_COLUMNS = ["player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
+                 "median_latency_ms"]
+CHARTS = ["accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png", "tie_frequency_standard.png"]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory):
+    """`diavolo report` with no flags, in a fresh folder, the log named by $DIAVOLO_LOG."""
+    folder = tmp_path_factory.mktemp("player")
+    log = folder / "my drills.csv"
+    shutil.copy(SAMPLE, log)
+    result = run_diavolo("report", cwd=folder, env={"DIAVOLO_LOG": str(log)})
+    return folder, result
+
+
+def test_report_writes_summary_charts_and_html_without_noise(default_run):
+    folder, result = default_run
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no matplotlib notices, no warnings
+    reports = folder / "data" / "reports"
+    for name in ["summary.csv", "report.html", *CHARTS]:
+        assert (reports / name).stat().st_size > 0, name
+    for name in CHARTS:
+        assert (reports / name).read_bytes().startswith(PNG_MAGIC), name
+    assert "simulated odds for standard: 1,000,000 rounds, seed 1" in result.stdout  # no saved results here
+
+
+def test_summary_csv_has_one_row_per_player_and_command(default_run):
+    folder, _ = default_run
+    with open(folder / "data" / "reports" / "summary.csv", newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert list(rows[0])[:7] == ISSUE_COLUMNS
+    expected = summaries.summarize(load_logs([SAMPLE]))
+    assert len(rows) == len(expected) == 3 * 6
+    saved = pd.read_csv(folder / "data" / "reports" / "summary.csv")
+    for column in ["trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "median_latency_ms"]:
+        assert saved[column].tolist() == pytest.approx(expected[column].tolist()), column
+
+
+def test_summary_is_printed_as_a_table(default_run):
+    _, result = default_run
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ISSUE_COLUMNS
+    printed = [line.split() for line in lines[2:2 + 18]]
+    assert {row[0] for row in printed} == {"synthetic-novice", "synthetic-average", "synthetic-expert"}
+    assert all(row[2].isdigit() and 0 <= float(row[3]) <= 1 for row in printed)
+
+
+def test_html_is_one_self_contained_page(default_run):
+    folder, _ = default_run
+    page = (folder / "data" / "reports" / "report.html").read_text(encoding="utf-8")
+    sources = re.findall(r'src="([^"]*)"', page)
+    assert len(sources) == len(CHARTS)
+    assert all(source.startswith("data:image/png;base64,") for source in sources)
+    assert "<link" not in page and "<script" not in page and "http" not in page
+
+
+def test_several_logs_one_player_any_name(tmp_path):
+    name = "さくら <b>&"
+    special = write_log(tmp_path / "sakura.csv", [
+        trial(name, "s1", "highest-total", "red", 900.0 + 10 * i) for i in range(12)] + [
+        trial(name, "s1", "highest-die", "black", 1500.0)])
+    out = tmp_path / "out"
+    result = run_diavolo("report", "--log", str(SAMPLE), str(special), "--player", name, "synthetic-expert",
+                         "--out", str(out), "--simulation", str(REPO / "data" / "simulation_standard.csv"),
+                         "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # a name the chart font cannot draw is not a warning on stderr
+    document = json.loads(result.stdout)
+    players = {row["player"] for row in document["summary"]}
+    assert players == {name, "synthetic-expert"}
+    sakura = [row for row in document["summary"] if row["player"] == name]
+    assert [(row["command"], row["trials"], row["median_latency_ms"]) for row in sakura] == [
+        ("highest-total", 12, 955), ("highest-die", 1, None)]
+    assert "simulation_standard.csv" in document["notes"][0]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "さくら &lt;b&gt;&amp;" in page and "<b>&" not in page
+
+
+def test_missing_log_is_one_line(tmp_path):
+    result = run_diavolo("report", "--log", str(tmp_path / "nowhere.csv"), "--out", str(tmp_path / "out"))
+    assert_one_line_error(result, "--log", "nowhere.csv")
+    assert not (tmp_path / "out").exists()
+
+
+def test_empty_log_is_one_line(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text(SAMPLE.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    result = run_diavolo("report", "--log", str(empty), "--out", str(tmp_path / "out"))
+    assert_one_line_error(result, "no trials", "empty.csv")
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_player_is_one_line(tmp_path):
+    result = run_diavolo("report", "--log", str(SAMPLE), "--player", "zoe", "--out", str(tmp_path / "out"))
+    assert_one_line_error(result, "--player", "'zoe'", "synthetic-expert")
+    assert not (tmp_path / "out").exists()
+
+
+def test_foreign_file_is_one_line_and_untouched(tmp_path):
+    foreign = tmp_path / "scores.csv"
+    foreign.write_text("name,score\nann,3\n", encoding="utf-8")
+    result = run_diavolo("report", "--log", str(foreign), "--out", str(tmp_path / "out"))
+    assert_one_line_error(result, "scores.csv", "line 1")
+    assert foreign.read_text(encoding="utf-8") == "name,score\nann,3\n"
+
+
+def test_text_in_a_saved_simulation_is_one_line_naming_file_line_and_column(tmp_path):
+    saved = pd.read_csv(REPO / "data" / "simulation_standard.csv", dtype=str, keep_default_na=False)
+    saved.loc[0, "ci95_low"] = "low"  # the first row: line 2, after the header
+    bad = tmp_path / "bad.csv"
+    saved.to_csv(bad, index=False)
+    out = tmp_path / "out"
+    result = run_diavolo("report", "--log", str(SAMPLE), "--simulation", str(bad), "--out", str(out))
+    assert_one_line_error(result, "bad.csv", "line 2", "ci95_low must be a finite number, got 'low'")
+    assert not out.exists()
+
+
+def test_a_custom_games_trials_get_a_note_instead_of_another_games_tie_odds(tmp_path):
+    custom = [{**trial("ann", "c1", "highest-total", "red", 900.0), "variant": "custom"} for _ in range(3)]
+    mixed = write_log(tmp_path / "mixed.csv", [trial("ann", "s1", "highest-total", "red", 800.0)] + custom)
+    only_custom = write_log(tmp_path / "custom.csv", custom)
+    note = "no tie frequency for the 3 trials of a custom game: the log does not record its sides"
+    for log, standard_odds in ((mixed, True), (only_custom, False)):
+        out = tmp_path / f"out-{log.stem}"
+        report = write_report([log], out, simulation_path=REPO / "data" / "simulation_standard.csv")
+        names = [path.name for path in report.files]
+        assert ("tie_frequency_standard.png" in names) is standard_odds
+        assert not [name for name in names if name.startswith("tie_frequency_") and "standard" not in name]
+        assert [line for line in report.notes if line.startswith(note)] == [report.notes[-1]]
+        assert note in (out / "report.html").read_text(encoding="utf-8")

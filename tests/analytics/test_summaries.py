@@ -1,0 +1,220 @@
+"""Drill summaries checked against logs written in the test, with answers and latencies known by hand."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as scipy_stats
+
+from diavolo_stats import stats
+from diavolo_stats.analytics import summaries
+from diavolo_stats.drill.log import DrillLog, TruncatedLogWarning, load_logs
+from diavolo_stats.errors import InputError
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.variant import Command, Variant
+
+# The rulebook's worked example: red wins highest-total (13 > 12 > 11); highest-die is a tie
+# (a six in black and in white), so its answer is grey.
+DICE = {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]}
+POSITIONS = {"command": [150.0, 150.0], "black": [[20.0, 20.0], [60.0, 20.0], [100.0, 20.0]],
+             "red": [[20.0, 100.0], [60.0, 100.0], [100.0, 100.0]],
+             "white": [[20.0, 200.0], [60.0, 200.0], [100.0, 200.0]], "tolerance": 0.1}
+DAY_ONE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def trial(player: str, session: str, command: str, answer: str, latency_ms: float | None,
+          start: datetime = DAY_ONE, too_early: bool = False) -> dict:
+    """A trial on the worked-example roll; `correct` and `expected` follow from the rules engine."""
+    expected = resolve(Variant(), Command(command), DICE).answer
+    timed_out = latency_ms is None and not too_early
+    return {"player": player, "session": session, "command": command, "expected": expected,
+            "answer": answer, "latency_ms": latency_ms, "timed_out": timed_out, "too_early": too_early,
+            "correct": answer == expected and not too_early and not timed_out, "start": start}
+
+
+def write_log(path: Path, trials: list[dict]) -> Path:
+    """Write `trials` through the drill's own writer, numbered per session, a second apart; the standard game
+    unless a trial names its `variant`."""
+    log = DrillLog(path)
+    numbers: dict[str, int] = {}
+    for item in trials:
+        numbers[item["session"]] = numbers.get(item["session"], 0) + 1
+        log.append({
+            "session_id": item["session"], "player": item["player"], "trial": numbers[item["session"]],
+            "timestamp": item["start"] + timedelta(seconds=numbers[item["session"]]),
+            "variant": item.get("variant", "standard"), "dice_per_color": 3, "command_first": False,
+            "command": item["command"],
+            "dice": DICE, "positions": POSITIONS, "expected": item["expected"], "answer": item["answer"],
+            "correct": item["correct"], "latency_ms": item["latency_ms"], "too_early": item["too_early"],
+            "timed_out": item["timed_out"], "foreperiod_ms": 800.0, "seed": 1,
+        })
+    return path
+
+
+def known_trials() -> list[dict]:
+    day_two = DAY_ONE + timedelta(days=1)
+    return [
+        # ann, highest-total (answer red): 3 right of 5; a wrong color and a timeout count as wrong.
+        trial("ann", "s1", "highest-total", "red", 1000.0),
+        trial("ann", "s1", "highest-total", "red", 1200.0),
+        trial("ann", "s1", "highest-total", "black", 800.0),
+        trial("ann", "s1", "highest-total", "none", None),
+        trial("ann", "s1", "highest-total", "red", 1400.0),
+        # ann, highest-die (a tie, answer grey): 2 right of 4; a too-early key is wrong.
+        trial("ann", "s1", "highest-die", "grey", 2000.0),
+        trial("ann", "s1", "highest-die", "white", 1500.0),
+        trial("ann", "s1", "highest-die", "grey", 3000.0),
+        trial("ann", "s1", "highest-die", "none", None, too_early=True),
+        # ann's second session, a day later, under an id that sorts first: order is by time.
+        trial("ann", "a-later", "highest-total", "red", 900.0, start=day_two),
+        trial("ann", "a-later", "highest-total", "red", 700.0, start=day_two),
+        # bob: one right answer.
+        trial("bob", "s3", "highest-total", "red", 1500.0),
+    ]
+
+
+@pytest.fixture
+def drills(tmp_path) -> pd.DataFrame:
+    return load_logs([write_log(tmp_path / "drills.csv", known_trials())])
+
+
+def test_summary_by_player_and_command_matches_hand_counts(drills):
+    summary = summaries.summarize(drills).set_index(["player", "command"])
+    ann_total = summary.loc[("ann", "highest-total")]
+    assert ann_total["trials"] == 7 and ann_total["correct"] == 5
+    assert ann_total["accuracy"] == pytest.approx(5 / 7)
+    assert ann_total["timeouts"] == 1
+    # Correct latencies 1000, 1200, 1400, 900, 700: median 1000, mean 1040, quartiles 900 and 1200.
+    assert ann_total["median_latency_ms"] == pytest.approx(1000.0)
+    assert ann_total["mean_latency_ms"] == pytest.approx(1040.0)
+    assert ann_total["latency_iqr_ms"] == pytest.approx(300.0)
+    ann_die = summary.loc[("ann", "highest-die")]
+    assert (ann_die["trials"], ann_die["correct"], ann_die["too_early"]) == (4, 2, 1)
+    assert ann_die["accuracy"] == pytest.approx(0.5)
+    assert ann_die["median_latency_ms"] == pytest.approx(2500.0)  # the wrong 1500 ms answer is left out
+    assert summary.loc[("bob", "highest-total"), "accuracy"] == 1.0
+
+
+def test_accuracy_interval_is_wilson_95(drills):
+    summary = summaries.summarize(drills)
+    for row in summary.itertuples():
+        reference = scipy_stats.binomtest(row.correct, row.trials).proportion_ci(0.95, method="wilson")
+        assert row.accuracy_ci_low == pytest.approx(reference.low)
+        assert row.accuracy_ci_high == pytest.approx(reference.high)
+        assert row.accuracy_ci_low <= row.accuracy <= row.accuracy_ci_high
+
+
+def test_summary_lists_commands_in_game_order(drills):
+    summary = summaries.summarize(drills)
+    ann = summary[summary["player"] == "ann"]["command"].astype(str).tolist()
+    assert ann == ["highest-total", "highest-die"]
+
+
+def test_no_correct_answer_leaves_latency_empty(tmp_path):
+    drills = load_logs([write_log(tmp_path / "wrong.csv", [
+        trial("cy", "s", "highest-total", "black", 900.0), trial("cy", "s", "highest-total", "none", None)])])
+    row = summaries.summarize(drills).iloc[0]
+    assert row["accuracy"] == 0.0 and row["accuracy_ci_low"] == 0.0
+    assert math.isnan(row["median_latency_ms"]) and math.isnan(row["exgauss_tau_ms"])
+
+
+def test_tie_rolls_against_non_tie_rolls(drills):
+    split = summaries.tie_versus_non_tie(drills).set_index(["player", "roll"])
+    assert split.loc[("ann", "tie"), "trials"] == 4
+    assert split.loc[("ann", "tie"), "accuracy"] == pytest.approx(0.5)
+    assert split.loc[("ann", "non-tie"), "trials"] == 7
+    assert split.loc[("ann", "non-tie"), "median_latency_ms"] == pytest.approx(1000.0)
+
+
+def test_learning_curve_numbers_sessions_by_time(drills):
+    curve = summaries.learning_curve(drills)
+    ann = curve[curve["player"] == "ann"].set_index("session_number")
+    assert list(ann.index) == [1, 2]
+    assert ann.loc[1, "trials"] == 9 and ann.loc[2, "trials"] == 2
+    assert ann.loc[2, "median_latency_ms"] == pytest.approx(800.0)
+    assert ann.loc[1, "session_start"] < ann.loc[2, "session_start"]
+    assert curve[curve["player"] == "bob"]["session_number"].tolist() == [1]
+
+
+def test_ex_gaussian_columns_need_30_correct_answers(tmp_path):
+    latencies = 600.0 + 37.0 * np.arange(30)
+    rows = [trial("dee", "s", "highest-total", "red", float(x)) for x in latencies]
+    drills = load_logs([write_log(tmp_path / "thirty.csv", rows)])
+    with_30 = summaries.summarize(drills).iloc[0]
+    with_29 = summaries.summarize(drills.iloc[1:]).iloc[0]
+    assert math.isnan(with_29["exgauss_mu_ms"])
+    fit = stats.fit_ex_gaussian(latencies)
+    assert (with_30["exgauss_mu_ms"], with_30["exgauss_sigma_ms"], with_30["exgauss_tau_ms"]) == pytest.approx(
+        (fit.mu_ms, fit.sigma_ms, fit.tau_ms))
+
+
+def test_ex_gaussian_fit_is_maximum_likelihood_in_ms():
+    truth = stats.ExGaussian(mu_ms=800.0, sigma_ms=80.0, tau_ms=300.0)
+    rng = np.random.default_rng(11)
+    latencies = truth.mu_ms + truth.sigma_ms * rng.standard_normal(4000) + rng.exponential(truth.tau_ms, 4000)
+    fit = stats.fit_ex_gaussian(latencies)
+
+    def log_likelihood(model: stats.ExGaussian) -> float:
+        return float(np.log(model.pdf(latencies)).sum())
+
+    # The maximum of the likelihood is at least as likely as the parameters that made the data.
+    assert log_likelihood(fit) >= log_likelihood(truth)
+    # And it lands near them: at 4000 answers the sampling error is about 1 % (mu, tau) and 5 % (sigma).
+    assert fit.mu_ms == pytest.approx(truth.mu_ms, rel=0.05)
+    assert fit.tau_ms == pytest.approx(truth.tau_ms, rel=0.10)
+    assert fit.sigma_ms == pytest.approx(truth.sigma_ms, rel=0.25)
+    assert fit.mean_ms == pytest.approx(latencies.mean(), rel=0.02)
+
+
+def test_unknown_player_is_named(drills):
+    with pytest.raises(InputError, match=r"--player: no trials for 'zoe'.*ann, bob"):
+        summaries.select_players(drills, ["zoe"])
+    assert set(summaries.select_players(drills, ["bob"])["player"]) == {"bob"}
+
+
+# The malformed-file cases, through the one reader of drill logs (drill_log.load_logs).
+
+def test_foreign_header_is_an_error_naming_the_file(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("name,score\nann,3\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"scores\.csv.*line 1"):
+        load_logs([path])
+
+
+def test_truncated_last_row_is_skipped_with_its_line_number(tmp_path):
+    path = write_log(tmp_path / "crashed.csv", known_trials()[:3])
+    whole = path.read_bytes()
+    path.write_bytes(whole + whole.splitlines(keepends=True)[1][:40])  # a crash mid-write of line 5
+    before = path.read_bytes()
+    with pytest.warns(TruncatedLogWarning, match=r"crashed\.csv: line 5"):
+        drills = load_logs([path])
+    assert len(drills) == 3
+    assert summaries.summarize(drills)["trials"].sum() == 3
+    assert path.read_bytes() == before  # nothing is ever written back to a log
+
+
+def test_malformed_row_is_an_error_with_its_line_number(tmp_path):
+    path = write_log(tmp_path / "edited.csv", known_trials()[:4])
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[3] = lines[3].replace(",standard,3,", ",standard,three,", 1)  # dice_per_color on line 4
+    path.write_text("".join(lines), encoding="utf-8")
+    before = path.read_bytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an error, not a warning and a guess
+        with pytest.raises(InputError, match=r"edited\.csv: line 4"):
+            load_logs([path])
+    assert path.read_bytes() == before
+
+
+def test_several_logs_load_into_one_frame(tmp_path):
+    first = write_log(tmp_path / "one.csv", known_trials()[:2])
+    second = write_log(tmp_path / "two.csv", known_trials()[-1:])
+    drills = load_logs([first, second])
+    summary = summaries.summarize(drills, by=["player"]).set_index("player")
+    assert summary.loc["ann", "trials"] == 2 and summary.loc["bob", "trials"] == 1

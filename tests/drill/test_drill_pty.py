@@ -1,0 +1,285 @@
+"""The real `diavolo drill`, driven through a pseudo-terminal like a person at a keyboard."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pexpect
+import pytest
+
+from conftest import assert_one_line_error
+from diavolo_stats.drill.log import COLUMNS, load_logs
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.variant import Command, Variant
+
+# Fast pacing for tests: the default foreperiod stays random 600-1500 ms.
+FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0")
+CURSOR_QUERY = "\x1b[6n"  # blessed asks where the cursor is when it starts; a terminal answers
+
+
+class Drill:
+    """One `diavolo drill` session in an 80x24 pseudo-terminal."""
+
+    def __init__(self, *args: str, cwd: Path, env: dict | None = None, size=(24, 80)):
+        self.child = pexpect.spawn(
+            sys.executable, ["-m", "diavolo_stats", "drill", *args], cwd=str(cwd), encoding="utf-8",
+            dimensions=size, timeout=20,
+            env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})})
+        self.child.delaybeforesend = None  # send keys exactly when asked
+
+    def expect(self, pattern: str) -> re.Match:
+        """Wait for `pattern` on screen, answering the terminal queries made on the way."""
+        while self.child.expect([re.escape(CURSOR_QUERY), pattern]) == 0:
+            self.child.send("\x1b[1;1R")
+        return self.child.match
+
+    def stimulus(self) -> tuple[int, int]:
+        """Wait for the next roll on screen: (trial number, perf_counter_ns when seen)."""
+        match = self.expect(r"answer now \(trial (\d+)\)")
+        return int(match.group(1)), time.perf_counter_ns()
+
+    def answer_after(self, delay_ms: float, key: str) -> float:
+        """Wait for a roll, press `key` `delay_ms` after it appeared: the true delay in ms."""
+        _, seen_ns = self.stimulus()
+        time.sleep(delay_ms / 1000)
+        sent_ns = time.perf_counter_ns()
+        self.child.send(key)
+        return (sent_ns - seen_ns) / 1e6
+
+    def finish(self) -> tuple[int, str]:
+        """Wait for the session to end: (exit status, what it printed last)."""
+        self.expect(pexpect.EOF)
+        output = self.child.before
+        self.child.close()
+        return self.child.exitstatus, output
+
+
+def printed_json(output: str) -> dict:
+    """The JSON summary printed after the session (`--format json`)."""
+    return json.loads(output[output.index('{\r\n  "session_id"'):].replace("\r\n", "\n"))
+
+
+def expected_from_row(row: pd.Series) -> str:
+    """The answer the rules engine gives from the logged dice and positions alone."""
+    dice = json.loads(row["dice"])
+    positions = json.loads(row["positions"])
+    variant = Variant(colors=tuple(dice), dice_per_color=int(row["dice_per_color"]),
+                      table=TableModel(scatter_mm=positions["scatter_mm"], die_mm=positions["die_mm"],
+                                       tolerance=positions["tolerance"]))
+    return resolve(variant, Command(row["command"]), dice, positions).answer
+
+
+def test_each_answer_is_logged_with_its_latency_and_a_recomputable_expected_answer(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Σοφία Ivanova", "--trials", "4", "--seed", "12", "--log", str(log), *FAST,
+                  cwd=tmp_path)
+    keys = ["r", "b", "g", "w"]
+    delays = [150.0, 80.0, 220.0, 120.0]
+    true_delays = [drill.answer_after(delay, key) for delay, key in zip(delays, keys)]
+    status, output = drill.finish()
+    assert status == 0
+    assert "drill summary" in output
+
+    assert log.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)
+    frame = load_logs([log])
+    assert len(frame) == 4
+    assert frame["trial"].tolist() == [1, 2, 3, 4]
+    assert frame["session_id"].nunique() == 1
+    assert (frame["player"] == "Σοφία Ivanova").all()
+    assert frame["answer"].tolist() == ["red", "black", "grey", "white"]
+    for row, delay, true_delay in zip(frame.itertuples(), delays, true_delays):
+        # Never shorter than the wait before the key, and within a few ms of it.
+        assert delay <= row.latency_ms <= true_delay + 10, (delay, true_delay, row.latency_ms)
+        assert 30 <= row.foreperiod_ms <= 60
+    assert [expected_from_row(row) for _, row in frame.iterrows()] == frame["expected"].tolist()
+    assert (frame["correct"] == (frame["answer"] == frame["expected"])).all()
+    assert not frame[["too_early", "timed_out", "command_first"]].any().any()
+    assert (frame["seed"] == 12).all()
+    assert (frame["variant"] == "standard").all()
+    assert frame["timestamp"].is_monotonic_increasing
+
+
+def test_a_session_killed_mid_way_keeps_every_completed_row(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "10", "--log", str(log), *FAST, cwd=tmp_path)
+    for _ in range(3):
+        drill.answer_after(20, "r")
+    drill.stimulus()  # trial 4 is on screen, so trial 3 is on disk
+    drill.child.kill(signal.SIGKILL)
+    drill.child.expect(pexpect.EOF)
+    frame = load_logs([log])
+    assert frame["trial"].tolist() == [1, 2, 3]
+    assert log.read_bytes().endswith(b"\n")
+
+
+@pytest.mark.parametrize("how", ["q", "ctrl-c"])
+def test_q_and_ctrl_c_end_the_session_with_exit_0_and_its_summary(tmp_path, how):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "10", "--log", str(log), *FAST, cwd=tmp_path)
+    drill.answer_after(20, "w")
+    drill.stimulus()
+    if how == "q":
+        drill.child.send("q")
+    else:
+        drill.child.sendintr()
+    status, output = drill.finish()
+    assert status == 0
+    assert "drill summary: player Ana, 1 trial," in output
+    assert re.search(r"^all\s+1\s", output, re.MULTILINE)
+    assert "Traceback" not in output
+    # The trial on screen when the player quit is not an answer.
+    assert len(load_logs([log])) == 1
+
+
+def test_two_sessions_appending_to_one_log_at_once_keep_every_row_intact(tmp_path):
+    log = tmp_path / "drills.csv"
+    sessions = [Drill("--player", name, "--trials", "5", "--log", str(log), *FAST, cwd=tmp_path)
+                for name in ("Ana", "Bo")]
+    for _ in range(5):
+        for drill in sessions:
+            drill.answer_after(10, "b")
+    assert [drill.finish()[0] for drill in sessions] == [0, 0]
+    frame = load_logs([log])
+    assert len(frame) == 10
+    assert frame.groupby("player")["trial"].apply(list).to_dict() == {"Ana": [1, 2, 3, 4, 5],
+                                                                      "Bo": [1, 2, 3, 4, 5]}
+    assert frame.groupby("player")["session_id"].nunique().tolist() == [1, 1]
+    assert log.read_text(encoding="utf-8").count(",".join(COLUMNS)) == 1
+
+
+def test_a_key_during_the_foreperiod_is_logged_as_too_early_and_the_trial_runs_again(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", "--log", str(log), "--foreperiod-ms", "500,500",
+                  "--feedback-ms", "0", "--format", "json", cwd=tmp_path)
+    drill.expect(r"get ready \(trial 1\)")
+    drill.child.send("r")
+    drill.expect("TOO EARLY")
+    number, _ = drill.stimulus()
+    drill.child.send("r")
+    status, output = drill.finish()
+    assert status == 0 and number == 2
+    frame = load_logs([log])
+    early, answered = frame.iloc[0], frame.iloc[1]
+    assert early["too_early"] and early["answer"] == "none" and not early["correct"]
+    assert pd.isna(early["latency_ms"]) and not early["timed_out"]
+    assert not answered["too_early"] and answered["answer"] == "red" and answered["latency_ms"] > 0
+    overall = printed_json(output)["rows"][-1]
+    # As in `diavolo report`: the too-early key is a trial, and a wrong one; the summary also counts it apart.
+    assert (overall["command"], overall["trials"], overall["correct"], overall["too_early"]) == (
+        "all", 2, int(answered["correct"]), 1)
+
+
+def test_no_answer_within_the_timeout_is_logged_as_none(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", "--timeout", "0.3", "--log", str(log), *FAST, cwd=tmp_path)
+    drill.stimulus()
+    drill.expect("NO ANSWER")
+    assert drill.finish()[0] == 0
+    row = load_logs([log]).iloc[0]
+    assert row["timed_out"] and row["answer"] == "none" and not row["correct"] and pd.isna(row["latency_ms"])
+
+
+def test_minutes_stops_starting_trials_once_the_time_is_up(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--minutes", "0.01", "--log", str(log), *FAST, cwd=tmp_path)
+    while drill.child.expect([re.escape(CURSOR_QUERY), r"answer now \(trial \d+\)", pexpect.EOF]) != 2:
+        drill.child.send("\x1b[1;1R" if CURSOR_QUERY in drill.child.after else "b")
+    drill.child.close()
+    assert drill.child.exitstatus == 0
+    frame = load_logs([log])
+    assert len(frame) >= 2
+    # Trials start for 0.6 s (each shows its roll 30-60 ms after it starts); generous slack for a busy machine.
+    assert (frame["timestamp"].max() - frame["timestamp"].min()).total_seconds() < 0.6 + 1.0
+
+
+def test_command_first_shows_the_command_before_the_dice(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", "--command-first", "--commands", "most-odd", "--log", str(log),
+                  *FAST, cwd=tmp_path)
+    drill.expect(r"MOST ODD \(MO\)")
+    drill.expect(r"get ready \(trial 1\)")
+    drill.answer_after(10, "g")
+    assert drill.finish()[0] == 0
+    row = load_logs([log]).iloc[0]
+    assert row["command_first"] and row["command"] == "most-odd"
+    assert row["variant"] == "custom"  # one command of six is not the standard game
+
+
+def test_adaptive_drills_only_the_chosen_commands_and_uses_the_log_history(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "3", "--adaptive", "--commands", "closest,highest-die",
+                  "--log", str(log), *FAST, cwd=tmp_path)
+    for _ in range(3):
+        drill.answer_after(10, "b")
+    assert drill.finish()[0] == 0
+    assert set(load_logs([log])["command"]) <= {"closest", "highest-die"}
+
+
+def test_the_log_is_data_drills_csv_or_diavolo_log(tmp_path):
+    drill = Drill("--player", "Ana", "--trials", "1", *FAST, cwd=tmp_path)
+    drill.answer_after(10, "b")
+    assert drill.finish()[0] == 0
+    assert len(load_logs([tmp_path / "data" / "drills.csv"])) == 1
+    elsewhere = tmp_path / "mine.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", *FAST, cwd=tmp_path, env={"DIAVOLO_LOG": str(elsewhere)})
+    drill.answer_after(10, "b")
+    assert drill.finish()[0] == 0
+    assert len(load_logs([elsewhere])) == 1
+
+
+def test_a_log_with_a_foreign_header_is_refused_and_left_untouched(tmp_path):
+    log = tmp_path / "scores.csv"
+    original = b"name,score\nada,3\n"
+    log.write_bytes(original)
+    drill = Drill("--player", "Ana", "--log", str(log), *FAST, cwd=tmp_path)
+    status, output = drill.finish()
+    assert status == 2
+    assert f"diavolo: error: log: {log} is not a drill log" in output
+    assert "Traceback" not in output
+    assert log.read_bytes() == original
+
+
+def test_a_terminal_smaller_than_80x24_is_refused_naming_the_size_needed(tmp_path):
+    drill = Drill("--player", "Ana", "--log", str(tmp_path / "d.csv"), cwd=tmp_path, size=(20, 70))
+    status, output = drill.finish()
+    assert status == 2
+    assert "needs a terminal of at least 80x24" in output and "this one is 70x20" in output
+    assert not (tmp_path / "d.csv").exists()
+
+
+def test_with_no_color_set_the_drill_says_it_needs_colors(tmp_path):
+    drill = Drill("--player", "Ana", "--log", str(tmp_path / "d.csv"), cwd=tmp_path, env={"NO_COLOR": "1"})
+    status, output = drill.finish()
+    assert status == 2
+    assert "NO_COLOR" in output and "Traceback" not in output
+
+
+def test_without_a_terminal_the_drill_exits_2_and_says_it_needs_one(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "diavolo_stats", "drill", "--player", "Ana"], cwd=tmp_path,
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert_one_line_error(result, "interactive terminal")
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--keys", "black=r"], "--keys: r would answer two colors"),
+    (["--keys", "grey"], "--keys: write ANSWER=KEY pairs"),
+    (["--trials", "3", "--minutes", "1"], "not allowed with argument"),
+    (["--foreperiod-ms", "900,600"], "--foreperiod-ms: "),
+    (["--player", ""], "--player: "),
+    (["--colors", "black,mauve"], "--colors: the drill has no screen color for mauve"),
+    (["--colors", "black,grey"], "--colors: 'grey' is reserved"),
+    (["--scatter-mm", "60"], "--scatter-mm: 10 dice of 16 mm do not fit"),
+])
+def test_bad_flags_are_one_line_errors(tmp_path, args, fragment, diavolo):
+    result = diavolo("drill", "--player", "Ana", *args, cwd=tmp_path)
+    assert_one_line_error(result, fragment)

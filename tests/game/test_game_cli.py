@@ -1,0 +1,96 @@
+"""`diavolo game` run as a user runs it: the JSON contract, the CSV records, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from conftest import assert_one_line_error, run_diavolo
+
+FAST = ("--games", "400", "--design-games", "0")
+
+
+def test_json_report_holds_the_documented_contract():
+    result = run_diavolo("game", "--players", "preset:expert", "preset:average", "preset:novice",
+                         "--games", "500", "--design-games", "300", "--seed", "5", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [p["name"] for p in report["players"]] == ["preset:expert", "preset:average", "preset:novice"]
+    for player in report["players"]:
+        low, high = player["ci95"]
+        assert 0 <= low <= player["win_probability"] <= high <= 1
+    assert report["games"] == 500 and report["seed"] == 5
+    assert set(report["rounds"]) >= {"mean", "median", "p90"}
+    assert 0 <= report["no_winner"] <= 1 and 0 < report["grey_share"] < 1
+    assert sum(p["win_probability"] for p in report["players"]) + report["no_winner"] == pytest.approx(1)
+    for key in ("gems_lost_per_round", "lead_changes_per_game", "drama", "round_limit_games", "end"):
+        assert key in report
+    assert 0 <= report["design"]["balance"] <= 1
+    assert report["design"]["skill"]["fair_share"] == pytest.approx(1 / 3)
+
+
+def test_the_same_seed_prints_the_same_report():
+    runs = [run_diavolo("game", "--players", "preset:average", "preset:novice", *FAST, "--seed", "9",
+                        "--format", "json") for _ in range(2)]
+    assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout
+
+
+def test_table_output_and_per_game_csv(tmp_path):
+    out = tmp_path / "games.csv"
+    result = run_diavolo("game", "--players", "preset:average", "preset:average", *FAST, "--seed", "1",
+                         "--end", "first-out", "--variant", "kids", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "win_probability" in result.stdout and "end rule first-out" in result.stdout
+    games = pd.read_csv(out)
+    assert len(games) == 400
+    assert {"rounds", "outcome", "winner", "gems_1", "gems_2"} <= set(games.columns)
+
+
+def test_players_fitted_from_the_drill_log(tmp_path):
+    from test_players import write_drill_log
+
+    from diavolo_stats.game.players import PlayerModel
+
+    log = tmp_path / "drills.csv"
+    write_drill_log(log, "Ζωή", PlayerModel.preset("average"), 80, seed=3)
+    result = run_diavolo("game", "--players", "Ζωή", "preset:novice", *FAST, "--log", str(log), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["players"][0]["name"] == "Ζωή"
+    # Few trials per command: the fallback to pooled figures is said, on one line each.
+    assert "diavolo: warning: player 'Ζωή'" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("players, fragment", [
+    (["preset:average"], "--players: a game needs 2 to 6 players, got 1"),
+    (["preset:average"] * 7, "--players: a game needs 2 to 6 players, got 7"),
+    (["preset:average", "preset:wizard"], "unknown player preset 'preset:wizard'"),
+])
+def test_bad_player_lists_get_a_one_line_error(players, fragment):
+    assert_one_line_error(run_diavolo("game", "--players", *players, *FAST), fragment)
+
+
+def test_a_player_with_no_log_gets_a_one_line_error(tmp_path):
+    result = run_diavolo("game", "--players", "alice", "preset:average", *FAST, "--log", str(tmp_path / "no.csv"))
+    assert_one_line_error(result, "--log: no drill log")
+
+
+def test_a_player_missing_from_the_log_gets_a_one_line_error(tmp_path):
+    from test_players import write_drill_log
+
+    from diavolo_stats.game.players import PlayerModel
+
+    log = tmp_path / "drills.csv"
+    write_drill_log(log, "ann", PlayerModel.preset("average"), 5, seed=4)
+    result = run_diavolo("game", "--players", "alice", "preset:average", *FAST, "--log", str(log))
+    assert_one_line_error(result, "--players: player 'alice': no trials in the drill log")
+
+
+@pytest.mark.parametrize("flags, fragment", [
+    (["--end", "sudden-death"], "--end"),
+    (["--games", "0"], "--games"),
+    (["--max-rounds", "-3"], "--max-rounds"),
+])
+def test_bad_flags_get_a_one_line_error(flags, fragment):
+    assert_one_line_error(run_diavolo("game", "--players", "preset:average", "preset:novice", *flags), fragment)

@@ -1,0 +1,248 @@
+"""Player models: presets, TOML files, fitting from a drill log, and sampling answers."""
+
+from __future__ import annotations
+
+import math
+import uuid
+import warnings
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from diavolo_stats.drill.log import DrillLog, load_logs
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import (MIN_LATENCY_MS, Lineup, PlayerModel, Skill, player_from_spec,
+                                   players_from_specs)
+from diavolo_stats.core.rules import GREY_CODE, resolve, roll
+from diavolo_stats.stats import wilson_interval
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+
+Z_999 = 3.29
+PRESETS = ("novice", "average", "expert")
+
+
+def mean_interval(mean: float, sd: float, count: int) -> tuple[float, float]:
+    """A 99.9 % interval for the mean of `count` draws of a distribution with this mean and sd."""
+    half = Z_999 * sd / math.sqrt(count)
+    return mean - half, mean + half
+
+
+class TestPresets:
+    def test_every_preset_covers_every_command_for_tie_and_non_tie_rolls(self):
+        for name in PRESETS:
+            skills = PlayerModel.preset(name).skills
+            assert set(skills) == {(c, t) for c in ALL_COMMANDS for t in (False, True)}
+
+    def test_experts_are_faster_and_more_accurate_than_average_players_than_novices(self):
+        novice, average, expert = (PlayerModel.preset(name) for name in PRESETS)
+        for key in novice.skills:
+            assert expert.skills[key].mean_ms < average.skills[key].mean_ms < novice.skills[key].mean_ms
+            assert expert.skills[key].accuracy > average.skills[key].accuracy > novice.skills[key].accuracy
+
+    def test_tie_rolls_are_slower_and_harder(self):
+        average = PlayerModel.preset("average")
+        for command in ALL_COMMANDS:
+            tie, plain = average.skills[(command, True)], average.skills[(command, False)]
+            assert tie.mean_ms > plain.mean_ms and tie.accuracy < plain.accuracy
+
+    def test_unknown_preset_lists_the_allowed_names(self):
+        with pytest.raises(InputError, match="novice, average, expert"):
+            PlayerModel.preset("wizard")
+
+
+class TestSampling:
+    def test_accuracy_and_mean_latency_are_the_model_s(self):
+        skill = PlayerModel.preset("average").skills[(Command.MOST_ODD, False)]
+        count = 40_000
+        correct, latency = PlayerModel.preset("average").sample(
+            np.full(count, ALL_COMMANDS.index(Command.MOST_ODD), dtype=np.int8), np.zeros(count, bool),
+            np.random.default_rng(1))
+        low, high = wilson_interval(int(correct.sum()), count, z=Z_999)
+        assert low <= skill.accuracy <= high
+        low, high = mean_interval(skill.mean_ms, math.hypot(skill.sigma_ms, skill.tau_ms), count)
+        assert low <= latency.mean() <= high
+        assert latency.dtype == np.float64 and correct.dtype == bool
+
+    def test_latencies_are_never_below_the_floor(self):
+        fast = PlayerModel("fast", {(c, t): Skill(0.9, 100.0, 80.0, 10.0) for c in ALL_COMMANDS for t in (0, 1)})
+        _, latency = fast.sample(np.zeros(5000, np.int8), np.zeros(5000, bool), np.random.default_rng(2))
+        assert latency.min() >= MIN_LATENCY_MS
+
+    def test_wrong_answers_grab_grey_at_the_model_s_share_and_never_the_answer(self):
+        count = 60_000
+        sloppy = PlayerModel.preset("novice").scaled(1.0, 4.0)
+        answers = np.random.default_rng(3).integers(-1, 3, size=count).astype(np.int8)
+        grabbed, _ = Lineup([sloppy]).respond(np.zeros(count, np.int8), answers, 3, np.random.default_rng(4))
+        wrong = grabbed[0] != answers
+        non_tie_wrong = wrong & (answers != GREY_CODE)
+        greys = int((grabbed[0][non_tie_wrong] == GREY_CODE).sum())
+        low, high = wilson_interval(greys, int(non_tie_wrong.sum()), z=Z_999)
+        assert low <= sloppy.wrong_grey_share <= high
+        # Wrong on a tie: a color, any of the three.
+        tie_wrong = grabbed[0][wrong & (answers == GREY_CODE)]
+        assert set(np.unique(tie_wrong)) == {0, 1, 2}
+
+    def test_a_lineup_samples_each_player_with_their_own_skill(self):
+        count = 20_000
+        players = [PlayerModel.preset("expert"), PlayerModel.preset("novice")]
+        _, latency = Lineup(players).sample(np.zeros(count, np.int8), np.zeros(count, bool),
+                                            np.random.default_rng(5))
+        for row, player in zip(latency, players):
+            skill = player.skills[(ALL_COMMANDS[0], False)]
+            low, high = mean_interval(skill.mean_ms, math.hypot(skill.sigma_ms, skill.tau_ms), count)
+            assert low <= row.mean() <= high
+
+    def test_scaled_multiplies_latencies_and_error_rates(self):
+        average = PlayerModel.preset("average")
+        faster = average.scaled(0.5, 0.5)
+        for key, skill in average.skills.items():
+            assert faster.skills[key].mean_ms == pytest.approx(skill.mean_ms / 2)
+            assert 1 - faster.skills[key].accuracy == pytest.approx((1 - skill.accuracy) / 2)
+
+
+class TestValidation:
+    def test_a_model_needs_every_command_for_both_kinds_of_roll(self):
+        skill = Skill(0.9, 1000.0, 100.0, 300.0)
+        with pytest.raises(InputError, match="missing closest tie"):
+            PlayerModel("x", {(c, t): skill for c in ALL_COMMANDS for t in (False, True)
+                              if (c, t) != (Command.CLOSEST, True)})
+
+    @pytest.mark.parametrize("field, value", [("accuracy", 1.5), ("mu_ms", -1.0), ("tau_ms", float("nan"))])
+    def test_skill_fields_are_checked(self, field, value):
+        numbers = {"accuracy": 0.9, "mu_ms": 1000.0, "sigma_ms": 100.0, "tau_ms": 300.0, field: value}
+        with pytest.raises(InputError, match=field):
+            Skill(**numbers)
+
+    def test_wrong_grey_share_is_a_probability(self):
+        with pytest.raises(InputError, match="wrong_grey_share"):
+            PlayerModel("x", PlayerModel.preset("average").skills, wrong_grey_share=2.0)
+
+
+class TestToml:
+    def test_a_full_file(self, tmp_path):
+        cells = "\n".join(f"[{kind}.{command}]\naccuracy = 0.8\nmu_ms = 900\nsigma_ms = 90\ntau_ms = 250\n"
+                          for kind in ("non-tie", "tie") for command in ALL_COMMANDS)
+        path = tmp_path / "carol.toml"
+        path.write_text(f'name = "Carol"\nwrong_grey_share = 0.2\n{cells}', encoding="utf-8")
+        carol = PlayerModel.from_toml(path)
+        assert carol.name == "Carol" and carol.wrong_grey_share == 0.2
+        assert set(carol.skills.values()) == {Skill(0.8, 900, 90, 250)}
+
+    def test_a_base_preset_fills_what_the_file_leaves_out(self, tmp_path):
+        path = tmp_path / "dan.toml"
+        path.write_text('base = "expert"\n[tie.closest]\naccuracy = 0.5\nmu_ms = 2000\nsigma_ms = 200\n'
+                        'tau_ms = 600\n', encoding="utf-8")
+        dan, expert = PlayerModel.from_toml(path), PlayerModel.preset("expert")
+        assert dan.name == "dan"
+        assert dan.skills[(Command.CLOSEST, True)] == Skill(0.5, 2000, 200, 600)
+        assert dan.skills[(Command.CLOSEST, False)] == expert.skills[(Command.CLOSEST, False)]
+
+    @pytest.mark.parametrize("text, fragment", [
+        ('speed = 3\n', "unknown key 'speed'"),
+        ('[non-tie.closest]\naccuracy = 0.5\n', "need exactly accuracy, mu_ms, sigma_ms, tau_ms"),
+        ('base = "average"\n[tie.fastest]\naccuracy = 1\nmu_ms = 1\nsigma_ms = 1\ntau_ms = 1\n', "fastest"),
+        ('base = "average"\n[tie.closest]\naccuracy = 2\nmu_ms = 1\nsigma_ms = 1\ntau_ms = 1\n', "accuracy"),
+        ('name = [', "not valid TOML"),
+        ('name = "no cells"\n', "missing"),
+        ('base = "pro"\n', "base: unknown player preset 'pro'"),
+    ])
+    def test_bad_files_name_the_file_and_the_problem(self, tmp_path, text, fragment):
+        path = tmp_path / "bad.toml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError, match=str(path)) as error:
+            PlayerModel.from_toml(path)
+        assert fragment in str(error.value)
+
+
+def write_drill_log(path, player: str, model: PlayerModel, trials: int, seed: int,
+                    variant: Variant | None = None) -> None:
+    """`trials` drill rows of `model` answering real rolls of `variant` (default: the box's game),
+    through the drill log's own writer."""
+    variant = variant or Variant()
+    rng = np.random.default_rng(seed)
+    log = DrillLog(path)
+    start = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    session = str(uuid.UUID(int=seed))
+    for trial in range(1, trials + 1):
+        rolled = roll(variant, rng)
+        expected = resolve(variant, rolled.command, rolled.dice, rolled.positions).answer
+        code = GREY_CODE if expected == GREY else variant.colors.index(expected)
+        grabbed, latency = Lineup([model]).respond(np.array([ALL_COMMANDS.index(rolled.command)]),
+                                                   np.array([code], np.int8), len(variant.colors), rng)
+        answer = GREY if grabbed[0, 0] == GREY_CODE else variant.colors[grabbed[0, 0]]
+        log.append({"session_id": session, "player": player, "trial": trial,
+                    "timestamp": start + timedelta(seconds=3 * trial), "variant": "standard",
+                    "dice_per_color": 3, "command_first": False, "command": rolled.command.value,
+                    "dice": rolled.dice, "positions": rolled.positions, "expected": expected, "answer": answer,
+                    "correct": answer == expected, "latency_ms": float(latency[0, 0]), "too_early": False,
+                    "timed_out": False, "foreperiod_ms": 800.0, "seed": seed})
+
+
+@pytest.fixture(scope="module")
+def drill_log_path(tmp_path_factory):
+    """One drill log: 'ann' played highest-die 400 times (and nothing else); 'bo' played 60 mixed rounds."""
+    path = tmp_path_factory.mktemp("drills") / "drills.csv"
+    write_drill_log(path, "ann", PlayerModel.preset("average"), 400, seed=21,
+                    variant=Variant(commands=(Command.HIGHEST_DIE,)))
+    write_drill_log(path, "bo", PlayerModel.preset("novice"), 60, seed=22)
+    return path
+
+
+class TestFromDrillLog:
+    def test_a_well_drilled_command_gets_its_own_figures(self, drill_log_path):
+        frame = load_logs([drill_log_path])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ann = PlayerModel.from_drill_log(frame, "ann")
+        rows = frame[(frame["player"] == "ann") & ~frame["is_tie"]]
+        fitted = ann.skills[(Command.HIGHEST_DIE, False)]
+        assert fitted.accuracy == rows["correct"].mean()
+        truth = PlayerModel.preset("average").skills[(Command.HIGHEST_DIE, False)]
+        correct_latency = rows.loc[rows["correct"], "latency_ms"]
+        low, high = mean_interval(truth.mean_ms, math.hypot(truth.sigma_ms, truth.tau_ms), len(correct_latency))
+        assert low <= fitted.mean_ms <= high
+
+    def test_commands_with_too_few_trials_take_pooled_figures_with_a_warning(self, drill_log_path):
+        frame = load_logs([drill_log_path])
+        with pytest.warns(UserWarning, match="closest non-tie \\(0\\)"):
+            ann = PlayerModel.from_drill_log(frame, "ann")
+        # Ann never drilled closest: her non-tie figures there are all her non-tie trials pooled.
+        non_tie = frame[(frame["player"] == "ann") & ~frame["is_tie"]]
+        assert ann.skills[(Command.CLOSEST, False)].accuracy == non_tie["correct"].mean()
+
+    def test_a_player_with_few_trials_everywhere_is_fitted_from_all_of_them(self, drill_log_path):
+        frame = load_logs([drill_log_path])
+        with pytest.warns(UserWarning, match="'bo'"):
+            bo = PlayerModel.from_drill_log(frame, "bo")
+        rows = frame[frame["player"] == "bo"]
+        assert {skill.accuracy for skill in bo.skills.values()} <= {
+            rows["correct"].mean(), rows.loc[rows["is_tie"], "correct"].mean(),
+            rows.loc[~rows["is_tie"], "correct"].mean()}
+
+    def test_a_player_with_no_rows_is_an_input_error(self, drill_log_path):
+        with pytest.raises(InputError, match="'zed': no trials in the drill log"):
+            PlayerModel.from_drill_log(load_logs([drill_log_path]), "zed")
+
+
+class TestSpecs:
+    def test_specs_resolve_presets_files_and_log_names(self, drill_log_path, tmp_path):
+        path = tmp_path / "eve.toml"
+        path.write_text('base = "novice"\n', encoding="utf-8")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            players = players_from_specs(["preset:expert", str(path), "ann"], log_path=drill_log_path)
+        assert [p.name for p in players] == ["expert", "eve", "ann"]
+        assert players[1].skills == PlayerModel.preset("novice").skills
+
+    def test_presets_and_files_need_no_drill_log(self, tmp_path):
+        players = players_from_specs(["preset:novice", "preset:average"], log_path=tmp_path / "missing.csv")
+        assert len(players) == 2
+
+    def test_a_missing_log_names_the_flag(self, tmp_path):
+        with pytest.raises(InputError, match="--log: no drill log"):
+            player_from_spec("ann", log_path=tmp_path / "missing.csv")
+
+    def test_an_unknown_preset_names_the_flag(self):
+        with pytest.raises(InputError, match="^--players: unknown player preset 'preset:pro'; allowed: preset:novice"):
+            player_from_spec("preset:pro")
