@@ -1,9 +1,23 @@
 """The one error type for bad input from a person."""
 
+from __future__ import annotations
+
 
 class InputError(ValueError):
     """A value a user gave is not allowed.
 
-    The message is one line that names the field (or flag) and says what is
-    allowed. The command line prints it as is and exits with status 2.
+    `field` is the Python name of what was wrong (a parameter or attribute,
+    e.g. `dice_per_color`), or None when the message names the thing itself
+    (a file, a line of a file). The message says what is wrong and what is
+    allowed, in one line, without repeating the field: `str(error)` reads
+    `dice_per_color: must be at least 1, got 0`. The command line turns the
+    field into its flag, prints the one line and exits with status 2.
     """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message

@@ -222,7 +222,10 @@ def parameter_chart(odds: pd.DataFrame, parameter: str) -> Figure:
 
 
 def tolerance_chart(closest: pd.DataFrame) -> Figure:
-    """Simulated `closest` tie probability (95 % interval) against the perception tolerance (from `tie_frequency.closest_by_tolerance`)."""
+    """Simulated `closest` tie probability (95 % interval) against the perception tolerance.
+
+    `frame` is what `tie_frequency.closest_by_tolerance` returns.
+    """
     figure = Figure(figsize=(6.4, 4.0), layout="constrained")
     axes = figure.add_subplot()
     tolerance = 100 * closest["tolerance"].to_numpy(dtype=np.float64)

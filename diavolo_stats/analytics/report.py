@@ -24,12 +24,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from diavolo_stats.analytics import charts, summaries
+from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_table
+from diavolo_stats.core.simulate import simulate
+from diavolo_stats.core.variant import PRESETS, Variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import MIN_FIT_ANSWERS
-from diavolo_stats.core.simulate import simulate
-from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_table
-from diavolo_stats.core.variant import PRESETS, Variant
 
 DEFAULT_OUT = Path("data") / "reports"
 

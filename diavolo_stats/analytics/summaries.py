@@ -29,10 +29,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.performance import correct_latencies_ms, performance
 from diavolo_stats.errors import InputError
-from diavolo_stats.stats import MIN_FIT_ANSWERS, ExGaussian, fit_ex_gaussian, wilson_interval
-from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.stats import fit_ex_gaussian, wilson_interval
 
 SUMMARY_FIGURES = (
     "trials", "correct", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "timeouts", "too_early",

@@ -28,12 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
-from diavolo_stats.drill.log import NO_ANSWER, DrillLog, logged_positions
-from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
+from diavolo_stats.drill.log import NO_ANSWER, DrillLog, logged_positions
+from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
 
 PLAYER_PREFIX = "synthetic-"
 PRACTICE_SLOWDOWN = 0.5

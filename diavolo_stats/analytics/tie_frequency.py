@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.analytics.summaries import COMMAND_ORDER
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.simulate import SimulationResult, report_rows, simulate, simulation_report
 from diavolo_stats.core.variant import DEFAULT_COLORS, Command, Variant
+from diavolo_stats.errors import InputError
 
 SIMULATION_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high")
 """Columns `load_simulation` needs in a saved result (`diavolo simulate --out` writes more)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import guard_cell
 
 EXIT_USAGE = 2
 FORMATS = ("table", "csv", "json")
@@ -126,7 +127,7 @@ def _cell(value: Any) -> str:
 def _csv_cell(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return json.dumps(value)
-    return value
+    return guard_cell(value)
 
 
 @contextmanager
@@ -162,7 +163,8 @@ def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -
 
         defaults = TableModel()
         group.add_argument("--tolerance", type=non_negative_float(), default=defaults.tolerance,
-                           help=f"closest: distances within this fraction of the nearest tie (default {defaults.tolerance})")
+                           help="closest: distances within this fraction of the nearest tie "
+                                f"(default {defaults.tolerance})")
         group.add_argument("--scatter-mm", type=non_negative_float(), default=defaults.scatter_mm,
                            help=f"closest: side of the square the dice land in, mm (default {defaults.scatter_mm:g})")
         group.add_argument("--die-mm", type=non_negative_float(), default=defaults.die_mm,
@@ -190,28 +192,6 @@ def variant_from_args(args: argparse.Namespace):
         if hasattr(args, "tolerance"):
             changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
         return dataclasses.replace(base, **changes)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and a rename: an existing file is
-    replaced whole or not at all, never left half-written."""
-    import tempfile
-
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        # mkstemp makes the file private (0600); give it the permissions any new file gets.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def progress_bar(total: int, unit: str):

@@ -5,8 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import (add_format_argument, add_variant_arguments, flags_named, non_negative_float,
-                                      positive_int, render_csv, render_json, render_table, variant_from_args)
+from diavolo_stats.cli.common import (
+    add_format_argument,
+    add_variant_arguments,
+    flags_named,
+    non_negative_float,
+    positive_int,
+    render_csv,
+    render_json,
+    render_table,
+    variant_from_args,
+)
 from diavolo_stats.errors import InputError
 
 

@@ -5,10 +5,22 @@ from __future__ import annotations
 import sys
 import warnings
 
-from diavolo_stats.cli.common import (add_variant_arguments, positive_int, render_json, render_table,
-                                      variant_from_args, writable_path)
-from diavolo_stats.game.games import (DEFAULT_DESIGN_GAMES, DEFAULT_GAMES, DEFAULT_MAX_ROUNDS, MAX_PLAYERS, EndRule,
-                                game_report)
+from diavolo_stats.cli.common import (
+    add_variant_arguments,
+    positive_int,
+    render_json,
+    render_table,
+    variant_from_args,
+    writable_path,
+)
+from diavolo_stats.game.games import (
+    DEFAULT_DESIGN_GAMES,
+    DEFAULT_GAMES,
+    DEFAULT_MAX_ROUNDS,
+    MAX_PLAYERS,
+    EndRule,
+    game_report,
+)
 
 
 def register(subparsers) -> None:

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import (add_format_argument, flags_named, positive_int, render_csv, render_json,
-                                      render_table)
+from diavolo_stats.cli.common import (
+    add_format_argument,
+    flags_named,
+    positive_int,
+    render_csv,
+    render_json,
+    render_table,
+)
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
 from diavolo_stats.minodice.odds import METHODS

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import (add_format_argument, add_variant_arguments, render_csv, render_json,
-                                      render_table, variant_from_args)
+from diavolo_stats.cli.common import (
+    add_format_argument,
+    add_variant_arguments,
+    render_csv,
+    render_json,
+    render_table,
+    variant_from_args,
+)
 from diavolo_stats.core.odds import exact_odds
 
 

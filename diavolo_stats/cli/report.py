@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     # matplotlib logs a one-time font-cache notice (and a cache-folder warning where $HOME is
     # read-only) on first import: housekeeping, not something the report's reader must see.
     logging.getLogger("matplotlib").setLevel(logging.ERROR)
-    from diavolo_stats.drill.log import default_log_path
     from diavolo_stats.analytics.report import DEFAULT_OUT, PRINTED_COLUMNS, write_report
+    from diavolo_stats.drill.log import default_log_path
 
     report = write_report(args.log or [default_log_path()], args.out or DEFAULT_OUT, players=args.player,
                           simulation_path=args.simulation)

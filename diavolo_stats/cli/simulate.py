@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from diavolo_stats.cli.common import (add_format_argument, add_variant_arguments, positive_int, progress_bar,
-                                      render_csv, render_json, render_table, variant_from_args, write_atomically,
-                                      writable_path)
+from diavolo_stats.cli.common import (
+    add_format_argument,
+    add_variant_arguments,
+    positive_int,
+    progress_bar,
+    render_csv,
+    render_json,
+    render_table,
+    variant_from_args,
+    writable_path,
+)
 from diavolo_stats.core.simulate import DEFAULT_CHUNK_ROUNDS, report_rows, simulate, simulation_report
+from diavolo_stats.files import write_atomically
 
 TABLE_COLUMNS = ("command", "ties", "rounds", "tie_probability", "ci95_low", "ci95_high",
                  "exact_tie_probability", "z_score")

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.rules import SMALLEST_WINS, answers, count_answers
 from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.errors import InputError
 
 BRUTE_FORCE_MAX_ROLLS = 2**25
 """Largest number of joint rolls `brute_force_odds` enumerates (the standard game has 6**9, about 10 million)."""

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.errors import InputError
 
 GREY_CODE = -1
 """In answer arrays, a color is its index in `Variant.colors`; a tie is GREY_CODE."""
@@ -164,7 +164,8 @@ def _dice_array(variant: Variant, dice: Mapping[str, Sequence[int]]) -> np.ndarr
         row = list(dice[color])
         if len(row) != variant.dice_per_color or not all(
                 isinstance(v, (int, np.integer)) and 1 <= v <= variant.sides for v in row):
-            raise InputError(f"dice: {color} needs {variant.dice_per_color} values from 1 to {variant.sides}, got {row}")
+            raise InputError(f"dice: {color} needs {variant.dice_per_color} values "
+                             f"from 1 to {variant.sides}, got {row}")
         rows.append(row)
     return np.array(rows, dtype=np.uint8)
 

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
-from diavolo_stats.core.seeding import child, root_sequence
 from diavolo_stats.core.rules import answers, count_answers, figures, winners
+from diavolo_stats.core.seeding import child, root_sequence
 from diavolo_stats.core.table_model import throw_on_grid
 from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.errors import InputError
 from diavolo_stats.stats import wilson_interval
 
 BLOCK_ROUNDS = 1 << 18
@@ -210,7 +210,8 @@ def _tables(variant: Variant) -> _Tables:
         return _Tables()
     colors = len(variant.colors)
     # Every outcome of one color's dice, in base-`sides` order: (1, dice_per_color, outcomes) uint8.
-    faces = np.indices((variant.sides,) * variant.dice_per_color, dtype=np.uint8).reshape(1, variant.dice_per_color, -1) + 1
+    faces = np.indices((variant.sides,) * variant.dice_per_color, dtype=np.uint8)
+    faces = faces.reshape(1, variant.dice_per_color, -1) + 1
     color_figures = {c: _narrowest(figures(c, faces)[0]) for c in commands}
     joint_size = outcomes_per_color ** colors
     if joint_size > JOINT_TABLE_LIMIT:
@@ -240,8 +241,11 @@ def _joint_codes(command: Command, color_table: np.ndarray, colors: int) -> np.n
     outcomes = len(color_table)
     rest = (outcomes,) * (colors - 1)
     # The other colors' figures over their joint outcomes: (colors - 1, outcomes ** (colors - 1)).
-    others = np.stack([np.broadcast_to(color_table.reshape([outcomes if axis == color else 1 for axis in range(colors - 1)]),
-                                       rest).reshape(-1) for color in range(colors - 1)])
+    def along(color: int) -> np.ndarray:
+        shape = [outcomes if axis == color else 1 for axis in range(colors - 1)]
+        return np.broadcast_to(color_table.reshape(shape), rest).reshape(-1)
+
+    others = np.stack([along(color) for color in range(colors - 1)])
     codes = np.empty((outcomes, others.shape[1]), dtype=np.uint16)
     figures_now = np.empty((colors, others.shape[1]), dtype=color_table.dtype)
     figures_now[1:] = others

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.errors import InputError
 
 GREY = "grey"
 """The answer when two or more colors share the winning figure (a tie)."""
@@ -43,7 +43,7 @@ class Command(str, Enum):
         return self is not Command.CLOSEST
 
     @classmethod
-    def parse(cls, name: str, flag: str = "--commands") -> "Command":
+    def parse(cls, name: str, flag: str = "--commands") -> Command:
         try:
             return cls(name.strip())
         except ValueError:
@@ -99,7 +99,7 @@ class Variant:
         object.__setattr__(self, "commands", commands)
 
     @classmethod
-    def preset(cls, name: str) -> "Variant":
+    def preset(cls, name: str) -> Variant:
         """The box's game (`standard`) or the rulebook's young-children game (`kids`, 2 dice per color)."""
         if name not in PRESETS:
             raise InputError(f"--variant: unknown variant {name!r}; allowed: {', '.join(PRESETS)}")

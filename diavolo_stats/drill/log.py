@@ -66,9 +66,9 @@ import pandas as pd
 from filelock import FileLock, Timeout
 
 from diavolo_stats import __version__
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command
+from diavolo_stats.errors import InputError
 
 SCHEMA_VERSION: int = 1
 

@@ -51,14 +51,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.drill.performance import performance
-from diavolo_stats.drill.scheduler import adaptive_roll
-from diavolo_stats.drill.log import (MAX_SEED, NO_ANSWER, DrillLog, check_player, default_log_path, load_logs,
-                                     logged_positions)
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
+from diavolo_stats.drill.log import (
+    MAX_SEED,
+    NO_ANSWER,
+    DrillLog,
+    check_player,
+    default_log_path,
+    load_logs,
+    logged_positions,
+)
+from diavolo_stats.drill.performance import performance
+from diavolo_stats.drill.scheduler import adaptive_roll
+from diavolo_stats.errors import InputError
 
 FOREPERIOD_MS = (600, 1500)
 TIMEOUT_S = 10.0
@@ -377,7 +384,7 @@ class _Interrupts:
         self.deferring = False
         self.pending = False
 
-    def __enter__(self) -> "_Interrupts":
+    def __enter__(self) -> _Interrupts:
         self.previous = signal.signal(signal.SIGINT, self._handle)
         return self
 

@@ -40,13 +40,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
 from diavolo_stats.core.rules import GREY_CODE, answers
 from diavolo_stats.core.seeding import children, root_sequence
-from diavolo_stats.stats import wilson_interval
 from diavolo_stats.core.table_model import throw_on_grid
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
+from diavolo_stats.stats import wilson_interval
 
 START_GEMS = 5
 MAX_GEMS = 5
@@ -78,7 +78,7 @@ class EndRule(str, Enum):
         return self.value
 
     @classmethod
-    def parse(cls, name: str) -> "EndRule":
+    def parse(cls, name: str) -> EndRule:
         try:
             return cls(name)
         except ValueError:

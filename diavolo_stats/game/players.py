@@ -64,11 +64,11 @@ try:
 except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
     import tomli as tomllib
 
+from diavolo_stats.core.rules import GREY_CODE
+from diavolo_stats.core.variant import ALL_COMMANDS, Command
 from diavolo_stats.drill.performance import correct_latencies_ms
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import MIN_FIT_ANSWERS, fit_ex_gaussian
-from diavolo_stats.core.rules import GREY_CODE
-from diavolo_stats.core.variant import ALL_COMMANDS, Command
 
 MIN_LATENCY_MS = 100.0
 """Sampled latencies below this are raised to it: no visual choice response is faster,
@@ -154,7 +154,7 @@ class PlayerModel:
         object.__setattr__(self, "skills", MappingProxyType(skills))
 
     @classmethod
-    def preset(cls, name: str) -> "PlayerModel":
+    def preset(cls, name: str) -> PlayerModel:
         """The documented `novice`, `average` or `expert` player (see the module docstring)."""
         if name not in _LEVELS:
             raise InputError(f"preset: unknown player preset {name!r}; allowed: {', '.join(_LEVELS)}")
@@ -169,7 +169,7 @@ class PlayerModel:
         average = cls(name=name, skills=skills, wrong_grey_share=_UNIFORM_WRONG_GREY)
         return average.scaled(time_factor, error_factor)
 
-    def scaled(self, time_factor: float = 1.0, error_factor: float = 1.0, name: str | None = None) -> "PlayerModel":
+    def scaled(self, time_factor: float = 1.0, error_factor: float = 1.0, name: str | None = None) -> PlayerModel:
         """This player with every latency times `time_factor` and every error rate times `error_factor`.
 
         A skill gap in one number: `time_factor` 0.5 answers in half the time.
@@ -184,7 +184,7 @@ class PlayerModel:
         return PlayerModel(name=name or self.name, skills=skills, wrong_grey_share=self.wrong_grey_share)
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> "PlayerModel":
+    def from_toml(cls, path: str | Path) -> PlayerModel:
         """A player written out in TOML.
 
         Keys: `name` (default: the file name), `base` (optional preset filling
@@ -225,7 +225,7 @@ class PlayerModel:
 
     @classmethod
     def from_drill_log(cls, frame: pd.DataFrame, player: str,
-                       min_trials: int | None = None) -> "PlayerModel":
+                       min_trials: int | None = None) -> PlayerModel:
         """Fit a player from their rows of a drill log (a `drill_log.load_logs` frame).
 
         Per command and roll kind (tie or not), as the drill log is scored (`drill.performance`):
@@ -286,7 +286,7 @@ class PlayerModel:
         return correct[0], latency_ms[0]
 
     @functools.cached_property
-    def _alone(self) -> "Lineup":
+    def _alone(self) -> Lineup:
         """This player as a table of one, built once: `sample` is called per roll by simple loops."""
         return Lineup((self,))
 

@@ -13,13 +13,19 @@ Modules, one concept each:
 
 from diavolo_stats.minodice.bidding import BidAdvice, advise_bid
 from diavolo_stats.minodice.dice import Bag, Die, Face, as_bag, face_code, face_label, load_dice
-from diavolo_stats.stats import Estimate
 from diavolo_stats.minodice.odds import OddsTable, WinOdds, die_odds, exact_win_probability, simulated_win_probability
-from diavolo_stats.minodice.play import Deal, RoundRecord, deal, play_round
 from diavolo_stats.minodice.options import Rules, rounds_for_players
-from diavolo_stats.minodice.scoring import (SHEET_COLUMNS, GameScore, read_score_sheet, score_game, score_round,
-                                            score_sheet)
+from diavolo_stats.minodice.play import Deal, RoundRecord, deal, play_round
+from diavolo_stats.minodice.scoring import (
+                                            SHEET_COLUMNS,
+                                            GameScore,
+                                            read_score_sheet,
+                                            score_game,
+                                            score_round,
+                                            score_sheet,
+)
 from diavolo_stats.minodice.tricks import Trick, TrickOutcomes, resolve_trick, resolve_tricks
+from diavolo_stats.stats import Estimate
 
 __all__ = [
     "Bag", "BidAdvice", "as_bag", "Deal", "Die", "Estimate", "Face", "GameScore", "OddsTable", "RoundRecord", "Rules",

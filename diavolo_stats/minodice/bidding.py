@@ -15,10 +15,10 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import Bag, as_bag
-from diavolo_stats.stats import Estimate, check_confidence, mean_estimate, proportion_estimate
-from diavolo_stats.minodice.play import deal, play_round
 from diavolo_stats.minodice.options import Rules
+from diavolo_stats.minodice.play import deal, play_round
 from diavolo_stats.minodice.scoring import score_round
+from diavolo_stats.stats import Estimate, check_confidence, mean_estimate, proportion_estimate
 
 BATCH_GAMES = 50_000
 """Rounds simulated per batch, to bound memory (about 1 kB per round)."""

@@ -23,9 +23,9 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import FACES_PER_DIE, Bag, as_bag
-from diavolo_stats.stats import Estimate, check_confidence, proportion_estimate
 from diavolo_stats.minodice.options import MAX_PLAYERS, Rules
 from diavolo_stats.minodice.tricks import resolve_tricks
+from diavolo_stats.stats import Estimate, check_confidence, proportion_estimate
 
 MAX_AGAINST = MAX_PLAYERS - 1
 """A trick has at most one die per player."""

@@ -13,8 +13,8 @@ import pandas as pd
 
 from diavolo_stats.minodice.bidding import advise_bid
 from diavolo_stats.minodice.dice import Bag, as_bag
-from diavolo_stats.minodice.play import deal
 from diavolo_stats.minodice.options import Rules, rounds_for_players
+from diavolo_stats.minodice.play import deal
 
 
 def bid_survey(players: int = 4, hands_per_round: int = 12, simulations: int = 2_000, seed: int = 0,

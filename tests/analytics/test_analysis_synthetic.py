@@ -6,16 +6,16 @@ import dataclasses
 import json
 
 import pytest
-
 from conftest import REPO, assert_one_line_error, run_diavolo
-from diavolo_stats.drill.session import FOREPERIOD_MS
-from diavolo_stats.drill.log import load_logs
-from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import PlayerModel
-from diavolo_stats.core.rules import resolve
+
 from diavolo_stats.analytics.synthetic import PRACTICE_ERRORS, PRACTICE_SLOWDOWN, practised, write_synthetic_log
+from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.session import FOREPERIOD_MS
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import PlayerModel
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 # The command docs_parts/analytics.md gives for the shipped sample.

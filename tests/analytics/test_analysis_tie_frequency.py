@@ -8,17 +8,24 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 from scipy import stats
 
-from conftest import REPO
-from diavolo_stats.errors import InputError
+from diavolo_stats.analytics.tie_frequency import (
+    SIMULATION_COLUMNS,
+    TABLE_COLUMNS,
+    closest_by_tolerance,
+    convergence,
+    load_simulation,
+    odds_by_parameter,
+    simulation_frame,
+    tie_frequency_table,
+)
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.simulate import simulate
-from diavolo_stats.stats import wilson_interval
-from diavolo_stats.analytics.tie_frequency import (SIMULATION_COLUMNS, TABLE_COLUMNS, closest_by_tolerance, convergence,
-                                         load_simulation, odds_by_parameter, simulation_frame,
-                                         tie_frequency_table)
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.stats import wilson_interval
 
 SHIPPED = REPO / "data" / "simulation_standard.csv"
 

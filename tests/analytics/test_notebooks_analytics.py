@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-
 from conftest import REPO
+from nbclient import NotebookClient
 
 NOTEBOOKS = REPO / "notebooks"
 

@@ -9,12 +9,12 @@ import shutil
 
 import pandas as pd
 import pytest
-
 from conftest import REPO, assert_one_line_error, run_diavolo
-from diavolo_stats.analytics import summaries
-from diavolo_stats.drill.log import load_logs
-from diavolo_stats.analytics.report import write_report
 from test_summaries import trial, write_log
+
+from diavolo_stats.analytics import summaries
+from diavolo_stats.analytics.report import write_report
+from diavolo_stats.drill.log import load_logs
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 ISSUE_COLUMNS = ["player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",

@@ -14,10 +14,10 @@ from scipy import stats as scipy_stats
 
 from diavolo_stats import stats
 from diavolo_stats.analytics import summaries
-from diavolo_stats.drill.log import DrillLog, TruncatedLogWarning, load_logs
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import DrillLog, TruncatedLogWarning, load_logs
+from diavolo_stats.errors import InputError
 
 # The rulebook's worked example: red wins highest-total (13 > 12 > 11); highest-die is a tie
 # (a six in black and in white), so its answer is grey.

@@ -12,7 +12,6 @@ import time
 
 import pexpect
 import pytest
-
 from conftest import REPO, assert_one_line_error, run_diavolo
 
 

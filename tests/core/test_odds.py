@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.odds import ExactOdds, brute_force_odds, exact_odds, figure_counts, fraction_text
 from diavolo_stats.core.rules import figures
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, VALUE_COMMANDS, Command, Variant
+from diavolo_stats.errors import InputError
 
 COLOR_NAMES = ("black", "red", "white", "blue")
 

@@ -7,11 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.rules import GREY_CODE, answers, resolve, roll, winners
-from diavolo_stats.core.table_model import positions_from_mapping, positions_to_mapping, throw
+from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, VALUE_COMMANDS, Command, Variant
-from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.errors import InputError
 
 STANDARD = Variant()
 RULEBOOK_EXAMPLE = {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]}

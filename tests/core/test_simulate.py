@@ -8,12 +8,12 @@ import random
 import pytest
 from scipy.stats import norm
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.simulate import BLOCK_ROUNDS, simulate, simulation_report
-from diavolo_stats.stats import wilson_interval
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import VALUE_COMMANDS, Command, Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.stats import wilson_interval
 
 # Each comparison below is one of many; the interval is widened (Bonferroni) so that the whole
 # file fails by chance less than once in 1000 runs, while a real bias of a few standard errors fails.
@@ -74,7 +74,6 @@ def _reference_closest_tie(model: TableModel, colors: int, dice_per_color: int, 
 
 @pytest.mark.parametrize("model", [TableModel(), TableModel(scatter_mm=150, tolerance=0.2)])
 def test_closest_tie_frequency_matches_a_slow_reference_throw(model):
-    import dataclasses
 
     variant = Variant(commands=(Command.CLOSEST,), table=model)
     reference_rounds = 20_000

@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from diavolo_stats.core.table_model import (TableModel, nearest_distances, positions_from_mapping, positions_to_mapping,
-                                 throw)
+from diavolo_stats.core.table_model import (
+    TableModel,
+    nearest_distances,
+    positions_from_mapping,
+    positions_to_mapping,
+    throw,
+)
 
 
 @pytest.mark.parametrize("model", [TableModel(), TableModel(scatter_mm=130, die_mm=20)])

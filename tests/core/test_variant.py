@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.errors import InputError
 
 
 def test_the_standard_game_is_the_box():

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diavolo_stats.drill.scheduler import EXPLORATION, adaptive_roll, cell_weights, pick_cell
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.drill.scheduler import EXPLORATION, adaptive_roll, cell_weights, pick_cell
 
 
 def history(rows: list[tuple[Command, bool, bool, float]]) -> pd.DataFrame:

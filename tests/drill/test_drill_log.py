@@ -17,12 +17,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diavolo_stats.drill.log import (COLUMNS, LOADED_COLUMNS, SCHEMA_VERSION, DrillLog, TruncatedLogWarning,
-                                     default_log_path, load_logs, logged_positions)
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import (
+    COLUMNS,
+    LOADED_COLUMNS,
+    SCHEMA_VERSION,
+    DrillLog,
+    TruncatedLogWarning,
+    default_log_path,
+    load_logs,
+    logged_positions,
+)
+from diavolo_stats.errors import InputError
 
 ISSUE_COLUMNS = ("schema_version, session_id, player, trial, timestamp, variant, dice_per_color, command_first, "
                  "command, dice, positions, expected, answer, correct, latency_ms, too_early, timed_out, "

@@ -14,12 +14,12 @@ from pathlib import Path
 import pandas as pd
 import pexpect
 import pytest
-
 from conftest import assert_one_line_error
-from diavolo_stats.drill.log import COLUMNS, load_logs
+
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import COLUMNS, load_logs
 
 # Fast pacing for tests: the default foreperiod stays random 600-1500 ms.
 FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0")

@@ -11,12 +11,18 @@ import numpy as np
 import pytest
 
 from diavolo_stats.analytics import summaries
-from diavolo_stats.drill.session import (DrillSettings, _Interrupts, summarize_session, table_layout,
-                                 terminal_size_needed, variant_label)
-from diavolo_stats.drill.log import DrillLog, load_logs
-from diavolo_stats.errors import InputError
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.drill.log import DrillLog, load_logs
+from diavolo_stats.drill.session import (
+    DrillSettings,
+    _Interrupts,
+    summarize_session,
+    table_layout,
+    terminal_size_needed,
+    variant_label,
+)
+from diavolo_stats.errors import InputError
 
 
 def boxes(layout, points):

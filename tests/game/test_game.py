@@ -6,14 +6,23 @@ import numpy as np
 import pytest
 
 import diavolo_stats.game.games as game_module
-from diavolo_stats.errors import InputError
-from diavolo_stats.game.games import (EndRule, Outcome, design_metrics, game_length_table, play_games, play_round,
-                                records_frame, skill_gap_curve, summarize)
-from diavolo_stats.game.players import PlayerModel, Skill
 from diavolo_stats.core.rules import GREY_CODE
-from diavolo_stats.stats import wilson_interval
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.games import (
+    EndRule,
+    Outcome,
+    design_metrics,
+    game_length_table,
+    play_games,
+    play_round,
+    records_frame,
+    skill_gap_curve,
+    summarize,
+)
+from diavolo_stats.game.players import PlayerModel, Skill
+from diavolo_stats.stats import wilson_interval
 
 BLACK, RED, WHITE, GREY = 0, 1, 2, GREY_CODE
 Z_999 = 3.29

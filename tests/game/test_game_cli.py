@@ -6,7 +6,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from conftest import assert_one_line_error, run_diavolo
 
 FAST = ("--games", "400", "--design-games", "0")

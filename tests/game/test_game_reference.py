@@ -14,10 +14,10 @@ import math
 import numpy as np
 import pytest
 
-from diavolo_stats.game.games import EndRule, play_games
-from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
+from diavolo_stats.game.games import EndRule, play_games
+from diavolo_stats.game.players import PlayerModel
 
 # Three comparisons per case at z = 3.29 (99.9 % each): a false alarm under 0.3 %.
 Z_CHECK = 3.29

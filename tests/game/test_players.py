@@ -10,13 +10,12 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
+from diavolo_stats.core.rules import GREY_CODE, resolve, roll
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill.log import DrillLog, load_logs
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import (MIN_LATENCY_MS, Lineup, PlayerModel, Skill, player_from_spec,
-                                   players_from_specs)
-from diavolo_stats.core.rules import GREY_CODE, resolve, roll
+from diavolo_stats.game.players import MIN_LATENCY_MS, Lineup, PlayerModel, Skill, player_from_spec, players_from_specs
 from diavolo_stats.stats import wilson_interval
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 
 Z_999 = 3.29
 PRESETS = ("novice", "average", "expert")

@@ -7,8 +7,15 @@ import pytest
 from minodice_reference import reference_winner, symbols
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice import (Bag, Die, Rules, die_odds, exact_win_probability, load_dice,
-                                    simulated_win_probability)
+from diavolo_stats.minodice import (
+    Bag,
+    Die,
+    Rules,
+    die_odds,
+    exact_win_probability,
+    load_dice,
+    simulated_win_probability,
+)
 
 BAG = load_dice()
 SMALL_BAG = Bag((
