@@ -44,7 +44,7 @@ class Estimate:
 def check_confidence(confidence: float) -> float:
     """`confidence` if it is strictly between 0 and 1; InputError otherwise."""
     if not 0 < confidence < 1:
-        raise InputError(f"confidence: must be strictly between 0 and 1, got {confidence!r}")
+        raise InputError(f"must be strictly between 0 and 1, got {confidence!r}", field="confidence")
     return confidence
 
 
@@ -91,9 +91,10 @@ class ExGaussian:
         for name in ("mu_ms", "sigma_ms", "tau_ms"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise InputError(f"{name}: must be a finite number of ms, got {value!r}")
-        if self.sigma_ms <= 0 or self.tau_ms <= 0:
-            raise InputError(f"sigma_ms and tau_ms: must be above 0 ms, got {self.sigma_ms} and {self.tau_ms}")
+                raise InputError(f"must be a finite number of ms, got {value!r}", field=name)
+        for name in ("sigma_ms", "tau_ms"):
+            if getattr(self, name) <= 0:
+                raise InputError(f"must be above 0 ms, got {getattr(self, name)}", field=name)
 
     @property
     def mean_ms(self) -> float:

@@ -90,10 +90,10 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     paths = [Path(p) for p in log_paths]
     for path in paths:
         if not path.is_file():
-            raise InputError(f"--log: no drill log at {str(path)!r}")
+            raise InputError(f"no drill log at {str(path)!r}", field="log_paths")
     drills = load_logs(paths)
     if drills.empty:
-        raise InputError(f"--log: no trials in {', '.join(map(str, paths))}; drill first (diavolo drill)")
+        raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
     drills = summaries.select_players(drills, players)
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
     ties = []
@@ -108,7 +108,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise InputError(f"--out: cannot create {str(folder)!r} ({error.strerror})") from None
+        raise InputError(f"cannot create {str(folder)!r} ({error.strerror})", field="out_dir") from None
     figures = {
         "accuracy.png": ("Accuracy per command", charts.accuracy_chart(summary)),
         "latency.png": ("Latency of correct answers per command", charts.latency_chart(drills)),
@@ -171,7 +171,7 @@ def _write(path: Path, content: bytes) -> None:
     try:
         path.write_bytes(content)
     except OSError as error:
-        raise InputError(f"--out: cannot write {str(path)!r} ({error.strerror})") from None
+        raise InputError(f"cannot write {str(path)!r} ({error.strerror})", field="out_dir") from None
 
 
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],

@@ -117,11 +117,12 @@ def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.Da
     unknown = [name for name in players if name not in known]
     if unknown:
         listed = ", ".join(sorted(known)) or "none"
-        raise InputError(f"--player: no trials for {', '.join(map(repr, unknown))}; players in the log: {listed}")
+        raise InputError(f"no trials for {', '.join(map(repr, unknown))}; players in the log: {listed}",
+                         field="players")
     return drills[drills["player"].isin(list(players))]
 
 
 def _require_columns(frame: pd.DataFrame, columns: Iterable[str]) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise InputError(f"by: no column {', '.join(missing)}; columns: {', '.join(frame.columns)}")
+        raise InputError(f"no column {', '.join(missing)}; columns: {', '.join(frame.columns)}", field="by")

@@ -65,7 +65,7 @@ class SyntheticLog:
 def practised(model: PlayerModel, session: int) -> PlayerModel:
     """`model` as it plays in its `session`-th session (1 = first): slower and less accurate early on."""
     if isinstance(session, bool) or not isinstance(session, int) or session < 1:
-        raise InputError(f"session: must be a whole number of at least 1, got {session!r}")
+        raise InputError(f"must be a whole number of at least 1, got {session!r}", field="session")
     practice = session ** -PRACTICE_EXPONENT
     return model.scaled(time_factor=1 + PRACTICE_SLOWDOWN * practice, error_factor=1 + PRACTICE_ERRORS * practice)
 
@@ -85,19 +85,23 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
     models = [_player(spec) for spec in player_specs]
     names = [PLAYER_PREFIX + model.name for model in models]
     if not models:
-        raise InputError("--players: give at least one player")
+        raise InputError("give at least one player", field="player_specs")
     if len(set(names)) != len(names):
-        raise InputError(f"--players: each player once; got {', '.join(names)}")
-    for flag, value, high in (("--sessions", sessions, MAX_SESSIONS), ("--trials", trials, MAX_TRIALS)):
+        raise InputError(f"each player once; got {', '.join(names)}", field="player_specs")
+    for field, value, high in (("sessions", sessions, MAX_SESSIONS), ("trials", trials, MAX_TRIALS)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            raise InputError(f"{flag}: must be a whole number from 1 to {high}, got {value!r}")
+            raise InputError(f"must be a whole number from 1 to {high}, got {value!r}", field=field)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"--seed: must be a whole number of 0 or more, got {seed!r}")
-    variant = Variant.preset(variant_name)
+        raise InputError(f"must be a whole number of 0 or more, got {seed!r}", field="seed")
+    try:
+        variant = Variant.preset(variant_name)
+    except InputError as error:
+        raise InputError(error.message, field="variant_name") from None
     if path.exists() and not replace:
-        raise InputError(f"--log: {str(path)!r} exists; pass --replace to write a new synthetic log over it")
+        raise InputError(f"{str(path)!r} exists; a synthetic log writes over a file only with replace, "
+                         "so that a real log is never lost", field="path")
     if path.is_dir():
-        raise InputError(f"--log: {str(path)!r} is a folder, not a file")
+        raise InputError(f"{str(path)!r} is a folder, not a file", field="path")
     draft = path.with_name(f".{path.name}.synthetic-{os.getpid()}")
     draft.unlink(missing_ok=True)
     try:
@@ -119,8 +123,12 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
 
 def _player(spec: str) -> PlayerModel:
     if not (spec.startswith(PRESET_PREFIX) or spec.lower().endswith(".toml")):
-        raise InputError(f"--players: {spec!r} is neither preset:novice|average|expert nor a player .toml file")
-    return player_from_spec(spec)
+        raise InputError(f"{spec!r} is neither preset:novice|average|expert nor a player .toml file",
+                         field="player_specs")
+    try:
+        return player_from_spec(spec)
+    except InputError as error:
+        raise InputError(error.message, field="player_specs") from None
 
 
 def _session_rows(model: PlayerModel, name: str, variant: Variant, variant_name: str, trials: int,

@@ -2,7 +2,7 @@
 
 Exact values come from `odds.exact_odds` (value commands only); simulated
 ones from `simulate.simulate` or from results saved by
-`diavolo simulate --out FILE.csv`. Every simulated frequency carries its
+the `diavolo simulate` command. Every simulated frequency carries its
 Wilson 95 % interval, so a reader can see whether the exact value lies
 inside it.
 """
@@ -24,7 +24,7 @@ from diavolo_stats.core.variant import DEFAULT_COLORS, Command, Variant
 from diavolo_stats.errors import InputError
 
 SIMULATION_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high")
-"""Columns `load_simulation` needs in a saved result (`diavolo simulate --out` writes more)."""
+"""Columns `load_simulation` needs in a saved result (a saved simulation has more)."""
 
 TABLE_COLUMNS = ("command", "exact_tie_probability", "exact_tie_fraction", "simulated_tie_probability",
                  "ci95_low", "ci95_high", "rounds", "exact_in_interval")
@@ -38,7 +38,7 @@ PARAMETERS = ("dice_per_color", "sides", "colors")
 
 
 def load_simulation(path: str | Path) -> pd.DataFrame:
-    """Saved simulation results (one row per command) from a CSV written by `diavolo simulate --out`.
+    """Saved simulation results (one row per command) from a CSV saved by the `diavolo simulate` command.
 
     InputError naming the file when it is missing or lacks SIMULATION_COLUMNS, and
     the line and column of a value in rounds, ties, tie_probability, ci95_low or
@@ -46,7 +46,7 @@ def load_simulation(path: str | Path) -> pd.DataFrame:
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"simulation results {str(path)!r}: no such file (write one with diavolo simulate --out)")
+        raise InputError(f"simulation results {str(path)!r}: no such file (save one from the simulate command)")
     try:
         # Blank lines are read as empty rows and dropped, so a row's index + 2 is its line (the header is line 1).
         saved = pd.read_csv(path, skip_blank_lines=False).dropna(how="all")
@@ -55,7 +55,7 @@ def load_simulation(path: str | Path) -> pd.DataFrame:
     missing = [c for c in SIMULATION_COLUMNS if c not in saved.columns]
     if missing:
         raise InputError(f"simulation results {str(path)!r}: missing columns {', '.join(missing)} "
-                         f"(write it with diavolo simulate --out)")
+                         f"(save it from the simulate command)")
     for column in SIMULATION_COLUMNS[1:]:  # every column but command is a number
         values = pd.to_numeric(saved[column], errors="coerce")
         bad = ~np.isfinite(values)
@@ -70,18 +70,18 @@ def load_simulation(path: str | Path) -> pd.DataFrame:
 
 
 def simulation_frame(result: SimulationResult) -> pd.DataFrame:
-    """A simulation held in memory as the rows `diavolo simulate --out` saves (SIMULATION_COLUMNS and more)."""
+    """A simulation held in memory as the rows the simulate command saves (SIMULATION_COLUMNS and more)."""
     return pd.DataFrame(report_rows(simulation_report(result)))
 
 
 def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
     """InputError naming the file (when known) if saved results were simulated for another game than `variant`."""
     source = simulated.attrs.get("source", "the simulation results")
-    label = variant.label  # what `diavolo simulate --out` writes in its `variant` column
+    label = variant.label  # what the simulate command saves in its `variant` column
     saved = set(simulated["variant"].astype(str)) if "variant" in simulated.columns else {label}
     if saved != {label}:
         raise InputError(f"{source}: simulated for {', '.join(sorted(saved))}, not for {label}; "
-                         f"simulate this game with diavolo simulate --out")
+                         f"simulate this game and save it")
     if "table_model" in simulated.columns:
         closest = simulated.loc[simulated["command"].astype(str) == Command.CLOSEST.value, "table_model"]
         models = set(closest.dropna().astype(str))
@@ -142,10 +142,10 @@ def convergence(variant: Variant, rounds: Sequence[int], seed: int) -> pd.DataFr
 def with_parameter(base: Variant, parameter: str, value: int) -> Variant:
     """`base` with one parameter changed; for `colors`, `value` is how many colors (named from COLOR_NAMES)."""
     if parameter not in PARAMETERS:
-        raise InputError(f"parameter: must be one of {', '.join(PARAMETERS)}, got {parameter!r}")
+        raise InputError(f"must be one of {', '.join(PARAMETERS)}, got {parameter!r}", field="parameter")
     if parameter == "colors":
         if not 2 <= value <= len(COLOR_NAMES):
-            raise InputError(f"colors: from 2 to {len(COLOR_NAMES)} colors, got {value}")
+            raise InputError(f"from 2 to {len(COLOR_NAMES)} colors, got {value}", field="colors")
         return dataclasses.replace(base, colors=COLOR_NAMES[:value])
     return dataclasses.replace(base, **{parameter: value})
 

@@ -12,7 +12,7 @@ import importlib
 import sys
 
 from diavolo_stats import __version__
-from diavolo_stats.cli.common import OneLineErrorParser, fail
+from diavolo_stats.cli.common import OneLineErrorParser, error_line, fail
 from diavolo_stats.errors import InputError
 
 # Subcommand modules, in the order `diavolo --help` lists them.
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except InputError as error:
-        return fail(str(error))
+        return fail(error_line(error, parser, args))
     except KeyboardInterrupt:
         print("diavolo: interrupted", file=sys.stderr)
         return 130

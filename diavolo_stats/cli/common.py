@@ -8,8 +8,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +26,10 @@ def fail(message: str) -> int:
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line, with no usage dump."""
+    """An ArgumentParser whose errors are one line, with no usage dump, in the form every error has."""
 
     def error(self, message: str):  # type: ignore[override]
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
+        sys.exit(fail(message))
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:
@@ -130,19 +128,29 @@ def _csv_cell(value: Any) -> Any:
     return guard_cell(value)
 
 
-@contextmanager
-def flags_named(flags: Mapping[str, str] | None = None):
-    """Re-raise a library InputError naming the command-line flag instead of the field.
+def error_line(error: InputError, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """A library error as the command line says it: the field named by its flag.
 
-    The library says `dice_per_color: ...`; the command line says `--dice-per-color: ...`.
-    `flags` maps the fields whose flag is not simply `--` plus the field with dashes.
+    The flag is the option, among the parsers `args` went through, whose `dest`
+    is the error's field (each option's dest is the library's parameter name);
+    an error about no field, or a field no option sets, is printed as it is.
     """
-    try:
-        yield
-    except InputError as error:
-        field, _, rest = str(error).partition(": ")
-        flag = (flags or {}).get(field, "--" + field.replace("_", "-"))
-        raise InputError(f"{flag}: {rest}") from None
+    if error.field is None:
+        return error.message
+    for action in _actions_used(parser, args):
+        if action.dest == error.field:
+            name = max(action.option_strings, key=len) if action.option_strings else action.metavar or action.dest
+            return f"{name}: {error.message}"
+    return str(error)
+
+
+def _actions_used(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[argparse.Action]:
+    """The actions of `parser` and of every subcommand parser `args` chose, outermost first."""
+    actions = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices:
+            actions += _actions_used(action.choices[getattr(args, action.dest)], args)
+    return actions
 
 
 def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -> None:
@@ -172,7 +180,7 @@ def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -
 
 
 def variant_from_args(args: argparse.Namespace):
-    """The Variant the variant flags describe; InputError (naming the flag) if it is not allowed."""
+    """The Variant the variant flags describe; InputError (naming the field) if it is not allowed."""
     import dataclasses
 
     from diavolo_stats.core.table_model import TableModel
@@ -188,10 +196,9 @@ def variant_from_args(args: argparse.Namespace):
         changes["colors"] = tuple(c.strip() for c in args.colors.split(","))
     if args.commands is not None:
         changes["commands"] = tuple(Command.parse(c) for c in args.commands.split(",") if c.strip())
-    with flags_named():
-        if hasattr(args, "tolerance"):
-            changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
-        return dataclasses.replace(base, **changes)
+    if hasattr(args, "tolerance"):
+        changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
+    return dataclasses.replace(base, **changes)
 
 
 def progress_bar(total: int, unit: str):

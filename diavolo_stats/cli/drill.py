@@ -8,7 +8,6 @@ from pathlib import Path
 from diavolo_stats.cli.common import (
     add_format_argument,
     add_variant_arguments,
-    flags_named,
     non_negative_float,
     positive_int,
     render_csv,
@@ -38,7 +37,7 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=positive_int(0), metavar="S", help="seed for rolls and foreperiods")
     parser.add_argument("--log", type=Path, metavar="PATH",
                         help="CSV log to append to (default: $DIAVOLO_LOG, else data/drills.csv)")
-    parser.add_argument("--timeout", type=non_negative_float(), metavar="S",
+    parser.add_argument("--timeout", dest="timeout_s", type=non_negative_float(), metavar="S",
                         help="seconds to wait for an answer (default 10)")
     parser.add_argument("--keys", metavar="ANSWER=KEY,...",
                         help="answer keys, e.g. black=j,red=k,white=l,grey=h (default: first letters, g for grey)")
@@ -81,17 +80,16 @@ def run(args: argparse.Namespace) -> int:
 def _settings(args: argparse.Namespace):
     from diavolo_stats.drill.session import DrillSettings
 
-    variant = variant_from_args(args)  # its errors already name the flag
+    variant = variant_from_args(args)
     keys = None
     if args.keys is not None:
         pairs = [item.partition("=") for item in args.keys.split(",") if item.strip()]
         if any(not sep for _, sep, _ in pairs):
-            raise InputError(f"--keys: write ANSWER=KEY pairs separated by commas, got {args.keys!r}")
+            raise InputError(f"write ANSWER=KEY pairs separated by commas, got {args.keys!r}", field="keys")
         keys = {answer.strip(): key for answer, _, key in pairs}
     optional = {"trials": args.trials, "minutes": args.minutes, "seed": args.seed, "log": args.log,
-                "timeout_s": args.timeout, "foreperiod_ms": args.foreperiod_ms, "feedback_ms": args.feedback_ms,
+                "timeout_s": args.timeout_s, "foreperiod_ms": args.foreperiod_ms, "feedback_ms": args.feedback_ms,
                 "keys": keys}
-    with flags_named({"timeout_s": "--timeout"}):
-        return DrillSettings(
-            player=args.player, variant=variant, command_first=args.command_first,
-            adaptive=args.adaptive, **{name: value for name, value in optional.items() if value is not None})
+    return DrillSettings(
+        player=args.player, variant=variant, command_first=args.command_first,
+        adaptive=args.adaptive, **{name: value for name, value in optional.items() if value is not None})

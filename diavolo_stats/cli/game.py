@@ -44,7 +44,7 @@ def register(subparsers) -> None:
     parser.add_argument("--design-games", type=positive_int(0), default=DEFAULT_DESIGN_GAMES, metavar="N",
                         help=f"games per reference lineup for balance and skill (default {DEFAULT_DESIGN_GAMES:,}; "
                              "0 skips them)")
-    parser.add_argument("--log", metavar="PATH",
+    parser.add_argument("--log", dest="log_path", metavar="PATH",
                         help="drill log to fit named players from (default: $DIAVOLO_LOG or data/drills.csv)")
     parser.add_argument("--format", choices=("table", "json"), default="table",
                         help="table for people (default) or json for scripts")
@@ -58,7 +58,7 @@ def run(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = game_report(args.players, args.games, seed=args.seed, end=args.end,
-                             variant=variant_from_args(args), max_rounds=args.max_rounds, log_path=args.log,
+                             variant=variant_from_args(args), max_rounds=args.max_rounds, log_path=args.log_path,
                              out=args.out, design_games=args.design_games)
     for warning in caught:
         print(f"diavolo: warning: {warning.message}", file=sys.stderr)

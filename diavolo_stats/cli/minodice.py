@@ -10,7 +10,6 @@ import argparse
 
 from diavolo_stats.cli.common import (
     add_format_argument,
-    flags_named,
     positive_int,
     render_csv,
     render_json,
@@ -20,9 +19,6 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
 from diavolo_stats.minodice.odds import METHODS
 from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS, Rules
-
-# The one library field whose flag is not `--` plus its name with dashes.
-FLAGS = {"round_number": "--round"}
 
 
 def register(subparsers) -> None:
@@ -94,7 +90,7 @@ def _against(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(part) for part in text.split(","))
     except ValueError:
-        raise InputError(f"--against: must be whole numbers separated by commas, got {text!r}") from None
+        raise InputError(f"must be whole numbers separated by commas, got {text!r}", field="against") from None
 
 
 def _print(result, output_format: str) -> int:
@@ -116,18 +112,13 @@ def _score(args: argparse.Namespace) -> int:
     return _print(score_sheet(args.sheet), args.format)
 
 
-# The dice file is loaded outside `flags_named`: its errors name the file ("dice file X: ..."), not a field.
 def _odds(args: argparse.Namespace) -> int:
-    bag, against = load_dice(args.dice), _against(args.against)
-    with flags_named(FLAGS):
-        table = die_odds(bag=bag, against=against, rules=_rules(args),
-                         method=args.method, simulations=args.simulations, seed=args.seed)
+    table = die_odds(bag=load_dice(args.dice), against=_against(args.against), rules=_rules(args),
+                     method=args.method, simulations=args.simulations, seed=args.seed)
     return _print(table, args.format)
 
 
 def _bid(args: argparse.Namespace) -> int:
-    bag = load_dice(args.dice)
-    with flags_named(FLAGS):
-        advice = advise_bid(args.hand, args.round_number, args.players, bag=bag,
-                            rules=_rules(args), seat=args.seat, simulations=args.simulations, seed=args.seed)
+    advice = advise_bid(args.hand, args.round_number, args.players, bag=load_dice(args.dice),
+                        rules=_rules(args), seat=args.seat, simulations=args.simulations, seed=args.seed)
     return _print(advice, args.format)

@@ -13,14 +13,16 @@ def register(subparsers) -> None:
     # every `diavolo` command; `run` takes them from the library.
     parser = subparsers.add_parser(
         "report", help="charts and a summary of drill logs (accuracy, latency, learning, tie odds)",
-        description="Summarize drill logs per player and command (accuracy with a Wilson 95%% interval, "
+        description="Summarize drill logs per player and command (accuracy with a Wilson 95% interval, "
                     "median latency of correct answers, ex-Gaussian fit), draw the charts and write "
                     "summary.csv, PNG files and one self-contained report.html.")
-    parser.add_argument("--log", nargs="+", metavar="PATH",
+    parser.add_argument("--log", dest="log_paths", nargs="+", metavar="PATH",
                         help="drill logs to read (default: $DIAVOLO_LOG, else data/drills.csv)")
-    parser.add_argument("--player", nargs="+", metavar="NAME", help="only these players (default: everyone)")
-    parser.add_argument("--out", metavar="DIR", help="folder to write into, created if needed (default data/reports)")
-    parser.add_argument("--simulation", metavar="FILE.csv",
+    parser.add_argument("--player", dest="players", nargs="+", metavar="NAME",
+                        help="only these players (default: everyone)")
+    parser.add_argument("--out", dest="out_dir", metavar="DIR",
+                        help="folder to write into, created if needed (default data/reports)")
+    parser.add_argument("--simulation", dest="simulation_path", metavar="FILE.csv",
                         help="saved `diavolo simulate --out` results to set against the exact odds "
                              "(default: data/simulation_<variant>.csv if present, else a fresh "
                              "1,000,000-round simulation)")
@@ -35,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from diavolo_stats.analytics.report import DEFAULT_OUT, PRINTED_COLUMNS, write_report
     from diavolo_stats.drill.log import default_log_path
 
-    report = write_report(args.log or [default_log_path()], args.out or DEFAULT_OUT, players=args.player,
-                          simulation_path=args.simulation)
+    report = write_report(args.log_paths or [default_log_path()], args.out_dir or DEFAULT_OUT, players=args.players,
+                          simulation_path=args.simulation_path)
     rows = report.table_rows()
     if args.format == "json":
         print(render_json({"summary": rows, "files": [str(p) for p in report.files], "notes": list(report.notes)}))

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "simulate", help="estimate each command's tie frequency by rolling many rounds",
         description="Roll many rounds (vectorized, in seeded blocks) and report, for every command, "
-                    "how often it ties, with a 95%% interval and the distance from the exact value.")
+                    "how often it ties, with a 95% interval and the distance from the exact value.")
     parser.add_argument("--rounds", type=positive_int(), default=1_000_000, metavar="N",
                         help="rounds to roll (default 1,000,000)")
     parser.add_argument("--seed", type=positive_int(0), metavar="S",

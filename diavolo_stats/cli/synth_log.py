@@ -14,8 +14,8 @@ def register(subparsers) -> None:
         description="Simulate players drilling: real rolls answered by player models that improve "
                     "session by session, written through the drill log writer. Players are logged as "
                     "synthetic-<name>. The same arguments always write the same file.")
-    parser.add_argument("--log", required=True, metavar="PATH", help="the log file to write")
-    parser.add_argument("--players", nargs="+", metavar="SPEC",
+    parser.add_argument("--log", dest="path", required=True, metavar="PATH", help="the log file to write")
+    parser.add_argument("--players", dest="player_specs", nargs="+", metavar="SPEC",
                         help="preset:novice|average|expert or a player .toml file "
                              "(default: preset:novice preset:average preset:expert)")
     parser.add_argument("--sessions", type=positive_int(), default=6, metavar="N",
@@ -23,7 +23,7 @@ def register(subparsers) -> None:
     parser.add_argument("--trials", type=positive_int(), default=60, metavar="N",
                         help="trials per session (default 60)")
     parser.add_argument("--seed", type=positive_int(0), default=7, metavar="S", help="random seed (default 7)")
-    parser.add_argument("--variant", choices=("standard", "kids"), default="standard",
+    parser.add_argument("--variant", dest="variant_name", choices=("standard", "kids"), default="standard",
                         help="game drilled (default standard)")
     parser.add_argument("--replace", action="store_true",
                         help="write over an existing file (default: refuse, so a real log is never lost)")
@@ -33,7 +33,8 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from diavolo_stats.analytics.synthetic import DEFAULT_PLAYERS, write_synthetic_log
 
-    written = write_synthetic_log(args.log, args.players or DEFAULT_PLAYERS, sessions=args.sessions, trials=args.trials,
-                                  seed=args.seed, variant_name=args.variant, replace=args.replace)
+    written = write_synthetic_log(args.path, args.player_specs or DEFAULT_PLAYERS, sessions=args.sessions,
+                                  trials=args.trials, seed=args.seed, variant_name=args.variant_name,
+                                  replace=args.replace)
     print(f"wrote {written.rows} synthetic trials ({', '.join(written.players)}) to {written.path}")
     return 0

@@ -87,7 +87,7 @@ class ExactOdds:
         ]
 
     def to_document(self) -> dict[str, Any]:
-        """The JSON document of `diavolo odds --format json` (described in docs_parts/odds.md)."""
+        """The JSON document `diavolo odds` prints as json (described in docs_parts/odds.md)."""
         document: dict[str, Any] = {
             "variant": self.variant.as_dict(),
             "commands": {
@@ -214,8 +214,8 @@ def brute_force_odds(variant: Variant) -> ExactOdds:
     die_count = colors * dice
     total = variant.sides**die_count
     if total > BRUTE_FORCE_MAX_ROLLS:
-        raise InputError(f"variant: brute force needs sides**(colors*dice_per_color) = {variant.sides}**{die_count} "
-                         f"= {total} rolls; at most 2**25 allowed")
+        raise InputError(f"brute force needs sides**(colors*dice_per_color) = {variant.sides}**{die_count} "
+                         f"= {total} rolls; at most 2**25 allowed", field="variant")
     # Each chunk fixes the leading dice and holds every combination of the trailing ones.
     trailing = 1
     while trailing < die_count and variant.sides ** (trailing + 1) <= _BRUTE_FORCE_CHUNK_ROWS:

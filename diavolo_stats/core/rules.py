@@ -142,7 +142,7 @@ def resolve(variant: Variant, command: Command, dice: Mapping[str, Sequence[int]
     values = _dice_array(variant, dice)
     if command is Command.CLOSEST:
         if positions is None:
-            raise InputError("positions: the closest command needs where the dice lie")
+            raise InputError("the closest command needs where the dice lie", field="positions")
         landed = positions_from_mapping(variant.colors, variant.dice_per_color, positions)
         color_figures = nearest_distances(landed[:, :, None], len(variant.colors), variant.dice_per_color)
         shown = {c: round(float(f), 1) for c, f in zip(variant.colors, color_figures[:, 0])}
@@ -158,14 +158,14 @@ def resolve(variant: Variant, command: Command, dice: Mapping[str, Sequence[int]
 
 def _dice_array(variant: Variant, dice: Mapping[str, Sequence[int]]) -> np.ndarray:
     if set(dice) != set(variant.colors):
-        raise InputError(f"dice: need exactly the colors {', '.join(variant.colors)}, got {', '.join(dice)}")
+        raise InputError(f"need exactly the colors {', '.join(variant.colors)}, got {', '.join(dice)}", field="dice")
     rows = []
     for color in variant.colors:
         row = list(dice[color])
         if len(row) != variant.dice_per_color or not all(
                 isinstance(v, (int, np.integer)) and 1 <= v <= variant.sides for v in row):
-            raise InputError(f"dice: {color} needs {variant.dice_per_color} values "
-                             f"from 1 to {variant.sides}, got {row}")
+            raise InputError(f"{color} needs {variant.dice_per_color} values "
+                             f"from 1 to {variant.sides}, got {row}", field="dice")
         rows.append(row)
     return np.array(rows, dtype=np.uint8)
 

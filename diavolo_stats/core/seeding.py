@@ -17,7 +17,7 @@ def root_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSe
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise InputError(f"seed: must be a whole number of 0 or more, got {seed!r}")
+        raise InputError(f"must be a whole number of 0 or more, got {seed!r}", field="seed")
     return np.random.SeedSequence(seed)
 
 

@@ -94,11 +94,11 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
     `progress` is called with the number of rounds done so far.
     """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise InputError(f"rounds: must be a whole number of at least 1, got {rounds!r}")
+        raise InputError(f"must be a whole number of at least 1, got {rounds!r}", field="rounds")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"workers: must be a whole number of at least 1, got {workers!r}")
+        raise InputError(f"must be a whole number of at least 1, got {workers!r}", field="workers")
     if isinstance(chunk_rounds, bool) or not isinstance(chunk_rounds, int) or chunk_rounds < 1:
-        raise InputError(f"chunk_rounds: must be a whole number of at least 1, got {chunk_rounds!r}")
+        raise InputError(f"must be a whole number of at least 1, got {chunk_rounds!r}", field="chunk_rounds")
     root = root_sequence(seed)
     blocks = -(-rounds // BLOCK_ROUNDS)
     blocks_per_chunk = -(-chunk_rounds // BLOCK_ROUNDS)

@@ -47,22 +47,23 @@ class TableModel:
         for name in ("scatter_mm", "die_mm", "tolerance"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-                raise InputError(f"{name}: must be a finite number, got {value!r}")
+                raise InputError(f"must be a finite number, got {value!r}", field=name)
         if self.die_mm <= 0:
-            raise InputError(f"die_mm: must be above 0 mm, got {self.die_mm}")
+            raise InputError(f"must be above 0 mm, got {self.die_mm}", field="die_mm")
         if not self.die_mm < self.scatter_mm <= MAX_SCATTER_MM:
-            raise InputError(f"scatter_mm: must be larger than the die ({self.die_mm:g} mm) and at most "
-                             f"{MAX_SCATTER_MM:g} mm, got {self.scatter_mm:g}")
+            raise InputError(f"must be larger than the die ({self.die_mm:g} mm) and at most "
+                             f"{MAX_SCATTER_MM:g} mm, got {self.scatter_mm:g}", field="scatter_mm")
         if self.tolerance < 0:
-            raise InputError(f"tolerance: must be 0 or more (a fraction of the shorter distance), got {self.tolerance}")
+            raise InputError(f"must be 0 or more (a fraction of the shorter distance), got {self.tolerance}",
+                             field="tolerance")
 
     def check_fits(self, dice_count: int) -> None:
         """Raise InputError if `dice_count` dice cannot land comfortably in the scatter area."""
         if dice_count * self.die_mm**2 > MAX_FILL * self.scatter_mm**2:
             largest = int(MAX_FILL * self.scatter_mm**2 / self.die_mm**2)
             raise InputError(
-                f"scatter_mm: {dice_count} dice of {self.die_mm:g} mm do not fit a {self.scatter_mm:g} mm "
-                f"scatter area (at most {largest}); use a larger scatter")
+                f"{dice_count} dice of {self.die_mm:g} mm do not fit a {self.scatter_mm:g} mm "
+                f"scatter area (at most {largest}); use a larger scatter", field="scatter_mm")
 
     def describe(self) -> str:
         """One line stating the model, printed with every `closest` figure."""
@@ -193,7 +194,8 @@ def positions_from_mapping(colors: Sequence[str], dice_per_color: int, mapping: 
         points = [mapping["command"]] + [point for color in colors for point in mapping[color]]
         array = np.array(points, dtype=np.float32)
     except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"positions: need 'command' and one [x, y] per die of each color ({error})") from None
+        raise InputError(f"need 'command' and one [x, y] per die of each color ({error})", field="positions") from None
     if array.shape != (1 + len(colors) * dice_per_color, 2):
-        raise InputError(f"positions: need 1 + {len(colors)} x {dice_per_color} points [x, y], got shape {array.shape}")
+        raise InputError(f"need 1 + {len(colors)} x {dice_per_color} points [x, y], got shape {array.shape}",
+                         field="positions")
     return array

@@ -43,12 +43,12 @@ class Command(str, Enum):
         return self is not Command.CLOSEST
 
     @classmethod
-    def parse(cls, name: str, flag: str = "--commands") -> Command:
+    def parse(cls, name: str, field: str = "commands") -> Command:
         try:
             return cls(name.strip())
         except ValueError:
             allowed = ", ".join(c.value for c in cls)
-            raise InputError(f"{flag}: unknown command {name!r}; allowed: {allowed}") from None
+            raise InputError(f"unknown command {name!r}; allowed: {allowed}", field=field) from None
 
 
 ALL_COMMANDS = tuple(Command)
@@ -75,24 +75,24 @@ class Variant:
     def __post_init__(self) -> None:
         colors = tuple(self.colors)
         if not 2 <= len(colors) <= MAX_COLORS:
-            raise InputError(f"colors: need 2 to {MAX_COLORS} colors, got {len(colors)}")
+            raise InputError(f"need 2 to {MAX_COLORS} colors, got {len(colors)}", field="colors")
         for color in colors:
             if color == GREY:
-                raise InputError("colors: 'grey' is reserved for ties; choose another color name")
+                raise InputError("'grey' is reserved for ties; choose another color name", field="colors")
             if not _COLOR_NAME.match(color):
-                raise InputError(f"colors: {color!r} is not a color name (lowercase letters, digits, _)")
+                raise InputError(f"{color!r} is not a color name (lowercase letters, digits, _)", field="colors")
         duplicates = sorted({c for c in colors if colors.count(c) > 1})
         if duplicates:
-            raise InputError(f"colors: {', '.join(duplicates)} repeated; each color once")
+            raise InputError(f"{', '.join(duplicates)} repeated; each color once", field="colors")
         _check_int("dice_per_color", self.dice_per_color, 1, MAX_DICE_PER_COLOR)
         _check_int("sides", self.sides, 2, MAX_SIDES)
         commands = tuple(c if isinstance(c, Command) else Command.parse(str(c)) for c in self.commands)
         if not commands:
-            raise InputError("commands: need at least one command")
+            raise InputError("need at least one command", field="commands")
         if len(set(commands)) != len(commands):
-            raise InputError("commands: a command is repeated; each command once")
+            raise InputError("a command is repeated; each command once", field="commands")
         if not isinstance(self.table, TableModel):
-            raise InputError("table: must be a TableModel")
+            raise InputError("must be a TableModel", field="table")
         if Command.CLOSEST in commands:
             self.table.check_fits(1 + len(colors) * self.dice_per_color)
         object.__setattr__(self, "colors", colors)
@@ -102,7 +102,7 @@ class Variant:
     def preset(cls, name: str) -> Variant:
         """The box's game (`standard`) or the rulebook's young-children game (`kids`, 2 dice per color)."""
         if name not in PRESETS:
-            raise InputError(f"--variant: unknown variant {name!r}; allowed: {', '.join(PRESETS)}")
+            raise InputError(f"unknown variant {name!r}; allowed: {', '.join(PRESETS)}", field="variant")
         return cls(**PRESETS[name])
 
     @property
@@ -147,4 +147,4 @@ PRESETS: dict[str, dict] = {
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(f"{name}: must be a whole number from {low} to {high}, got {value!r}")
+        raise InputError(f"must be a whole number from {low} to {high}, got {value!r}", field=name)

@@ -115,11 +115,11 @@ def default_log_path() -> Path:
 def check_player(name: object) -> str:
     """The player name as given, or InputError: any letters, digits, spaces and punctuation, 1 to 100 characters."""
     if not isinstance(name, str) or not name.strip():
-        raise InputError("player: give a name (any letters, spaces allowed)")
+        raise InputError("give a name (any letters, spaces allowed)", field="player")
     if _CONTROL.search(name):
-        raise InputError("player: a name cannot contain control characters such as tabs or line breaks")
+        raise InputError("a name cannot contain control characters such as tabs or line breaks", field="player")
     if len(name) > MAX_PLAYER_LENGTH:
-        raise InputError(f"player: at most {MAX_PLAYER_LENGTH} characters, got {len(name)}")
+        raise InputError(f"at most {MAX_PLAYER_LENGTH} characters, got {len(name)}", field="player")
     return name
 
 
@@ -151,16 +151,16 @@ class DrillLog:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
-        with _os_errors(f"log: cannot read {self.path}"):
+        with _os_errors(f"cannot read {self.path}"):
             is_folder = self.path.is_dir()
         if is_folder:
-            raise InputError(f"log: {self.path} is a folder, not a file")
-        with _os_errors(f"log: cannot create the folder for {self.path}"):
+            raise InputError(f"{self.path} is a folder, not a file", field="log")
+        with _os_errors(f"cannot create the folder for {self.path}"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         if self._has_content():
             self._check_header()  # read only: a foreign file gets no lock file beside it
             # Refused now, not at the first answer: opening for append changes nothing.
-            with _os_errors(f"log: cannot append to {self.path}"):
+            with _os_errors(f"cannot append to {self.path}"):
                 os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND))
             return
         with self._locked():
@@ -189,29 +189,29 @@ class DrillLog:
         try:
             lock.acquire()
         except Timeout:
-            raise InputError(f"log: {self.lock_path} stayed locked for {LOCK_TIMEOUT_S:g} s; "
-                             "is another program holding it?") from None
+            raise InputError(f"{self.lock_path} stayed locked for {LOCK_TIMEOUT_S:g} s; "
+                             "is another program holding it?", field="log") from None
         except OSError as error:
-            raise InputError(f"log: cannot lock {self.lock_path} ({error.strerror})") from None
+            raise InputError(f"cannot lock {self.lock_path} ({error.strerror})", field="log") from None
         try:
             yield
         finally:
             lock.release()
 
     def _has_content(self) -> bool:
-        with _os_errors(f"log: cannot read {self.path}"):
+        with _os_errors(f"cannot read {self.path}"):
             try:
                 return self.path.stat().st_size > 0
             except FileNotFoundError:
                 return False
 
     def _check_header(self) -> None:
-        with _os_errors(f"log: cannot read {self.path}"), open(self.path, "rb") as file:
+        with _os_errors(f"cannot read {self.path}"), open(self.path, "rb") as file:
             first = file.readline(len(HEADER_LINE) + 3)
         if first.rstrip(b"\r\n").decode("utf-8", errors="replace") != HEADER_LINE:
-            raise InputError(f"log: {self.path} is not a drill log of schema {SCHEMA_VERSION} (its first line "
+            raise InputError(f"{self.path} is not a drill log of schema {SCHEMA_VERSION} (its first line "
                              f"is not the header {COLUMNS[0]},{COLUMNS[1]},...); it was left untouched: "
-                             "choose another file with --log")
+                             "choose another log file", field="log")
 
     def _end_last_line(self) -> None:
         """Make the next row start on a line of its own.
@@ -221,7 +221,7 @@ class DrillLog:
         mid-write: it is appended to `<log>.partial`, so nothing a person
         produced is lost, and cut off the log.
         """
-        with _os_errors(f"log: cannot read {self.path}"), open(self.path, "rb") as file:
+        with _os_errors(f"cannot read {self.path}"), open(self.path, "rb") as file:
             size = file.seek(0, os.SEEK_END)
             file.seek(size - 1)
             if file.read(1) == b"\n":
@@ -235,10 +235,10 @@ class DrillLog:
             self._write("\n")
             return
         if cut == start:
-            raise InputError(f"log: {self.path} has no complete line at its end; it was left untouched")
+            raise InputError(f"{self.path} has no complete line at its end; it was left untouched", field="log")
         partial = self.path.with_name(self.path.name + ".partial")
         _append_synced(partial, fragment + b"\n")
-        with _os_errors(f"log: cannot cut the incomplete last row off {self.path}"), open(self.path, "rb+") as file:
+        with _os_errors(f"cannot cut the incomplete last row off {self.path}"), open(self.path, "rb+") as file:
             file.truncate(cut)
             os.fsync(file.fileno())
         warnings.warn(f"{self.path}: an incomplete last row (a crash mid-write) was moved to {partial} "
@@ -250,21 +250,21 @@ class DrillLog:
 
 def _append_synced(path: Path, data: bytes) -> None:
     """Append `data` to `path` (created if missing) and fsync it; InputError naming the file and what failed."""
-    with _os_errors(f"log: cannot open {path} for appending"):
+    with _os_errors(f"cannot open {path} for appending"):
         created = not path.exists()
         descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        with _os_errors(f"log: cannot write to {path}"):
+        with _os_errors(f"cannot write to {path}"):
             while data:  # os.write may write less than asked (a full disk, a signal)
                 data = data[os.write(descriptor, data):]
-        with _os_errors(f"log: cannot save {path} to disk (fsync)"):
+        with _os_errors(f"cannot save {path} to disk (fsync)"):
             os.fsync(descriptor)
     finally:
-        with _os_errors(f"log: cannot close {path}"):
+        with _os_errors(f"cannot close {path}"):
             os.close(descriptor)
     if created:
         # The new directory entry must survive a crash too, not only the data.
-        with _os_errors(f"log: cannot save the folder of {path} to disk (fsync)"):
+        with _os_errors(f"cannot save the folder of {path} to disk (fsync)"):
             folder = os.open(path.parent, os.O_RDONLY)
             try:
                 os.fsync(folder)
@@ -274,11 +274,11 @@ def _append_synced(path: Path, data: bytes) -> None:
 
 @contextmanager
 def _os_errors(failed: str) -> Iterator[None]:
-    """Raise an OSError met inside as InputError: `failed` (naming the file), then the system's reason."""
+    """Raise an OSError met inside as InputError about the log: `failed` (naming the file), then the system's reason."""
     try:
         yield
     except OSError as error:
-        raise InputError(f"{failed} ({error.strerror or error})") from None
+        raise InputError(f"{failed} ({error.strerror or error})", field="log") from None
 
 
 def format_row(row: Mapping) -> list[str]:
@@ -287,7 +287,7 @@ def format_row(row: Mapping) -> list[str]:
     unknown = sorted(set(values) - set(COLUMNS))
     missing = [c for c in COLUMNS if c not in values]
     if unknown or missing:
-        raise InputError(f"row: unknown columns {unknown}, missing columns {missing}")
+        raise InputError(f"unknown columns {unknown}, missing columns {missing}", field="row")
     cells = {
         "schema_version": _int_cell("schema_version", values["schema_version"], SCHEMA_VERSION, SCHEMA_VERSION),
         "session_id": _text_cell("session_id", values["session_id"]),
@@ -312,9 +312,9 @@ def format_row(row: Mapping) -> list[str]:
     }
     colors = set(json.loads(cells["dice"]))
     if cells["expected"] not in colors | {GREY}:
-        raise InputError(f"expected: must be one of the dice colors or grey, got {cells['expected']!r}")
+        raise InputError(f"must be one of the dice colors or grey, got {cells['expected']!r}", field="expected")
     if cells["answer"] not in colors | {GREY, NO_ANSWER}:
-        raise InputError(f"answer: must be one of the dice colors, grey or none, got {cells['answer']!r}")
+        raise InputError(f"must be one of the dice colors, grey or none, got {cells['answer']!r}", field="answer")
     return [cells[c] for c in COLUMNS]
 
 
@@ -326,7 +326,7 @@ def _csv_line(cells: list[str]) -> str:
 
 def _text_cell(column: str, value: object) -> str:
     if not isinstance(value, str) or not value or _CONTROL.search(value):
-        raise InputError(f"{column}: must be non-empty text without control characters, got {value!r}")
+        raise InputError(f"must be non-empty text without control characters, got {value!r}", field=column)
     return value
 
 
@@ -334,13 +334,13 @@ def _int_cell(column: str, value: object, low: int, high: int | None) -> str:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low or (
             high is not None and value > high):
         allowed = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        raise InputError(f"{column}: must be a whole number {allowed}, got {value!r}")
+        raise InputError(f"must be a whole number {allowed}, got {value!r}", field=column)
     return str(int(value))
 
 
 def _bool_cell(column: str, value: object) -> str:
     if not isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{column}: must be True or False, got {value!r}")
+        raise InputError(f"must be True or False, got {value!r}", field=column)
     return "true" if value else "false"
 
 
@@ -349,7 +349,7 @@ def _float_cell(column: str, value: object) -> str:
         return ""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) or not (
             math.isfinite(value) and value >= 0):
-        raise InputError(f"{column}: must be a finite number of 0 or more (ms), or None, got {value!r}")
+        raise InputError(f"must be a finite number of 0 or more (ms), or None, got {value!r}", field=column)
     return f"{float(value):.3f}"
 
 
@@ -358,9 +358,9 @@ def _timestamp_cell(value: object) -> str:
         try:
             value = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            raise InputError(f"timestamp: not an ISO 8601 time: {value!r}") from None
+            raise InputError(f"not an ISO 8601 time: {value!r}", field="timestamp") from None
     if not isinstance(value, datetime) or value.tzinfo is None:
-        raise InputError(f"timestamp: must be a time with its time zone (UTC), got {value!r}")
+        raise InputError(f"must be a time with its time zone (UTC), got {value!r}", field="timestamp")
     return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
@@ -369,19 +369,20 @@ def _json_cell(column: str, value: object) -> str:
         try:
             value = json.loads(value)
         except ValueError:
-            raise InputError(f"{column}: not JSON: {value[:40]!r}") from None
+            raise InputError(f"not JSON: {value[:40]!r}", field=column) from None
     if not isinstance(value, Mapping) or not value:
-        raise InputError(f"{column}: must be a non-empty JSON object, got {value!r}")
+        raise InputError(f"must be a non-empty JSON object, got {value!r}", field=column)
     if column == "dice":
         for color, faces in value.items():
             if not (isinstance(color, str) and _NAME.match(color) and isinstance(faces, Sequence) and faces
                     and all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in faces)):
-                raise InputError(f"dice: each color name needs a list of whole numbers, got {color!r}: {faces!r}")
+                raise InputError(f"each color name needs a list of whole numbers, got {color!r}: {faces!r}",
+                                 field="dice")
         value = {color: [int(f) for f in faces] for color, faces in value.items()}
     try:
         return json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise InputError(f"{column}: cannot be written as JSON ({error})") from None
+        raise InputError(f"cannot be written as JSON ({error})", field=column) from None
 
 
 def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The `--adaptive` scheduler: which kind of roll to drill next, from the player's history.
+"""The adaptive scheduler: which kind of roll to drill next, from the player's history.
 
 A kind of roll (a "cell") is a command together with whether the roll is a
 tie (answer grey) or not: reading "grey" under `highest-die` is a different

@@ -13,19 +13,19 @@ Choices the issue left open:
 - A key pressed during the foreperiod is logged as its own row with
   `too_early = true`, `answer = none`, `correct = false`, no latency, and the
   roll that was about to be shown; "too early" is shown, and the trial is run
-  again with a new roll. Too-early rows do not count towards `--trials`; the
+  again with a new roll. Too-early rows do not count towards `trials`; the
   summary counts them as `diavolo report` does (`drill.performance`) (a logged trial, and a wrong one)
   and also apart, in its footer.
 - A key that is not an answer key during the stimulus is ignored.
 - No answer within the timeout: a row with `answer = none`,
   `timed_out = true`, `correct = false`, no latency; it counts as a trial
   and as a wrong answer.
-- `--minutes M`: no new trial starts once M minutes have passed since the
+- `minutes`: no new trial starts once that many minutes have passed since the
   session started; the trial on screen at that moment is finished.
 - `q` or Ctrl-C abandon the trial on screen (it is not logged) and end the
   session with its summary. A Ctrl-C that arrives while a row is being
   written waits until the row is on disk.
-- With `--command-first`, the command label appears with the fixation mark,
+- With `command_first`, the command label appears with the fixation mark,
   and the latency runs from the dice appearing.
 
 The terminal is handled by `blessed` (cbreak input, alternate screen, true
@@ -152,34 +152,35 @@ class DrillSettings:
     def __post_init__(self) -> None:
         check_player(self.player)
         if not isinstance(self.variant, Variant):
-            raise InputError("variant: must be a Variant")
+            raise InputError("must be a Variant", field="variant")
         unknown = [c for c in self.variant.colors if c not in DIE_LOOKS]
         if unknown:
-            raise InputError(f"colors: the drill has no screen color for {', '.join(unknown)}; "
-                             f"it knows {', '.join(DIE_LOOKS)}")
+            raise InputError(f"the drill has no screen color for {', '.join(unknown)}; "
+                             f"it knows {', '.join(DIE_LOOKS)}", field="colors")
         # Every die is drawn on the table, even when `closest` is not drilled.
         self.variant.table.check_fits(1 + self.variant.dice_count)
         if self.variant.sides > MAX_SIDES_SHOWN:
-            raise InputError(f"sides: the drill shows faces up to {MAX_SIDES_SHOWN}, got {self.variant.sides}")
+            raise InputError(f"the drill shows faces up to {MAX_SIDES_SHOWN}, got {self.variant.sides}", field="sides")
         if self.trials is not None and self.minutes is not None:
-            raise InputError("trials: give a number of trials or of minutes, not both")
+            raise InputError("give a number of trials or of minutes, not both", field="trials")
         if self.trials is None and self.minutes is None:
             object.__setattr__(self, "trials", DEFAULT_TRIALS)
         if self.trials is not None and (not isinstance(self.trials, int) or self.trials < 1):
-            raise InputError(f"trials: must be a whole number of 1 or more, got {self.trials!r}")
+            raise InputError(f"must be a whole number of 1 or more, got {self.trials!r}", field="trials")
         if self.minutes is not None and not (isinstance(self.minutes, (int, float)) and 0 < self.minutes < math.inf):
-            raise InputError(f"minutes: must be a number above 0, got {self.minutes!r}")
+            raise InputError(f"must be a number above 0, got {self.minutes!r}", field="minutes")
         if self.seed is not None and (not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED):
-            raise InputError(f"seed: must be a whole number from 0 to {MAX_SEED}, got {self.seed!r}")
+            raise InputError(f"must be a whole number from 0 to {MAX_SEED}, got {self.seed!r}", field="seed")
         if not (isinstance(self.timeout_s, (int, float)) and 0 < self.timeout_s <= 3600):
-            raise InputError(f"timeout_s: must be above 0 and at most 3600 seconds, got {self.timeout_s!r}")
+            raise InputError(f"must be above 0 and at most 3600 seconds, got {self.timeout_s!r}", field="timeout_s")
         shortest, longest = self.foreperiod_ms
         if not (isinstance(shortest, int) and isinstance(longest, int)
                 and 0 <= shortest <= longest <= MAX_FOREPERIOD_MS):
-            raise InputError(f"foreperiod_ms: need whole ms MIN,MAX with 0 <= MIN <= MAX <= {MAX_FOREPERIOD_MS}, "
-                             f"got {shortest},{longest}")
+            raise InputError(f"need whole ms MIN,MAX with 0 <= MIN <= MAX <= {MAX_FOREPERIOD_MS}, "
+                             f"got {shortest},{longest}", field="foreperiod_ms")
         if not (isinstance(self.feedback_ms, int) and 0 <= self.feedback_ms <= MAX_FOREPERIOD_MS):
-            raise InputError(f"feedback_ms: must be whole ms from 0 to {MAX_FOREPERIOD_MS}, got {self.feedback_ms!r}")
+            raise InputError(f"must be whole ms from 0 to {MAX_FOREPERIOD_MS}, got {self.feedback_ms!r}",
+                             field="feedback_ms")
         object.__setattr__(self, "keys", _answer_keys(self.variant, self.keys or {}))
         object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
 
@@ -189,17 +190,17 @@ def _answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
     answers = variant.colors + (GREY,)
     unknown = [a for a in chosen if a not in answers]
     if unknown:
-        raise InputError(f"keys: {', '.join(unknown)} is not an answer; answers: {', '.join(answers)}")
+        raise InputError(f"{', '.join(unknown)} is not an answer; answers: {', '.join(answers)}", field="keys")
     keys = {a: str(chosen.get(a, GREY_KEY if a == GREY else a[0])).lower() for a in answers}
     for answer, key in keys.items():
         if len(key) != 1 or not key.isprintable() or key == " ":
-            raise InputError(f"keys: {answer} needs a single printable key, got {key!r}")
+            raise InputError(f"{answer} needs a single printable key, got {key!r}", field="keys")
         if key == QUIT_KEY:
-            raise InputError(f"keys: {QUIT_KEY!r} quits the drill; choose another key for {answer}")
+            raise InputError(f"{QUIT_KEY!r} quits the drill; choose another key for {answer}", field="keys")
     shared = sorted({k for k in keys.values() if list(keys.values()).count(k) > 1})
     if shared:
-        raise InputError(f"keys: {', '.join(shared)} would answer two colors; set them apart, "
-                         "e.g. --keys black=k,blue=u")
+        raise InputError(f"{', '.join(shared)} would answer two colors; set them apart, "
+                         "e.g. black=k,blue=u", field="keys")
     return keys
 
 
@@ -627,17 +628,17 @@ def run_drill(settings: DrillSettings) -> DrillSummary:
     Ctrl-C, the last trial or the last minute.
     """
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise InputError("drill: needs an interactive terminal (stdin and stdout must be a TTY); "
+        raise InputError("the drill needs an interactive terminal (stdin and stdout must be a TTY); "
                          "run it in a terminal window, not through a pipe or a file")
     import blessed  # only the drill needs a terminal library
 
     terminal = blessed.Terminal()
     if not terminal.does_styling:
-        raise InputError("drill: draws colored dice at places on the screen, and this terminal has styling "
+        raise InputError("the drill draws colored dice at places on the screen, and this terminal has styling "
                          "turned off (NO_COLOR is set); run it without NO_COLOR")
     needed = terminal_size_needed(settings.variant.table)
     if table_layout(terminal.width, terminal.height, settings.variant.table) is None:
-        raise InputError(f"drill: needs a terminal of at least {needed[0]}x{needed[1]} "
+        raise InputError(f"the drill needs a terminal of at least {needed[0]}x{needed[1]} "
                          f"(columns x rows); this one is {terminal.width}x{terminal.height}")
     log = DrillLog(settings.log)
     history = _player_history(log.path, settings.player) if settings.adaptive else None

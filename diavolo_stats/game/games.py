@@ -82,8 +82,8 @@ class EndRule(str, Enum):
         try:
             return cls(name)
         except ValueError:
-            raise InputError(f"--end: unknown end rule {name!r}; allowed: "
-                             f"{', '.join(rule.value for rule in cls)}") from None
+            raise InputError(f"unknown end rule {name!r}; allowed: "
+                             f"{', '.join(rule.value for rule in cls)}", field="end") from None
 
 
 class Outcome(IntEnum):
@@ -195,9 +195,9 @@ def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
     players = tuple(players)
     _check_player_count(len(players))
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InputError(f"--games: must be a whole number of at least 1, got {games!r}")
+        raise InputError(f"must be a whole number of at least 1, got {games!r}", field="games")
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
-        raise InputError(f"--max-rounds: must be a whole number of at least 1, got {max_rounds!r}")
+        raise InputError(f"must be a whole number of at least 1, got {max_rounds!r}", field="max_rounds")
     end = EndRule.parse(end)
     root = root_sequence(seed)
     starts = range(0, games, CHUNK_GAMES)
@@ -421,38 +421,38 @@ def records_frame(records: GameRecords, names: Sequence[str] | None = None) -> p
     return frame
 
 
-def game_report(player_specs: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
+def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
                 end: EndRule | str = EndRule.LAST_STANDING, variant: Variant | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS, log_path: str | Path | None = None,
                 out: str | Path | None = None, design_games: int = DEFAULT_DESIGN_GAMES) -> dict:
     """Play the games `diavolo game` describes and return its report (see `summarize`).
 
-    player_specs: `preset:NAME`, a `.toml` file or a name in the drill log at
+    players: `preset:NAME`, a `.toml` file or a name in the drill log at
     `log_path`. Adds `seed` (the entropy used: pass it back to repeat the run),
     `variant`, and `design` (`design_metrics` for as many players, or None when
     `design_games` is 0). With `out`, writes `records_frame` there as CSV.
     """
-    _check_player_count(len(player_specs))
+    _check_player_count(len(players))
     end = EndRule.parse(end)
     variant = variant or Variant()
-    players = players_from_specs(player_specs, log_path)
+    models = players_from_specs(players, log_path)
     root = root_sequence(seed)
     game_seed, design_seed = children(root, 2)
-    records = play_games(variant, players, games, game_seed, end, max_rounds)
+    records = play_games(variant, models, games, game_seed, end, max_rounds)
     report = {"seed": int(root.entropy), "variant": variant.as_dict()}
     if Command.CLOSEST in variant.commands:
         report["table_model"] = variant.table.describe()
-    report |= summarize(records, player_specs)
-    report["design"] = (design_metrics(variant, len(players), design_games, design_seed, end, max_rounds)
+    report |= summarize(records, players)
+    report["design"] = (design_metrics(variant, len(models), design_games, design_seed, end, max_rounds)
                         if design_games else None)
     if out is not None:
-        records_frame(records, player_specs).to_csv(out, index=False)
+        records_frame(records, players).to_csv(out, index=False)
     return report
 
 
 def _check_player_count(count: int) -> None:
     if not MIN_PLAYERS <= count <= MAX_PLAYERS:
-        raise InputError(f"--players: a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {count}")
+        raise InputError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {count}", field="players")
 
 
 def _ci95(wins: float, games: int) -> list[float]:

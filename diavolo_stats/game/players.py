@@ -139,17 +139,18 @@ class PlayerModel:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
-            raise InputError("name: a player needs a non-empty name")
+            raise InputError("a player needs a non-empty name", field="name")
         skills: dict[tuple[Command, bool], Skill] = {}
         for key, skill in dict(self.skills).items():
             command, is_tie = key
             command = command if isinstance(command, Command) else Command.parse(str(command), "skills")
             if not isinstance(skill, Skill):
-                raise InputError(f"skills: {command} {_ROLL_KINDS[bool(is_tie)]} must be a Skill")
+                raise InputError(f"{command} {_ROLL_KINDS[bool(is_tie)]} must be a Skill", field="skills")
             skills[(command, bool(is_tie))] = skill
         missing = [f"{c} {_ROLL_KINDS[t]}" for c in ALL_COMMANDS for t in (False, True) if (c, t) not in skills]
         if missing:
-            raise InputError(f"skills: need every command for tie and non-tie rolls; missing {', '.join(missing)}")
+            raise InputError(f"need every command for tie and non-tie rolls; missing {', '.join(missing)}",
+                             field="skills")
         _check_number("wrong_grey_share", self.wrong_grey_share, 0.0, 1.0)
         object.__setattr__(self, "skills", MappingProxyType(skills))
 
@@ -157,7 +158,7 @@ class PlayerModel:
     def preset(cls, name: str) -> PlayerModel:
         """The documented `novice`, `average` or `expert` player (see the module docstring)."""
         if name not in _LEVELS:
-            raise InputError(f"preset: unknown player preset {name!r}; allowed: {', '.join(_LEVELS)}")
+            raise InputError(f"unknown player preset {name!r}; allowed: {', '.join(_LEVELS)}", field="preset")
         skills = {}
         for command, (mean_ms, accuracy) in _AVERAGE.items():
             for is_tie in (False, True):
@@ -215,7 +216,10 @@ class PlayerModel:
             if not isinstance(table, dict):
                 raise InputError(f"{path}: [{kind}] must be a table of commands")
             for command_name, cell in table.items():
-                command = Command.parse(command_name, f"{path}: [{kind}]")
+                try:
+                    command = Command.parse(command_name)
+                except InputError as error:
+                    raise InputError(f"{path}: [{kind}]: {error.message}") from None
                 skills[(command, is_tie)] = _skill_from_table(cell, f"{path}: [{kind}.{command_name}]")
         share = document.get("wrong_grey_share", base.wrong_grey_share if base else _UNIFORM_WRONG_GREY)
         try:
@@ -242,8 +246,8 @@ class PlayerModel:
         min_trials = MIN_FIT_ANSWERS if min_trials is None else min_trials
         rows = frame[frame["player"] == player]
         if rows.empty:
-            raise InputError(f"player {player!r}: no trials in the drill log; drill first "
-                             f"(diavolo drill --player NAME) or use preset:novice|average|expert")
+            raise InputError(f"{player!r} has no trials in the drill log; drill first "
+                             f"or use preset:novice|average|expert", field="player")
         is_tie = rows["is_tie"].astype(bool)
         pooled_skills: dict[bool, Skill | None] = {}
 
@@ -264,8 +268,8 @@ class PlayerModel:
                     pooled.append(f"{command} {_ROLL_KINDS[tie]} ({len(cell)})")
                     skill = pooled_skill(tie)
                 if skill is None:
-                    raise InputError(f"player {player!r}: too few correct answers in the drill log "
-                                     f"to fit a latency (need {MIN_FIT_ANSWERS})")
+                    raise InputError(f"{player!r} has too few correct answers in the drill log "
+                                     f"to fit a latency (need {MIN_FIT_ANSWERS})", field="player")
                 skills[(command, tie)] = skill
         if pooled:
             warnings.warn(f"player {player!r}: fewer than {min_trials} trials (or too few correct answers) "
@@ -344,11 +348,12 @@ def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = No
 
     `log_frame` is the drill log already loaded (`drill_log.load_logs`);
     without it the log at `log_path` (default: `drill_log.default_log_path()`)
-    is read.
+    is read. Errors name the field `players` (the specs' name in `game_report`),
+    or `log_path` when there is no drill log.
     """
     if spec.startswith(PRESET_PREFIX) and spec[len(PRESET_PREFIX):] not in _LEVELS:
         allowed = ", ".join(PRESET_PREFIX + name for name in _LEVELS)
-        raise InputError(f"--players: unknown player preset {spec!r}; allowed: {allowed}")
+        raise InputError(f"unknown player preset {spec!r}; allowed: {allowed}", field="players")
     try:
         if spec.startswith(PRESET_PREFIX):
             return PlayerModel.preset(spec[len(PRESET_PREFIX):])
@@ -358,8 +363,10 @@ def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = No
             log_frame = load_player_log(log_path)
         return PlayerModel.from_drill_log(log_frame, spec, min_trials)
     except InputError as error:
-        message = str(error)
-        raise InputError(message if message.startswith("--") else f"--players: {message}") from None
+        if error.field == "log_path":  # no drill log: the log is what is wrong, not the player
+            raise
+        # A player's own file or fit: the message already says which player.
+        raise InputError(error.message if error.field in (None, "player") else str(error), field="players") from None
 
 
 def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
@@ -371,13 +378,13 @@ def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
 
 
 def load_player_log(log_path: str | Path | None = None) -> pd.DataFrame:
-    """The drill log players are fitted from; InputError naming `--log` if there is none."""
+    """The drill log players are fitted from; InputError (field `log_path`) if there is none."""
     from diavolo_stats.drill import log as drill_log
 
     path = Path(log_path) if log_path is not None else drill_log.default_log_path()
     if not path.is_file():
-        raise InputError(f"--log: no drill log at {str(path)!r}; drill first (diavolo drill --player NAME), "
-                         f"pass --log PATH, or use preset:novice|average|expert")
+        raise InputError(f"no drill log at {str(path)!r}; drill first, give the log's path, "
+                         f"or use preset:novice|average|expert players", field="log_path")
     return drill_log.load_logs([path])
 
 
@@ -408,5 +415,5 @@ def _skill_row(skill: Skill) -> tuple[float, ...]:
 def _check_number(name: str, value: object, low: float, high: float) -> None:
     if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer))
             or not low <= value <= high):
-        raise InputError(f"{name}: must be a number from {low:g} to {high:g}, got {value!r}")
+        raise InputError(f"must be a number from {low:g} to {high:g}, got {value!r}", field=name)
 

@@ -102,7 +102,7 @@ def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, playe
     types = bag.parse_hand(hand)
     check_confidence(confidence)
     if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 2:
-        raise InputError(f"simulations: must be a whole number of 2 or more, got {simulations!r}")
+        raise InputError(f"must be a whole number of 2 or more, got {simulations!r}", field="simulations")
     if seed is None:
         seed = np.random.SeedSequence().entropy
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)

@@ -64,9 +64,9 @@ def face_code(face: int | str) -> int:
     if isinstance(face, int) and not isinstance(face, bool):
         if 0 <= face <= MAX_NUMBER:
             return face if face else Face.FLAG
-        raise InputError(f"value {face} is outside 0 to {MAX_NUMBER}")
+        raise InputError(f"value {face} is outside 0 to {MAX_NUMBER}", field="face")
     raise InputError(f"unknown symbol {face!r}; a face is flag, minotaur, griffin, mermaid "
-                     f"or a number 0 to {MAX_NUMBER}")
+                     f"or a number 0 to {MAX_NUMBER}", field="face")
 
 
 def face_label(code: int) -> str:
@@ -87,23 +87,27 @@ class Die:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip() or "," in self.name:
-            raise InputError(f"die name: must be a non-empty text without commas, got {self.name!r}")
+            raise InputError(f"a die's name must be a non-empty text without commas, got {self.name!r}",
+                             field="name")
         if isinstance(self.faces, (str, bytes)) or not hasattr(self.faces, "__len__"):
-            raise InputError(f"die {self.name!r}: faces must be a list of {FACES_PER_DIE}, got {self.faces!r}")
+            raise InputError(f"die {self.name!r} needs a list of {FACES_PER_DIE}, got {self.faces!r}", field="faces")
         if len(self.faces) != FACES_PER_DIE:
-            raise InputError(f"die {self.name!r}: has {len(self.faces)} faces; a die has {FACES_PER_DIE}")
+            raise InputError(f"die {self.name!r} has {len(self.faces)} faces; a die has {FACES_PER_DIE}",
+                             field="faces")
         codes = []
         for position, face in enumerate(self.faces, start=1):
             try:
                 codes.append(face_code(face))
             except InputError as error:
-                raise InputError(f"die {self.name!r} face {position}: {error}") from None
+                raise InputError(f"die {self.name!r} face {position}: {error.message}", field="faces") from None
         object.__setattr__(self, "faces", tuple(codes))
         if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
-            raise InputError(f"die {self.name!r}: count must be a whole number of 1 or more, got {self.count!r}")
+            raise InputError(f"die {self.name!r} must number 1 or more (a whole number), got {self.count!r}",
+                             field="count")
         shown = [(position, code) for position, code in enumerate(codes, start=1) if code != Face.FLAG]
         if not shown:
-            raise InputError(f"die {self.name!r}: every face is a flag; a die needs a character or a number")
+            raise InputError(f"every face of die {self.name!r} is a flag; a die needs a character or a number",
+                             field="faces")
         first = shown[0][1]
         for position, code in shown:
             # A special die shows one character (and flags); a number die numbers (and flags).
@@ -111,7 +115,7 @@ class Die:
             if not fits:
                 raise InputError(f"die {self.name!r} face {position}: {face_label(code)} cannot share a die with "
                                  f"{face_label(first)}; a special die shows one character and flags, "
-                                 "a number die numbers and flags")
+                                 "a number die numbers and flags", field="faces")
 
     @property
     def kind(self) -> str:
@@ -146,15 +150,15 @@ class Bag:
         seen: dict[str, str] = {}
         for die in self.dice:
             if not isinstance(die, Die):
-                raise InputError(f"dice: every entry must be a Die, got {die!r}")
+                raise InputError(f"every entry must be a Die, got {die!r}", field="dice")
             if die.name.lower() in seen:
-                raise InputError(f"die {die.name!r}: a second die with this name")
+                raise InputError(f"a second die named {die.name!r}", field="dice")
             seen[die.name.lower()] = die.name
         kinds = {die.kind for die in self.dice}
         missing = [kind for kind in KINDS if kind not in kinds]
         if missing:
-            raise InputError(f"dice: no {' and no '.join(missing)} die; the bag needs at least one die of each kind "
-                             f"({', '.join(KINDS)})")
+            raise InputError(f"no {' and no '.join(missing)} die; the bag needs at least one die of each kind "
+                             f"({', '.join(KINDS)})", field="dice")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -194,13 +198,13 @@ class Bag:
         for position, die in enumerate(self.dice):
             if die.name.lower() == wanted:
                 return position
-        raise InputError(f"{field}: unknown die {name.strip()!r}; the dice are {', '.join(self.names)}")
+        raise InputError(f"unknown die {name.strip()!r}; the dice are {', '.join(self.names)}", field=field)
 
     def parse_hand(self, hand: str | list[str] | tuple[str, ...]) -> tuple[int, ...]:
         """Type indices of a hand given as "black,mermaid,yellow" or a list of names; InputError for an unknown name."""
         names = hand.split(",") if isinstance(hand, str) else list(hand)
         if not names or any(not name.strip() for name in names):
-            raise InputError(f"hand: must be die names separated by commas, got {hand!r}")
+            raise InputError(f"must be die names separated by commas, got {hand!r}", field="hand")
         return tuple(self.index(name, field="hand") for name in names)
 
 
@@ -237,10 +241,10 @@ def _parse_dice(text: str, source: str) -> Bag:
         raise InputError(f"unknown key {unknown[0]!r}; a dice file has {', '.join(_FILE_KEYS)}")
     reconstruction = document.get("reconstruction", False)
     if not isinstance(reconstruction, bool):
-        raise InputError(f"reconstruction: must be true or false, got {reconstruction!r}")
+        raise InputError(f"must be true or false, got {reconstruction!r}", field="reconstruction")
     entries = document.get("dice")
     if not isinstance(entries, list) or not entries or not all(isinstance(entry, dict) for entry in entries):
-        raise InputError("dice: the file needs [[dice]] tables, one per die type")
+        raise InputError("the file needs [[dice]] tables, one per die type", field="dice")
     dice = []
     for number, entry in enumerate(entries, start=1):
         label = repr(entry["name"]) if isinstance(entry.get("name"), str) else f"number {number}"

@@ -39,7 +39,8 @@ METHODS = ("auto", "exact", "simulated")
 def _check_against(bag: Bag, against: int) -> int:
     most = min(MAX_AGAINST, bag.size - 1)
     if isinstance(against, bool) or not isinstance(against, int) or not 1 <= against <= most:
-        raise InputError(f"against: must be 1 to {most} (a trick has at most {MAX_PLAYERS} dice), got {against!r}")
+        raise InputError(f"must be 1 to {most} (a trick has at most {MAX_PLAYERS} dice), got {against!r}",
+                         field="against")
     return against
 
 
@@ -197,9 +198,9 @@ def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple
     """
     bag = as_bag(bag)
     if method not in METHODS:
-        raise InputError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"must be one of {', '.join(METHODS)}, got {method!r}", field="method")
     if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
-        raise InputError(f"simulations: must be a whole number of 1 or more, got {simulations!r}")
+        raise InputError(f"must be a whole number of 1 or more, got {simulations!r}", field="simulations")
     check_confidence(confidence)
     against = tuple(_check_against(bag, k) for k in against)
     if seed is None:

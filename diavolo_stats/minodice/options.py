@@ -29,7 +29,7 @@ ALL_FLAGS = ("leader", "last")
 def rounds_for_players(players: int) -> int:
     """Rounds in a game of `players` players (8 for 3 or 4, 7 for 5, 6 for 6)."""
     if isinstance(players, bool) or not isinstance(players, int) or players not in ROUNDS_BY_PLAYERS:
-        raise InputError(f"players: must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
+        raise InputError(f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}", field="players")
     return ROUNDS_BY_PLAYERS[players]
 
 
@@ -37,7 +37,8 @@ def check_round(round_number: int, players: int) -> int:
     """`round_number` if a game of `players` players has such a round; InputError otherwise."""
     rounds = rounds_for_players(players)
     if isinstance(round_number, bool) or not isinstance(round_number, int) or not 1 <= round_number <= rounds:
-        raise InputError(f"round_number: a {players}-player game has rounds 1 to {rounds}, got {round_number!r}")
+        raise InputError(f"a {players}-player game has rounds 1 to {rounds}, got {round_number!r}",
+                         field="round_number")
     return round_number
 
 
@@ -62,10 +63,10 @@ class Rules:
 
     def __post_init__(self) -> None:
         if not isinstance(self.follow_led_color, bool):
-            raise InputError(f"follow_led_color: must be true or false, got {self.follow_led_color!r}")
+            raise InputError(f"must be true or false, got {self.follow_led_color!r}", field="follow_led_color")
         for field, allowed in (("equal_specials", EQUAL_SPECIALS), ("three_specials", THREE_SPECIALS),
                                ("all_flags", ALL_FLAGS)):
             value = getattr(self, field)
             if value not in allowed:
-                raise InputError(f"{field}: must be one of {', '.join(allowed)}, got {value!r}")
+                raise InputError(f"must be one of {', '.join(allowed)}, got {value!r}", field=field)
 

@@ -47,20 +47,20 @@ def deal(bag: Bag, players: int, round_number: int, games: int, rng: np.random.G
     check_round(round_number, players)
     needed = players * round_number
     if needed > bag.size:
-        raise InputError(f"players: {players} players x {round_number} dice = {needed} dice, "
-                         f"more than the {bag.size} in the bag")
+        raise InputError(f"{players} players x {round_number} dice = {needed} dice, "
+                         f"more than the {bag.size} in the bag", field="players")
     if hand and len(hand) != round_number:
         relation = "more than" if len(hand) > round_number else "but"
-        raise InputError(f"hand: has {len(hand)} dice, {relation} round {round_number} deals {round_number} "
-                         "to each player")
+        raise InputError(f"has {len(hand)} dice, {relation} round {round_number} deals {round_number} "
+                         "to each player", field="hand")
     if seat is not None and not (isinstance(seat, int) and 1 <= seat <= players):
-        raise InputError(f"seat: must be 1 to {players} (1 leads the first trick), got {seat!r}")
+        raise InputError(f"must be 1 to {players} (1 leads the first trick), got {seat!r}", field="seat")
     left = bag.contents()
     if hand:
         held = np.bincount(hand, minlength=len(bag.dice))
         for die, wanted in zip(bag.dice, held):
             if wanted > die.count:
-                raise InputError(f"hand: has {wanted} {die.name} dice but the bag holds {die.count}")
+                raise InputError(f"has {wanted} {die.name} dice but the bag holds {die.count}", field="hand")
         left = np.repeat(np.arange(len(bag.dice), dtype=np.int8), bag.counts() - held)
     others = players - 1 if hand else players
     drawn = rng.permuted(np.tile(left, (games, 1)), axis=1)[:, :others * round_number]

@@ -47,7 +47,7 @@ def score_round(bid, tricks, round_number, griffins_beaten=0, minotaurs_beaten=0
               "griffins_beaten": griffins_beaten, "minotaurs_beaten": minotaurs_beaten}
     for field, value in values.items():
         if np.any(np.asarray(value) < 0):
-            raise InputError(f"{field}: must be 0 or more, got {value!r}")
+            raise InputError(f"must be 0 or more, got {value!r}", field=field)
     bid, tricks, round_number, griffins_beaten, minotaurs_beaten = (
         np.asarray(value, dtype=np.int64) for value in values.values())
     met = bid == tricks

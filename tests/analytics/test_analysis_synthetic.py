@@ -73,7 +73,7 @@ def test_players_improve_with_practice():
 def test_an_existing_file_is_never_overwritten_by_accident(tmp_path):
     path = tmp_path / "drills.csv"
     path.write_text("my real log\n", encoding="utf-8")
-    with pytest.raises(InputError, match="--replace"):
+    with pytest.raises(InputError, match="exists; a synthetic log writes over a file only with replace"):
         write_synthetic_log(path, ["preset:expert"], sessions=1, trials=2)
     assert path.read_text(encoding="utf-8") == "my real log\n"
     write_synthetic_log(path, ["preset:expert"], sessions=1, trials=2, replace=True)

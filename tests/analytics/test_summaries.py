@@ -173,7 +173,7 @@ def test_ex_gaussian_fit_is_maximum_likelihood_in_ms():
 
 
 def test_unknown_player_is_named(drills):
-    with pytest.raises(InputError, match=r"--player: no trials for 'zoe'.*ann, bob"):
+    with pytest.raises(InputError, match=r"^players: no trials for 'zoe'.*ann, bob"):
         summaries.select_players(drills, ["zoe"])
     assert set(summaries.select_players(drills, ["bob"])["player"]) == {"bob"}
 

@@ -243,7 +243,7 @@ def test_a_log_with_a_foreign_header_is_refused_and_left_untouched(tmp_path):
     drill = Drill("--player", "Ana", "--log", str(log), *FAST, cwd=tmp_path)
     status, output = drill.finish()
     assert status == 2
-    assert f"diavolo: error: log: {log} is not a drill log" in output
+    assert f"diavolo: error: --log: {log} is not a drill log" in output
     assert "Traceback" not in output
     assert log.read_bytes() == original
 

@@ -235,9 +235,10 @@ class TestDesign:
 class TestBadInput:
     @pytest.mark.parametrize("count", [1, 7])
     def test_two_to_six_players(self, count):
-        with pytest.raises(InputError, match="--players: a game needs 2 to 6 players"):
+        with pytest.raises(InputError, match="^players: a game needs 2 to 6 players") as error:
             play_games(Variant(), [PlayerModel.preset("average")] * count, 10)
+        assert error.value.field == "players"
 
     def test_unknown_end_rule(self):
-        with pytest.raises(InputError, match="--end"):
+        with pytest.raises(InputError, match="^end: unknown end rule 'sudden-death'; allowed: last-standing"):
             play_games(Variant(), [PlayerModel.preset("average")] * 2, 10, end="sudden-death")

@@ -83,7 +83,7 @@ def test_a_player_missing_from_the_log_gets_a_one_line_error(tmp_path):
     log = tmp_path / "drills.csv"
     write_drill_log(log, "ann", PlayerModel.preset("average"), 5, seed=4)
     result = run_diavolo("game", "--players", "alice", "preset:average", *FAST, "--log", str(log))
-    assert_one_line_error(result, "--players: player 'alice': no trials in the drill log")
+    assert_one_line_error(result, "--players: 'alice' has no trials in the drill log")
 
 
 @pytest.mark.parametrize("flags, fragment", [

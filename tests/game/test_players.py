@@ -220,7 +220,7 @@ class TestFromDrillLog:
             rows.loc[~rows["is_tie"], "correct"].mean()}
 
     def test_a_player_with_no_rows_is_an_input_error(self, drill_log_path):
-        with pytest.raises(InputError, match="'zed': no trials in the drill log"):
+        with pytest.raises(InputError, match="^player: 'zed' has no trials in the drill log"):
             PlayerModel.from_drill_log(load_logs([drill_log_path]), "zed")
 
 
@@ -238,10 +238,10 @@ class TestSpecs:
         players = players_from_specs(["preset:novice", "preset:average"], log_path=tmp_path / "missing.csv")
         assert len(players) == 2
 
-    def test_a_missing_log_names_the_flag(self, tmp_path):
-        with pytest.raises(InputError, match="--log: no drill log"):
+    def test_a_missing_log_names_the_log_path(self, tmp_path):
+        with pytest.raises(InputError, match="^log_path: no drill log"):
             player_from_spec("ann", log_path=tmp_path / "missing.csv")
 
-    def test_an_unknown_preset_names_the_flag(self):
-        with pytest.raises(InputError, match="^--players: unknown player preset 'preset:pro'; allowed: preset:novice"):
+    def test_an_unknown_preset_names_the_players(self):
+        with pytest.raises(InputError, match="^players: unknown player preset 'preset:pro'; allowed: preset:novice"):
             player_from_spec("preset:pro")

@@ -69,17 +69,17 @@ def test_a_dice_file_replaces_the_default(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (('faces = [1, 2, 3, 4, 5, 6]', 'faces = [1, 2, 3, 4, 5]'), "die 'white': has 5 faces; a die has 6"),
+    (('faces = [1, 2, 3, 4, 5, 6]', 'faces = [1, 2, 3, 4, 5]'), "faces: die 'white' has 5 faces; a die has 6"),
     (('faces = [1, 2, 3, 4, 5, 6]', 'faces = [1, 2, 3, 9, 5, 6]'), "die 'white' face 4: value 9 is outside 0 to 7"),
     (('faces = [1, 2, 3, 4, 5, 6]', 'faces = [1, 2, "skull", 4, 5, 6]'), "die 'white' face 3: unknown symbol 'skull'"),
     (('faces = [1, 2, 3, 4, 5, 6]', 'faces = [1, 2, "griffin", 4, 5, 6]'),
      "die 'white' face 3: griffin cannot share a die with 1"),
     (('"griffin", "griffin", "griffin", "griffin"', '"griffin", "mermaid", "griffin", "griffin"'),
      "die 'griffin' face 2: mermaid cannot share a die with griffin"),
-    (('count = 3', 'count = 0'), "die 'white': count must be a whole number of 1 or more"),
-    (('name = "white"', 'name = "griffin"'), "die 'griffin': a second die with this name"),
+    (('count = 3', 'count = 0'), "count: die 'white' must number 1 or more (a whole number), got 0"),
+    (('name = "white"', 'name = "griffin"'), "dice: a second die named 'griffin'"),
     (('faces = [1, 2, 3, 4, 5, 6]', 'faces = ["flag", "flag", "flag", "flag", "flag", "flag"]'),
-     "die 'white': every face is a flag"),
+     "faces: every face of die 'white' is a flag"),
     (('faces = [1, 2, 3, 4, 5, 6]', 'faces = [1, 2, 3, 4, 5, 6]\ncolour = "white"'),
      "die 'white': unknown key 'colour'"),
     (('count = 3\n', ''), "die 'white': missing count"),

@@ -1,0 +1,81 @@
+"""Every command-line error has one form, and a library field is shown as the flag that sets it."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from conftest import assert_one_line_error, run_diavolo
+
+from diavolo_stats.cli import build_parser
+from diavolo_stats.cli.common import error_line
+from diavolo_stats.errors import InputError
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("simulate", "--rounds", "0"), "argument --rounds: must be at least 1, got 0"),
+    (("game", "--players", "preset:novice", "--games", "zero"), "argument --games: must be a whole number"),
+    (("minodice", "bid", "--hand", "black"), "the following arguments are required"),
+    (("nosuchcommand",), "invalid choice: 'nosuchcommand'"),
+])
+def test_argument_errors_and_library_errors_share_one_prefix(args, fragment):
+    result = run_diavolo(*args)
+    assert_one_line_error(result, fragment)
+    assert result.stderr.startswith("diavolo: error: ")
+
+
+@pytest.mark.parametrize("args, line", [
+    # A Variant field (colors) and a TableModel field (scatter_mm), through the variant flags.
+    (("odds", "--colors", "grey,red"), "diavolo: error: --colors: 'grey' is reserved for ties"),
+    (("odds", "--scatter-mm", "10", "--die-mm", "16"), "diavolo: error: --scatter-mm: must be larger than the die"),
+    # A field whose flag is not its name: round_number is --round.
+    (("minodice", "bid", "--hand", "black", "--round", "9", "--players", "3"),
+     "diavolo: error: --round: a 3-player game has rounds 1 to"),
+    # log_path is --log for `game`; `path` is --log for `synth-log`.
+    (("game", "--players", "ann", "preset:novice", "--games", "1", "--design-games", "0", "--log", "missing.csv"),
+     "diavolo: error: --log: no drill log at 'missing.csv'"),
+])
+def test_a_library_error_names_the_flag_the_user_typed(tmp_path, args, line):
+    result = run_diavolo(*args, cwd=tmp_path)
+    assert_one_line_error(result, line)
+    assert result.stderr.startswith(line)
+
+
+def test_an_existing_synthetic_log_is_refused_naming_the_flag(tmp_path):
+    (tmp_path / "real.csv").write_text("mine\n", encoding="utf-8")
+    result = run_diavolo("synth-log", "--log", "real.csv", "--sessions", "1", "--trials", "1", cwd=tmp_path)
+    assert_one_line_error(result, "diavolo: error: --log: 'real.csv' exists")
+    assert (tmp_path / "real.csv").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_the_flag_comes_from_the_parser_not_from_the_message():
+    parser = build_parser()
+    args = parser.parse_args(["drill", "--player", "ann"])
+    # timeout_s is set by --timeout: the dest, not the text, decides.
+    assert error_line(InputError("must be above 0", field="timeout_s"), parser, args) == "--timeout: must be above 0"
+    # A field no option of the chosen subcommand sets is left as the library says it.
+    assert error_line(InputError("bad", field="rounds"), parser, args) == "rounds: bad"
+    assert error_line(InputError("no such file x.csv"), parser, args) == "no such file x.csv"
+
+
+def test_every_option_dest_is_a_python_name():
+    """Each dest is the library parameter it feeds, so every one must be a valid identifier."""
+    parser = build_parser()
+
+    def walk(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from walk(sub)
+            elif action.dest is not argparse.SUPPRESS:
+                yield action.dest
+
+    dests = list(walk(parser))
+    assert dests and all(dest.isidentifier() for dest in dests)
+
+
+@pytest.mark.parametrize("command", ["odds", "simulate", "drill", "synth-log", "report", "game", "minodice"])
+def test_help_shows_percent_signs_once(command):
+    result = run_diavolo(command, "--help")
+    assert result.returncode == 0
+    assert "%%" not in result.stdout

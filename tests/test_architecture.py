@@ -1,0 +1,71 @@
+"""The package's shape: layers import only downwards, flags live only in cli/, the public surface resolves."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import diavolo_stats
+
+PACKAGE = Path(diavolo_stats.__file__).parent
+
+# Lower to higher. A module may import its own layer and any lower one, never a higher one.
+# Minodice stands beside the Diavolo layers: it uses only the base, and only the outer layers use it.
+LAYERS = {
+    "errors": 0, "stats": 0, "files": 0, "results": 0, "validation": 0,
+    "core": 1, "drill": 2, "game": 3, "analytics": 4, "minodice": 5, "sweep": 5, "web": 5, "cli": 6,
+}
+BASE = {"errors", "stats", "files", "results", "validation"}
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path, path.relative_to(PACKAGE).parts
+
+
+def layer_of(parts: tuple[str, ...]) -> str | None:
+    name = parts[0].removesuffix(".py")
+    return name if name in LAYERS else None
+
+
+def imported(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return {name.split(".")[1] for name in names if name.startswith("diavolo_stats.") and name.count(".") >= 1}
+
+
+def test_the_layers_are_known():
+    found = {layer_of(parts) for _, parts in modules()} - {None}
+    assert found >= {"core", "drill", "game", "analytics", "minodice", "cli", "errors", "stats", "files", "results"}
+
+
+@pytest.mark.parametrize("path, parts", list(modules()), ids=["/".join(parts) for _, parts in modules()])
+def test_no_module_imports_a_higher_layer(path, parts):
+    layer = layer_of(parts)
+    if layer is None:  # __init__.py and __main__.py of the package itself
+        return
+    uses = {name for name in imported(ast.parse(path.read_text(encoding="utf-8"))) if layer_of((name,))}
+    if layer == "minodice":
+        allowed = BASE | {"minodice"}
+    else:
+        allowed = {name for name in LAYERS if LAYERS[name] <= LAYERS[layer]}
+    assert uses <= allowed, f"{'/'.join(parts)} imports {sorted(uses - allowed)}"
+
+
+@pytest.mark.parametrize("path, parts", [(p, parts) for p, parts in modules() if parts[0] != "cli"],
+                         ids=["/".join(parts) for _, parts in modules() if parts[0] != "cli"])
+def test_no_module_outside_cli_names_a_command_line_flag(path, parts):
+    """Library errors and docs speak of fields (`dice_per_color`); only cli/ knows `--dice-per-color`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    texts = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    flags = sorted({flag for text in texts for flag in FLAG.findall(text)})
+    assert not flags, f"{'/'.join(parts)} names {flags}"
