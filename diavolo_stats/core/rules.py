@@ -3,6 +3,13 @@
 Two entry points share one implementation: `resolve` explains a single roll
 (what a drill or a person needs: the answer, the figures and a one-line why),
 `answers` resolves millions of rolls at once as numpy arrays.
+
+The answer is the table's call: for `closest`, colors whose nearest dice lie
+within the perception tolerance tie (grey), which is how often a table will
+call it a tie, and what tie frequencies count. Judging a player is kinder:
+the rulebook says the nearest color wins, so on such a roll the strictly
+nearest color is right too (`accepted_answers`): the drill and the game
+simulator accept both.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ GREY_CODE = -1
 # Commands won by the smallest figure; all others by the largest.
 SMALLEST_WINS = frozenset({Command.LOWEST_TOTAL, Command.CLOSEST})
 
-
+CLOSEST_JUDGING = ("closest ties are the table's call (nearest dice within the perception tolerance); "
+                   "judging a player, the drill and games also accept the strictly nearest color")
+"""One line stating how `closest` tie figures relate to judging a player, printed with them."""
 
 def figures(command: Command, dice: np.ndarray) -> np.ndarray:
     """Each color's figure for a value command: (colors, rounds) int16.
@@ -75,6 +84,22 @@ def winners(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np
     return winner
 
 
+def accepted_answers(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
+    """The answers counted right for each round: (2, rounds) int8 answer codes.
+
+    Row 0 is the table's answer (`winners` with the tolerance); row 1 the
+    rulebook's (`winners` without it: the strictly best figure). They differ
+    only for a `closest` roll that is grey by the tolerance alone; then row 1
+    is the strictly nearest color, and both answers are right.
+    """
+    # figures: (colors, rounds) int16 or float32 -> (2, rounds) int8
+    table_call = winners(command, figures, tolerance)
+    if command is not Command.CLOSEST or tolerance == 0:
+        return np.stack([table_call, table_call])
+    # A color alone within the tolerance is alone without it: row 1 differs only where row 0 is grey.
+    return np.stack([table_call, winners(command, figures)])
+
+
 def answers(variant: Variant, command: Command, dice: np.ndarray | None = None,
             positions: np.ndarray | None = None) -> np.ndarray:
     """Answer codes for many rolls: (rounds,) int8, a color index or GREY_CODE.
@@ -109,15 +134,19 @@ class Roll:
 class Resolution:
     """The answer to one roll, and why.
 
-    answer: a color name or "grey". figures: each color's figure (a count or
-    total, or a distance in mm for `closest`). reason: one line such as
-    `red: 13 > 12 white > 11 black`.
+    answer: a color name or "grey", the table's call. figures: each color's
+    figure (a count or total, or a distance in mm for `closest`). reason: one
+    line such as `red: 13 > 12 white > 11 black`. accepted: the answers
+    counted right, `answer` first (see `accepted_answers`): one, or for a
+    `closest` roll grey only by the tolerance, grey and the strictly nearest
+    color.
     """
 
     command: Command
     answer: str
     figures: dict[str, float]
     reason: str
+    accepted: tuple[str, ...]
 
 
 def roll(variant: Variant, rng: np.random.Generator) -> Roll:
@@ -150,10 +179,11 @@ def resolve(variant: Variant, command: Command, dice: Mapping[str, Sequence[int]
         color_figures = figures(command, values[:, :, None])
         shown = {c: int(f) for c, f in zip(variant.colors, color_figures[:, 0])}
     # The exact figures decide; `shown` (rounded to 0.1 mm) only explains.
-    tied = [c for c, shares in zip(variant.colors, sharing_best(command, color_figures, variant.table.tolerance)[:, 0])
-            if shares]
-    answer = tied[0] if len(tied) == 1 else GREY
-    return Resolution(command, answer, shown, _reason(command, tied, shown, variant.table.tolerance))
+    tolerance = variant.table.tolerance
+    tied = [c for c, shares in zip(variant.colors, sharing_best(command, color_figures, tolerance)[:, 0]) if shares]
+    names = (*variant.colors, GREY)  # GREY_CODE (-1) indexes the last
+    accepted = tuple(dict.fromkeys(names[code] for code in accepted_answers(command, color_figures, tolerance)[:, 0]))
+    return Resolution(command, accepted[0], shown, _reason(command, tied, shown, tolerance), accepted)
 
 
 def _dice_array(variant: Variant, dice: Mapping[str, Sequence[int]]) -> np.ndarray:

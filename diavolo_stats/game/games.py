@@ -11,7 +11,10 @@ in play per color are one fewer than the players still in, at most 3, plus
 one grey; a player whose chosen color has no devil left gets none. A color
 answer: a holder of that color keeps their gems, everyone else loses one. A
 tie (grey): the holder of the grey devil gains one (never above 5), everyone
-else loses one. A player at 0 gems is out.
+else loses one. A player at 0 gems is out. A `closest` roll that is grey
+only by the perception tolerance accepts both answers (`rules.accepted_answers`):
+the grey holder gains one and a holder of the strictly nearest color keeps
+their gems.
 
 End rules (`EndRule`): `last-standing` (the rulebook; the last player holding
 gems wins, no winner when the last players go out together) and `first-out`
@@ -40,9 +43,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.rules import GREY_CODE, answers
+from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers
 from diavolo_stats.core.seeding import children, root_sequence
-from diavolo_stats.core.table_model import throw_on_grid
+from diavolo_stats.core.table_model import nearest_distances, throw_on_grid
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
@@ -130,16 +133,18 @@ class GameRecords:
 
 
 def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
-               answer_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               accepted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One round in many games: who gets which devil, and everyone's gems after.
 
     Players still in (gems above 0) grab in order of latency; each takes a
-    devil of the color they chose if one is left. Returns (gems_after:
-    (players, games) int8, 0 = out; held: (players, games) bool, whether the
-    player got the devil they reached for).
+    devil of the color they chose if one is left. A player holding an
+    accepted answer's devil keeps their gems, or gains one for grey.
+    Returns (gems_after: (players, games) int8, 0 = out; held: (players,
+    games) bool, whether the player got the devil they reached for).
     """
     # gems: (players, games) int8; grabbed: (players, games) int8 color index or GREY_CODE;
-    # latency_ms: (players, games) float64; answer_codes: (games,) int8 color index or GREY_CODE
+    # latency_ms: (players, games) float64; accepted: (2, games) int8 color index or GREY_CODE,
+    # as `rules.accepted_answers` gives them (row 0 the table's call)
     alive = gems > 0
     player_count = len(gems)
     devils_per_color = np.minimum(alive.sum(axis=0, dtype=np.int8) - 1, MAX_DEVILS_PER_COLOR)
@@ -154,10 +159,9 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
               | ((latency_ms[:, None] == latency_ms[None, :]) & (seat < seat.transpose(1, 0, 2))))
     rivals = (faster & alive[:, None] & (grabbed[:, None] == grabbed[None, :])).sum(axis=0, dtype=np.int8)
     held = alive & (rivals < devils)
-    tie = answer_codes == GREY_CODE
-    kept = held & (grabbed == answer_codes)
-    # Kept on a tie: +1; kept on a color: 0; anything else: -1.
-    change = np.where(kept, tie.astype(np.int8), np.int8(-1))
+    kept = held & ((grabbed == accepted[0]) | (grabbed == accepted[1]))
+    # Kept grey (a tie): +1; kept a color: 0; anything else: -1.
+    change = np.where(kept, (grabbed == GREY_CODE).astype(np.int8), np.int8(-1))
     gems_after = np.where(alive, np.minimum(gems + change, MAX_GEMS), 0).astype(np.int8)
     return gems_after, held
 
@@ -165,15 +169,16 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
 def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Roll the command die and the dice for `games` rounds and resolve them.
 
-    Returns (commands: (games,) int8 index into tuple(Command); answer_codes:
-    (games,) int8, a color index or GREY_CODE).
+    Returns (commands: (games,) int8 index into tuple(Command); accepted:
+    (2, games) int8 color index or GREY_CODE, the answers counted right as
+    `rules.accepted_answers` gives them, row 0 the table's call).
     """
-    # returns: (games,) int8, (games,) int8
+    # returns: (games,) int8, (2, games) int8
     command_index = rng.integers(len(variant.commands), size=games)
     # dice: (colors, dice_per_color, games) uint8, color-major as `rules.answers` takes them
     dice = rng.integers(1, variant.sides + 1, size=(len(variant.colors), variant.dice_per_color, games),
                         dtype=np.uint8)
-    answer_codes = np.empty(games, dtype=np.int8)
+    accepted = np.empty((2, games), dtype=np.int8)
     for index, command in enumerate(variant.commands):
         rows = np.flatnonzero(command_index == index)
         if not rows.size:
@@ -181,11 +186,12 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
         if command is Command.CLOSEST:
             # Grid steps, as the simulator uses: only ratios of distances decide closest.
             positions = throw_on_grid(variant.table, 1 + variant.dice_count, rows.size, rng)
-            answer_codes[rows] = answers(variant, command, positions=positions)
+            distances = nearest_distances(positions, len(variant.colors), variant.dice_per_color)
+            accepted[:, rows] = accepted_answers(command, distances, variant.table.tolerance)
         else:
-            answer_codes[rows] = answers(variant, command, dice=dice[:, :, rows])
+            accepted[:, rows] = answers(variant, command, dice=dice[:, :, rows])
     global_index = np.array([ALL_COMMANDS.index(c) for c in variant.commands], dtype=np.int8)
-    return global_index[command_index], answer_codes
+    return global_index[command_index], accepted
 
 
 def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
@@ -235,10 +241,10 @@ def _play_chunk(variant: Variant, lineup: Lineup, games: int, end: EndRule, max_
     played = 0
     while game.size:
         played += 1
-        commands, answer_codes = roll_answers(variant, game.size, rng)
-        grabbed, latency_ms = lineup.respond(commands, answer_codes, len(variant.colors), rng)
-        gems_after, _ = play_round(gems, grabbed, latency_ms, answer_codes)
-        grey_rounds += answer_codes == GREY_CODE
+        commands, accepted = roll_answers(variant, game.size, rng)
+        grabbed, latency_ms = lineup.respond(commands, accepted, len(variant.colors), rng)
+        gems_after, _ = play_round(gems, grabbed, latency_ms, accepted)
+        grey_rounds += accepted[0] == GREY_CODE
         gems_lost += (gems_after < gems).sum(axis=0, dtype=np.int32)
         most = gems_after.max(axis=0)
         np.maximum(worst_deficit, most - gems_after, out=worst_deficit)

@@ -321,24 +321,30 @@ class Lineup:
                       + self.tau_ms[cell] * rng.standard_exponential(shape))
         return correct, np.maximum(latency_ms, MIN_LATENCY_MS)
 
-    def respond(self, commands: np.ndarray, answer_codes: np.ndarray, color_count: int,
+    def respond(self, commands: np.ndarray, accepted: np.ndarray, color_count: int,
                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """What every player grabs on every roll, and when.
 
         Returns (grabbed: (players, n) int8, a color index or GREY_CODE;
-        latency_ms: (players, n) float64, ms). Right players grab the answer;
-        wrong ones grab as the module docstring says.
+        latency_ms: (players, n) float64, ms). Right players grab the table's
+        call; wrong ones grab as the module docstring says, never an answer
+        that is also accepted (the strictly nearest color of an ambiguous
+        `closest`).
         """
-        # commands: (n,) int index into tuple(Command); answer_codes: (n,) int8 color index or GREY_CODE
+        # commands: (n,) int index into tuple(Command); accepted: (2, n) int8 color index or GREY_CODE,
+        # as `rules.accepted_answers` gives them (row 0 the table's call)
+        answer_codes, also_accepted = accepted
         is_tie = answer_codes == GREY_CODE
+        ambiguous = is_tie & (also_accepted != GREY_CODE)
         correct, latency_ms = self.sample(commands, is_tie, rng)
         pick = rng.random(correct.shape)
         grey_when_wrong = rng.random(correct.shape) < self.wrong_grey_share
-        # A wrong answer on a tie is any color; on a non-tie roll, grey or one of the other colors.
+        # A wrong answer on a tie is any color (but the accepted one); on a non-tie roll, grey or another color.
         any_color = (pick * color_count).astype(np.int8)
         other = (pick * (color_count - 1)).astype(np.int8)
-        other += other >= answer_codes
-        wrong = np.where(is_tie, any_color, np.where(grey_when_wrong, np.int8(GREY_CODE), other))
+        other += other >= also_accepted
+        wrong = np.where(is_tie & ~ambiguous, any_color,
+                         np.where(grey_when_wrong & ~is_tie, np.int8(GREY_CODE), other))
         return np.where(correct, answer_codes, wrong).astype(np.int8), latency_ms
 
 

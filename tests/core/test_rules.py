@@ -7,8 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diavolo_stats.core.rules import GREY_CODE, answers, resolve, roll, winners
-from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
+from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers, resolve, roll, winners
+from diavolo_stats.core.table_model import (
+    TableModel,
+    nearest_distances,
+    positions_from_mapping,
+    positions_to_mapping,
+    throw,
+)
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, VALUE_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
 
@@ -86,6 +92,46 @@ def test_closest_ties_within_the_perception_tolerance_and_not_beyond():
     assert resolve(STANDARD, Command.CLOSEST, RULEBOOK_EXAMPLE, positions).answer == GREY
     strict = Variant(table=TableModel(tolerance=0.05))
     assert resolve(strict, Command.CLOSEST, RULEBOOK_EXAMPLE, positions).answer == "red"
+
+
+def test_an_ambiguous_closest_accepts_grey_and_the_strictly_nearest_color():
+    # red at 100 mm, black at 108 mm: within 10 %, so the table calls grey; the rulebook says red.
+    positions = _layout((100, 100), {"black": (208, 100), "red": (100, 200), "white": (4, 172)})
+    resolution = resolve(STANDARD, Command.CLOSEST, RULEBOOK_EXAMPLE, positions)
+    assert resolution.figures == {"black": 108.0, "red": 100.0, "white": 120.0}
+    assert resolution.answer == GREY
+    assert resolution.accepted == (GREY, "red")
+
+
+@pytest.mark.parametrize("nearest, accepted", [
+    ({"black": (211, 100), "red": (100, 200), "white": (4, 172)}, ("red",)),   # 111 mm: beyond 10 %
+    ({"black": (200, 100), "red": (100, 200), "white": (4, 172)}, (GREY,)),    # 100 = 100: a true tie
+    ({"black": (205, 100), "red": (100, 200), "white": (37, 16)}, (GREY, "red")),  # 105 and 105 behind red
+])
+def test_closest_accepts_one_answer_unless_grey_by_the_tolerance_alone(nearest, accepted):
+    positions = _layout((100, 100), nearest)
+    assert resolve(STANDARD, Command.CLOSEST, RULEBOOK_EXAMPLE, positions).accepted == accepted
+
+
+def test_value_commands_accept_only_their_answer():
+    for command in VALUE_COMMANDS:
+        resolution = resolve(STANDARD, command, RULEBOOK_EXAMPLE)
+        assert resolution.accepted == (resolution.answer,)
+
+
+def test_accepted_answers_row_0_is_the_table_call_and_row_1_differs_only_on_tolerance_greys():
+    rng = np.random.default_rng(3)
+    positions = throw(STANDARD.table, 1 + STANDARD.dice_count, 20_000, rng)
+    distances = nearest_distances(positions, 3, 3)
+    accepted = accepted_answers(Command.CLOSEST, distances, STANDARD.table.tolerance)
+    assert (accepted[0] == answers(STANDARD, Command.CLOSEST, positions=positions)).all()
+    differs = accepted[0] != accepted[1]
+    assert differs.any() and (accepted[0][differs] == GREY_CODE).all()
+    # Row 1 is the strictly nearest color: the smallest distance's color.
+    assert (accepted[1][differs] == distances[:, differs].argmin(axis=0)).all()
+    totals = rng.integers(3, 19, size=(3, 1000)).astype(np.int16)
+    rows = accepted_answers(Command.HIGHEST_TOTAL, totals, tolerance=0.1)  # the tolerance is for closest only
+    assert (rows[0] == rows[1]).all() and (rows[0] == winners(Command.HIGHEST_TOTAL, totals)).all()
 
 
 def test_the_reason_names_exactly_the_colors_the_rules_tied():

@@ -28,10 +28,14 @@ BLACK, RED, WHITE, GREY = 0, 1, 2, GREY_CODE
 Z_999 = 3.29
 
 
-def one_round(gems, grabbed, latency_ms, answer):
-    """play_round for one game, players in seat order: (gems after, held) as lists."""
+def one_round(gems, grabbed, latency_ms, answer, also=None):
+    """play_round for one game, players in seat order: (gems after, held) as lists.
+
+    answer: the table's call; also: the other answer accepted (an ambiguous closest), if any.
+    """
+    accepted = np.array([[answer], [answer if also is None else also]], dtype=np.int8)
     after, held = play_round(np.array(gems, dtype=np.int8)[:, None], np.array(grabbed, dtype=np.int8)[:, None],
-                             np.array(latency_ms, dtype=np.float64)[:, None], np.array([answer], dtype=np.int8))
+                             np.array(latency_ms, dtype=np.float64)[:, None], accepted)
     return after[:, 0].tolist(), held[:, 0].tolist()
 
 
@@ -67,6 +71,12 @@ class TestRound:
         gems, held = one_round([3, 3, 3], [GREY, GREY, BLACK], [800, 400, 300], GREY)
         assert gems == [2, 4, 2]
         assert held == [False, True, True]
+
+    def test_an_ambiguous_closest_keeps_the_nearest_color_holder_and_rewards_the_grey_holder(self):
+        # The table calls grey (red and black within the tolerance); red is strictly nearest.
+        gems, held = one_round([3, 3, 3, 3], [GREY, RED, BLACK, WHITE], [300, 400, 500, 600], GREY, also=RED)
+        assert gems == [4, 3, 2, 2]
+        assert held == [True, True, True, True]
 
     def test_gems_never_go_above_five(self):
         gems, _ = one_round([5, 2], [GREY, GREY], [300, 400], GREY)

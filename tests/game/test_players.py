@@ -72,7 +72,8 @@ class TestSampling:
         count = 60_000
         sloppy = PlayerModel.preset("novice").scaled(1.0, 4.0)
         answers = np.random.default_rng(3).integers(-1, 3, size=count).astype(np.int8)
-        grabbed, _ = Lineup([sloppy]).respond(np.zeros(count, np.int8), answers, 3, np.random.default_rng(4))
+        accepted = np.stack([answers, answers])
+        grabbed, _ = Lineup([sloppy]).respond(np.zeros(count, np.int8), accepted, 3, np.random.default_rng(4))
         wrong = grabbed[0] != answers
         non_tie_wrong = wrong & (answers != GREY_CODE)
         greys = int((grabbed[0][non_tie_wrong] == GREY_CODE).sum())
@@ -81,6 +82,20 @@ class TestSampling:
         # Wrong on a tie: a color, any of the three.
         tie_wrong = grabbed[0][wrong & (answers == GREY_CODE)]
         assert set(np.unique(tie_wrong)) == {0, 1, 2}
+
+    def test_on_an_ambiguous_closest_right_players_grab_grey_and_wrong_ones_never_an_accepted_answer(self):
+        count = 30_000
+        sloppy = PlayerModel.preset("novice").scaled(1.0, 4.0)
+        nearest = np.random.default_rng(6).integers(0, 3, size=count).astype(np.int8)
+        accepted = np.stack([np.full(count, GREY_CODE, np.int8), nearest])  # grey by the tolerance alone
+        closest = np.full(count, ALL_COMMANDS.index(Command.CLOSEST), np.int8)
+        grabbed, _ = Lineup([sloppy]).respond(closest, accepted, 3, np.random.default_rng(7))
+        right = grabbed[0] == GREY_CODE
+        assert 0 < right.sum() < count
+        wrong = grabbed[0][~right]
+        assert not (wrong == nearest[~right]).any()
+        # Both colors left are chosen.
+        assert set(np.unique((wrong - nearest[~right]) % 3)) == {1, 2}
 
     def test_a_lineup_samples_each_player_with_their_own_skill(self):
         count = 20_000
