@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from diavolo_stats.analytics import charts, summaries
 from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_table
+from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
 from diavolo_stats.drill.log import load_logs
@@ -103,7 +104,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
         ties.append((name, tie_frequency_table(variant, saved), note))
     left_out = [f"no tie frequency for the {other_trials} trials of a custom game: the log does not record "
                 "its sides, so its tie odds cannot be known"] if other_trials else []
-    notes = [note for _, _, note in ties] + left_out
+    notes = [note for _, _, note in ties] + left_out + ([CLOSEST_JUDGING] if ties else [])
     folder = Path(out_dir)
     try:
         folder.mkdir(parents=True, exist_ok=True)

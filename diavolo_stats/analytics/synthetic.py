@@ -1,8 +1,9 @@
 """Synthetic drill logs: modelled players drilling, so the report and notebooks have data anywhere.
 
-Every row is a real roll (`rules.roll`, resolved by `rules.resolve`) answered
-by a `players.PlayerModel` and written through `drill_log.DrillLog`, so a
-synthetic log has exactly the format and the checks of a real one. Player
+Every row is a real roll (`rules.roll`) answered by a `players.PlayerModel`,
+judged by `drill.trial.judged_trial` as the drill judges a person and
+written through `drill.log.DrillLog`, so a synthetic log has exactly the
+format and the checks of a real one. Player
 names start with `synthetic-` so that nobody mistakes them for people.
 
 Players get better with practice. A model (a preset or a TOML file) is how
@@ -30,8 +31,9 @@ import numpy as np
 
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
-from diavolo_stats.drill.log import NO_ANSWER, DrillLog, logged_positions
+from diavolo_stats.drill.log import DrillLog, TrialRow
 from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
+from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
 
@@ -111,8 +113,7 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
             for session, session_seeds in enumerate(player_seeds.spawn(sessions), start=1):
                 start = FIRST_SESSION + timedelta(days=session - 1, hours=index)
                 session_seed = int(session_seeds.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-                for row in _session_rows(practised(model, session), name, variant, variant_name, trials,
-                                         session_seed, start):
+                for row in _session_rows(practised(model, session), name, variant, trials, session_seed, start):
                     log.append(row)
         os.replace(draft, path)
     finally:
@@ -131,36 +132,31 @@ def _player(spec: str) -> PlayerModel:
         raise InputError(error.message, field="player_specs") from None
 
 
-def _session_rows(model: PlayerModel, name: str, variant: Variant, variant_name: str, trials: int,
-                  session_seed: int, start: datetime) -> list[dict]:
-    """One session's rows, as `DrillLog.append` takes them."""
+def _session_rows(model: PlayerModel, name: str, variant: Variant, trials: int, session_seed: int,
+                  start: datetime) -> list[TrialRow]:
+    """One session's rows, judged as the drill judges them."""
     rng = np.random.default_rng(session_seed)
     session_id = str(uuid.UUID(bytes=rng.bytes(16), version=4))
     rolls = [roll(variant, rng) for _ in range(trials)]
-    resolutions = [resolve(variant, r.command, r.dice, r.positions) for r in rolls]
-    # commands: (trials,) index into ALL_COMMANDS; expected: (trials,) int8 color index or GREY_CODE
+    codes = {answer: code for code, answer in enumerate(variant.colors)} | {GREY: GREY_CODE}
+    # commands: (trials,) index into ALL_COMMANDS; accepted: (2, trials) int8 color index or GREY_CODE
     commands = np.array([ALL_COMMANDS.index(r.command) for r in rolls])
-    expected = np.array([GREY_CODE if s.answer == GREY else variant.colors.index(s.answer) for s in resolutions],
-                        dtype=np.int8)
-    grabbed, latency_ms = Lineup((model,)).respond(commands, expected, len(variant.colors), rng)
+    judged = [resolve(variant, r.command, r.dice, r.positions).accepted for r in rolls]
+    accepted = np.array([[codes[a[0]] for a in judged], [codes[a[-1]] for a in judged]], dtype=np.int8)
+    grabbed, latency_ms = Lineup((model,)).respond(commands, accepted, len(variant.colors), rng)
     foreperiod_ms = rng.uniform(*FOREPERIOD_MS, size=trials)  # the drill's random wait before each roll
     rows = []
     elapsed_ms = 0.0
-    for trial, (played, resolution) in enumerate(zip(rolls, resolutions)):
+    for trial, played in enumerate(rolls):
         timed_out = bool(latency_ms[0, trial] > TIMEOUT_MS)
         code = int(grabbed[0, trial])
-        answer = NO_ANSWER if timed_out else (GREY if code == GREY_CODE else variant.colors[code])
         elapsed_ms += foreperiod_ms[trial]
-        rows.append({
-            "session_id": session_id, "player": name, "trial": trial + 1,
-            "timestamp": start + timedelta(milliseconds=elapsed_ms),
-            "variant": variant_name, "dice_per_color": variant.dice_per_color, "command_first": False,
-            "command": played.command.value, "dice": played.dice,
-            "positions": logged_positions(played.positions, variant.table),
-            "expected": resolution.answer, "answer": answer, "correct": answer == resolution.answer,
-            "latency_ms": None if timed_out else round(float(latency_ms[0, trial]), 3),
-            "too_early": False, "timed_out": timed_out,
-            "foreperiod_ms": round(float(foreperiod_ms[trial]), 3), "seed": session_seed,
-        })
+        rows.append(judged_trial(
+            variant, played.command, played.dice, played.positions,
+            None if timed_out else (GREY if code == GREY_CODE else variant.colors[code]),
+            None if timed_out else round(float(latency_ms[0, trial]), 3),
+            interface="terminal", player=name, session_id=session_id, trial=trial + 1,
+            timestamp=start + timedelta(milliseconds=elapsed_ms),
+            foreperiod_ms=round(float(foreperiod_ms[trial]), 3), seed=session_seed))
         elapsed_ms += min(latency_ms[0, trial], TIMEOUT_MS) + FEEDBACK_MS
     return rows

@@ -4,7 +4,9 @@ Exact values come from `odds.exact_odds` (value commands only); simulated
 ones from `simulate.simulate` or from results saved by
 the `diavolo simulate` command. Every simulated frequency carries its
 Wilson 95 % interval, so a reader can see whether the exact value lies
-inside it.
+inside it. A `closest` tie is the table's call, with the perception
+tolerance (how often a table will call it a tie); judging a player is kinder
+(`rules.accepted_answers`), and the figures say so (`rules.CLOSEST_JUDGING`).
 """
 
 from __future__ import annotations

@@ -69,4 +69,5 @@ def run(args) -> int:
         if "table_model" in document:
             print()
             print(f"closest: {document['table_model']}")
+            print(document["closest_judging"])
     return 0

@@ -29,9 +29,9 @@ GREY_CODE = -1
 # Commands won by the smallest figure; all others by the largest.
 SMALLEST_WINS = frozenset({Command.LOWEST_TOTAL, Command.CLOSEST})
 
-CLOSEST_JUDGING = ("closest ties are the table's call (nearest dice within the perception tolerance); "
-                   "judging a player, the drill and games also accept the strictly nearest color")
-"""One line stating how `closest` tie figures relate to judging a player, printed with them."""
+CLOSEST_JUDGING = "closest ties: the table's call; drill and games also accept the nearest color"
+"""One line (80 columns) printed with `closest` tie figures: they count the table's call (colors within the
+tolerance tie), while judging a player also accepts the strictly nearest color (`accepted_answers`)."""
 
 def figures(command: Command, dice: np.ndarray) -> np.ndarray:
     """Each color's figure for a value command: (colors, rounds) int16.

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from diavolo_stats.core.rules import answers, count_answers, figures, winners
+from diavolo_stats.core.rules import CLOSEST_JUDGING, answers, count_answers, figures, winners
 from diavolo_stats.core.seeding import child, root_sequence
 from diavolo_stats.core.table_model import throw_on_grid
 from diavolo_stats.core.variant import GREY, Command, Variant
@@ -262,7 +262,8 @@ def simulation_report(result: SimulationResult) -> dict:
     `ties`, `rounds`, `tie_probability`, `ci95` [low, high], `answer_shares`,
     and, for commands with an exact value, `exact` and `z_score`: the distance
     from it in standard errors), `answer_shares` over the whole command die,
-    and `table_model` when `closest` is simulated.
+    and `table_model` and `closest_judging` (ties are the table's call; judging a
+    player also accepts the strictly nearest color) when `closest` is simulated.
     """
     from diavolo_stats.core.odds import exact_odds
 
@@ -288,6 +289,7 @@ def simulation_report(result: SimulationResult) -> dict:
                 "commands": commands, "answer_shares": result.overall_answer_shares()}
     if Command.CLOSEST in variant.commands:
         document["table_model"] = variant.table.describe()
+        document["closest_judging"] = CLOSEST_JUDGING
     return document
 
 

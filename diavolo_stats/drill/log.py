@@ -1,8 +1,8 @@
 """The drill log: one CSV row per trial, its schema, the writer and THE reader.
 
 Every drill, analysis and simulation that reads drill logs goes through
-`load_logs`; every program that writes one goes through `DrillLog`, so the
-two always agree on the format below.
+`load_logs`; every program that writes one goes through `DrillLog`, one
+`TrialRow` at a time, so the two always agree on the format below.
 
 The file is UTF-8 CSV, `\\n` line ends, a header line written once when the
 file is created, then one line per trial. Each row is written with a single
@@ -19,7 +19,7 @@ it and what failed, never a bare OSError.
 
 Columns (COLUMNS, in this order) and how each cell is written:
 
-- schema_version: 1 (this schema).
+- schema_version: 2 (this schema; see "Schema versions" below).
 - session_id: text, the same for every row of one session.
 - player: text as typed; a name starting with `=`, `+`, `-`, `@` or `'`
   is written with one `'` in front so that a spreadsheet shows it as text
@@ -36,14 +36,29 @@ Columns (COLUMNS, in this order) and how each cell is written:
 - positions: JSON, die centers in mm on the table, then the table model's
   fields (`logged_positions`): `{"command": [x, y], "black": [[x, y], ...],
   ..., "scatter_mm": 300.0, "die_mm": 16.0, "tolerance": 0.1}`.
-- expected: a color or `grey`. answer: a color, `grey` or `none`.
-- correct, too_early, timed_out: `true` or `false`.
+- expected: a color or `grey`, the table's call (`rules.resolve`).
+  answer: a color, `grey` or `none`.
+- correct: `true` when the answer is one of `accepted`, else `false`.
+- too_early, timed_out: `true` or `false`.
 - latency_ms: milliseconds from stimulus on screen to key read, 3 decimals;
   empty when there was no answer.
 - foreperiod_ms: milliseconds between the fixation mark and the stimulus;
   empty if unknown.
 - seed: the session's random seed (whole number 0 to 2**63 - 1), or empty.
 - app_version: the version of the program that wrote the row.
+- interface: what the player answered on: `terminal` (`diavolo drill`) or
+  `browser` (the web drill).
+- accepted: JSON list of the answers counted right for the roll, `expected`
+  first: one answer, or two for a `closest` roll grey only by the perception
+  tolerance (grey and the strictly nearest color; `rules.accepted_answers`).
+
+Schema versions. 1: the first 20 columns (up to `app_version`). 2 adds
+`interface` and `accepted`. `load_logs` reads both: a version-1 row loads as
+`interface` terminal and `accepted` [expected], keeping its `schema_version`
+1. The writer appends only to a version-2 log and never rewrites a log by
+itself: a version-1 log is refused, naming `diavolo log upgrade FILE`
+(`upgrade_log`), which writes the version-2 file whole and keeps the
+original beside it.
 """
 
 from __future__ import annotations
@@ -58,6 +73,7 @@ import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -69,14 +85,21 @@ from diavolo_stats import __version__
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import write_atomically
 
-SCHEMA_VERSION: int = 1
+SCHEMA_VERSION: int = 2
 
 COLUMNS: tuple[str, ...] = (
     "schema_version", "session_id", "player", "trial", "timestamp", "variant", "dice_per_color",
     "command_first", "command", "dice", "positions", "expected", "answer", "correct", "latency_ms",
-    "too_early", "timed_out", "foreperiod_ms", "seed", "app_version",
+    "too_early", "timed_out", "foreperiod_ms", "seed", "app_version", "interface", "accepted",
 )
+
+COLUMNS_V1: tuple[str, ...] = COLUMNS[:-2]
+"""The columns of schema version 1: all but `interface` and `accepted`."""
+
+INTERFACES: tuple[str, ...] = ("terminal", "browser")
+"""The `interface` values: the terminal drill and the web drill."""
 
 LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie")
 """The columns of `load_logs`' frame: the file's columns, the file it came from, and whether the roll was a tie."""
@@ -86,6 +109,9 @@ NO_ANSWER = "none"
 
 LOG_ENV = "DIAVOLO_LOG"
 HEADER_LINE = ",".join(COLUMNS)
+HEADER_LINE_V1 = ",".join(COLUMNS_V1)
+BACKUP_SUFFIX = ".schema1.bak"
+"""`diavolo log upgrade` keeps the version-1 original as `<log>` + this."""
 MAX_SEED = 2**63 - 1
 MAX_PLAYER_LENGTH = 100
 LOCK_TIMEOUT_S = 10.0
@@ -97,7 +123,7 @@ _GUARD = "'"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _BOOLEANS = {"true": True, "false": False}
-_TEXT_COLUMNS = ("session_id", "player", "variant", "command", "expected", "answer", "app_version")
+_TEXT_COLUMNS = ("session_id", "player", "variant", "command", "expected", "answer", "app_version", "interface")
 _STRING = pd.StringDtype()
 
 
@@ -139,6 +165,51 @@ def unguard_formula(text: str) -> str:
     return text[len(_GUARD):] if text.startswith(_GUARD) else text
 
 
+@dataclass(frozen=True)
+class TrialRow:
+    """One trial as the log stores it: every column but `schema_version` (always this schema).
+
+    Checked at construction: a value the schema does not allow raises
+    InputError naming its field, so a `TrialRow` can always be written.
+    Build one with `drill.trial.judged_trial`, which works out `expected`,
+    `accepted` and `correct` from the roll; the column list in the module doc
+    says what each field holds.
+    """
+
+    session_id: str
+    player: str
+    trial: int
+    timestamp: datetime
+    variant: str
+    dice_per_color: int
+    command_first: bool
+    command: Command
+    dice: Mapping[str, Sequence[int]]
+    positions: Mapping
+    expected: str
+    answer: str
+    correct: bool
+    latency_ms: float | None
+    too_early: bool
+    timed_out: bool
+    foreperiod_ms: float | None
+    seed: int | None
+    interface: str
+    accepted: tuple[str, ...]
+    app_version: str = __version__
+
+    def __post_init__(self) -> None:
+        if isinstance(self.accepted, (list, tuple)):
+            object.__setattr__(self, "accepted", tuple(self.accepted))
+        cells = dict(zip(COLUMNS, self.cells()))  # every check of the schema
+        object.__setattr__(self, "command", Command(cells["command"]))
+        object.__setattr__(self, "timestamp", datetime.fromisoformat(cells["timestamp"]))
+
+    def cells(self) -> list[str]:
+        """The row's cells in COLUMNS order, as written."""
+        return format_row({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
+
+
 class DrillLog:
     """An append-only drill log at `path`.
 
@@ -169,13 +240,11 @@ class DrillLog:
             else:
                 self._write(HEADER_LINE + "\n")
 
-    def append(self, row: Mapping) -> None:
-        """Write one trial: `row` maps every name in COLUMNS to its value (see the module doc).
-
-        `schema_version` and `app_version` may be left out (this schema and
-        this program's version are written). Returns once the row is fsynced.
-        """
-        line = _csv_line(format_row(row))
+    def append(self, row: TrialRow) -> None:
+        """Write one trial; returns once the row is fsynced."""
+        if not isinstance(row, TrialRow):
+            raise InputError(f"must be a TrialRow, got {type(row).__name__}", field="row")
+        line = _csv_line(row.cells())
         with self._locked():
             if self._has_content():
                 self._end_last_line()
@@ -208,7 +277,12 @@ class DrillLog:
     def _check_header(self) -> None:
         with _os_errors(f"cannot read {self.path}"), open(self.path, "rb") as file:
             first = file.readline(len(HEADER_LINE) + 3)
-        if first.rstrip(b"\r\n").decode("utf-8", errors="replace") != HEADER_LINE:
+        header = first.rstrip(b"\r\n").decode("utf-8", errors="replace")
+        if header == HEADER_LINE_V1:
+            raise InputError(f"{self.path} is a drill log of schema 1, and this program writes schema "
+                             f"{SCHEMA_VERSION}; it was left untouched. Upgrade it with: diavolo log upgrade "
+                             f"{self.path}", field="log")
+        if header != HEADER_LINE:
             raise InputError(f"{self.path} is not a drill log of schema {SCHEMA_VERSION} (its first line "
                              f"is not the header {COLUMNS[0]},{COLUMNS[1]},...); it was left untouched: "
                              "choose another log file", field="log")
@@ -246,6 +320,77 @@ class DrillLog:
 
     def _write(self, text: str) -> None:
         _append_synced(self.path, text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class LogUpgrade:
+    """What `upgrade_log` did: the log now of this schema, the original kept as `backup`, and its rows."""
+
+    log: Path
+    backup: Path
+    row_count: int
+    columns: tuple[str, ...] = ("log", "backup", "rows", "schema_version")
+
+    def document(self) -> dict:
+        return self.rows()[0]
+
+    def rows(self) -> list[dict]:
+        return [{"log": str(self.log), "backup": str(self.backup), "rows": self.row_count,
+                 "schema_version": SCHEMA_VERSION}]
+
+    def text(self) -> str:
+        return (f"upgraded {self.log} to drill log schema {SCHEMA_VERSION} ({self.row_count} rows); "
+                f"the original is kept as {self.backup}")
+
+    __str__ = text
+
+
+def upgrade_log(path: str | Path) -> LogUpgrade:
+    """Rewrite the version-1 drill log at `path` as version 2, keeping the original as `<path>.schema1.bak`.
+
+    Each row keeps every byte of its version-1 line but the leading version
+    (1 becomes 2) and gains `interface` terminal and `accepted` [expected]
+    at its end; the header gains the two columns. The backup is written
+    first, then the new log replaces the old one whole (temporary file and
+    rename). A last line cut mid-write by a crash is carried over as it is
+    (the reader skips it; the writer moves it to `<log>.partial`).
+    InputError, and nothing written, when `path` is not a version-1 drill
+    log (one that `load_logs` reads) or the backup already exists.
+    """
+    path = Path(path)
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncatedLogWarning)  # the cut line is carried over, not lost
+        rows = len(_load_one(path))  # every row checked before anything is written
+    with _os_errors(f"cannot read {path}"):
+        data = path.read_bytes()
+    text = data.decode("utf-8")
+    lines = text.split("\n")
+    if _header_version(lines[0]) != 1:
+        raise InputError(f"{path} is already a drill log of schema {SCHEMA_VERSION}; nothing to upgrade")
+    if backup.exists() or backup.is_symlink():
+        raise InputError(f"{backup} exists (an earlier upgrade's backup?); move it away and run again")
+    tail = lines.pop()  # "" when the file ends with a line end
+    if tail and (not lines or _is_whole_line(tail, first=False, version=1)):
+        lines.append(tail)  # whole: it gets its line end
+        tail = ""
+    upgraded = [_v2_line(lines[0], HEADER_LINE)] + [_v2_line(line) for line in lines[1:]]
+    write_atomically(backup, data)
+    write_atomically(path, "".join(line + "\n" for line in upgraded) + tail)
+    return LogUpgrade(log=path, backup=backup, row_count=rows)
+
+
+def _v2_line(line: str, header: str | None = None) -> str:
+    """A version-1 line as version 2: the header replaced, or the row with `2` for its leading `1` and the
+    two new cells after its last; a `\r` line end stays at the end."""
+    ending = "\r" if line.endswith("\r") else ""
+    body = line[:len(line) - len(ending)]
+    if header is not None:
+        return header + ending
+    cells = next(csv.reader([body], strict=True))
+    if not body.startswith("1,"):
+        raise InputError(f"a row of schema 1 must start with '1,', got {body[:20]!r}")
+    return "2" + body[1:] + "," + _csv_line(_v1_extra_cells(cells)).rstrip("\n") + ending
 
 
 def _append_synced(path: Path, data: bytes) -> None:
@@ -309,13 +454,45 @@ def format_row(row: Mapping) -> list[str]:
         "foreperiod_ms": _float_cell("foreperiod_ms", values["foreperiod_ms"]),
         "seed": "" if values["seed"] is None else _int_cell("seed", values["seed"], 0, MAX_SEED),
         "app_version": _text_cell("app_version", values["app_version"]),
+        "interface": _text_cell("interface", values["interface"]),
+        "accepted": _accepted_cell(values["accepted"]),
     }
     colors = set(json.loads(cells["dice"]))
     if cells["expected"] not in colors | {GREY}:
         raise InputError(f"must be one of the dice colors or grey, got {cells['expected']!r}", field="expected")
     if cells["answer"] not in colors | {GREY, NO_ANSWER}:
         raise InputError(f"must be one of the dice colors, grey or none, got {cells['answer']!r}", field="answer")
+    if cells["interface"] not in INTERFACES:
+        raise InputError(f"must be one of {', '.join(INTERFACES)}, got {cells['interface']!r}", field="interface")
+    accepted = json.loads(cells["accepted"])
+    if accepted[0] != cells["expected"] or not set(accepted) <= colors | {GREY}:
+        raise InputError(f"must list the expected answer first, then other colors of the dice or grey, "
+                         f"got {accepted}", field="accepted")
+    _check_outcome(values, cells["answer"], accepted)
     return [cells[c] for c in COLUMNS]
+
+
+def _accepted_cell(value: object) -> str:
+    if isinstance(value, str) or not isinstance(value, Sequence) or not 1 <= len(value) <= 2 or not all(
+            isinstance(answer, str) for answer in value) or len(set(value)) != len(value):
+        raise InputError(f"must be one or two different answers, got {value!r}", field="accepted")
+    return json.dumps(list(value), ensure_ascii=False)
+
+
+def _check_outcome(values: Mapping, answer: str, accepted: list[str]) -> None:
+    """InputError unless correct, too_early, timed_out and latency_ms agree with the answer."""
+    if values["correct"] != (answer in accepted):
+        raise InputError(f"must be {answer in accepted} for the answer {answer!r} when {accepted} are accepted",
+                         field="correct")
+    if (values["too_early"] or values["timed_out"]) and answer != NO_ANSWER:
+        raise InputError(f"a too-early or timed-out trial has no answer, got {answer!r}", field="answer")
+    if values["too_early"] and values["timed_out"]:
+        raise InputError("a trial cannot be both too early and timed out", field="timed_out")
+    if answer == NO_ANSWER and not (values["too_early"] or values["timed_out"]):
+        raise InputError("a trial with no answer is too early or timed out", field="answer")
+    if (answer == NO_ANSWER) != (values["latency_ms"] is None):
+        raise InputError("an answer has a latency and no answer has none, got "
+                         f"{values['latency_ms']!r} for {answer!r}", field="latency_ms")
 
 
 def _csv_line(cells: list[str]) -> str:
@@ -389,14 +566,15 @@ def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:
     """Every row of the drill logs at `paths`, one frame; never writes.
 
     Columns: COLUMNS, then `source` (the file the row came from) and `is_tie`
-    (expected == "grey"). Dtypes: `timestamp` datetime64[ns, UTC];
+    (expected == "grey"). Rows of a version-1 log keep `schema_version` 1
+    and get `interface` "terminal" and `accepted` [expected]. Dtypes: `timestamp` datetime64[ns, UTC];
     `command` (categories: the six commands in die order), `expected` and
     `answer` category (the same categories, so they compare); `session_id`, `player`, `variant`, `app_version`,
-    `source` pandas "string"; `correct`, `too_early`,
+    `interface`, `source` pandas "string"; `correct`, `too_early`,
     `timed_out`, `command_first`, `is_tie` bool; `latency_ms`, `foreperiod_ms`
     float64 in ms (NaN when empty); `schema_version`, `trial`,
-    `dice_per_color` int64; `seed` Int64 (<NA> when empty); `dice` and
-    `positions` the JSON text as written. Player names are as typed (the
+    `dice_per_color` int64; `seed` Int64 (<NA> when empty); `dice`,
+    `positions` and `accepted` the JSON text as written. Player names are as typed (the
     spreadsheet guard removed).
 
     InputError naming the file (and line) for a missing file, a foreign
@@ -406,7 +584,7 @@ def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:
     """
     frames = [_load_one(Path(path)) for path in paths]
     if not frames:
-        frames = [_typed(pd.DataFrame(columns=list(COLUMNS), dtype=object), "")]
+        frames = [_typed(pd.DataFrame(columns=list(COLUMNS), dtype=object), "", SCHEMA_VERSION)]
     drills = pd.concat(frames, ignore_index=True)
     # Categories once all files are in: per-file categories would not survive the concat.
     drills["command"] = pd.Categorical(drills["command"], categories=[c.value for c in Command])
@@ -429,48 +607,62 @@ def _load_one(path: Path) -> pd.DataFrame:
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
         raise InputError(f"{path}: line {line}: not UTF-8 text") from None
+    version = _header_version(text.split("\n", 1)[0])
     lines = text.split("\n")
     tail = lines.pop()  # "" when the file ends with a line end
-    if tail and _is_whole_line(tail, first=not lines):
+    if tail and _is_whole_line(tail, first=not lines, version=version):
         lines.append(tail)  # an editor dropped the last line end
     elif tail and lines:
         warnings.warn(f"{path}: line {len(lines) + 1} is incomplete (the writer stopped mid-row); skipped",
                       TruncatedLogWarning, stacklevel=3)
-    if not lines or lines[0].rstrip("\r") != HEADER_LINE:
-        raise InputError(f"{path}: line 1: not a drill log of schema {SCHEMA_VERSION} "
+    if not lines or version is None:
+        raise InputError(f"{path}: line 1: not a drill log of schema {SCHEMA_VERSION} or 1 "
                          f"(the header must be {COLUMNS[0]},{COLUMNS[1]},...,{COLUMNS[-1]})")
-    return _typed(_cells(str(path), lines[1:]), str(path))
+    return _typed(_cells(str(path), lines[1:], version), str(path), version)
 
 
-def _is_whole_line(line: str, first: bool) -> bool:
-    """Whether a last line without its line end is whole: the header (as the first line), or a row that
-    passes every check of the schema."""
+def _header_version(line: str) -> int | None:
+    """The schema version whose header `line` is, or None."""
+    return {HEADER_LINE: SCHEMA_VERSION, HEADER_LINE_V1: 1}.get(line.rstrip("\r"))
+
+
+def _is_whole_line(line: str, first: bool, version: int | None = SCHEMA_VERSION) -> bool:
+    """Whether a last line without its line end is whole: a header (as the first line), or a row that
+    passes every check of the schema `version`."""
     if first:
-        return line.rstrip("\r") == HEADER_LINE
+        return _header_version(line) is not None
+    if version is None:
+        return False
     try:
-        _typed(_cells("", [line]), "")
+        _typed(_cells("", [line], version), "", version)
     except InputError:
         return False
     return True
 
 
-def _cells(source: str, lines: Sequence[str]) -> pd.DataFrame:
+def _cells(source: str, lines: Sequence[str], version: int) -> pd.DataFrame:
     """The cells of the rows `lines` (line 2 on), (rows, COLUMNS) str; InputError naming a line that is not
-    a CSV row of the schema's width."""
+    a CSV row of the schema's width. A version-1 row gets `interface` and `accepted` as version 2 reads it."""
+    columns = COLUMNS if version == SCHEMA_VERSION else COLUMNS_V1
     records = []
     for number, line in enumerate(lines, start=2):
         try:
             cells = next(csv.reader([line.rstrip("\r")], strict=True), [])
         except csv.Error as error:
             raise InputError(f"{source}: line {number}: not a CSV row ({error})") from None
-        if len(cells) != len(COLUMNS):
-            raise InputError(f"{source}: line {number}: {len(cells)} cells, the schema has {len(COLUMNS)}")
-        records.append(cells)
+        if len(cells) != len(columns):
+            raise InputError(f"{source}: line {number}: {len(cells)} cells, the schema has {len(columns)}")
+        records.append(cells if columns is COLUMNS else cells + _v1_extra_cells(cells))
     return pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
 
 
-def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Parse and check the text cells of one file; InputError naming the first bad line."""
+def _v1_extra_cells(cells: Sequence[str]) -> list[str]:
+    """The `interface` and `accepted` cells of a version-1 row: the terminal, and its expected answer alone."""
+    return [INTERFACES[0], json.dumps([cells[COLUMNS.index("expected")]], ensure_ascii=False)]
+
+
+def _typed(frame: pd.DataFrame, source: str, version: int) -> pd.DataFrame:
+    """Parse and check the text cells of one file of schema `version`; InputError naming the first bad line."""
     # frame: (rows, COLUMNS) object, every cell a str
 
     def check(column: str, bad: pd.Series | np.ndarray, allowed: str) -> None:
@@ -481,11 +673,11 @@ def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:
                              f"got {frame[column].iloc[row]!r}")
 
     typed: dict[str, object] = {}
-    for column, low in (("schema_version", SCHEMA_VERSION), ("trial", 1), ("dice_per_color", 1)):
+    for column, low in (("schema_version", 1), ("trial", 1), ("dice_per_color", 1)):
         numbers = pd.to_numeric(frame[column].where(frame[column].str.fullmatch(r"\d{1,18}")), errors="coerce")
         check(column, ~(numbers >= low), f"a whole number of at least {low}")
         typed[column] = numbers.astype(np.int64)
-    check("schema_version", typed["schema_version"] != SCHEMA_VERSION, str(SCHEMA_VERSION))
+    check("schema_version", typed["schema_version"] != version, f"{version}, as the header says")
     seeds = [int(text) if text.isascii() and text.isdigit() else -1 for text in frame["seed"]]
     check("seed", [not (text == "" or 0 <= seed <= MAX_SEED) for text, seed in zip(frame["seed"], seeds)],
           f"a whole number from 0 to {MAX_SEED}, or empty")
@@ -510,6 +702,12 @@ def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:
           "a color of the dice or grey")
     check("answer", [a not in c and a not in (GREY, NO_ANSWER) for a, c in zip(frame["answer"], colors)],
           "a color of the dice, grey or none")
+    check("interface", ~frame["interface"].isin(list(INTERFACES)), " or ".join(INTERFACES))
+    typed["interface"] = frame["interface"]
+    check("accepted", [not _accepted_ok(text, expected, dice_colors)
+                       for text, expected, dice_colors in zip(frame["accepted"], frame["expected"], colors)],
+          "a JSON list of the answers counted right, the expected one first")
+    typed["accepted"] = frame["accepted"]
     typed["expected"] = frame["expected"]
     typed["answer"] = frame["answer"]
     typed["dice"] = frame["dice"]
@@ -525,6 +723,17 @@ def _typed(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     for column in _TEXT_COLUMNS + ("source",):
         result[column] = result[column].astype(_STRING)
     return result
+
+
+def _accepted_ok(text: str, expected: str, colors: set[str]) -> bool:
+    """Whether an `accepted` cell is a JSON list of one or two answers, `expected` first, each a color or grey."""
+    try:
+        accepted = json.loads(text)
+    except ValueError:
+        return False
+    return (isinstance(accepted, list) and 1 <= len(accepted) <= 2 and accepted[0] == expected
+            and all(isinstance(answer, str) for answer in accepted)
+            and len(set(accepted)) == len(accepted) and set(accepted) <= colors | {GREY})
 
 
 def _json_colors(source: str, line: int, dice: str, positions: str) -> set[str]:

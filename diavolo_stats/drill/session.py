@@ -35,7 +35,6 @@ is timestamped by this module right after `Terminal.inkey` returns it.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import signal
@@ -53,18 +52,11 @@ import pandas as pd
 
 from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
-from diavolo_stats.drill.log import (
-    MAX_SEED,
-    NO_ANSWER,
-    DrillLog,
-    check_player,
-    default_log_path,
-    load_logs,
-    logged_positions,
-)
+from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.drill.log import MAX_SEED, DrillLog, TrialRow, check_player, default_log_path, load_logs
 from diavolo_stats.drill.performance import performance
 from diavolo_stats.drill.scheduler import adaptive_roll
+from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 
 FOREPERIOD_MS = (600, 1500)
@@ -204,14 +196,6 @@ def _answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
     return keys
 
 
-def variant_label(variant: Variant) -> str:
-    """The `variant` column: the preset the game is in every way (colors, dice, sides, commands, table),
-    else `custom`. The log records neither sides nor commands: only a preset's name says which game it was."""
-    # The command die's faces are equally likely: their order on the command line is no other game.
-    in_die_order = dataclasses.replace(variant, commands=tuple(c for c in ALL_COMMANDS if c in variant.commands))
-    return next((name for name in PRESETS if in_die_order == Variant.preset(name)), "custom")
-
-
 # ----------------------------------------------------------------- the screen
 
 @dataclass(frozen=True)
@@ -345,15 +329,16 @@ class Screen:
         return self.term.move_yx(self.term.height - 1, 0) + self.term.normal + status
 
     def feedback(self, resolution: Resolution, answer: str | None, timed_out: bool) -> tuple[str, str]:
-        """The two feedback lines: right or wrong with the correct answer, and the one-line why."""
+        """The two feedback lines: right or wrong with the answers counted right, and the one-line why."""
         term = self.term
+        right = " or ".join(resolution.accepted) + (" (both count)" if len(resolution.accepted) > 1 else "")
         if timed_out:
-            headline = term.bold_yellow(f"NO ANSWER within {self.settings.timeout_s:g} s") + \
-                f": the answer is {resolution.answer}"
-        elif answer == resolution.answer:
-            headline = term.bold_green("RIGHT") + f": {resolution.answer}"
+            headline = term.bold_yellow(f"NO ANSWER within {self.settings.timeout_s:g} s") + f": the answer is {right}"
+        elif answer in resolution.accepted:
+            others = [a for a in resolution.accepted if a != answer]
+            headline = term.bold_green("RIGHT") + f": {answer}" + (f" ({others[0]} counts too)" if others else "")
         else:
-            headline = term.bold_red("WRONG") + f": you said {answer}, the answer is {resolution.answer}"
+            headline = term.bold_red("WRONG") + f": you said {answer}, the answer is {right}"
         return headline, resolution.reason
 
     def too_early(self) -> tuple[str, str]:
@@ -420,7 +405,6 @@ class _Session:
         self.seed = settings.seed if settings.seed is not None else int(np.random.SeedSequence().entropy % MAX_SEED)
         self.rng = np.random.default_rng(self.seed)
         self.session_id = str(uuid.uuid4())
-        self.label = variant_label(settings.variant)
         self.rows_logged = 0
         self.shown = 0
         self.feedback_lines = ("", "")
@@ -453,13 +437,24 @@ class _Session:
         while data:
             data = data[os.write(self.output, data):]
 
+    def _key_until(self, deadline_ns: int) -> tuple[str | None, int]:
+        """The next key pressed before `time.perf_counter_ns()` reaches `deadline_ns`, and when it was read
+        (perf_counter_ns, taken right after the read); (None, now) at the deadline. `q` quits."""
+        while (remaining_ns := deadline_ns - time.perf_counter_ns()) > 0:
+            key = self.term.inkey(timeout=remaining_ns / 1e9)
+            read_ns = time.perf_counter_ns()
+            if key == QUIT_KEY:
+                raise _Quit
+            if key:
+                return str(key), read_ns
+        return None, time.perf_counter_ns()
+
     def _wait_for_room(self) -> TableLayout:
         """The table's layout in the terminal as it is now; while it is too small (resized), say so and wait."""
         needed = terminal_size_needed(self.settings.variant.table)
         while (layout := self.screen.layout()) is None:
             self._show(self.screen.too_small(needed))
-            if self.term.inkey(timeout=0.25) == QUIT_KEY:
-                raise _Quit
+            self._key_until(time.perf_counter_ns() + 250_000_000)
         return layout
 
     def _next_roll(self) -> Roll:
@@ -472,7 +467,6 @@ class _Session:
         settings = self.settings
         variant = settings.variant
         rolled = self._next_roll()
-        rolled = Roll(rolled.command, rolled.dice, logged_positions(rolled.positions, variant.table))
         resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
         foreperiod_ms = int(self.rng.integers(settings.foreperiod_ms[0], settings.foreperiod_ms[1] + 1))
         number = self.rows_logged + 1
@@ -482,31 +476,26 @@ class _Session:
         self.term.flushinp()  # keys pressed during the last feedback are not early answers
         self._show(self.screen.fixation(layout, progress, shown_first, self.feedback_lines,
                                         f"get ready (trial {number})"))
-        onset_ns = time.perf_counter_ns() + foreperiod_ms * 1_000_000
-        while (remaining_ns := onset_ns - time.perf_counter_ns()) > 0:
-            key = self.term.inkey(timeout=remaining_ns / 1e9)
-            if key == QUIT_KEY:
-                raise _Quit
-            if key:
-                self._log(number, rolled, resolution, foreperiod_ms, datetime.now(timezone.utc), None, True)
-                self.feedback_lines = self.screen.too_early()
-                self._show(self.screen.fixation(layout, progress, shown_first, self.feedback_lines,
-                                                f"too early (trial {number})"))
-                self._pause()
-                return
+        key, _ = self._key_until(time.perf_counter_ns() + foreperiod_ms * 1_000_000)
+        if key is not None:
+            self._log(number, rolled, foreperiod_ms, datetime.now(timezone.utc), None, True)
+            self.feedback_lines = self.screen.too_early()
+            self._show(self.screen.fixation(layout, progress, shown_first, self.feedback_lines,
+                                            f"too early (trial {number})"))
+            self._pause()
+            return
         self._show(stimulus)
         shown_ns = time.perf_counter_ns()
         shown_at = datetime.now(timezone.utc)
-        answer, read_ns = None, shown_ns
+        answer = None
         deadline_ns = shown_ns + int(settings.timeout_s * 1e9)
-        while answer is None and (remaining_ns := deadline_ns - time.perf_counter_ns()) > 0:
-            key = self.term.inkey(timeout=remaining_ns / 1e9)
-            read_ns = time.perf_counter_ns()
-            if key == QUIT_KEY:
-                raise _Quit
-            answer = next((a for a, k in settings.keys.items() if key and key.lower() == k), None)
+        while answer is None:
+            key, read_ns = self._key_until(deadline_ns)
+            if key is None:
+                break
+            answer = next((a for a, k in settings.keys.items() if key.lower() == k), None)
         latency_ms = (read_ns - shown_ns) / 1e6 if answer is not None else None
-        self._log(number, rolled, resolution, foreperiod_ms, shown_at, answer, False, latency_ms)
+        self._log(number, rolled, foreperiod_ms, shown_at, answer, False, latency_ms)
         self.shown += 1
         self.feedback_lines = self.screen.feedback(resolution, answer, answer is None)
         self._show(self.screen.stimulus(layout, progress, rolled, self.feedback_lines, f"answered (trial {number})"))
@@ -515,34 +504,29 @@ class _Session:
     def _pause(self) -> None:
         """Keep the feedback on screen for feedback_ms; `q` still quits."""
         end_ns = time.perf_counter_ns() + self.settings.feedback_ms * 1_000_000
-        while (remaining_ns := end_ns - time.perf_counter_ns()) > 0:
-            if self.term.inkey(timeout=remaining_ns / 1e9) == QUIT_KEY:
-                raise _Quit
+        while self._key_until(end_ns)[0] is not None:
+            pass
 
-    def _log(self, number: int, rolled: Roll, resolution: Resolution, foreperiod_ms: int, when: datetime,
-             answer: str | None, too_early: bool, latency_ms: float | None = None) -> None:
-        row = {
-            "session_id": self.session_id, "player": self.settings.player, "trial": number, "timestamp": when,
-            "variant": self.label, "dice_per_color": self.settings.variant.dice_per_color,
-            "command_first": self.settings.command_first, "command": rolled.command.value,
-            "dice": rolled.dice, "positions": rolled.positions, "expected": resolution.answer,
-            "answer": answer or NO_ANSWER, "correct": answer == resolution.answer,
-            "latency_ms": latency_ms, "too_early": too_early, "timed_out": answer is None and not too_early,
-            "foreperiod_ms": float(foreperiod_ms), "seed": self.seed,
-        }
+    def _log(self, number: int, rolled: Roll, foreperiod_ms: int, when: datetime, answer: str | None,
+             too_early: bool, latency_ms: float | None = None) -> None:
+        row = judged_trial(
+            self.settings.variant, rolled.command, rolled.dice, rolled.positions, answer, latency_ms,
+            interface="terminal", player=self.settings.player, session_id=self.session_id, trial=number,
+            timestamp=when, command_first=self.settings.command_first, too_early=too_early,
+            foreperiod_ms=float(foreperiod_ms), seed=self.seed)
         with self.interrupts.deferred():
             self.log.append(row)
         self.rows_logged += 1
         if self.settings.adaptive:
-            self.history = pd.concat([self.history, _history_row(row, resolution)], ignore_index=True)
+            self.history = pd.concat([self.history, _history_row(row)], ignore_index=True)
 
 
-def _history_row(row: dict, resolution: Resolution) -> pd.DataFrame:
+def _history_row(row: TrialRow) -> pd.DataFrame:
     """The columns the adaptive scheduler reads, for a row just logged."""
     return pd.DataFrame([{
-        "timestamp": pd.Timestamp(row["timestamp"]), "command": row["command"], "is_tie": resolution.answer == GREY,
-        "too_early": row["too_early"], "correct": row["correct"],
-        "latency_ms": np.nan if row["latency_ms"] is None else row["latency_ms"],
+        "timestamp": pd.Timestamp(row.timestamp), "command": row.command.value, "is_tie": row.expected == GREY,
+        "too_early": row.too_early, "correct": row.correct,
+        "latency_ms": np.nan if row.latency_ms is None else row.latency_ms,
     }])
 
 

@@ -16,7 +16,7 @@ from diavolo_stats import stats
 from diavolo_stats.analytics import summaries
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.drill.log import DrillLog, TruncatedLogWarning, load_logs
+from diavolo_stats.drill.log import DrillLog, TrialRow, TruncatedLogWarning, load_logs
 from diavolo_stats.errors import InputError
 
 # The rulebook's worked example: red wins highest-total (13 > 12 > 11); highest-die is a tie
@@ -45,15 +45,14 @@ def write_log(path: Path, trials: list[dict]) -> Path:
     numbers: dict[str, int] = {}
     for item in trials:
         numbers[item["session"]] = numbers.get(item["session"], 0) + 1
-        log.append({
-            "session_id": item["session"], "player": item["player"], "trial": numbers[item["session"]],
-            "timestamp": item["start"] + timedelta(seconds=numbers[item["session"]]),
-            "variant": item.get("variant", "standard"), "dice_per_color": 3, "command_first": False,
-            "command": item["command"],
-            "dice": DICE, "positions": POSITIONS, "expected": item["expected"], "answer": item["answer"],
-            "correct": item["correct"], "latency_ms": item["latency_ms"], "too_early": item["too_early"],
-            "timed_out": item["timed_out"], "foreperiod_ms": 800.0, "seed": 1,
-        })
+        log.append(TrialRow(
+            session_id=item["session"], player=item["player"], trial=numbers[item["session"]],
+            timestamp=item["start"] + timedelta(seconds=numbers[item["session"]]),
+            variant=item.get("variant", "standard"), dice_per_color=3, command_first=False,
+            command=item["command"], dice=DICE, positions=POSITIONS, expected=item["expected"],
+            answer=item["answer"], correct=item["correct"], latency_ms=item["latency_ms"],
+            too_early=item["too_early"], timed_out=item["timed_out"], foreperiod_ms=800.0, seed=1,
+            interface="terminal", accepted=(item["expected"],)))
     return path
 
 

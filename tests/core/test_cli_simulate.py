@@ -14,6 +14,8 @@ import pexpect
 import pytest
 from conftest import REPO, assert_one_line_error, run_diavolo
 
+from diavolo_stats.core.rules import CLOSEST_JUDGING
+
 
 def test_json_contract():
     result = run_diavolo("simulate", "--rounds", "200000", "--seed", "4", "--format", "json")
@@ -38,6 +40,7 @@ def test_table_output_names_the_variant_and_the_table_model():
     assert result.returncode == 0, result.stderr
     assert "2d6 per color" in result.stdout
     assert "closest: table model: 16 mm dice" in result.stdout
+    assert CLOSEST_JUDGING in result.stdout  # the tie figure is the table's call, and it says so
     assert "exact_tie_probability" in result.stdout
 
 

@@ -22,9 +22,11 @@ from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import (
     COLUMNS,
+    COLUMNS_V1,
     LOADED_COLUMNS,
     SCHEMA_VERSION,
     DrillLog,
+    TrialRow,
     TruncatedLogWarning,
     default_log_path,
     load_logs,
@@ -37,7 +39,7 @@ ISSUE_COLUMNS = ("schema_version, session_id, player, trial, timestamp, variant,
                  "foreperiod_ms, seed, app_version")
 
 
-def make_row(trial: int = 1, **changes) -> dict:
+def make_row(trial: int = 1, **changes) -> TrialRow:
     row = {
         "session_id": "session-a", "player": "Ana", "trial": trial,
         "timestamp": datetime(2024, 5, 1, 12, 0, trial % 60, 123456, tzinfo=timezone.utc),
@@ -47,15 +49,17 @@ def make_row(trial: int = 1, **changes) -> dict:
                       "red": [[20.0, 60.0], [40.0, 60.0], [60.0, 60.0]],
                       "white": [[20.0, 90.0], [40.0, 90.0], [60.0, 90.0]], "tolerance": 0.1},
         "expected": "red", "answer": "red", "correct": True, "latency_ms": 812.25, "too_early": False,
-        "timed_out": False, "foreperiod_ms": 900.0, "seed": 7,
+        "timed_out": False, "foreperiod_ms": 900.0, "seed": 7, "interface": "terminal",
     }
     row.update(changes)
-    return row
+    row.setdefault("accepted", (row["expected"],))
+    return TrialRow(**row)
 
 
-def test_columns_are_the_issues_twenty_in_order():
-    assert COLUMNS == tuple(ISSUE_COLUMNS.split(", "))
-    assert SCHEMA_VERSION == 1
+def test_columns_are_the_first_twenty_then_interface_and_accepted():
+    assert COLUMNS == tuple(ISSUE_COLUMNS.split(", ")) + ("interface", "accepted")
+    assert COLUMNS_V1 == tuple(ISSUE_COLUMNS.split(", "))
+    assert SCHEMA_VERSION == 2
 
 
 def test_a_new_log_starts_with_the_header_and_each_append_adds_one_line(tmp_path):
@@ -66,7 +70,7 @@ def test_a_new_log_starts_with_the_header_and_each_append_adds_one_line(tmp_path
     log.append(make_row(2))
     lines = path.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3
-    assert next(csv.reader([lines[1]]))[:4] == ["1", "session-a", "Ana", "1"]
+    assert next(csv.reader([lines[1]]))[:4] == ["2", "session-a", "Ana", "1"]
 
 
 def test_a_folder_is_created_for_a_new_log(tmp_path):
@@ -83,7 +87,7 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     frame = load_logs([path])
     assert tuple(frame.columns) == LOADED_COLUMNS
     assert str(frame["timestamp"].dtype) == "datetime64[ns, UTC]"
-    for column in ("session_id", "player", "variant", "app_version", "source"):
+    for column in ("session_id", "player", "variant", "app_version", "interface", "source"):
         assert isinstance(frame[column].dtype, pd.StringDtype), column
     for column in ("command", "expected", "answer"):
         assert isinstance(frame[column].dtype, pd.CategoricalDtype), column
@@ -99,8 +103,9 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     assert first["timestamp"] == pd.Timestamp("2024-05-01T12:00:01.123456Z")
     assert first["latency_ms"] == 812.25 and np.isnan(second["latency_ms"])
     assert first["seed"] == 7 and pd.isna(second["seed"])
-    assert json.loads(first["dice"]) == make_row()["dice"]
-    assert json.loads(first["positions"]) == make_row()["positions"]
+    assert json.loads(first["dice"]) == make_row().dice
+    assert json.loads(first["positions"]) == make_row().positions
+    assert [json.loads(cell) for cell in frame["accepted"]] == [["red"], ["grey"]]
     assert list(frame["is_tie"]) == [False, True]
     assert list(frame["timed_out"]) == [False, True]
     assert list(frame["command_first"]) == [False, True]
@@ -167,11 +172,38 @@ def test_a_value_outside_the_schema_is_refused_before_anything_is_written(tmp_pa
     assert path.read_text() == ",".join(COLUMNS) + "\n"
 
 
-def test_a_row_missing_a_column_is_refused(tmp_path):
-    row = make_row()
-    del row["seed"]
-    with pytest.raises(InputError, match="missing columns \\['seed'\\]"):
+def test_only_a_typed_row_is_appended(tmp_path):
+    row = dataclasses.asdict(make_row())
+    with pytest.raises(InputError, match="^row: must be a TrialRow, got dict"):
         DrillLog(tmp_path / "drills.csv").append(row)
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"answer": "white"}, "correct"),                       # correct must be: answer in accepted
+    ({"accepted": ("red", "grey"), "answer": "grey", "correct": False}, "correct"),
+    ({"accepted": ("grey", "red")}, "accepted"),            # expected first
+    ({"accepted": ("red", "blue")}, "accepted"),            # a color of the dice or grey
+    ({"accepted": ("red", "red")}, "accepted"),
+    ({"accepted": "red"}, "accepted"),
+    ({"interface": "phone"}, "interface"),
+    ({"too_early": True}, "answer"),                         # a too-early key is no answer
+    ({"answer": "none", "correct": False, "latency_ms": None}, "answer"),  # no answer: too early or timed out
+    ({"answer": "none", "correct": False, "timed_out": True}, "latency_ms"),
+])
+def test_a_row_whose_verdict_does_not_follow_from_its_answer_is_refused(changes, field):
+    with pytest.raises(InputError, match=f"^{field}: "):
+        make_row(**changes)
+
+
+def test_correct_is_true_for_any_accepted_answer(tmp_path):
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    log.append(make_row(1, expected="grey", accepted=("grey", "red"), answer="red", correct=True))
+    log.append(make_row(2, expected="grey", accepted=("grey", "red"), answer="grey", correct=True))
+    frame = load_logs([path])
+    assert frame["correct"].tolist() == [True, True]
+    assert [json.loads(cell) for cell in frame["accepted"]] == [["grey", "red"], ["grey", "red"]]
+    assert frame["interface"].tolist() == ["terminal", "terminal"]
 
 
 def test_a_foreign_file_is_never_appended_to_and_left_byte_for_byte(tmp_path):
@@ -360,7 +392,7 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
 
 @pytest.mark.parametrize("edit, message", [
     (lambda line: line.replace(",true,", ",yes,", 1), "line 2: correct must be true or false"),
-    (lambda line: line.rsplit(",", 1)[0], "line 2: 19 cells, the schema has 20"),
+    (lambda line: line.rsplit(",", 1)[0], "line 2: 21 cells, the schema has 22"),
     (lambda line: line.replace("highest-total", "fastest"), "line 2: command must be a command name"),
     (lambda line: line.replace("812.250", "fast"), "line 2: latency_ms must be"),
     (lambda line: line.replace("2024-05-01T", "yesterday "), "line 2: timestamp must be"),

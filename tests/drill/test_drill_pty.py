@@ -101,7 +101,9 @@ def test_each_answer_is_logged_with_its_latency_and_a_recomputable_expected_answ
         assert delay <= row.latency_ms <= true_delay + 10, (delay, true_delay, row.latency_ms)
         assert 30 <= row.foreperiod_ms <= 60
     assert [expected_from_row(row) for _, row in frame.iterrows()] == frame["expected"].tolist()
-    assert (frame["correct"] == (frame["answer"] == frame["expected"])).all()
+    accepted = [json.loads(cell) for cell in frame["accepted"]]
+    assert [row["answer"] in ok for (_, row), ok in zip(frame.iterrows(), accepted)] == frame["correct"].tolist()
+    assert (frame["interface"] == "terminal").all()
     assert not frame[["too_early", "timed_out", "command_first"]].any().any()
     assert (frame["seed"] == 12).all()
     assert (frame["variant"] == "standard").all()

@@ -13,15 +13,15 @@ import pytest
 from diavolo_stats.analytics import summaries
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
-from diavolo_stats.drill.log import DrillLog, load_logs
+from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
 from diavolo_stats.drill.session import (
     DrillSettings,
     _Interrupts,
     summarize_session,
     table_layout,
     terminal_size_needed,
-    variant_label,
 )
+from diavolo_stats.drill.trial import variant_label
 from diavolo_stats.errors import InputError
 
 
@@ -102,15 +102,13 @@ def test_variant_column_names_a_preset_only_when_the_game_is_that_preset_in_ever
 def log_session(log: DrillLog, session: str, player: str, start: datetime, trials: list[tuple]) -> None:
     """trials: (command, answer, latency_ms, too_early) with expected always red."""
     for number, (command, answer, latency_ms, too_early) in enumerate(trials, start=1):
-        log.append({
-            "session_id": session, "player": player, "trial": number,
-            "timestamp": start + timedelta(seconds=number), "variant": "standard", "dice_per_color": 3,
-            "command_first": False, "command": command, "dice": {"black": [1, 1, 1], "red": [6, 6, 6],
-                                                                 "white": [2, 2, 2]},
-            "positions": {"command": [10.0, 10.0]}, "expected": "red", "answer": answer,
-            "correct": answer == "red", "latency_ms": latency_ms, "too_early": too_early,
-            "timed_out": answer == "none" and not too_early, "foreperiod_ms": 800.0, "seed": 1,
-        })
+        log.append(TrialRow(
+            session_id=session, player=player, trial=number, timestamp=start + timedelta(seconds=number),
+            variant="standard", dice_per_color=3, command_first=False, command=command,
+            dice={"black": [1, 1, 1], "red": [6, 6, 6], "white": [2, 2, 2]}, positions={"command": [10.0, 10.0]},
+            expected="red", answer=answer, correct=answer == "red", latency_ms=latency_ms, too_early=too_early,
+            timed_out=answer == "none" and not too_early, foreperiod_ms=800.0, seed=1, interface="terminal",
+            accepted=("red",)))
 
 
 def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_sessions(tmp_path):

@@ -13,6 +13,7 @@ import pytest
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill.log import DrillLog, load_logs
+from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import MIN_LATENCY_MS, Lineup, PlayerModel, Skill, player_from_spec, players_from_specs
 from diavolo_stats.stats import wilson_interval
@@ -178,19 +179,18 @@ def write_drill_log(path, player: str, model: PlayerModel, trials: int, seed: in
     log = DrillLog(path)
     start = datetime(2024, 5, 1, tzinfo=timezone.utc)
     session = str(uuid.UUID(int=seed))
+    codes = {answer: code for code, answer in enumerate(variant.colors)} | {GREY: GREY_CODE}
     for trial in range(1, trials + 1):
         rolled = roll(variant, rng)
-        expected = resolve(variant, rolled.command, rolled.dice, rolled.positions).answer
-        code = GREY_CODE if expected == GREY else variant.colors.index(expected)
+        accepted = resolve(variant, rolled.command, rolled.dice, rolled.positions).accepted
         grabbed, latency = Lineup([model]).respond(np.array([ALL_COMMANDS.index(rolled.command)]),
-                                                   np.array([code], np.int8), len(variant.colors), rng)
+                                                   np.array([[codes[accepted[0]]], [codes[accepted[-1]]]], np.int8),
+                                                   len(variant.colors), rng)
         answer = GREY if grabbed[0, 0] == GREY_CODE else variant.colors[grabbed[0, 0]]
-        log.append({"session_id": session, "player": player, "trial": trial,
-                    "timestamp": start + timedelta(seconds=3 * trial), "variant": "standard",
-                    "dice_per_color": 3, "command_first": False, "command": rolled.command.value,
-                    "dice": rolled.dice, "positions": rolled.positions, "expected": expected, "answer": answer,
-                    "correct": answer == expected, "latency_ms": float(latency[0, 0]), "too_early": False,
-                    "timed_out": False, "foreperiod_ms": 800.0, "seed": seed})
+        log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, answer,
+                                float(latency[0, 0]), interface="terminal", player=player, session_id=session,
+                                trial=trial, timestamp=start + timedelta(seconds=3 * trial), foreperiod_ms=800.0,
+                                seed=seed))
 
 
 @pytest.fixture(scope="module")
