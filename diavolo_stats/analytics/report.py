@@ -104,7 +104,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
         ties.append((name, tie_frequency_table(variant, saved), note))
     left_out = [f"no tie frequency for the {other_trials} trials of a custom game: the log does not record "
                 "its sides, so its tie odds cannot be known"] if other_trials else []
-    notes = [note for _, _, note in ties] + left_out + ([CLOSEST_JUDGING] if ties else [])
+    notes = [note for _, _, note in ties] + ([CLOSEST_JUDGING] if ties else []) + left_out
     folder = Path(out_dir)
     try:
         folder.mkdir(parents=True, exist_ok=True)

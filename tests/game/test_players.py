@@ -86,7 +86,7 @@ class TestSampling:
 
     def test_on_an_ambiguous_closest_right_players_grab_grey_and_wrong_ones_never_an_accepted_answer(self):
         count = 30_000
-        sloppy = PlayerModel.preset("novice").scaled(1.0, 4.0)
+        sloppy = PlayerModel.preset("novice")
         nearest = np.random.default_rng(6).integers(0, 3, size=count).astype(np.int8)
         accepted = np.stack([np.full(count, GREY_CODE, np.int8), nearest])  # grey by the tolerance alone
         closest = np.full(count, ALL_COMMANDS.index(Command.CLOSEST), np.int8)
