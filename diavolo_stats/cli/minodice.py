@@ -7,6 +7,7 @@ Each sub-subcommand calls one library function and prints what it returns:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from diavolo_stats.cli.common import (
     add_format_argument,
@@ -18,7 +19,7 @@ from diavolo_stats.cli.common import (
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
 from diavolo_stats.minodice.odds import METHODS
-from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS, Rules
+from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, MERMAID_BONUS, THREE_SPECIALS, WRONG_BID, Rules
 
 
 def register(subparsers) -> None:
@@ -28,9 +29,14 @@ def register(subparsers) -> None:
 
     score = commands.add_parser("score", help="check and total a score sheet CSV",
                                 description="Check a score sheet (columns round, player, bid, tricks, "
-                                            "griffins_beaten, minotaurs_beaten) and give per-round and running "
+                                            "griffins_beaten and mermaid_tricks, or minotaurs_beaten with "
+                                            "--mermaid-bonus per-minotaur) and give per-round and running "
                                             "totals and the winner.")
     score.add_argument("sheet", metavar="SHEET.csv", help="one row per player per round")
+    _add_scoring_arguments(score.add_argument_group("rules the sources leave open"))
+    score.add_argument("--all-flags", choices=ALL_FLAGS, default=Rules().all_flags,
+                       help="who takes a trick of nothing but flags; with nobody, a round's tricks may add up "
+                            f"to fewer than its dice (default {Rules().all_flags})")
     add_format_argument(score)
     score.set_defaults(handler=_score)
 
@@ -77,13 +83,27 @@ def _add_shared_arguments(parser: argparse.ArgumentParser, follow: bool) -> None
     rules.add_argument("--three-specials", choices=THREE_SPECIALS, default=defaults.three_specials,
                        help=f"the character that wins when all three are rolled (default {defaults.three_specials})")
     rules.add_argument("--all-flags", choices=ALL_FLAGS, default=defaults.all_flags,
-                       help=f"who wins a trick of nothing but flags (default {defaults.all_flags})")
+                       help=f"who takes a trick of nothing but flags (default {defaults.all_flags})")
+    if follow:  # scoring matters to the bid advisor only: odds count tricks won, not points
+        _add_scoring_arguments(rules)
     add_format_argument(parser)
 
 
+def _add_scoring_arguments(group) -> None:
+    defaults = Rules()
+    group.add_argument("--mermaid-bonus", choices=MERMAID_BONUS, default=defaults.mermaid_bonus,
+                       help="+50 once per trick the mermaid won against minotaurs (per-trick) or per minotaur "
+                            f"beaten (default {defaults.mermaid_bonus})")
+    group.add_argument("--wrong-bid", choices=WRONG_BID, default=defaults.wrong_bid,
+                       help="a missed bid costs -10 per trick of difference (per-trick) or -10 once (flat) "
+                            f"(default {defaults.wrong_bid})")
+
+
 def _rules(args: argparse.Namespace) -> Rules:
-    return Rules(follow_led_color=getattr(args, "follow_led_color", True), equal_specials=args.equal_specials,
-                 three_specials=args.three_specials, all_flags=args.all_flags)
+    """The Rules the flags describe; a flag a subcommand does not have keeps its default."""
+    defaults = Rules()
+    return Rules(**{option.name: getattr(args, option.name, getattr(defaults, option.name))
+                    for option in dataclasses.fields(Rules)})
 
 
 def _against(text: str) -> tuple[int, ...]:
@@ -109,7 +129,7 @@ def _print(result, output_format: str) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    return _print(score_sheet(args.sheet), args.format)
+    return _print(score_sheet(args.sheet, _rules(args)), args.format)
 
 
 def _odds(args: argparse.Namespace) -> int:

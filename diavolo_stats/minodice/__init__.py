@@ -17,19 +17,19 @@ from diavolo_stats.minodice.odds import OddsTable, WinOdds, die_odds, exact_win_
 from diavolo_stats.minodice.options import Rules, rounds_for_players
 from diavolo_stats.minodice.play import Deal, RoundRecord, deal, play_round
 from diavolo_stats.minodice.scoring import (
-                                            SHEET_COLUMNS,
                                             GameScore,
                                             read_score_sheet,
                                             score_game,
                                             score_round,
                                             score_sheet,
+                                            sheet_columns,
 )
 from diavolo_stats.minodice.tricks import Trick, TrickOutcomes, resolve_trick, resolve_tricks
 from diavolo_stats.stats import Estimate
 
 __all__ = [
     "Bag", "BidAdvice", "as_bag", "Deal", "Die", "Estimate", "Face", "GameScore", "OddsTable", "RoundRecord", "Rules",
-    "SHEET_COLUMNS", "Trick", "TrickOutcomes", "WinOdds", "advise_bid", "deal", "die_odds",
+    "sheet_columns", "Trick", "TrickOutcomes", "WinOdds", "advise_bid", "deal", "die_odds",
     "exact_win_probability", "face_code", "face_label", "load_dice", "play_round", "read_score_sheet",
     "resolve_trick", "resolve_tricks", "rounds_for_players", "score_game", "score_round", "score_sheet",
     "simulated_win_probability",

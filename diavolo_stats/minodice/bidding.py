@@ -106,7 +106,7 @@ def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, playe
     if seed is None:
         seed = np.random.SeedSequence().entropy
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    tricks, griffins, minotaurs = [], [], []
+    tricks, griffins, mermaid = [], [], []
     for start in range(0, simulations, BATCH_GAMES):
         games = min(BATCH_GAMES, simulations - start)
         dealt = deal(bag, players, round_number, games, rng, hand=types, seat=seat)
@@ -114,11 +114,11 @@ def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, playe
         game = np.arange(games)
         tricks.append(record.tricks_won[game, dealt.seat])
         griffins.append(record.griffins_beaten[game, dealt.seat])
-        minotaurs.append(record.minotaurs_beaten[game, dealt.seat])
-    tricks, griffins, minotaurs = (np.concatenate(parts) for parts in (tricks, griffins, minotaurs))
-    # tricks, griffins, minotaurs: (simulations,) int16, this hand's results
+        mermaid.append(getattr(record, rules.mermaid_column)[game, dealt.seat])
+    tricks, griffins, mermaid = (np.concatenate(parts) for parts in (tricks, griffins, mermaid))
+    # tricks, griffins, mermaid: (simulations,) int16, this hand's results (mermaid: what its bonus counts)
     counts = np.bincount(tricks, minlength=round_number + 1)
-    scores = [mean_estimate(score_round(bid, tricks, round_number, griffins, minotaurs), confidence)
+    scores = [mean_estimate(score_round(bid, tricks, round_number, griffins, mermaid, rules), confidence)
               for bid in range(round_number + 1)]
     return BidAdvice(
         hand=tuple(bag.dice[t].name for t in types), round_number=round_number, players=players, seat=seat,

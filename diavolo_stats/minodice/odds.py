@@ -24,7 +24,7 @@ import numpy as np
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import FACES_PER_DIE, Bag, as_bag
 from diavolo_stats.minodice.options import MAX_PLAYERS, Rules
-from diavolo_stats.minodice.tricks import resolve_tricks
+from diavolo_stats.minodice.tricks import NO_WINNER, resolve_tricks
 from diavolo_stats.stats import Estimate, check_confidence, proportion_estimate
 
 MAX_AGAINST = MAX_PLAYERS - 1
@@ -93,9 +93,10 @@ def exact_win_probability(bag: Bag, die: str, against: int, rules: Rules = Rules
         weights = np.prod([grid.ravel() for grid in np.meshgrid(*(w for _, w in faces), indexing="ij")], axis=0)
         # codes: (combinations, 1 + against) int8, the die first; weights: (combinations,) int64
         winner = resolve_tricks(codes, rules).winner
-        winning_face = codes[np.arange(len(codes)), winner]
+        taken = winner != NO_WINNER  # a trick of flags nobody takes is won by no die
+        winning_face = codes[np.arange(len(codes)), np.maximum(winner, 0)]
         showing = (codes == winning_face[:, None]).sum(axis=1)
-        won = codes[:, 0] == winning_face
+        won = taken & (codes[:, 0] == winning_face)
         wins += ways * int((weights[won] * (common // showing[won])).sum())
     total_ways = math.comb(int(_others(bag, x).sum()), against)
     return Fraction(wins, total_ways * FACES_PER_DIE ** (against + 1) * common)

@@ -22,8 +22,17 @@ EQUAL_SPECIALS = ("later", "earlier")
 THREE_SPECIALS = ("mermaid", "minotaur", "griffin")
 """Which character wins when all three were rolled in one trick."""
 
-ALL_FLAGS = ("leader", "last")
-"""Who wins a trick in which every die shows a flag: the leader or the last roller."""
+ALL_FLAGS = ("leader", "last", "nobody")
+"""Who takes a trick in which every die shows a flag: the leader, the last roller, or nobody."""
+
+MERMAID_BONUS = ("per-trick", "per-minotaur")
+"""What the mermaid's +50 pays for: each trick she won against one or more minotaurs, or each minotaur."""
+
+MERMAID_COLUMNS = {"per-trick": "mermaid_tricks", "per-minotaur": "minotaurs_beaten"}
+"""The count each mermaid-bonus reading needs, by its name on a score sheet and in play records."""
+
+WRONG_BID = ("per-trick", "flat")
+"""What a missed bid (above zero) costs: -10 per trick of difference, or -10 once."""
 
 
 def rounds_for_players(players: int) -> int:
@@ -52,21 +61,37 @@ class Rules:
         (default, as equal numbers do) or the "earlier" roller.
     three_specials: the character that wins when all three are rolled
         (default "mermaid").
-    all_flags: a trick of nothing but flags goes to the "leader" (default)
-        or to the "last" roller.
+    all_flags: a trick of nothing but flags goes to the "leader" (default),
+        to the "last" roller, or to "nobody" (a flag cannot win a trick; the
+        round then has fewer tricks won than dice each player held, and the
+        leader of the flag trick leads the next one).
+    mermaid_bonus: +50 "per-trick" (default: once for each trick the mermaid
+        won against one or more minotaurs) or "per-minotaur" beaten.
+    wrong_bid: a missed bid above zero costs -10 "per-trick" of difference
+        (default) or -10 once ("flat").
+
+    The rules page, docs/rules.md, quotes the sentence each option reads.
     """
 
     follow_led_color: bool = True
     equal_specials: str = "later"
     three_specials: str = "mermaid"
     all_flags: str = "leader"
+    mermaid_bonus: str = "per-trick"
+    wrong_bid: str = "per-trick"
 
     def __post_init__(self) -> None:
         if not isinstance(self.follow_led_color, bool):
             raise InputError(f"must be true or false, got {self.follow_led_color!r}", field="follow_led_color")
         for field, allowed in (("equal_specials", EQUAL_SPECIALS), ("three_specials", THREE_SPECIALS),
-                               ("all_flags", ALL_FLAGS)):
+                               ("all_flags", ALL_FLAGS), ("mermaid_bonus", MERMAID_BONUS),
+                               ("wrong_bid", WRONG_BID)):
             value = getattr(self, field)
             if value not in allowed:
                 raise InputError(f"must be one of {', '.join(allowed)}, got {value!r}", field=field)
+
+    @property
+    def mermaid_column(self) -> str:
+        """The count the mermaid bonus pays for: `mermaid_tricks` or `minotaurs_beaten`."""
+        return MERMAID_COLUMNS[self.mermaid_bonus]
 

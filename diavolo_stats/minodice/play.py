@@ -1,7 +1,8 @@
 """Deal and play many Minodice rounds at once, with the baseline play policy.
 
 The baseline play policy, used for every player:
-- the player who won the last trick leads (seat 0 leads the first);
+- the player who won the last trick leads (seat 0 leads the first; after
+  a trick of flags nobody takes, its leader leads again);
 - each player, leader included, rolls a die chosen uniformly at random
   among the dice they may roll;
 - with the follow rule on (`Rules.follow_led_color`), the led color is the
@@ -21,7 +22,7 @@ import numpy as np
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import FACES_PER_DIE, Bag
 from diavolo_stats.minodice.options import Rules, check_round, rounds_for_players
-from diavolo_stats.minodice.tricks import resolve_tricks
+from diavolo_stats.minodice.tricks import NO_WINNER, resolve_tricks
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,11 @@ class RoundRecord:
     leaders: (games, tricks) int8, the seat that led each trick.
     dice: (games, tricks, players) int8, die-type index rolled, in roll order.
     faces: (games, tricks, players) int8, face code rolled, in roll order.
-    winners: (games, tricks) int8, the seat that won each trick.
+    winners: (games, tricks) int8, the seat that won each trick (NO_WINNER for a trick of
+        flags nobody takes, under `Rules(all_flags="nobody")`).
     tricks_won: (games, players) int16, tricks each seat won.
     griffins_beaten / minotaurs_beaten: (games, players) int16, bonus dice each seat beat.
+    mermaid_tricks: (games, players) int16, tricks each seat's mermaid won against one or more minotaurs.
     """
 
     leaders: np.ndarray
@@ -97,6 +100,7 @@ class RoundRecord:
     tricks_won: np.ndarray
     griffins_beaten: np.ndarray
     minotaurs_beaten: np.ndarray
+    mermaid_tricks: np.ndarray
 
 
 def play_round(bag: Bag, hands: np.ndarray, rules: Rules, rng: np.random.Generator) -> RoundRecord:
@@ -116,6 +120,7 @@ def play_round(bag: Bag, hands: np.ndarray, rules: Rules, rng: np.random.Generat
     tricks_won = np.zeros((games, players), dtype=np.int16)
     griffins = np.zeros((games, players), dtype=np.int16)
     minotaurs = np.zeros((games, players), dtype=np.int16)
+    mermaid_tricks = np.zeros((games, players), dtype=np.int16)
     for trick in range(tricks):
         leaders[:, trick] = leader
         led_color = np.full(games, -1, dtype=np.int16)  # -1 until a number die is rolled
@@ -133,11 +138,14 @@ def play_round(bag: Bag, hands: np.ndarray, rules: Rules, rng: np.random.Generat
             faces[:, trick, place] = rolled[game, seat, choice]
             led_color = np.where((led_color < 0) & ~special[game, seat, choice], die, led_color)
         outcome = resolve_tricks(faces[:, trick], rules)
-        winner = (leader + outcome.winner) % players
+        taken = outcome.winner != NO_WINNER
+        winner = np.where(taken, (leader + outcome.winner) % players, NO_WINNER)
         winners[:, trick] = winner
-        tricks_won[game, winner] += 1
-        griffins[game, winner] += outcome.griffins_beaten.astype(np.int16)
-        minotaurs[game, winner] += outcome.minotaurs_beaten.astype(np.int16)
-        leader = winner
+        won, seat = game[taken], winner[taken]
+        tricks_won[won, seat] += 1
+        griffins[won, seat] += outcome.griffins_beaten[taken].astype(np.int16)
+        minotaurs[won, seat] += outcome.minotaurs_beaten[taken].astype(np.int16)
+        mermaid_tricks[won, seat] += outcome.minotaurs_beaten[taken] > 0
+        leader = np.where(taken, winner, leader)  # nobody took it: its leader leads again
     return RoundRecord(leaders=leaders, dice=dice, faces=faces, winners=winners, tricks_won=tricks_won,
-                       griffins_beaten=griffins, minotaurs_beaten=minotaurs)
+                       griffins_beaten=griffins, minotaurs_beaten=minotaurs, mermaid_tricks=mermaid_tricks)

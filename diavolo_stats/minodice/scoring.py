@@ -1,66 +1,80 @@
 """Points for a round, and the score sheet of a whole game.
 
-Per player per round (RULES.md section 2):
+Per player per round (the rules page, docs/rules.md, section "Minodice scoring"):
 - bid met exactly, bid above zero: +20 per trick won;
-- bid missed: -10 per trick of difference, nothing for the tricks won;
+- bid missed: -10 per trick of difference (or -10 once, `Rules(wrong_bid="flat")`),
+  nothing for the tricks won;
 - bid zero: +10 times the round number with no trick won, -10 times it with any;
-- only when the bid was met: +30 per griffin your minotaur beat, +50 per
-  minotaur your mermaid beat.
+- only when the bid was met: +30 per griffin your minotaur beat, and +50 once
+  for each trick your mermaid won against one or more minotaurs (or +50 per
+  minotaur beaten, `Rules(mermaid_bonus="per-minotaur")`).
 
 A trick's winning die beats the other players' dice in that trick, and it is
 a minotaur (bonus griffins) or a mermaid (bonus minotaurs), never both. So a
-player's griffins_beaten + minotaurs_beaten in a round is at most their tricks
-won x (players - 1); `score_game` refuses a row above that.
+player's bonus dice in a round are bounded by their tricks won x (players - 1),
+and a mermaid trick is one of their tricks won; `score_game` refuses a row above that.
 
 A score sheet is a CSV file with one row per player per round and the
-columns `SHEET_COLUMNS`. `score_sheet` checks it and adds per-round and
-running totals and the winner.
+columns `sheet_columns(rules)`: the last one is the count the chosen mermaid
+reading needs (`mermaid_tricks` by default, `minotaurs_beaten` per minotaur).
+`score_sheet` checks it and adds per-round and running totals and the winner.
 """
 
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice.options import MAX_PLAYERS, MIN_PLAYERS, rounds_for_players
+from diavolo_stats.minodice.options import MAX_PLAYERS, MERMAID_COLUMNS, MIN_PLAYERS, Rules, rounds_for_players
 
 POINTS_PER_TRICK_BID = 20
 POINTS_PER_TRICK_MISSED = -10
 POINTS_PER_ROUND_ZERO_BID = 10
 POINTS_PER_GRIFFIN_BEATEN = 30
-POINTS_PER_MINOTAUR_BEATEN = 50
+POINTS_PER_MERMAID_BONUS = 50
 
-SHEET_COLUMNS = ("round", "player", "bid", "tricks", "griffins_beaten", "minotaurs_beaten")
+BASE_COLUMNS = ("round", "player", "bid", "tricks", "griffins_beaten")
 
 
-def score_round(bid, tricks, round_number, griffins_beaten=0, minotaurs_beaten=0):
+def sheet_columns(rules: Rules = Rules()) -> tuple[str, ...]:
+    """The columns of a score sheet under `rules`: the base ones and the count the mermaid bonus needs."""
+    return BASE_COLUMNS + (rules.mermaid_column,)
+
+
+def score_round(bid, tricks, round_number, griffins_beaten=0, mermaid_count=0, rules: Rules = Rules()):
     """Points one player scores in one round: an int, or an int64 array of the arguments' broadcast shape.
 
-    Every argument may be an int or an array of whole numbers of 0 or more.
+    mermaid_count: what the mermaid bonus pays +50 for under `rules.mermaid_bonus`: tricks
+    the mermaid won against one or more minotaurs ("per-trick"), or minotaurs beaten.
+    Every count may be an int or an array of whole numbers of 0 or more.
     """
-    # bid, tricks, round_number, griffins_beaten, minotaurs_beaten: broadcastable int arrays
+    # bid, tricks, round_number, griffins_beaten, mermaid_count: broadcastable int arrays
     values = {"bid": bid, "tricks": tricks, "round_number": round_number,
-              "griffins_beaten": griffins_beaten, "minotaurs_beaten": minotaurs_beaten}
-    for field, value in values.items():
+              "griffins_beaten": griffins_beaten, rules.mermaid_column: mermaid_count}
+    for name, value in values.items():
         if np.any(np.asarray(value) < 0):
-            raise InputError(f"must be 0 or more, got {value!r}", field=field)
-    bid, tricks, round_number, griffins_beaten, minotaurs_beaten = (
+            raise InputError(f"must be 0 or more, got {value!r}", field=name)
+    bid, tricks, round_number, griffins_beaten, mermaid_count = (
         np.asarray(value, dtype=np.int64) for value in values.values())
     met = bid == tricks
     zero_bid = np.where(met, POINTS_PER_ROUND_ZERO_BID, -POINTS_PER_ROUND_ZERO_BID) * round_number
-    other_bid = np.where(met, POINTS_PER_TRICK_BID * bid, POINTS_PER_TRICK_MISSED * np.abs(bid - tricks))
-    bonus = POINTS_PER_GRIFFIN_BEATEN * griffins_beaten + POINTS_PER_MINOTAUR_BEATEN * minotaurs_beaten
+    missed_by = np.abs(bid - tricks) if rules.wrong_bid == "per-trick" else np.int64(1)
+    other_bid = np.where(met, POINTS_PER_TRICK_BID * bid, POINTS_PER_TRICK_MISSED * missed_by)
+    bonus = POINTS_PER_GRIFFIN_BEATEN * griffins_beaten + POINTS_PER_MERMAID_BONUS * mermaid_count
     points = np.where(bid == 0, zero_bid, other_bid) + np.where(met, bonus, 0)
     return int(points) if points.ndim == 0 else points
 
 
 @dataclass(frozen=True)
 class SheetRow:
-    """One row of a score sheet, with the line of the file it came from (the header is line 1)."""
+    """One row of a score sheet, with the line of the file it came from (the header is line 1).
+
+    mermaid_count: the sheet's last column, `mermaid_tricks` or `minotaurs_beaten` (see `sheet_columns`).
+    """
 
     line: int
     round: int
@@ -68,21 +82,27 @@ class SheetRow:
     bid: int
     tricks: int
     griffins_beaten: int
-    minotaurs_beaten: int
+    mermaid_count: int
 
 
-def read_score_sheet(path: str | Path) -> tuple[SheetRow, ...]:
-    """The rows of a score sheet CSV, each value checked for type; InputError naming the file and line."""
+def read_score_sheet(path: str | Path, rules: Rules = Rules()) -> tuple[SheetRow, ...]:
+    """The rows of a score sheet CSV, each value checked for type; InputError naming the file and line.
+
+    The columns are `sheet_columns(rules)`; a sheet written for the other mermaid reading is
+    refused with an error naming the column it lacks.
+    """
+    columns = sheet_columns(rules)
     try:
         with open(path, newline="", encoding="utf-8-sig") as file:  # a BOM from spreadsheets is fine
             reader = csv.DictReader(file)
             header = [name.strip() for name in reader.fieldnames or ()]
-            missing = [column for column in SHEET_COLUMNS if column not in header]
-            unknown = [column for column in header if column not in SHEET_COLUMNS]
+            missing = [column for column in columns if column not in header]
+            unknown = [column for column in header if column not in columns]
             if missing or unknown:
                 problem = f"missing column {missing[0]!r}" if missing else f"unknown column {unknown[0]!r}"
-                raise InputError(f"{path}: {problem}; the columns are {', '.join(SHEET_COLUMNS)}")
-            rows = [_sheet_row(path, reader.line_num, raw) for raw in reader]
+                raise InputError(f"{path}: {problem}; the columns are {', '.join(columns)}"
+                                 f"{_other_reading(rules, header)}")
+            rows = [_sheet_row(path, reader.line_num, raw, columns) for raw in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise InputError(f"{path}: cannot read it ({getattr(error, 'strerror', None) or error})") from None
     if not rows:
@@ -90,16 +110,24 @@ def read_score_sheet(path: str | Path) -> tuple[SheetRow, ...]:
     return tuple(rows)
 
 
-def _sheet_row(path: str | Path, line: int, raw: dict[str | None, str | None]) -> SheetRow:
+def _other_reading(rules: Rules, header: list[str]) -> str:
+    """A hint when the sheet records the count of the other mermaid-bonus reading."""
+    for reading, column in MERMAID_COLUMNS.items():
+        if reading != rules.mermaid_bonus and column in header and rules.mermaid_column not in header:
+            return f" ({column} is the count of the {reading} mermaid bonus)"
+    return ""
+
+
+def _sheet_row(path: str | Path, line: int, raw: dict[str | None, str | None], columns: tuple[str, ...]) -> SheetRow:
     # csv.DictReader files extra values under the key None and fills missing ones with None.
     if None in raw or None in raw.values():
-        raise InputError(f"{path} line {line}: expected {len(SHEET_COLUMNS)} values ({', '.join(SHEET_COLUMNS)})")
+        raise InputError(f"{path} line {line}: expected {len(columns)} values ({', '.join(columns)})")
     raw = {key.strip(): value for key, value in raw.items()}
     player = raw["player"].strip()
     if not player:
         raise InputError(f"{path} line {line}: player is empty")
-    numbers = {}
-    for column in SHEET_COLUMNS:
+    numbers = []
+    for column in columns:
         if column == "player":
             continue
         text = raw[column].strip()
@@ -107,8 +135,10 @@ def _sheet_row(path: str | Path, line: int, raw: dict[str | None, str | None]) -
         number = _whole_number(text)
         if number is None or number < minimum:
             raise InputError(f"{path} line {line}: {column} must be a whole number of {minimum} or more, got {text!r}")
-        numbers[column] = number
-    return SheetRow(line=line, player=player, **numbers)
+        numbers.append(number)
+    round_number, bid, tricks, griffins_beaten, mermaid_count = numbers
+    return SheetRow(line=line, round=round_number, player=player, bid=bid, tricks=tricks,
+                    griffins_beaten=griffins_beaten, mermaid_count=mermaid_count)
 
 
 def _whole_number(text: str) -> int | None:
@@ -148,13 +178,18 @@ class GameScore:
     winners: tuple[str, ...]
     rounds_played: int
     rounds_in_game: int
+    rules: Rules = field(default_factory=Rules)
 
-    columns = SHEET_COLUMNS + ("score", "total")
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return sheet_columns(self.rules) + ("score", "total")
 
     def table_rows(self) -> list[dict[str, object]]:
         """One dict per sheet row with `columns` as keys."""
-        return [{**{column: getattr(scored.row, column) for column in SHEET_COLUMNS},
-                 "score": scored.score, "total": scored.total} for scored in self.rows]
+        return [{"round": scored.row.round, "player": scored.row.player, "bid": scored.row.bid,
+                 "tricks": scored.row.tricks, "griffins_beaten": scored.row.griffins_beaten,
+                 self.rules.mermaid_column: scored.row.mermaid_count, "score": scored.score, "total": scored.total}
+                for scored in self.rows]
 
     def to_json(self) -> dict[str, object]:
         """{"players": {name: {"total": points, "rounds": [points per round]}}, "winner": [names]}."""
@@ -174,15 +209,17 @@ class GameScore:
         return [f"{role}: {', '.join(self.winners)} with {self.totals[self.winners[0]]} points{progress}"]
 
 
-def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet") -> GameScore:
+def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet",
+               rules: Rules = Rules()) -> GameScore:
     """Check a score sheet's rows against the rules and score them.
 
     InputError, naming the line (or the round and player of a missing row), for:
     a player count outside 3 to 6, a round the game does not have, a bid or a
-    trick count above the round's number of tricks, more dice beaten
-    (griffins_beaten + minotaurs_beaten) than tricks won x (players - 1), a
-    second row for a player in a round, a player missing a round, and tricks
-    in a round that do not add up to the round's number of tricks.
+    trick count above the round's number of tricks, more bonus dice or mermaid
+    tricks than the tricks won allow (see `_check_bonus`), a second row for a
+    player in a round, a player missing a round, and tricks in a round that do
+    not add up to the round's number of tricks (with `rules.all_flags` "nobody",
+    that are above it: a trick of flags is nobody's).
     """
     players = tuple(dict.fromkeys(row.player for row in rows))
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
@@ -199,11 +236,7 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
             if getattr(row, column) > row.round:
                 raise InputError(f"{where}: {column} {getattr(row, column)} is above the {row.round} tricks "
                                  f"of round {row.round}")
-        beaten, most = row.griffins_beaten + row.minotaurs_beaten, row.tricks * (len(players) - 1)
-        if beaten > most:
-            raise InputError(f"{where}: griffins_beaten + minotaurs_beaten = {beaten}, above tricks {row.tricks} "
-                             f"x {len(players) - 1} other players = {most}; only a trick's winner beats dice, "
-                             "at most one of each other player's")
+        _check_bonus(row, len(players) - 1, rules, where)
         earlier = by_round.setdefault(row.round, {}).get(row.player)
         if earlier is not None:
             raise InputError(f"{where}: a second row for {row.player} in round {row.round} "
@@ -217,24 +250,51 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
                 raise InputError(f"{sheet}: no row for {player} in round {round_number}; "
                                  "every player needs one row per round")
         tricks = sum(row.tricks for row in present.values())
-        if tricks != round_number:
+        nobody_takes_flags = rules.all_flags == "nobody"
+        if tricks > round_number or (tricks < round_number and not nobody_takes_flags):
             lines = ", ".join(str(row.line) for row in present.values())
             raise InputError(f"{sheet} round {round_number} (lines {lines}): tricks add up to {tricks}, "
-                             f"but round {round_number} has {round_number} tricks")
+                             f"but round {round_number} has {round_number} tricks"
+                             f"{' (fewer only when nobody takes a trick of flags)' if nobody_takes_flags else ''}")
     totals = dict.fromkeys(players, 0)
     scored = []
     for round_number in range(1, rounds_played + 1):
         for player in players:
             row = by_round[round_number][player]
-            points = score_round(row.bid, row.tricks, row.round, row.griffins_beaten, row.minotaurs_beaten)
+            points = score_round(row.bid, row.tricks, row.round, row.griffins_beaten, row.mermaid_count, rules)
             totals[player] += points
             scored.append(ScoredRow(row=row, score=points, total=totals[player]))
     best = max(totals.values())
     return GameScore(players=players, rows=tuple(scored), totals=totals,
                      winners=tuple(player for player in players if totals[player] == best),
-                     rounds_played=rounds_played, rounds_in_game=rounds_in_game)
+                     rounds_played=rounds_played, rounds_in_game=rounds_in_game, rules=rules)
 
 
-def score_sheet(path: str | Path) -> GameScore:
-    """Read, check and score the score sheet CSV at `path` (see `read_score_sheet` and `score_game`)."""
-    return score_game(read_score_sheet(path), sheet=str(path))
+def _check_bonus(row: SheetRow, others: int, rules: Rules, where: str) -> None:
+    """Refuse bonus counts the tricks won cannot give.
+
+    Only a trick's winner beats dice, at most one of each of the `others` players'.
+    Per minotaur: griffins_beaten + minotaurs_beaten <= tricks x others. Per trick:
+    mermaid_tricks <= tricks, and the minotaur's tricks are the others, so
+    griffins_beaten <= (tricks - mermaid_tricks) x others.
+    """
+    if rules.mermaid_bonus == "per-minotaur":
+        beaten, most = row.griffins_beaten + row.mermaid_count, row.tricks * others
+        if beaten > most:
+            raise InputError(f"{where}: griffins_beaten + minotaurs_beaten = {beaten}, above tricks {row.tricks} "
+                             f"x {others} other players = {most}; only a trick's winner beats dice, "
+                             "at most one of each other player's")
+        return
+    if row.mermaid_count > row.tricks:
+        raise InputError(f"{where}: mermaid_tricks {row.mermaid_count} is above tricks {row.tricks}; "
+                         "a mermaid trick is one of the tricks won")
+    most = (row.tricks - row.mermaid_count) * others
+    if row.griffins_beaten > most:
+        raise InputError(f"{where}: griffins_beaten = {row.griffins_beaten}, above (tricks {row.tricks} - "
+                         f"mermaid_tricks {row.mermaid_count}) x {others} other players = {most}; only a "
+                         "trick's winner beats dice, at most one of each other player's")
+
+
+def score_sheet(path: str | Path, rules: Rules = Rules()) -> GameScore:
+    """Read, check and score the score sheet CSV at `path` under `rules` (see `read_score_sheet`, `score_game`)."""
+    return score_game(read_score_sheet(path, rules), sheet=str(path), rules=rules)

@@ -1,4 +1,4 @@
-"""Who wins a trick, as RULES.md section 2 says, with its three open questions as `Rules` options.
+"""Who wins a trick, as the rules page (docs/rules.md) says, with its three open questions as `Rules` options.
 
 - A flag counts 0 and never wins.
 - Minotaur beats griffin, griffin beats mermaid, mermaid beats minotaur;
@@ -7,7 +7,7 @@
   numbers go to the later roller.
 - Open questions (`Rules`): the winning character rolled twice
   (`equal_specials`), all three characters at once (`three_specials`),
-  every die a flag (`all_flags`).
+  every die a flag (`all_flags`: the leader, the last roller, or nobody).
 
 `resolve_tricks` decides millions of tricks at once; `resolve_trick` is the
 same function for one trick written by a person.
@@ -22,6 +22,9 @@ import numpy as np
 
 from diavolo_stats.minodice.dice import CHARACTERS, Face, face_code
 from diavolo_stats.minodice.options import Rules
+
+NO_WINNER = -1
+"""The winner of a trick nobody takes: every die a flag, under `Rules(all_flags="nobody")`."""
 
 BEATS = {Face.MINOTAUR: Face.GRIFFIN, Face.GRIFFIN: Face.MERMAID, Face.MERMAID: Face.MINOTAUR}
 """Each character and the one it beats."""
@@ -45,7 +48,8 @@ def _winning_characters(three_specials: str) -> np.ndarray:
 class TrickOutcomes:
     """Many resolved tricks.
 
-    winner: (tricks,) intp, the winner's place in the roll order (0 = the leader).
+    winner: (tricks,) intp, the winner's place in the roll order (0 = the leader);
+        NO_WINNER (-1) for a trick of flags nobody takes (`Rules.all_flags` "nobody").
     griffins_beaten: (tricks,) intp, griffins in the trick when a minotaur won it, else 0.
     minotaurs_beaten: (tricks,) intp, minotaurs in the trick when a mermaid won it, else 0.
     """
@@ -72,6 +76,8 @@ def resolve_tricks(faces: np.ndarray, rules: Rules = Rules()) -> TrickOutcomes:
     later_wins = np.where(pattern > 0, rules.equal_specials == "later",
                           np.where(target == Face.FLAG, rules.all_flags == "last", True))
     winner = np.where(later_wins, latest, earliest)
+    if rules.all_flags == "nobody":
+        winner = np.where(target == Face.FLAG, NO_WINNER, winner)
     griffins = np.where(target == Face.MINOTAUR, (faces == Face.GRIFFIN).sum(axis=1), 0)
     minotaurs = np.where(target == Face.MERMAID, (faces == Face.MINOTAUR).sum(axis=1), 0)
     return TrickOutcomes(winner=winner, griffins_beaten=griffins, minotaurs_beaten=minotaurs)
@@ -79,9 +85,10 @@ def resolve_tricks(faces: np.ndarray, rules: Rules = Rules()) -> TrickOutcomes:
 
 @dataclass(frozen=True)
 class Trick:
-    """One resolved trick: the winner's place in the roll order (0 = the leader) and the bonus dice beaten."""
+    """One resolved trick: the winner's place in the roll order (0 = the leader; None when nobody
+    takes a trick of flags) and the bonus dice beaten."""
 
-    winner: int
+    winner: int | None
     griffins_beaten: int
     minotaurs_beaten: int
 
@@ -90,5 +97,6 @@ def resolve_trick(faces: Sequence[int | str], rules: Rules = Rules()) -> Trick:
     """Resolve one trick given its faces in roll order, as codes or symbols: ["griffin", 7, "flag"]."""
     codes = np.array([[face_code(face) for face in faces]], dtype=np.int8)
     outcome = resolve_tricks(codes, rules)
-    return Trick(winner=int(outcome.winner[0]), griffins_beaten=int(outcome.griffins_beaten[0]),
+    winner = int(outcome.winner[0])
+    return Trick(winner=None if winner == NO_WINNER else winner, griffins_beaten=int(outcome.griffins_beaten[0]),
                  minotaurs_beaten=int(outcome.minotaurs_beaten[0]))

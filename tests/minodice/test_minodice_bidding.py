@@ -4,15 +4,16 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from minodice_reference import reference_bonus, reference_score, reference_winner, symbols
+from minodice_reference import mermaid_count, reference_bonus, reference_score, reference_winner, symbols
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice import advise_bid, load_dice
+from diavolo_stats.minodice import Rules, advise_bid, load_dice
+from diavolo_stats.minodice.options import WRONG_BID
 
 BAG = load_dice()
 
 
-def exact_round_one(name, players, seat=None):
+def exact_round_one(name, players, seat=None, rules=Rules()):
     """P(this die wins the trick) and the expected score of bids 0 and 1, by enumerating round 1.
 
     Every ordered draw of die types for the other seats (weighted by how many
@@ -39,14 +40,18 @@ def exact_round_one(name, players, seat=None):
                 total_weight += ways
                 win += ways * won
                 for bid in (0, 1):
-                    scores[bid] += ways * reference_score(bid, won, 1, griffins, minotaurs)
+                    scores[bid] += ways * reference_score(bid, won, 1, griffins,
+                                                          mermaid_count([minotaurs], rules.mermaid_bonus))
     return win / total_weight, [score / total_weight for score in scores]
 
 
-@pytest.mark.parametrize("name, players, seat", [("minotaur", 3, None), ("yellow", 3, 1), ("mermaid", 3, 3)])
-def test_round_one_figures_agree_with_exact_ones_within_their_intervals(name, players, seat):
-    exact_win, exact_scores = exact_round_one(name, players, seat)
-    advice = advise_bid(name, 1, players, seat=seat, simulations=40_000, seed=2, confidence=0.999)
+@pytest.mark.parametrize("name, players, seat, rules", [
+    ("minotaur", 3, None, Rules()), ("yellow", 3, 1, Rules()), ("mermaid", 3, 3, Rules()),
+    ("mermaid", 3, 3, Rules(mermaid_bonus="per-minotaur")),
+])
+def test_round_one_figures_agree_with_exact_ones_within_their_intervals(name, players, seat, rules):
+    exact_win, exact_scores = exact_round_one(name, players, seat, rules)
+    advice = advise_bid(name, 1, players, seat=seat, rules=rules, simulations=40_000, seed=2, confidence=0.999)
     assert exact_win in advice.tricks[1] and 1 - exact_win in advice.tricks[0]
     assert exact_win in advice.expected_tricks
     for bid in (0, 1):
@@ -55,13 +60,15 @@ def test_round_one_figures_agree_with_exact_ones_within_their_intervals(name, pl
     assert advice.best_bid == max((0, 1), key=exact_scores.__getitem__)
 
 
-def test_each_bid_scores_what_the_rules_give_for_the_trick_distribution_shown():
+@pytest.mark.parametrize("wrong_bid", WRONG_BID)
+def test_each_bid_scores_what_the_rules_give_for_the_trick_distribution_shown(wrong_bid):
     # Number dice only: without a minotaur or a mermaid there is no bonus, so what a bid is worth
     # follows from the chances of winning 0..4 tricks alone.
-    advice = advise_bid("black,blue,red,yellow", 4, 4, simulations=5_000, seed=1)
+    advice = advise_bid("black,blue,red,yellow", 4, 4, rules=Rules(wrong_bid=wrong_bid), simulations=5_000, seed=1)
     chances = [trick.value for trick in advice.tricks]
     assert len(chances) == 5 and sum(chances) == pytest.approx(1.0, abs=1e-12)
-    expected = [sum(chance * reference_score(bid, won, 4) for won, chance in enumerate(chances)) for bid in range(5)]
+    expected = [sum(chance * reference_score(bid, won, 4, wrong_bid=wrong_bid) for won, chance in enumerate(chances))
+                for bid in range(5)]
     assert [score.value for score in advice.expected_scores] == pytest.approx(expected, abs=1e-9)
     assert advice.best_bid == max(range(5), key=expected.__getitem__)
     rows = advice.table_rows()

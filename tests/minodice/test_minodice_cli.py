@@ -10,7 +10,7 @@ import pytest
 
 from diavolo_stats.cli import main
 
-HEADER = "round,player,bid,tricks,griffins_beaten,minotaurs_beaten\n"
+HEADER = "round,player,bid,tricks,griffins_beaten,mermaid_tricks\n"
 SHEET = HEADER + "1,Ann,1,1,0,0\n1,Bea,0,0,0,0\n1,Cid,1,0,0,0\n2,Ann,1,0,0,0\n2,Bea,2,2,1,0\n2,Cid,0,0,0,0\n"
 BAD_SHEET = SHEET.replace("2,Bea,2,2,1,0", "2,Bea,3,2,1,0")
 BAD_DICE = '[[dice]]\nname = "red"\ncount = 3\nfaces = [1, 2, 3, 9, 5, 6]\n'
@@ -113,7 +113,24 @@ def test_the_score_table_shows_running_totals_and_the_winner(tmp_path, capsys):
     out = run(capsys, ["score", str(path)])[1]
     assert "leading: Bea with 80 points after round 2 of 8" in out
     assert out.splitlines()[0].split() == ["round", "player", "bid", "tricks", "griffins_beaten",
-                                           "minotaurs_beaten", "score", "total"]
+                                           "mermaid_tricks", "score", "total"]
+
+
+def test_the_score_flags_choose_the_readings(tmp_path, capsys):
+    # Hand-scored: Bea bid 2 in round 2 and won both tricks, her mermaid beating both other players'
+    # minotaurs in one of them; Cid bid 1 and won nothing.
+    path = tmp_path / "sheet.csv"
+    path.write_text(SHEET.replace("2,Bea,2,2,1,0", "2,Bea,2,2,0,1").replace("2,Ann,1,0", "2,Ann,0,0")
+                    .replace("2,Cid,0,0", "2,Cid,1,0"), encoding="utf-8")
+    status, out, _ = run(capsys, ["score", str(path), "--format", "json"])
+    assert status == 0 and json.loads(out)["players"]["Bea"]["rounds"] == [10, 40 + 50]
+    path.write_text(path.read_text(encoding="utf-8").replace("mermaid_tricks", "minotaurs_beaten")
+                    .replace("2,Bea,2,2,0,1", "2,Bea,2,2,0,2"), encoding="utf-8")
+    status, out, _ = run(capsys, ["score", str(path), "--format", "json", "--mermaid-bonus", "per-minotaur",
+                                  "--wrong-bid", "flat"])
+    assert status == 0 and json.loads(out)["players"]["Bea"]["rounds"] == [10, 40 + 100]
+    status, _, err = run(capsys, ["score", str(path)])
+    assert status == 2 and "missing column 'mermaid_tricks'" in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize("args, message", [
@@ -140,8 +157,8 @@ def test_other_bad_values_name_their_flag_or_line(tmp_path, capsys, args, messag
 @pytest.mark.parametrize("old, new, message", [
     ("1,Cid,1,0,0,0", "1,Cid,²,0,0,0", "line 4: bid must be a whole number of 0 or more, got '²'"),
     ("2,Bea,2,2,1,0", "2,Bea,2,2,99999999999999999999,0",
-     "line 6: griffins_beaten + minotaurs_beaten = 99999999999999999999, above tricks 2 x 2 other players = 4"),
-    ("1,Ann,1,1,0,0", "1,Ann,1,1,50,0", "line 2: griffins_beaten + minotaurs_beaten = 50, above tricks 1 x 2"),
+     "line 6: griffins_beaten = 99999999999999999999, above (tricks 2 - mermaid_tricks 0) x 2 other players = 4"),
+    ("1,Ann,1,1,0,0", "1,Ann,1,1,50,0", "line 2: griffins_beaten = 50, above (tricks 1 - mermaid_tricks 0) x 2"),
 ])
 def test_a_sheet_with_impossible_values_is_one_line_from_the_real_command(tmp_path, old, new, message):
     path = tmp_path / "sheet.csv"

@@ -46,6 +46,7 @@ def brute_force_win_probability(bag, name, against, rules=Rules()):
 @pytest.mark.parametrize("name", SMALL_BAG.names)
 @pytest.mark.parametrize("against, rules", [
     (1, Rules()), (2, Rules()), (2, Rules(equal_specials="earlier", three_specials="minotaur", all_flags="last")),
+    (2, Rules(all_flags="nobody")),  # a trick of flags is nobody's: no die wins it
 ])
 def test_exact_odds_match_brute_force_on_a_small_bag(name, against, rules):
     assert exact_win_probability(SMALL_BAG, name, against, rules) == brute_force_win_probability(

@@ -8,6 +8,7 @@ from minodice_reference import reference_bonus, reference_winner, symbols
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import Bag, Die, Rules, deal, load_dice, play_round
+from diavolo_stats.minodice.tricks import NO_WINNER
 
 BAG = load_dice()
 
@@ -35,16 +36,21 @@ def check_round(bag, hands, record, rules):
                     led_color = die
             faces = symbols(record.faces[game, trick])
             place = reference_winner(faces, rules.equal_specials, rules.three_specials, rules.all_flags)
+            if place is None:  # nobody takes a trick of flags; its leader leads again
+                assert record.winners[game, trick] == NO_WINNER
+                continue
             leader = (leader + place) % players
             assert record.winners[game, trick] == leader
             won[leader] += 1
             griffins, minotaurs = reference_bonus(faces, place)
             bonuses[leader, "griffins"] += griffins
             bonuses[leader, "minotaurs"] += minotaurs
+            bonuses[leader, "mermaid_tricks"] += minotaurs > 0
         assert all(sum(counter.values()) == 0 for counter in left), "a die was never rolled"
         assert record.tricks_won[game].tolist() == [won[seat] for seat in range(players)]
         assert record.griffins_beaten[game].tolist() == [bonuses[seat, "griffins"] for seat in range(players)]
         assert record.minotaurs_beaten[game].tolist() == [bonuses[seat, "minotaurs"] for seat in range(players)]
+        assert record.mermaid_tricks[game].tolist() == [bonuses[seat, "mermaid_tricks"] for seat in range(players)]
 
 
 @pytest.mark.parametrize("players, round_number, rules", [
@@ -52,6 +58,7 @@ def check_round(bag, hands, record, rules):
     (6, 6, Rules()),  # the whole bag in play
     (3, 8, Rules(equal_specials="earlier", three_specials="griffin", all_flags="last")),
     (5, 4, Rules(follow_led_color=False)),
+    (3, 8, Rules(all_flags="nobody")),
 ])
 def test_every_simulated_trick_is_played_and_won_by_the_rules(players, round_number, rules):
     rng = np.random.default_rng(7)

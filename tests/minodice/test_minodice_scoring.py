@@ -8,8 +8,8 @@ import pytest
 from minodice_reference import reference_score
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice import score_round, score_sheet
-from diavolo_stats.minodice.options import rounds_for_players
+from diavolo_stats.minodice import Rules, score_round, score_sheet
+from diavolo_stats.minodice.options import WRONG_BID, rounds_for_players
 
 
 @pytest.mark.parametrize("bid, tricks, round_number, griffins, minotaurs, points", [
@@ -19,18 +19,42 @@ from diavolo_stats.minodice.options import rounds_for_players
     (0, 0, 5, 0, 0, 50),      # zero bid made: 10 x round
     (0, 1, 5, 0, 0, -50),     # zero bid missed: -10 x round, however many tricks
     (0, 3, 7, 0, 0, -70),
-    (2, 2, 4, 1, 1, 120),     # bonuses when the bid is met: +30 per griffin, +50 per minotaur
+    (2, 2, 4, 1, 1, 120),     # bonuses when the bid is met: +30 per griffin, +50 per mermaid bonus
     (1, 2, 4, 2, 1, -10),     # no bonus when the bid is missed
 ])
 def test_a_round_scores_as_the_rules_say(bid, tricks, round_number, griffins, minotaurs, points):
     assert score_round(bid, tricks, round_number, griffins, minotaurs) == points
 
 
-def test_arrays_score_like_single_rounds():
+def test_a_missed_bid_costs_10_per_trick_of_difference_by_default_and_10_once_when_flat():
+    # «потеряйте 10 очков за каждую неверную ставку»: "lose 10 points for each wrong bid".
+    # Hand-scored: bid 4 in round 5, won 1 trick, missed by 3.
+    assert score_round(4, 1, 5) == -30
+    assert score_round(4, 1, 5, rules=Rules(wrong_bid="per-trick")) == -30
+    assert score_round(4, 1, 5, rules=Rules(wrong_bid="flat")) == -10
+    # a missed bid of 1 costs the same under both; a missed zero bid is scored by the round either way
+    assert score_round(2, 1, 5, rules=Rules(wrong_bid="flat")) == score_round(2, 1, 5) == -10
+    assert score_round(0, 3, 5, rules=Rules(wrong_bid="flat")) == score_round(0, 3, 5) == -50
+
+
+def test_the_mermaid_bonus_pays_once_per_trick_by_default_and_per_minotaur_as_an_option():
+    # «Если ваша русалка победила минотавра, вы получаете 50 очков»: "if your mermaid beat a minotaur,
+    # you get 50 points" (the griffin bonus says "for each", this one does not).
+    # Hand-scored: 4 players, round 3, Ann bid 2 and won 2 tricks: in one, her mermaid beat two minotaurs;
+    # the other she won with a 7. So 1 mermaid trick, 2 minotaurs beaten.
+    per_trick, per_minotaur = Rules(mermaid_bonus="per-trick"), Rules(mermaid_bonus="per-minotaur")
+    assert score_round(2, 2, 3, 0, 1, per_trick) == 2 * 20 + 50 == 90
+    assert score_round(2, 2, 3, 0, 2, per_minotaur) == 2 * 20 + 2 * 50 == 140
+    assert score_round(2, 2, 3, 0, 1) == 90  # per-trick is the default
+    assert score_round(2, 1, 3, 0, 1, per_trick) == score_round(2, 1, 3, 0, 2, per_minotaur) == -10  # bid missed
+
+
+@pytest.mark.parametrize("wrong_bid", WRONG_BID)
+def test_arrays_score_like_single_rounds(wrong_bid):
     cases = list(itertools.product(range(4), range(4), (3, 8), range(2), range(2)))
-    bid, tricks, round_number, griffins, minotaurs = (np.array(column) for column in zip(*cases))
-    assert score_round(bid, tricks, round_number, griffins, minotaurs).tolist() == [
-        reference_score(*case) for case in cases]
+    bid, tricks, round_number, griffins, mermaid = (np.array(column) for column in zip(*cases))
+    assert score_round(bid, tricks, round_number, griffins, mermaid, Rules(wrong_bid=wrong_bid)).tolist() == [
+        reference_score(*case, wrong_bid=wrong_bid) for case in cases]
 
 
 def test_negative_inputs_are_refused_by_name():
@@ -38,7 +62,7 @@ def test_negative_inputs_are_refused_by_name():
         score_round(1, -1, 3)
 
 
-HEADER = "round,player,bid,tricks,griffins_beaten,minotaurs_beaten\n"
+HEADER = "round,player,bid,tricks,griffins_beaten,mermaid_tricks\n"
 TWO_ROUNDS = HEADER + """1,Ann,1,1,0,0
 1,Bea,0,0,0,0
 1,Cid,1,0,0,0
@@ -92,8 +116,76 @@ def test_a_sheet_saved_by_a_spreadsheet_with_a_byte_order_mark_reads(tmp_path):
 
 def test_a_trick_winner_can_beat_every_other_players_die(tmp_path):
     # Bea won 2 tricks of 3 players: at most 2 x 2 dice beaten, griffins and minotaurs together.
-    game = score_sheet(sheet(tmp_path, TWO_ROUNDS.replace("2,Bea,2,2,1,0", "2,Bea,2,2,3,1")))
-    assert game.totals["Bea"] == 10 + 2 * 20 + 3 * 30 + 1 * 50
+    per_minotaur = Rules(mermaid_bonus="per-minotaur")
+    text = TWO_ROUNDS.replace("2,Bea,2,2,1,0", "2,Bea,2,2,3,1").replace("mermaid_tricks", "minotaurs_beaten")
+    assert score_sheet(sheet(tmp_path, text), per_minotaur).totals["Bea"] == 10 + 2 * 20 + 3 * 30 + 1 * 50
+    # Per trick: one mermaid trick leaves one minotaur trick, which beats at most 2 griffins.
+    game = score_sheet(sheet(tmp_path, TWO_ROUNDS.replace("2,Bea,2,2,1,0", "2,Bea,2,2,2,1")))
+    assert game.totals["Bea"] == 10 + 2 * 20 + 2 * 30 + 1 * 50
+
+
+MERMAID_SHEET = """round,player,bid,tricks,griffins_beaten,{column}
+1,Ann,1,1,0,0
+1,Bea,0,0,0,0
+1,Cid,0,0,0,0
+1,Dan,0,0,0,0
+2,Ann,0,0,0,0
+2,Bea,0,0,0,0
+2,Cid,0,0,0,0
+2,Dan,2,2,0,{count}
+"""
+# Hand-scored: in round 2 Dan's mermaid beat the minotaurs of Ann and Bea in one trick and he won
+# the other with a number: mermaid_tricks 1, minotaurs_beaten 2.
+
+
+@pytest.mark.parametrize("rules, column, count, dan", [
+    (Rules(), "mermaid_tricks", 1, 10 + 40 + 50),
+    (Rules(mermaid_bonus="per-minotaur"), "minotaurs_beaten", 2, 10 + 40 + 100),
+])
+def test_a_sheet_records_the_count_its_mermaid_reading_needs(tmp_path, rules, column, count, dan):
+    game = score_sheet(sheet(tmp_path, MERMAID_SHEET.format(column=column, count=count)), rules)
+    assert game.totals == {"Ann": 20 + 20, "Bea": 10 + 20, "Cid": 10 + 20, "Dan": dan}
+    assert game.columns[:6] == ("round", "player", "bid", "tricks", "griffins_beaten", column)
+    assert game.table_rows()[-1][column] == count
+
+
+@pytest.mark.parametrize("rules, column, lacking", [
+    (Rules(), "minotaurs_beaten", "mermaid_tricks"),
+    (Rules(mermaid_bonus="per-minotaur"), "mermaid_tricks", "minotaurs_beaten"),
+])
+def test_a_sheet_for_the_other_mermaid_reading_is_refused_naming_the_column_it_lacks(tmp_path, rules, column,
+                                                                                      lacking):
+    path = sheet(tmp_path, MERMAID_SHEET.format(column=column, count=1))
+    with pytest.raises(InputError, match=f"missing column '{lacking}'.*{column} is the count of the"):
+        score_sheet(path, rules)
+
+
+def test_a_mermaid_trick_is_one_of_the_tricks_won(tmp_path):
+    with pytest.raises(InputError, match="line 9: mermaid_tricks 3 is above tricks 2"):
+        score_sheet(sheet(tmp_path, MERMAID_SHEET.format(column="mermaid_tricks", count=3)))
+
+
+FLAG_SHEET = HEADER + """1,Ann,1,1,0,0
+1,Bea,0,0,0,0
+1,Cid,0,0,0,0
+2,Ann,1,1,0,0
+2,Bea,1,0,0,0
+2,Cid,0,0,0,0
+"""
+# Hand-scored: in round 2 every die of one trick showed a flag and nobody took it.
+
+
+def test_a_sheet_may_record_fewer_tricks_than_dice_only_when_nobody_takes_a_trick_of_flags(tmp_path):
+    path = sheet(tmp_path, FLAG_SHEET)
+    game = score_sheet(path, Rules(all_flags="nobody"))
+    assert game.to_json()["players"] == {"Ann": {"total": 40, "rounds": [20, 20]},
+                                         "Bea": {"total": 0, "rounds": [10, -10]},
+                                         "Cid": {"total": 30, "rounds": [10, 20]}}
+    for default in (Rules(), Rules(all_flags="leader"), Rules(all_flags="last")):
+        with pytest.raises(InputError, match="round 2 .*tricks add up to 1, but round 2 has 2 tricks$"):
+            score_sheet(path, default)
+    with pytest.raises(InputError, match="tricks add up to 3, but round 2 has 2 tricks .fewer only when nobody"):
+        score_sheet(sheet(tmp_path, FLAG_SHEET.replace("2,Cid,0,0", "2,Cid,0,2")), Rules(all_flags="nobody"))
 
 
 @pytest.mark.parametrize("change, message", [
@@ -102,9 +194,9 @@ def test_a_trick_winner_can_beat_every_other_players_die(tmp_path):
     (("2,Cid,0,0,0,0\n", ""), "no row for Cid in round 2"),
     (("2,Cid,0,0,0,0", "2,Ann,0,0,0,0"), "line 7: a second row for Ann in round 2 (the first is line 5)"),
     (("2,Cid,0,0,0,0", "9,Cid,0,0,0,0"), "line 7: round 9, but a 3-player game has 8 rounds"),
-    (("1,Cid,1,0,0,0", "1,Cid,1,0,1,0"), "line 4: griffins_beaten + minotaurs_beaten = 1, above tricks 0 x 2 "
+    (("1,Cid,1,0,0,0", "1,Cid,1,0,1,0"), "line 4: griffins_beaten = 1, above (tricks 0 - mermaid_tricks 0) x 2 "
                                           "other players = 0; only a trick's winner beats dice"),
-    (("2,Bea,2,2,1,0", "2,Bea,2,2,3,2"), "line 6: griffins_beaten + minotaurs_beaten = 5, above tricks 2 x 2"),
+    (("2,Bea,2,2,1,0", "2,Bea,2,2,3,2"), "line 6: griffins_beaten = 3, above (tricks 2 - mermaid_tricks 2) x 2"),
     (("1,Cid,1,0,0,0", "1,Cid,²,0,0,0"), "line 4: bid must be a whole number of 0 or more, got '²'"),
     (("1,Cid,1,0,0,0", "1,Cid,1,٣,0,0"), "line 4: tricks must be a whole number of 0 or more, got '٣'"),
     (("1,Cid,1,0,0,0", "1,Cid,one,0,0,0"), "line 4: bid must be a whole number of 0 or more, got 'one'"),

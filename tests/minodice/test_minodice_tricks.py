@@ -1,4 +1,4 @@
-"""Who wins a trick: the rules of RULES.md section 2, case by case and exhaustively."""
+"""Who wins a trick: the rules page (docs/rules.md, Minodice tricks), case by case and exhaustively."""
 
 import itertools
 
@@ -9,6 +9,7 @@ from minodice_reference import ALL_FACES, reference_bonus, reference_winner
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import Rules, face_code, resolve_trick, resolve_tricks
 from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, THREE_SPECIALS
+from diavolo_stats.minodice.tricks import NO_WINNER
 
 
 @pytest.mark.parametrize("faces, winner", [
@@ -42,6 +43,16 @@ def test_the_open_questions_follow_their_options():
     assert resolve_trick([4, 4, 1], Rules(equal_specials="earlier", all_flags="last")).winner == 1
 
 
+def test_a_trick_of_only_flags_goes_to_the_leader_by_default_and_to_nobody_under_the_literal_reading():
+    # «Выпавший флаг равен 0 и не может выиграть взятку»: "a flag counts 0 and cannot win a trick".
+    assert resolve_trick(["flag", "flag", "flag"]).winner == 0
+    assert resolve_trick(["flag", "flag", "flag"], Rules(all_flags="nobody")).winner is None
+    # a trick with any number or character is taken as always
+    assert resolve_trick(["flag", 1, "flag"], Rules(all_flags="nobody")).winner == 1
+    assert resolve_tricks(np.zeros((2, 4), dtype=np.int8), Rules(all_flags="nobody")).winner.tolist() == [
+        NO_WINNER, NO_WINNER]
+
+
 def test_a_winning_minotaur_beats_every_griffin_and_a_winning_mermaid_every_minotaur():
     assert resolve_trick(["griffin", "minotaur", "griffin", 7]).griffins_beaten == 2
     assert resolve_trick(["minotaur", "mermaid", "minotaur"]).minotaurs_beaten == 2
@@ -62,7 +73,7 @@ def test_vectorized_resolution_matches_the_rules_on_every_trick(rollers, equal_s
     outcome = resolve_tricks(codes, rules)
     for row, trick in enumerate(tricks):
         winner = reference_winner(list(trick), equal_specials, three_specials, all_flags)
-        assert outcome.winner[row] == winner, trick
+        assert outcome.winner[row] == (NO_WINNER if winner is None else winner), trick
         assert (outcome.griffins_beaten[row], outcome.minotaurs_beaten[row]) == reference_bonus(list(trick), winner)
 
 
