@@ -17,8 +17,10 @@ from diavolo_stats.game.games import (
     DEFAULT_DESIGN_GAMES,
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
+    DEVILS,
     MAX_PLAYERS,
     EndRule,
+    GameRules,
     game_report,
 )
 
@@ -39,6 +41,12 @@ def register(subparsers) -> None:
     parser.add_argument("--end", choices=[rule.value for rule in EndRule], default=EndRule.LAST_STANDING.value,
                         help="last-standing: the last player with gems wins (rulebook, default); "
                              "first-out: the game ends at the first player out, most gems wins")
+    parser.add_argument("--devils", choices=DEVILS, default=GameRules().devils,
+                        help="devils per color: one fewer than the players still in, at most 3 (rulebook, "
+                             "default) or with no cap (review, the French review's reading)")
+    parser.add_argument("--command-first", action="store_true",
+                        help="the rulebook's easier variant: the command die is shown first; players named "
+                             "from the drill log are fitted from their rows of that variant")
     parser.add_argument("--max-rounds", type=positive_int(), default=DEFAULT_MAX_ROUNDS, metavar="N",
                         help=f"stop a game after N rounds with no winner (default {DEFAULT_MAX_ROUNDS})")
     parser.add_argument("--design-games", type=positive_int(0), default=DEFAULT_DESIGN_GAMES, metavar="N",
@@ -57,7 +65,8 @@ def register(subparsers) -> None:
 def run(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = game_report(args.players, args.games, seed=args.seed, end=args.end,
+        rules = GameRules(end=args.end, devils=args.devils, command_first=args.command_first)
+        report = game_report(args.players, args.games, seed=args.seed, rules=rules,
                              variant=variant_from_args(args), max_rounds=args.max_rounds, log_path=args.log_path,
                              out=args.out, design_games=args.design_games)
     for warning in caught:
@@ -75,6 +84,8 @@ def render_report(report: dict) -> str:
     lines = [
         f"Diavolo games: {len(report['players'])} players, end rule {report['end']}, "
         f"{report['games']:,} games, seed {report['seed']}",
+        f"rules: devils per color {report['devils']}, command die shown "
+        f"{'first' if report['command_first'] else 'with the dice'}",
         f"variant: {report['variant']['description']}",
         "",
         render_table(rows, ("player", "win_probability", "ci95_low", "ci95_high")),

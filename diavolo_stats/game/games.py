@@ -6,9 +6,10 @@ games with numpy, resolves them with `rules.answers` (`table.throw_on_grid` firs
 lets players grab in order of latency and scores the round (`play_round`).
 Finished games leave the working arrays, so late rounds cost little.
 
-The rules (RULES.md, section 1): each player grabs at most one devil; devils
-in play per color are one fewer than the players still in, at most 3, plus
-one grey; a player whose chosen color has no devil left gets none. A color
+The rules (the rules page, docs/rules.md): each player grabs at most one
+devil; devils in play per color are one fewer than the players still in, at
+most 3 (`GameRules.devils` "rulebook"; "review" drops the cap), plus one
+grey; a player whose chosen color has no devil left gets none. A color
 answer: a holder of that color keeps their gems, everyone else loses one. A
 tie (grey): the holder of the grey devil gains one (never above 5), everyone
 else loses one. A player at 0 gems is out. A `closest` roll that is grey
@@ -23,6 +24,11 @@ wins, shared on equal gems; if everyone went out at once nobody holds gems
 and there is no winner). A game reaching `max_rounds` stops with no winner
 and is counted apart.
 
+The readings a game is played under are one `GameRules`: the end rule, the
+devils per color, and whether the command die is shown first (which changes
+the players, not the dice: players fitted from a drill log use the rows of
+that variant).
+
 Repeatability: games g * CHUNK_GAMES .. (g + 1) * CHUNK_GAMES - 1 are played
 by the generator seeded with the g-th `SeedSequence.spawn` child of the seed.
 The chunk size is a fixed constant, not a setting, so the same seed and the
@@ -34,6 +40,7 @@ fewer games from its stream).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +61,10 @@ from diavolo_stats.stats import wilson_interval
 START_GEMS = 5
 MAX_GEMS = 5
 MAX_DEVILS_PER_COLOR = 3
+"""The rulebook's cap on devils per color (4, 5 and 6 players use 3)."""
+
+DEVILS = ("rulebook", "review")
+"""Devils per color: one fewer than the players still in, at most 3 (rulebook) or with no cap (review)."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DEFAULT_MAX_ROUNDS = 500
 """Far beyond any real game (a 6-player game lasts well under 100 rounds); only a degenerate model reaches it."""
@@ -89,6 +100,39 @@ class EndRule(str, Enum):
                              f"{', '.join(rule.value for rule in cls)}", field="end") from None
 
 
+@dataclass(frozen=True)
+class GameRules:
+    """The readings of the rules a whole game is played under, checked once at construction.
+
+    end: `EndRule` (or its name), default last-standing (the rulebook).
+    devils: devils per color, "rulebook" (default: players still in - 1, at most
+        3) or "review" (players still in - 1, no cap).
+    command_first: the rulebook's easier variant where the command die is shown
+        before the colored dice; players fitted from a drill log then use their
+        rows of that variant. The dice and the answers are the same.
+    """
+
+    end: EndRule = EndRule.LAST_STANDING
+    devils: str = "rulebook"
+    command_first: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "end", EndRule.parse(self.end))
+        if self.devils not in DEVILS:
+            raise InputError(f"must be one of {', '.join(DEVILS)}, got {self.devils!r}", field="devils")
+        if not isinstance(self.command_first, bool):
+            raise InputError(f"must be true or false, got {self.command_first!r}", field="command_first")
+
+    @property
+    def devil_cap(self) -> int | None:
+        """The most devils of one color in play, or None for no cap."""
+        return MAX_DEVILS_PER_COLOR if self.devils == "rulebook" else None
+
+    def as_dict(self) -> dict[str, object]:
+        """The readings as plain JSON types: end, devils, command_first."""
+        return {"end": self.end.value, "devils": self.devils, "command_first": self.command_first}
+
+
 class Outcome(IntEnum):
     """How one game ended."""
 
@@ -116,7 +160,7 @@ class GameRecords:
     """
 
     players: tuple[PlayerModel, ...]
-    end: EndRule
+    rules: GameRules
     max_rounds: int
     rounds: np.ndarray                # (games,) int32
     outcome: np.ndarray               # (games,) int8
@@ -133,12 +177,13 @@ class GameRecords:
 
 
 def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
-               accepted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               accepted: np.ndarray, devil_cap: int | None = MAX_DEVILS_PER_COLOR) -> tuple[np.ndarray, np.ndarray]:
     """One round in many games: who gets which devil, and everyone's gems after.
 
     Players still in (gems above 0) grab in order of latency; each takes a
-    devil of the color they chose if one is left. A player holding an
-    accepted answer's devil keeps their gems, or gains one for grey.
+    devil of the color they chose if one is left: players still in - 1 per
+    color, at most `devil_cap` (None: no cap), and one grey. A player holding
+    an accepted answer's devil keeps their gems, or gains one for grey.
     Returns (gems_after: (players, games) int8, 0 = out; held: (players,
     games) bool, whether the player got the devil they reached for).
     """
@@ -147,7 +192,9 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
     # as `rules.accepted_answers` gives them (row 0 the table's call)
     alive = gems > 0
     player_count = len(gems)
-    devils_per_color = np.minimum(alive.sum(axis=0, dtype=np.int8) - 1, MAX_DEVILS_PER_COLOR)
+    devils_per_color = alive.sum(axis=0, dtype=np.int8) - 1
+    if devil_cap is not None:
+        devils_per_color = np.minimum(devils_per_color, devil_cap)
     devils = np.where(grabbed == GREY_CODE, np.int8(1), devils_per_color)
     # Grabbing in order of latency, a player gets a devil of the color they reach for
     # exactly when fewer faster players still in reached for that color than there are
@@ -195,27 +242,30 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
 
 
 def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
-               seed: int | np.random.SeedSequence | None = None, end: EndRule = EndRule.LAST_STANDING,
+               seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
-    """Play `games` whole games between `players` (2 to 6); the records of every game."""
+    """Play `games` whole games between `players` (2 to 6) under `rules`; the records of every game.
+
+    `rules.command_first` is carried to the records only: the players given already are the
+    players of that variant (see `players_from_specs`).
+    """
     players = tuple(players)
     _check_player_count(len(players))
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise InputError(f"must be a whole number of at least 1, got {games!r}", field="games")
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
         raise InputError(f"must be a whole number of at least 1, got {max_rounds!r}", field="max_rounds")
-    end = EndRule.parse(end)
     root = root_sequence(seed)
     starts = range(0, games, CHUNK_GAMES)
     lineup = Lineup(players)
-    chunks = [_play_chunk(variant, lineup, min(CHUNK_GAMES, games - start), end, max_rounds,
+    chunks = [_play_chunk(variant, lineup, min(CHUNK_GAMES, games - start), rules, max_rounds,
                           np.random.default_rng(child))
               for start, child in zip(starts, children(root, len(starts)))]
     columns = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
-    return GameRecords(players=players, end=end, max_rounds=max_rounds, **columns)
+    return GameRecords(players=players, rules=rules, max_rounds=max_rounds, **columns)
 
 
-def _play_chunk(variant: Variant, lineup: Lineup, games: int, end: EndRule, max_rounds: int,
+def _play_chunk(variant: Variant, lineup: Lineup, games: int, rules: GameRules, max_rounds: int,
                 rng: np.random.Generator) -> dict[str, np.ndarray]:
     player_count = len(lineup.players)
     # Records: one row per game, as `GameRecords` holds them.
@@ -243,7 +293,7 @@ def _play_chunk(variant: Variant, lineup: Lineup, games: int, end: EndRule, max_
         played += 1
         commands, accepted = roll_answers(variant, game.size, rng)
         grabbed, latency_ms = lineup.respond(commands, accepted, len(variant.colors), rng)
-        gems_after, _ = play_round(gems, grabbed, latency_ms, accepted)
+        gems_after, _ = play_round(gems, grabbed, latency_ms, accepted, rules.devil_cap)
         grey_rounds += accepted[0] == GREY_CODE
         gems_lost += (gems_after < gems).sum(axis=0, dtype=np.int32)
         most = gems_after.max(axis=0)
@@ -254,7 +304,7 @@ def _play_chunk(variant: Variant, lineup: Lineup, games: int, end: EndRule, max_
         leader = np.where(sole_leader >= 0, sole_leader, leader)
 
         still_in = gems_after > 0
-        if end is EndRule.LAST_STANDING:
+        if rules.end is EndRule.LAST_STANDING:
             decided = still_in.sum(axis=0) <= 1
             win = still_in
         else:
@@ -310,7 +360,7 @@ def summarize(records: GameRecords, names: Sequence[str] | None = None) -> dict:
     outcome_counts = np.bincount(records.outcome, minlength=len(Outcome))
     return {
         "games": games,
-        "end": records.end.value,
+        **records.rules.as_dict(),
         "max_rounds": records.max_rounds,
         "players": [{"name": name, "win_probability": float(won / games),
                      "ci95": _ci95(float(won), games)}
@@ -329,7 +379,7 @@ def summarize(records: GameRecords, names: Sequence[str] | None = None) -> dict:
 
 
 def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DESIGN_GAMES,
-                   seed: int | np.random.SeedSequence | None = None, end: EndRule = EndRule.LAST_STANDING,
+                   seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                    max_rounds: int = DEFAULT_MAX_ROUNDS) -> dict:
     """Balance and skill, from two reference lineups of `player_count` players under these rules.
 
@@ -342,10 +392,10 @@ def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DES
     `fair_share` 1/players it would have if skill did not matter.
     """
     equal_seed, skill_seed = children(root_sequence(seed), 2)
-    equals = play_games(variant, [PlayerModel.preset("average")] * player_count, games, equal_seed, end, max_rounds)
+    equals = play_games(variant, [PlayerModel.preset("average")] * player_count, games, equal_seed, rules, max_rounds)
     equal_wins = equals.win_share.mean(axis=0)
     fair_share = 1 / player_count
-    better_wins = _better_player_wins(variant, player_count, SKILL_GAP, games, skill_seed, end, max_rounds)
+    better_wins = _better_player_wins(variant, player_count, SKILL_GAP, games, skill_seed, rules, max_rounds)
     return {
         "games": games,
         "balance": float(1 - (equal_wins.max() - equal_wins.min())),
@@ -360,7 +410,7 @@ def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DES
 
 
 def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float], games: int,
-                    seed: int | None = None, end: EndRule = EndRule.LAST_STANDING,
+                    seed: int | None = None, rules: GameRules = GameRules(),
                     max_rounds: int = DEFAULT_MAX_ROUNDS) -> pd.DataFrame:
     """How often one player beats `average` equals as their skill gap grows.
 
@@ -370,7 +420,7 @@ def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float
     """
     rows = []
     for factor, child in zip(factors, children(root_sequence(seed), len(factors))):
-        wins = _better_player_wins(variant, player_count, factor, games, child, end, max_rounds)
+        wins = _better_player_wins(variant, player_count, factor, games, child, rules, max_rounds)
         low, high = _ci95(wins, games)
         rows.append({"factor": factor, "win_probability": wins / games, "ci95_low": low, "ci95_high": high,
                      "fair_share": 1 / player_count})
@@ -378,8 +428,9 @@ def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float
 
 
 def game_length_table(variant: Variant, player_counts: Sequence[int], ends: Sequence[EndRule], games: int,
-                      seed: int | None = None, max_rounds: int = DEFAULT_MAX_ROUNDS) -> pd.DataFrame:
-    """Game length between `average` equals, per player count and end rule.
+                      seed: int | None = None, max_rounds: int = DEFAULT_MAX_ROUNDS,
+                      rules: GameRules = GameRules()) -> pd.DataFrame:
+    """Game length between `average` equals, per player count and end rule (`rules` with each end in turn).
 
     One row per (players, end): `players`, `end`, `mean_rounds`,
     `median_rounds`, `p90_rounds` (rounds), `no_winner` and `grey_share`
@@ -388,8 +439,8 @@ def game_length_table(variant: Variant, player_counts: Sequence[int], ends: Sequ
     rows = []
     cases = [(count, EndRule.parse(end)) for count in player_counts for end in ends]
     for (count, end), child in zip(cases, children(root_sequence(seed), len(cases))):
-        summary = summarize(play_games(variant, [PlayerModel.preset("average")] * count, games, child, end,
-                                       max_rounds))
+        summary = summarize(play_games(variant, [PlayerModel.preset("average")] * count, games, child,
+                                       dataclasses.replace(rules, end=end), max_rounds))
         rows.append({"players": count, "end": end.value, "mean_rounds": summary["rounds"]["mean"],
                      "median_rounds": summary["rounds"]["median"], "p90_rounds": summary["rounds"]["p90"],
                      "no_winner": summary["no_winner"], "grey_share": summary["grey_share"]})
@@ -397,11 +448,11 @@ def game_length_table(variant: Variant, player_counts: Sequence[int], ends: Sequ
 
 
 def _better_player_wins(variant: Variant, player_count: int, factor: float, games: int,
-                        seed: np.random.SeedSequence, end: EndRule, max_rounds: int) -> float:
+                        seed: np.random.SeedSequence, rules: GameRules, max_rounds: int) -> float:
     """Wins (shared wins as fractions) of one `average` player scaled by `factor` against average equals."""
     average = PlayerModel.preset("average")
     lineup = [average.scaled(factor, factor, name=f"average x{factor:g}")] + [average] * (player_count - 1)
-    return float(play_games(variant, lineup, games, seed, end, max_rounds).win_share[:, 0].sum())
+    return float(play_games(variant, lineup, games, seed, rules, max_rounds).win_share[:, 0].sum())
 
 
 def records_frame(records: GameRecords, names: Sequence[str] | None = None) -> pd.DataFrame:
@@ -428,28 +479,28 @@ def records_frame(records: GameRecords, names: Sequence[str] | None = None) -> p
 
 
 def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
-                end: EndRule | str = EndRule.LAST_STANDING, variant: Variant | None = None,
+                rules: GameRules = GameRules(), variant: Variant | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS, log_path: str | Path | None = None,
                 out: str | Path | None = None, design_games: int = DEFAULT_DESIGN_GAMES) -> dict:
     """Play the games `diavolo game` describes and return its report (see `summarize`).
 
     players: `preset:NAME`, a `.toml` file or a name in the drill log at
-    `log_path`. Adds `seed` (the entropy used: pass it back to repeat the run),
+    `log_path` (fitted from their rows of the `rules.command_first` variant).
+    Adds `seed` (the entropy used: pass it back to repeat the run),
     `variant`, and `design` (`design_metrics` for as many players, or None when
     `design_games` is 0). With `out`, writes `records_frame` there as CSV.
     """
     _check_player_count(len(players))
-    end = EndRule.parse(end)
     variant = variant or Variant()
-    models = players_from_specs(players, log_path)
+    models = players_from_specs(players, log_path, command_first=rules.command_first)
     root = root_sequence(seed)
     game_seed, design_seed = children(root, 2)
-    records = play_games(variant, models, games, game_seed, end, max_rounds)
+    records = play_games(variant, models, games, game_seed, rules, max_rounds)
     report = {"seed": int(root.entropy), "variant": variant.as_dict()}
     if Command.CLOSEST in variant.commands:
         report["table_model"] = variant.table.describe()
     report |= summarize(records, players)
-    report["design"] = (design_metrics(variant, len(models), design_games, design_seed, end, max_rounds)
+    report["design"] = (design_metrics(variant, len(models), design_games, design_seed, rules, max_rounds)
                         if design_games else None)
     if out is not None:
         records_frame(records, players).to_csv(out, index=False)

@@ -229,8 +229,13 @@ class PlayerModel:
 
     @classmethod
     def from_drill_log(cls, frame: pd.DataFrame, player: str,
-                       min_trials: int | None = None) -> PlayerModel:
+                       min_trials: int | None = None, command_first: bool = False) -> PlayerModel:
         """Fit a player from their rows of a drill log (a `drill_log.load_logs` frame).
+
+        Only the rows of the matching variant count: with `command_first`, the
+        rows drilled with the command die shown first, else the others. A
+        player with no rows of that variant is fitted from all their rows, with
+        a warning.
 
         Per command and roll kind (tie or not), as the drill log is scored (`drill.performance`):
         accuracy is the share of right answers (a timeout or a key pressed too
@@ -248,6 +253,13 @@ class PlayerModel:
         if rows.empty:
             raise InputError(f"{player!r} has no trials in the drill log; drill first "
                              f"or use preset:novice|average|expert", field="player")
+        same_variant = rows[rows["command_first"].astype(bool) == command_first]
+        if same_variant.empty:
+            shown = "first" if command_first else "with the dice"
+            warnings.warn(f"player {player!r}: no drill rows with the command die shown {shown}; "
+                          f"using all {len(rows)} of their rows", stacklevel=2)
+        else:
+            rows = same_variant
         is_tie = rows["is_tie"].astype(bool)
         pooled_skills: dict[bool, Skill | None] = {}
 
@@ -349,13 +361,14 @@ class Lineup:
 
 
 def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = None,
-                     min_trials: int | None = None) -> PlayerModel:
+                     min_trials: int | None = None, command_first: bool = False) -> PlayerModel:
     """A player from a command-line spec: `preset:NAME`, a `.toml` file, or a name in the drill log.
 
     `log_frame` is the drill log already loaded (`drill_log.load_logs`);
     without it the log at `log_path` (default: `drill_log.default_log_path()`)
     is read. Errors name the field `players` (the specs' name in `game_report`),
-    or `log_path` when there is no drill log.
+    or `log_path` when there is no drill log. A name is fitted from their rows of the
+    `command_first` variant (see `PlayerModel.from_drill_log`); presets and files are the same for both.
     """
     if spec.startswith(PRESET_PREFIX) and spec[len(PRESET_PREFIX):] not in _LEVELS:
         allowed = ", ".join(PRESET_PREFIX + name for name in _LEVELS)
@@ -367,7 +380,7 @@ def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = No
             return PlayerModel.from_toml(spec)
         if log_frame is None:
             log_frame = load_player_log(log_path)
-        return PlayerModel.from_drill_log(log_frame, spec, min_trials)
+        return PlayerModel.from_drill_log(log_frame, spec, min_trials, command_first)
     except InputError as error:
         if error.field == "log_path":  # no drill log: the log is what is wrong, not the player
             raise
@@ -376,11 +389,11 @@ def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = No
 
 
 def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
-                       min_trials: int | None = None) -> list[PlayerModel]:
+                       min_trials: int | None = None, command_first: bool = False) -> list[PlayerModel]:
     """Players for several specs, reading the drill log once (only if a spec names a player)."""
     needs_log = any(not s.startswith(PRESET_PREFIX) and not s.lower().endswith(".toml") for s in specs)
     frame = load_player_log(log_path) if needs_log else None
-    return [player_from_spec(spec, frame, log_path, min_trials) for spec in specs]
+    return [player_from_spec(spec, frame, log_path, min_trials, command_first) for spec in specs]
 
 
 def load_player_log(log_path: str | Path | None = None) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.games import (
     EndRule,
+    GameRules,
     Outcome,
     design_metrics,
     game_length_table,
@@ -28,14 +29,14 @@ BLACK, RED, WHITE, GREY = 0, 1, 2, GREY_CODE
 Z_999 = 3.29
 
 
-def one_round(gems, grabbed, latency_ms, answer, also=None):
+def one_round(gems, grabbed, latency_ms, answer, also=None, rules=GameRules()):
     """play_round for one game, players in seat order: (gems after, held) as lists.
 
     answer: the table's call; also: the other answer accepted (an ambiguous closest), if any.
     """
     accepted = np.array([[answer], [answer if also is None else also]], dtype=np.int8)
     after, held = play_round(np.array(gems, dtype=np.int8)[:, None], np.array(grabbed, dtype=np.int8)[:, None],
-                             np.array(latency_ms, dtype=np.float64)[:, None], accepted)
+                             np.array(latency_ms, dtype=np.float64)[:, None], accepted, rules.devil_cap)
     return after[:, 0].tolist(), held[:, 0].tolist()
 
 
@@ -100,6 +101,29 @@ class TestRound:
         assert sum(held) == devils
         assert after[:still_in] == [3] * devils + [2] * (still_in - devils)
 
+    @pytest.mark.parametrize("players, still_in, devils", [(6, 6, 5), (5, 5, 4), (4, 4, 3), (5, 3, 2), (2, 2, 1)])
+    def test_the_reviews_reading_has_one_fewer_devil_than_players_in_with_no_cap(self, players, still_in, devils):
+        # «il y a un diablotin de moins que de joueur, et dans chaque couleur»: "one devil fewer than
+        # players, in each color" (the French review); the rulebook's 3 per color at 4+ players is dropped.
+        gems = [3] * still_in + [0] * (players - still_in)
+        latency = list(range(100, 100 * players + 1, 100))
+        after, held = one_round(gems, [RED] * players, latency, RED, rules=GameRules(devils="review"))
+        assert sum(held) == devils
+        assert after[:still_in] == [3] * devils + [2] * (still_in - devils)
+
+    def test_hand_scored_five_player_round_under_both_devil_readings(self):
+        # Five players in, four right (red) at 300 to 600 ms, one wrong (black).
+        # Rulebook: 3 red devils, so the fourth right player (600 ms) finds none and loses a gem.
+        # Review: 4 red devils, every right player keeps their gems.
+        grabbed, latency = [RED, RED, BLACK, RED, RED], [300, 400, 350, 500, 600]
+        assert one_round([3] * 5, grabbed, latency, RED)[0] == [3, 3, 2, 3, 2]
+        assert one_round([3] * 5, grabbed, latency, RED, rules=GameRules(devils="rulebook"))[0] == [3, 3, 2, 3, 2]
+        assert one_round([3] * 5, grabbed, latency, RED, rules=GameRules(devils="review"))[0] == [3, 3, 2, 3, 3]
+
+    def test_game_rules_refuse_an_unknown_reading_by_field(self):
+        with pytest.raises(InputError, match="^devils: must be one of rulebook, review, got 'house'"):
+            GameRules(devils="house")
+
     def test_equal_latencies_go_to_the_earlier_seat(self):
         gems, _ = one_round([3, 3], [RED, RED], [500, 500], RED)
         assert gems == [3, 2]
@@ -116,7 +140,7 @@ class TestEndRules:
 
     def test_first_out_no_winner_when_everyone_goes_out_at_once(self):
         wrong = fixed_player("wrong", 0.0)
-        records = play_games(Variant(), [wrong] * 3, 200, seed=1, end=EndRule.FIRST_OUT)
+        records = play_games(Variant(), [wrong] * 3, 200, seed=1, rules=GameRules(end=EndRule.FIRST_OUT))
         assert (records.rounds == 5).all()
         assert (records.outcome == Outcome.ALL_OUT).all()
         assert (records.win_share == 0).all()
@@ -125,7 +149,7 @@ class TestEndRules:
     def test_first_out_shares_the_win_on_equal_gems(self):
         # No ties: the two always-right players keep every devil they reach for; the third goes out in round 5.
         right, wrong = fixed_player("right", 1.0), fixed_player("wrong", 0.0)
-        records = play_games(NO_TIES, [right, right, wrong], 100, seed=2, end=EndRule.FIRST_OUT)
+        records = play_games(NO_TIES, [right, right, wrong], 100, seed=2, rules=GameRules(end=EndRule.FIRST_OUT))
         assert (records.grey_rounds == 0).all()
         assert (records.rounds == 5).all()
         assert (records.outcome == Outcome.SHARED).all()
@@ -142,7 +166,8 @@ class TestEndRules:
         assert set(np.unique(records.final_gems[:, :2])) <= {0, 1, 2, 3, 4, 5}
 
     def test_first_out_ends_at_the_first_elimination(self):
-        records = play_games(Variant(), [PlayerModel.preset("average")] * 4, 2000, seed=4, end=EndRule.FIRST_OUT)
+        records = play_games(Variant(), [PlayerModel.preset("average")] * 4, 2000, seed=4,
+                             rules=GameRules(end=EndRule.FIRST_OUT))
         assert ((records.final_gems == 0).sum(axis=1) >= 1).all()
         assert (records.outcome != Outcome.ROUND_LIMIT).all()
         # Winners hold the most gems of the table; a shared win splits evenly.
@@ -251,4 +276,4 @@ class TestBadInput:
 
     def test_unknown_end_rule(self):
         with pytest.raises(InputError, match="^end: unknown end rule 'sudden-death'; allowed: last-standing"):
-            play_games(Variant(), [PlayerModel.preset("average")] * 2, 10, end="sudden-death")
+            GameRules(end="sudden-death")

@@ -47,6 +47,23 @@ def test_table_output_and_per_game_csv(tmp_path):
     assert {"rounds", "outcome", "winner", "gems_1", "gems_2"} <= set(games.columns)
 
 
+def test_the_rule_readings_are_flags_and_shown_in_the_report(tmp_path):
+    from test_players import write_drill_log
+
+    from diavolo_stats.game.players import PlayerModel
+
+    log = tmp_path / "drills.csv"
+    write_drill_log(log, "Ida", PlayerModel.preset("average"), 40, seed=4)
+    result = run_diavolo("game", "--players", "Ida", "preset:novice", "preset:average", "preset:expert", *FAST,
+                         "--log", str(log), "--devils", "review", "--command-first", "--seed", "2")
+    assert result.returncode == 0, result.stderr
+    assert "rules: devils per color review, command die shown first" in result.stdout
+    assert "'Ida': no drill rows with the command die shown first" in result.stderr
+    report = json.loads(run_diavolo("game", "--players", "preset:novice", "preset:average", *FAST,
+                                    "--format", "json").stdout)
+    assert (report["end"], report["devils"], report["command_first"]) == ("last-standing", "rulebook", False)
+
+
 def test_players_fitted_from_the_drill_log(tmp_path):
     from test_players import write_drill_log
 

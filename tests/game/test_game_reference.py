@@ -1,4 +1,4 @@
-"""The vectorized game simulator against a plain one-game-at-a-time loop written from RULES.md.
+"""The vectorized game simulator against a plain one-game-at-a-time loop written from the rules page, docs/rules.md.
 
 `play_one_game` is the straightforward reading of the rules: one roll with
 `rules.roll`, resolved with `rules.resolve`, players grabbing in a sorted
@@ -16,7 +16,7 @@ import pytest
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
-from diavolo_stats.game.games import EndRule, play_games
+from diavolo_stats.game.games import EndRule, GameRules, play_games
 from diavolo_stats.game.players import PlayerModel
 
 # Three comparisons per case at z = 3.29 (99.9 % each): a false alarm under 0.3 %.
@@ -24,7 +24,8 @@ Z_CHECK = 3.29
 
 
 def play_one_game(variant: Variant, players: list[PlayerModel], rng: np.random.Generator,
-                  end: str = "last-standing", max_rounds: int = 500) -> tuple[int, list[int], int]:
+                  end: str = "last-standing", max_rounds: int = 500,
+                  devil_cap: int | None = 3) -> tuple[int, list[int], int]:
     """One game: (rounds played, indexes of the winners, grey rounds)."""
     gems = [5] * len(players)
     grey_rounds = 0
@@ -48,7 +49,7 @@ def play_one_game(variant: Variant, players: list[PlayerModel], rng: np.random.G
                 others = [color for color in variant.colors if color != answer]
                 choice = others[rng.integers(len(others))]
             grabs.append((latency_ms[0], seat, choice))
-        devils_left = {color: min(len(grabs) - 1, 3) for color in variant.colors}
+        devils_left = {color: min(len(grabs) - 1, devil_cap or len(grabs)) for color in variant.colors}
         devils_left[GREY] = 1
         holding = {}
         for _, seat, choice in sorted(grabs):
@@ -71,12 +72,12 @@ def play_one_game(variant: Variant, players: list[PlayerModel], rng: np.random.G
 
 
 def play_reference_games(variant: Variant, players: list[PlayerModel], games: int, seed: int,
-                         end: str = "last-standing") -> dict[str, np.ndarray]:
+                         end: str = "last-standing", devil_cap: int | None = 3) -> dict[str, np.ndarray]:
     """`games` games of `play_one_game`: rounds, player 0's win share and grey rounds per game."""
     rng = np.random.default_rng(seed)
     rounds, first_wins, grey = [], [], []
     for _ in range(games):
-        played, winners, grey_rounds = play_one_game(variant, players, rng, end)
+        played, winners, grey_rounds = play_one_game(variant, players, rng, end, devil_cap=devil_cap)
         rounds.append(played)
         first_wins.append(1 / len(winners) if 0 in winners else 0.0)
         grey.append(grey_rounds)
@@ -98,8 +99,18 @@ def test_vectorized_games_match_the_one_game_at_a_time_rules(end):
     players = [average.scaled(0.85, 0.85), average, PlayerModel.preset("novice")]
     variant = Variant()
     reference = play_reference_games(variant, players, 300, seed=11, end=end.value)
-    records = play_games(variant, players, 20_000, seed=12, end=end)
+    records = play_games(variant, players, 20_000, seed=12, rules=GameRules(end=end))
     assert_same_mean(reference["rounds"], records.rounds, "rounds per game")
     assert_same_mean(reference["first_wins"], records.win_share[:, 0], "first player's wins")
     assert_same_mean(reference["grey_rounds"] / reference["rounds"], records.grey_rounds / records.rounds,
                      "grey share per game")
+
+
+def test_the_reviews_devils_match_the_one_game_at_a_time_rules_with_five_players():
+    # Five players: the rulebook caps each color at 3 devils, the review's reading gives 4.
+    players = [PlayerModel.preset("average")] * 4 + [PlayerModel.preset("expert")]
+    rules = GameRules(devils="review")
+    reference = play_reference_games(Variant(), players, 300, seed=13, devil_cap=rules.devil_cap)
+    records = play_games(Variant(), players, 20_000, seed=14, rules=rules)
+    assert_same_mean(reference["rounds"], records.rounds, "rounds per game")
+    assert_same_mean(reference["first_wins"], records.win_share[:, 0], "first player's wins")

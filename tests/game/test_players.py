@@ -171,7 +171,7 @@ class TestToml:
 
 
 def write_drill_log(path, player: str, model: PlayerModel, trials: int, seed: int,
-                    variant: Variant | None = None) -> None:
+                    variant: Variant | None = None, command_first: bool = False) -> None:
     """`trials` drill rows of `model` answering real rolls of `variant` (default: the box's game),
     through the drill log's own writer."""
     variant = variant or Variant()
@@ -190,7 +190,7 @@ def write_drill_log(path, player: str, model: PlayerModel, trials: int, seed: in
         log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, answer,
                                 float(latency[0, 0]), interface="terminal", player=player, session_id=session,
                                 trial=trial, timestamp=start + timedelta(seconds=3 * trial), foreperiod_ms=800.0,
-                                seed=seed))
+                                seed=seed, command_first=command_first))
 
 
 @pytest.fixture(scope="module")
@@ -233,6 +233,35 @@ class TestFromDrillLog:
         assert {skill.accuracy for skill in bo.skills.values()} <= {
             rows["correct"].mean(), rows.loc[rows["is_tie"], "correct"].mean(),
             rows.loc[~rows["is_tie"], "correct"].mean()}
+
+    def test_only_the_rows_of_the_matching_variant_count(self, tmp_path):
+        # Cai drilled highest-die as an expert with the command shown first, as a novice without.
+        path = tmp_path / "drills.csv"
+        highest_die = Variant(commands=(Command.HIGHEST_DIE,))
+        write_drill_log(path, "cai", PlayerModel.preset("expert"), 200, seed=31, variant=highest_die,
+                        command_first=True)
+        write_drill_log(path, "cai", PlayerModel.preset("novice"), 200, seed=32, variant=highest_die)
+        frame = load_logs([path])
+        rows = frame[(frame["player"] == "cai") & ~frame["is_tie"] & (frame["command"] == "highest-die")]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the other commands are pooled
+            shown_first = PlayerModel.from_drill_log(frame, "cai", command_first=True)
+            with_the_dice = PlayerModel.from_drill_log(frame, "cai")
+        cell = (Command.HIGHEST_DIE, False)
+        assert shown_first.skills[cell].accuracy == rows.loc[rows["command_first"], "correct"].mean()
+        assert with_the_dice.skills[cell].accuracy == rows.loc[~rows["command_first"], "correct"].mean()
+        assert shown_first.skills[cell].mean_ms < with_the_dice.skills[cell].mean_ms
+
+    def test_a_player_with_no_rows_of_the_variant_falls_back_to_all_their_rows_with_a_warning(self, drill_log_path):
+        frame = load_logs([drill_log_path])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            shown_first = PlayerModel.from_drill_log(frame, "ann", command_first=True)
+        assert any("'ann': no drill rows with the command die shown first; using all 400" in str(warning.message)
+                   for warning in caught)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert shown_first.skills == PlayerModel.from_drill_log(frame, "ann").skills
 
     def test_a_player_with_no_rows_is_an_input_error(self, drill_log_path):
         with pytest.raises(InputError, match="^player: 'zed' has no trials in the drill log"):
