@@ -1,6 +1,6 @@
 """The dice of Minodice: faces, die types, the bag, and the dice file that describes them.
 
-The published face table is not known (see RULES.md), so the faces live in a
+The published face table is not known (see the rules page, docs/rules.md), so the faces live in a
 TOML file. The shipped `default_dice.toml` is a reconstruction from public
 descriptions and says so; `load_dice(path)` reads a replacement. Every die is
 checked once, at construction, with errors that name the die and the face.

@@ -1,4 +1,4 @@
-"""Every Diavolo rule of RULES.md section 1 that decides a round, stated as a test."""
+"""Every Diavolo rule that decides a round (the rules page, docs/rules.md), stated as a test."""
 
 from __future__ import annotations
 

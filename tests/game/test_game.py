@@ -138,6 +138,16 @@ class TestEndRules:
         assert (records.outcome == Outcome.ALL_OUT).all()
         assert summarize(records)["no_winner"] == 1.0
 
+    def test_last_standing_plays_on_when_players_go_out_together_while_others_hold_gems(self):
+        # «Αν χάσουν πολλοί παίκτες ταυτόχρονα το τελευταίο τους πετράδι δεν υπάρχει νικητής» is read as
+        # applying to the last players only: two players going out together in round 5 while two
+        # others still hold gems do not end the game, which goes on to a winner.
+        right, wrong = fixed_player("right", 1.0), fixed_player("wrong", 0.0)
+        records = play_games(NO_TIES, [right, right, wrong, wrong], 200, seed=6)
+        assert (records.rounds > 5).all()
+        assert (records.outcome == Outcome.WINNER).all()
+        assert (records.win_share[:, 2:] == 0).all() and (records.win_share.sum(axis=1) == 1).all()
+
     def test_first_out_no_winner_when_everyone_goes_out_at_once(self):
         wrong = fixed_player("wrong", 0.0)
         records = play_games(Variant(), [wrong] * 3, 200, seed=1, rules=GameRules(end=EndRule.FIRST_OUT))

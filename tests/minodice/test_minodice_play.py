@@ -7,7 +7,7 @@ import pytest
 from minodice_reference import reference_bonus, reference_winner, symbols
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice import Bag, Die, Rules, deal, load_dice, play_round
+from diavolo_stats.minodice import Bag, Die, Rules, deal, load_dice, play_round, rounds_for_players
 from diavolo_stats.minodice.tricks import NO_WINNER
 
 BAG = load_dice()
@@ -111,3 +111,13 @@ SMALL_BAG = Bag((Die("minotaur", ("minotaur",) * 4 + ("flag",) * 2, 1), Die("gri
 def test_impossible_deals_are_refused_by_name(call, message):
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
         call(np.random.default_rng(0))
+
+
+def test_rounds_per_player_count_are_the_most_the_bag_can_deal_at_most_eight():
+    # The summary gives "6-8 rounds depending on the number of players"; the split is this project's:
+    # the last round deals every player as many dice as its number, from the 36 dice of the bag.
+    assert BAG.size == 36
+    assert {players: rounds_for_players(players) for players in (3, 4, 5, 6)} == {3: 8, 4: 8, 5: 7, 6: 6}
+    for players in (3, 4, 5, 6):
+        rounds = rounds_for_players(players)
+        assert players * rounds <= BAG.size and (rounds == 8 or players * (rounds + 1) > BAG.size)
