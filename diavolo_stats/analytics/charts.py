@@ -1,7 +1,7 @@
-"""Matplotlib figures of drill summaries and tie odds, for the report and the notebooks.
+"""Matplotlib figures of drill summaries, tie odds and Minodice die odds, for the report and the notebooks.
 
-Each function takes a DataFrame from `summaries` or `tie_frequency` and
-returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
+Each function takes a DataFrame from `summaries` or `tie_frequency` (or a
+Minodice `OddsTable`) and returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
 no display or global figure list is involved: the report saves them (Agg
 renders PNG), a notebook shows them as the cell's result.
 """
@@ -13,16 +13,22 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
+from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from diavolo_stats.analytics.summaries import COMMAND_ORDER, NON_TIE, TIE
 from diavolo_stats.drill.performance import answered_correctly
+from diavolo_stats.minodice.odds import OddsTable
 from diavolo_stats.stats import fit_ex_gaussian
 
 PANEL_INCHES = (4.2, 3.0)
 # Quantile of all latencies that ends the histogram axis: one 9-second lapse would squash the rest.
 LATENCY_AXIS_QUANTILE = 0.99
+MIN_HISTOGRAM_ANSWERS = 5
+"""A player's histogram in a latency panel needs this many correct answers on the axis; fewer are named instead."""
+LATENCY_UNIT_MS = 100
+"""Latency histograms show the % of a player's correct answers per this many ms."""
 
 
 def player_colors(players: Sequence[str]) -> dict[str, tuple]:
@@ -57,6 +63,9 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
 def latency_chart(drills: pd.DataFrame, fits: bool = True) -> Figure:
     """Histograms of correct-answer latency (ms) per command, one outline per player.
 
+    The y axis is the % of the player's correct answers per 100 ms. A player
+    with fewer than MIN_HISTOGRAM_ANSWERS correct answers on the axis in a
+    panel gets no histogram: the panel says "too few answers" and names them.
     With `fits`, each player's ex-Gaussian fit is drawn over the histogram
     where there are enough correct answers for one (see `stats.fit_ex_gaussian`).
     """
@@ -69,20 +78,40 @@ def latency_chart(drills: pd.DataFrame, fits: bool = True) -> Figure:
     top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE)) if latencies.size else 1000.0
     bins = np.linspace(0, top, 31)
     grid = np.linspace(0, top, 300)
+    # % of the player's answers per LATENCY_UNIT_MS: a density per ms times this.
+    percent_per_unit = 100 * LATENCY_UNIT_MS
     for axes, command in zip(panels, commands):
         of_command = answered[answered["command"].astype(str) == command]
-        for player, rows in of_command.groupby(of_command["player"].astype(str), sort=True):
-            values = rows["latency_ms"].to_numpy(dtype=np.float64)
+        drilled = sorted(set(drills.loc[drills["command"].astype(str) == command, "player"].astype(str)))
+        too_few = []
+        for player in drilled:
+            values = of_command.loc[of_command["player"].astype(str) == player, "latency_ms"].to_numpy(np.float64)
+            shown = int((values <= top).sum())
+            if shown < MIN_HISTOGRAM_ANSWERS:
+                past = f", {values.size - shown} past the axis" if shown < values.size else ""
+                too_few.append(f"{player}: {values.size} correct{past}")
+                continue
             # Density over all of the player's answers, so it matches the fit even where the axis
             # leaves out the slowest 1 % (numpy's own density would renormalize to what is shown).
-            weights = np.full(values.size, 1 / (values.size * (bins[1] - bins[0])))
+            weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
             axes.hist(values, bins=bins, weights=weights, histtype="step", color=colors[player], label=player)
             fit = fit_ex_gaussian(values) if fits else None
             if fit is not None:
-                axes.plot(grid, fit.pdf(grid), color=colors[player], linestyle="--", linewidth=1)
+                axes.plot(grid, percent_per_unit * fit.pdf(grid), color=colors[player], linestyle="--",
+                          linewidth=1)
+        if len(too_few) == len(drilled):  # nothing drawn: say why in the middle of the panel
+            axes.set_yticks([])
+            axes.text(0.5, 0.5, "too few answers\n" + "\n".join(too_few), transform=axes.transAxes,
+                      ha="center", va="center", fontsize="small", color="dimgrey")
+        elif too_few:
+            axes.text(0.98, 0.95, "too few answers:\n" + "\n".join(too_few), transform=axes.transAxes,
+                      ha="right", va="top", fontsize="small", color="dimgrey")
         axes.set_title(command, fontsize="medium")
-        axes.set_yticks([])
+        axes.set_ylim(bottom=0)
+        axes.grid(axis="y", alpha=0.3)
+    panels[0].set_xlim(0, top)  # shared by every panel, drawn or not
     figure.supxlabel("latency of correct answers (ms)")
+    figure.supylabel(f"% of a player's correct answers per {LATENCY_UNIT_MS} ms")
     # One legend for every player, even those with no correct answer in the first panel.
     panels[0].legend(handles=[Line2D([], [], color=color, label=player) for player, color in colors.items()],
                      fontsize="small")
@@ -104,6 +133,7 @@ def learning_curve_chart(curve: pd.DataFrame) -> Figure:
         latency_axes.plot(sessions, rows["median_latency_ms"], marker="o", color=colors[player], label=player)
     accuracy_axes.set_ylim(0, 1.02)
     accuracy_axes.set_ylabel("accuracy (95 % interval)")
+    latency_axes.set_ylim(bottom=0)  # a short log's few sessions would otherwise magnify a small change
     latency_axes.set_ylabel("median latency, correct (ms)")
     for axes in (accuracy_axes, latency_axes):
         axes.set_xlabel("session")
@@ -206,11 +236,13 @@ def parameter_chart(odds: pd.DataFrame, parameter: str) -> Figure:
     """Exact tie probability per command against one variant parameter (from `tie_frequency.odds_by_parameter`)."""
     figure = Figure(figsize=(6.4, 4.0), layout="constrained")
     axes = figure.add_subplot()
-    # Commands can share a curve (highest and lowest total, by symmetry): dashes keep both visible.
     styles = ("-", "--", "-.", ":")
+    markers = ("o", "s", "^", "D", "v", "P")
+    curves = []
     for index, (command, rows) in enumerate(odds.groupby(odds["command"].astype(str), sort=False)):
-        axes.plot(rows[parameter], rows["exact_tie_probability"], marker="o", label=command,
-                  linestyle=styles[index % len(styles)])
+        style = {"linestyle": styles[index % len(styles)], "marker": markers[index % len(markers)]}
+        curves.append((command, rows[parameter].to_numpy(), rows["exact_tie_probability"].to_numpy(np.float64), style))
+    _plot_curves(axes, curves)
     axes.set_xlabel(parameter.replace("_", " "))
     axes.set_ylabel("exact tie probability")
     axes.xaxis.get_major_locator().set_params(integer=True)
@@ -240,6 +272,63 @@ def tolerance_chart(closest: pd.DataFrame) -> Figure:
     axes.legend(fontsize="small")
     axes.set_title("closest: ties against how finely players see")
     return figure
+
+
+CHARACTER_COLORS = {"minotaur": "saddlebrown", "griffin": "darkorange", "mermaid": "teal"}
+"""Colors of the special dice in Minodice charts; number dice take the color they are named after."""
+# Named colors too pale to read as a line on white, and the darker shade drawn instead.
+_READABLE = {"yellow": "gold", "white": "lightgrey"}
+
+
+def die_color(name: str, kind: str) -> str:
+    """The color a Minodice die is drawn in: its character's, or for a number die the color it is named
+    after (a darker shade for the pale ones), else grey."""
+    if kind in CHARACTER_COLORS:
+        return CHARACTER_COLORS[kind]
+    return _READABLE.get(name, name) if is_color_like(name) else "grey"
+
+
+def win_chance_chart(table: OddsTable, title: str = "Win chance by die") -> Figure:
+    """Each die's chance to win a trick against k random dice (from `minodice.die_odds`), one line per die.
+
+    Number dice are drawn in their own color, solid with round markers; special dice dashed with square
+    markers, in CHARACTER_COLORS.
+    """
+    figure = Figure(figsize=(7.0, 4.2), layout="constrained")
+    axes = figure.add_subplot()
+    curves = []
+    for die in table.in_bag:
+        odds = [odds for odds in table.odds if odds.die == die]
+        special = table.kinds[die] in CHARACTER_COLORS
+        curves.append((die, np.array([odds.against for odds in odds]), np.array([odds.estimate.value for odds in odds]),
+                       {"color": die_color(die, table.kinds[die]), "linestyle": "--" if special else "-",
+                        "marker": "s" if special else "o", "markeredgecolor": "black", "markeredgewidth": 0.6,
+                        "linewidth": 2}))
+    _plot_curves(axes, curves)
+    axes.set(xlabel="other dice in the trick (k)", ylabel="chance to win the trick", ylim=(0, 1), title=title)
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize="small", ncols=2)
+    return figure
+
+
+def _plot_curves(axes, curves: Sequence[tuple[str, np.ndarray, np.ndarray, dict]]) -> None:
+    """Plot (label, x, y, style) curves; a curve equal to an earlier one everywhere stays visible.
+
+    Some curves coincide exactly (highest and lowest total by symmetry, minotaur and griffin dice):
+    the later one is drawn under the first with larger hollow markers, and its label says which it equals.
+    """
+    drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for label, x, y, style in curves:
+        same = next((other for other, (other_x, other_y) in drawn.items()
+                     if other_x.shape == x.shape and (other_x == x).all()
+                     and np.allclose(other_y, y, rtol=0, atol=1e-12)), None)
+        drawn[label] = (x, y)
+        if same is not None:
+            label = f"{label} (same as {same})"
+            style = {**style, "markersize": 11, "markerfacecolor": "none", "zorder": 1.5}
+            style["markeredgecolor"] = style.get("color")
+        axes.plot(x, y, label=label, **style)
 
 
 def _panel_grid(count: int, sharex: bool) -> tuple[Figure, list]:

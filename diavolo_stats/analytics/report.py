@@ -28,7 +28,7 @@ from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_fr
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
-from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
@@ -91,7 +91,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     paths = [Path(p) for p in log_paths]
     for path in paths:
         if not path.is_file():
-            raise InputError(f"no drill log at {str(path)!r}", field="log_paths")
+            raise InputError(missing_log_message(path), field="log_paths")
     drills = load_logs(paths)
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
@@ -175,6 +175,17 @@ def _write(path: Path, content: bytes) -> None:
         raise InputError(f"cannot write {str(path)!r} ({error.strerror})", field="out_dir") from None
 
 
+def _tie_table_html(table: pd.DataFrame) -> str:
+    """The tie-frequency table as HTML; a command with no exact odds (closest) says "no exact value"."""
+    shown = table.astype({"exact_tie_probability": object, "exact_in_interval": object})
+    missing = table["exact_tie_probability"].isna().to_numpy()
+    shown["exact_tie_probability"] = [
+        "no exact value" if absent else f"{value:.5f}"
+        for absent, value in zip(missing, table["exact_tie_probability"])]
+    shown.loc[missing, "exact_in_interval"] = ""
+    return shown.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.5f}", border=0, classes="summary")
+
+
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
           ties: list[tuple[str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]],
           notes: Sequence[str]) -> str:
@@ -198,8 +209,7 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
         for name, table, note in ties:
             if file_name == f"tie_frequency_{name}.png":
                 sections.append(f"<p>{html.escape(note)}.</p>")
-                sections.append(table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.5f}",
-                                              border=0, classes="summary"))
+                sections.append(_tie_table_html(table))
     sections.extend(f"<p>{html.escape(note)}.</p>" for note in notes)
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
              "table.summary{border-collapse:collapse;font-size:0.9em}"

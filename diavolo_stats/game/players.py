@@ -402,8 +402,8 @@ def load_player_log(log_path: str | Path | None = None) -> pd.DataFrame:
 
     path = Path(log_path) if log_path is not None else drill_log.default_log_path()
     if not path.is_file():
-        raise InputError(f"no drill log at {str(path)!r}; drill first, give the log's path, "
-                         f"or use preset:novice|average|expert players", field="log_path")
+        raise InputError(drill_log.missing_log_message(path, "use preset:novice|average|expert players"),
+                         field="log_path")
     return drill_log.load_logs([path])
 
 

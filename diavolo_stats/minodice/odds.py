@@ -140,11 +140,15 @@ class WinOdds:
 
 @dataclass(frozen=True)
 class OddsTable:
-    """Win chances of every die type (`odds`, by die then k), and each type's chance of rolling a flag."""
+    """Win chances of every die type (`odds`, by die then k), and each type's chance of rolling a flag.
+
+    kinds: each type's kind by name, "number" or its character (`Die.kind`).
+    """
 
     dice: str
     rules: Rules
     in_bag: dict[str, int]
+    kinds: dict[str, str]
     flag: dict[str, Fraction]
     odds: tuple[WinOdds, ...]
     simulations: int
@@ -220,5 +224,6 @@ def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple
                                                      np.random.default_rng(stream), confidence)
                 odds.append(WinOdds(die.name, k, estimate, None))
     return OddsTable(dice=bag.provenance, rules=rules, in_bag={die.name: die.count for die in bag.dice},
+                     kinds={die.name: die.kind for die in bag.dice},
                      flag={die.name: die.flag_probability for die in bag.dice}, odds=tuple(odds),
                      simulations=simulations, seed=seed, confidence=confidence)

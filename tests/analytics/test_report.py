@@ -75,6 +75,24 @@ def test_html_is_one_self_contained_page(default_run):
     assert "<link" not in page and "<script" not in page and "http" not in page
 
 
+def test_html_says_closest_has_no_exact_value(default_run):
+    folder, _ = default_run
+    page = (folder / "data" / "reports" / "report.html").read_text(encoding="utf-8")
+    tie_table = page[page.index("exact_tie_probability"):]
+    row = re.search(r"<td>closest</td>\s*<td>([^<]*)</td>", tie_table)
+    assert row and row.group(1) == "no exact value"
+    assert "&lt;NA&gt;" not in page
+
+
+def test_plain_report_in_a_fresh_clone_suggests_the_sample_log(tmp_path):
+    (tmp_path / "data").mkdir()
+    shutil.copy(SAMPLE, tmp_path / "data" / "sample_drills.csv")
+    result = run_diavolo("report", cwd=tmp_path, env={"DIAVOLO_LOG": ""})
+    assert_one_line_error(result, "--log: no drill log at 'data/drills.csv'",
+                          "give the shipped sample, data/sample_drills.csv")
+    assert not (tmp_path / "data" / "reports").exists()
+
+
 def test_several_logs_one_player_any_name(tmp_path):
     name = "さくら <b>&"
     special = write_log(tmp_path / "sakura.csv", [

@@ -92,6 +92,18 @@ def test_a_player_with_no_log_gets_a_one_line_error(tmp_path):
     assert_one_line_error(result, "--log: no drill log")
 
 
+def test_a_player_named_in_a_fresh_clone_gets_the_sample_log_suggested(tmp_path):
+    import shutil
+
+    from conftest import REPO
+
+    (tmp_path / "data").mkdir()
+    shutil.copy(REPO / "data" / "sample_drills.csv", tmp_path / "data" / "sample_drills.csv")
+    result = run_diavolo("game", "--players", "alice", "preset:average", *FAST, cwd=tmp_path, env={"DIAVOLO_LOG": ""})
+    assert_one_line_error(result, "--log: no drill log at 'data/drills.csv'",
+                          "give the shipped sample, data/sample_drills.csv", "preset:novice|average|expert")
+
+
 def test_a_player_missing_from_the_log_gets_a_one_line_error(tmp_path):
     from test_players import write_drill_log
 

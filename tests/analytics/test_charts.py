@@ -1,0 +1,79 @@
+"""What the charts show people: labelled axes, panels that say why they are empty, curves that stay visible,
+dice in their own colors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_rgba
+from test_summaries import DAY_ONE, trial, write_log
+
+from diavolo_stats.analytics import charts, summaries
+from diavolo_stats.analytics.tie_frequency import odds_by_parameter
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.minodice import die_odds
+
+
+def panel(figure, title):
+    return next(axes for axes in figure.axes if axes.get_title() == title)
+
+
+def texts(axes) -> str:
+    return "\n".join(text.get_text() for text in axes.texts)
+
+
+def test_latency_has_a_labelled_scale_and_a_panel_with_too_few_answers_says_so(tmp_path):
+    # Ann: 12 correct highest-total answers, and one correct highest-die answer far past the axis cut.
+    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", 900.0 + 10 * i)
+                                           for i in range(12)] + [trial("ann", "s1", "highest-die", "grey", 9000.0)])
+    figure = charts.latency_chart(load_logs([log]))
+    assert "% of a player's correct answers per 100 ms" in figure.get_supylabel()
+    drawn = panel(figure, "highest-total")
+    assert drawn.patches and drawn.get_yticks().size and drawn.get_ylim()[0] == 0
+    # % per 100 ms: the area under Ann's outline, in % x 100 ms, is the 100 % of her answers on the axis.
+    (outline,) = drawn.patches
+    x, y = outline.get_path().vertices.T
+    assert abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2 / 100 == pytest.approx(100)
+    empty = panel(figure, "highest-die")
+    assert not empty.patches and not empty.lines
+    assert "too few answers" in texts(empty) and "ann: 1 correct, 1 past the axis" in texts(empty)
+
+
+def test_a_panel_names_the_players_too_few_to_draw_beside_those_drawn(tmp_path):
+    trials = [trial("ann", "s1", "highest-total", "red", 900.0 + 10 * i) for i in range(12)]
+    trials += [trial("bo", "s2", "highest-total", "red", 1000.0), trial("bo", "s2", "highest-total", "white", 1100.0)]
+    figure = charts.latency_chart(load_logs([write_log(tmp_path / "log.csv", trials)]))
+    drawn = panel(figure, "highest-total")
+    assert drawn.patches and "too few answers:\nbo: 1 correct" in texts(drawn)
+
+
+def test_the_learning_curve_latency_axis_starts_at_zero_on_a_short_log(tmp_path):
+    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", 2000.0 + i) for i in range(5)]
+                    + [trial("ann", "s2", "highest-total", "red", 1900.0 + i, start=DAY_ONE.replace(day=2))
+                       for i in range(5)])
+    figure = charts.learning_curve_chart(summaries.learning_curve(load_logs([log])))
+    latency_axes = figure.axes[1]
+    assert latency_axes.get_ylim()[0] == 0 and latency_axes.get_ylim()[1] > 2000
+
+
+def test_curves_that_coincide_stay_visible_and_say_so():
+    figure = charts.parameter_chart(odds_by_parameter("dice_per_color", range(1, 4)), "dice_per_color")
+    axes = figure.axes[0]
+    labels = [line.get_label() for line in axes.lines]
+    assert "lowest-total (same as highest-total)" in labels and "highest-total" in labels
+    hollow = axes.lines[labels.index("lowest-total (same as highest-total)")]
+    assert hollow.get_markerfacecolor() == "none" and hollow.get_markersize() > axes.lines[0].get_markersize()
+    # highest-die equals highest-total with one die per color only, not along the whole curve
+    assert "highest-die" in labels
+
+
+def test_minodice_dice_are_drawn_in_their_own_colors():
+    figure = charts.win_chance_chart(die_odds(against=(1, 2)))
+    lines = {line.get_label(): line for line in figure.axes[0].lines}
+    for die in ("red", "blue", "black"):
+        assert to_rgba(lines[die].get_color()) == to_rgba(die)
+    assert to_rgba(lines["yellow"].get_color()) == to_rgba("gold")  # pure yellow is unreadable on white
+    assert to_rgba(lines["minotaur"].get_color()) == to_rgba(charts.CHARACTER_COLORS["minotaur"])
+    assert lines["mermaid"].get_linestyle() == "--" and lines["red"].get_linestyle() == "-"
+    # the griffin's odds equal the minotaur's in the default bag: its line says so rather than hide
+    assert "griffin (same as minotaur)" in lines
