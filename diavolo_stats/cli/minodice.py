@@ -33,10 +33,11 @@ def register(subparsers) -> None:
                                             "--mermaid-bonus per-minotaur) and give per-round and running "
                                             "totals and the winner.")
     score.add_argument("sheet", metavar="SHEET.csv", help="one row per player per round")
-    _add_scoring_arguments(score.add_argument_group("rules the sources leave open"))
-    score.add_argument("--all-flags", choices=ALL_FLAGS, default=Rules().all_flags,
-                       help="who takes a trick of nothing but flags; with nobody, a round's tricks may add up "
-                            f"to fewer than its dice (default {Rules().all_flags})")
+    readings = score.add_argument_group("rules the sources leave open")
+    readings.add_argument("--all-flags", choices=ALL_FLAGS, default=Rules().all_flags,
+                          help="who takes a trick of nothing but flags; with nobody, a round's tricks may add up "
+                               f"to fewer than its dice (default {Rules().all_flags})")
+    _add_scoring_arguments(readings)
     add_format_argument(score)
     score.set_defaults(handler=_score)
 
