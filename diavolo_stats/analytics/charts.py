@@ -1,7 +1,7 @@
-"""Matplotlib figures of drill summaries, tie odds and Minodice die odds, for the report and the notebooks.
+"""Matplotlib figures of drill summaries and tie odds, for the report and the notebooks.
 
-Each function takes a DataFrame from `summaries` or `tie_frequency` (or a
-Minodice `OddsTable`) and returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
+Each function takes a DataFrame from `summaries` or `tie_frequency` and
+returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
 no display or global figure list is involved: the report saves them (Agg
 renders PNG), a notebook shows them as the cell's result.
 """
@@ -13,13 +13,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
-from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from diavolo_stats.analytics.summaries import COMMAND_ORDER, NON_TIE, TIE
 from diavolo_stats.drill.performance import answered_correctly
-from diavolo_stats.minodice.odds import OddsTable
+from diavolo_stats.plots import plot_curves
 from diavolo_stats.stats import fit_ex_gaussian
 
 PANEL_INCHES = (4.2, 3.0)
@@ -242,7 +241,7 @@ def parameter_chart(odds: pd.DataFrame, parameter: str) -> Figure:
     for index, (command, rows) in enumerate(odds.groupby(odds["command"].astype(str), sort=False)):
         style = {"linestyle": styles[index % len(styles)], "marker": markers[index % len(markers)]}
         curves.append((command, rows[parameter].to_numpy(), rows["exact_tie_probability"].to_numpy(np.float64), style))
-    _plot_curves(axes, curves)
+    plot_curves(axes, curves)
     axes.set_xlabel(parameter.replace("_", " "))
     axes.set_ylabel("exact tie probability")
     axes.xaxis.get_major_locator().set_params(integer=True)
@@ -272,63 +271,6 @@ def tolerance_chart(closest: pd.DataFrame) -> Figure:
     axes.legend(fontsize="small")
     axes.set_title("closest: ties against how finely players see")
     return figure
-
-
-CHARACTER_COLORS = {"minotaur": "saddlebrown", "griffin": "darkorange", "mermaid": "teal"}
-"""Colors of the special dice in Minodice charts; number dice take the color they are named after."""
-# Named colors too pale to read as a line on white, and the darker shade drawn instead.
-_READABLE = {"yellow": "gold", "white": "lightgrey"}
-
-
-def die_color(name: str, kind: str) -> str:
-    """The color a Minodice die is drawn in: its character's, or for a number die the color it is named
-    after (a darker shade for the pale ones), else grey."""
-    if kind in CHARACTER_COLORS:
-        return CHARACTER_COLORS[kind]
-    return _READABLE.get(name, name) if is_color_like(name) else "grey"
-
-
-def win_chance_chart(table: OddsTable, title: str = "Win chance by die") -> Figure:
-    """Each die's chance to win a trick against k random dice (from `minodice.die_odds`), one line per die.
-
-    Number dice are drawn in their own color, solid with round markers; special dice dashed with square
-    markers, in CHARACTER_COLORS.
-    """
-    figure = Figure(figsize=(7.0, 4.2), layout="constrained")
-    axes = figure.add_subplot()
-    curves = []
-    for die in table.in_bag:
-        odds = [odds for odds in table.odds if odds.die == die]
-        special = table.kinds[die] in CHARACTER_COLORS
-        curves.append((die, np.array([odds.against for odds in odds]), np.array([odds.estimate.value for odds in odds]),
-                       {"color": die_color(die, table.kinds[die]), "linestyle": "--" if special else "-",
-                        "marker": "s" if special else "o", "markeredgecolor": "black", "markeredgewidth": 0.6,
-                        "linewidth": 2}))
-    _plot_curves(axes, curves)
-    axes.set(xlabel="other dice in the trick (k)", ylabel="chance to win the trick", ylim=(0, 1), title=title)
-    axes.xaxis.get_major_locator().set_params(integer=True)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize="small", ncols=2)
-    return figure
-
-
-def _plot_curves(axes, curves: Sequence[tuple[str, np.ndarray, np.ndarray, dict]]) -> None:
-    """Plot (label, x, y, style) curves; a curve equal to an earlier one everywhere stays visible.
-
-    Some curves coincide exactly (highest and lowest total by symmetry, minotaur and griffin dice):
-    the later one is drawn under the first with larger hollow markers, and its label says which it equals.
-    """
-    drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for label, x, y, style in curves:
-        same = next((other for other, (other_x, other_y) in drawn.items()
-                     if other_x.shape == x.shape and (other_x == x).all()
-                     and np.allclose(other_y, y, rtol=0, atol=1e-12)), None)
-        drawn[label] = (x, y)
-        if same is not None:
-            label = f"{label} (same as {same})"
-            style = {**style, "markersize": 11, "markerfacecolor": "none", "zorder": 1.5}
-            style["markeredgecolor"] = style.get("color")
-        axes.plot(x, y, label=label, **style)
 
 
 def _panel_grid(count: int, sharex: bool) -> tuple[Figure, list]:

@@ -8,7 +8,8 @@ Modules, one concept each:
 - `play`: dealing and playing many rounds with the baseline play policy;
 - `odds`: each die's chance to win against k random dice;
 - `bidding`: the bid advisor;
-- `survey`: pandas tables over many hands, for notebooks (imports pandas).
+- `survey`: pandas tables over many hands, for notebooks (imports pandas);
+- `charts`: the win-chance chart, for notebooks (imports matplotlib).
 """
 
 from diavolo_stats.minodice.bidding import BidAdvice, advise_bid

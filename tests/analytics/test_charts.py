@@ -1,17 +1,14 @@
-"""What the charts show people: labelled axes, panels that say why they are empty, curves that stay visible,
-dice in their own colors."""
+"""What the charts show people: labelled axes, panels that say why they are empty, curves that stay visible."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from matplotlib.colors import to_rgba
 from test_summaries import DAY_ONE, trial, write_log
 
 from diavolo_stats.analytics import charts, summaries
 from diavolo_stats.analytics.tie_frequency import odds_by_parameter
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.minodice import die_odds
 
 
 def panel(figure, title):
@@ -65,15 +62,3 @@ def test_curves_that_coincide_stay_visible_and_say_so():
     assert hollow.get_markerfacecolor() == "none" and hollow.get_markersize() > axes.lines[0].get_markersize()
     # highest-die equals highest-total with one die per color only, not along the whole curve
     assert "highest-die" in labels
-
-
-def test_minodice_dice_are_drawn_in_their_own_colors():
-    figure = charts.win_chance_chart(die_odds(against=(1, 2)))
-    lines = {line.get_label(): line for line in figure.axes[0].lines}
-    for die in ("red", "blue", "black"):
-        assert to_rgba(lines[die].get_color()) == to_rgba(die)
-    assert to_rgba(lines["yellow"].get_color()) == to_rgba("gold")  # pure yellow is unreadable on white
-    assert to_rgba(lines["minotaur"].get_color()) == to_rgba(charts.CHARACTER_COLORS["minotaur"])
-    assert lines["mermaid"].get_linestyle() == "--" and lines["red"].get_linestyle() == "-"
-    # the griffin's odds equal the minotaur's in the default bag: its line says so rather than hide
-    assert "griffin (same as minotaur)" in lines

@@ -1,0 +1,29 @@
+"""What every chart module shares: drawing curves so that none hides another.
+
+Charts are built on `matplotlib.figure.Figure`, never pyplot (see `analytics.charts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def plot_curves(axes, curves: Sequence[tuple[str, np.ndarray, np.ndarray, dict]]) -> None:
+    """Plot (label, x, y, style) curves; a curve equal to an earlier one everywhere stays visible.
+
+    Some curves coincide exactly (highest and lowest total by symmetry, minotaur and griffin dice):
+    the later one is drawn under the first with larger hollow markers, and its label says which it equals.
+    """
+    drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for label, x, y, style in curves:
+        same = next((other for other, (other_x, other_y) in drawn.items()
+                     if other_x.shape == x.shape and (other_x == x).all()
+                     and np.allclose(other_y, y, rtol=0, atol=1e-12)), None)
+        drawn[label] = (x, y)
+        if same is not None:
+            label = f"{label} (same as {same})"
+            style = {**style, "markersize": 11, "markerfacecolor": "none", "zorder": 1.5}
+            style["markeredgecolor"] = style.get("color")
+        axes.plot(x, y, label=label, **style)
