@@ -1,0 +1,187 @@
+"""MkDocs hook: the command and API reference pages, generated at build time.
+
+The command pages are written from the `diavolo` command's own argparse
+parser (`diavolo_stats.cli.build_parser`), so a flag or a command added to
+the code appears in the manual at the next build, with its help text and
+default, and none can go undocumented. The API pages are one per layer of
+the package, listing every module found in it, rendered by mkdocstrings.
+
+In `mkdocs.yml` a nav entry whose value is `reference/commands/` or
+`reference/api/` stands for the generated pages; this hook replaces it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+
+from mkdocs.structure.files import File
+
+from diavolo_stats.cli import build_parser
+
+COMMANDS_DIR = "reference/commands/"
+API_DIR = "reference/api/"
+
+# Layers of the package, lowest first, as the architecture page describes them.
+# A subpackage not named here (a new layer) still gets its page, after these.
+BASE_MODULES = ("errors", "stats", "files", "results")
+LAYER_ORDER = ("core", "drill", "game", "analytics", "minodice")
+UNDOCUMENTED_PACKAGES = ("cli",)  # documented by the command pages instead
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[str, argparse.ArgumentParser]]:
+    """Each subcommand's name mapped to (its one-line help, its parser), in `--help` order."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
+            return {name: (helps.get(name, ""), sub) for name, sub in action.choices.items()}
+    return {}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _default(action: argparse.Action) -> str:
+    """A phrase giving the default, unless the help text already says it."""
+    if action.required:
+        return "required"
+    if action.help and "default" in action.help:
+        return ""
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+        return "default: off" if action.default is False else "default: on"
+    if action.default in (None, argparse.SUPPRESS):
+        return ""
+    if isinstance(action.default, (list, tuple)):
+        return "default: `" + " ".join(str(v) for v in action.default) + "`"
+    return f"default: `{action.default}`"
+
+
+def _usage(parser: argparse.ArgumentParser) -> str:
+    """The usage line as `--help` prints it on an 80-column terminal, whatever the build's terminal is."""
+    formatter = parser.formatter_class(prog=parser.prog, width=80)
+    formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups, prefix="")
+    return formatter.format_help().strip()
+
+
+def command_markdown(path: str, help_line: str, parser: argparse.ArgumentParser, level: int = 1) -> str:
+    """One command's reference: description, usage, and a table of its arguments per group."""
+    formatter = parser._get_formatter()
+    lines = [f"{'#' * level} `{path}`", ""]
+    if help_line:
+        lines += [help_line[0].upper() + help_line[1:] + ".", ""]
+    if parser.description and parser.description.rstrip(".") != help_line:
+        lines += [formatter._format_text(parser.description).strip().replace("\n", " "), ""]
+    lines += ["```text", _usage(parser), "```", ""]
+    for group in parser._action_groups:
+        actions = [a for a in group._group_actions
+                   if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+        if not actions:
+            continue
+        title = {"positional arguments": "Arguments", "options": "Options",
+                 "optional arguments": "Options"}.get(group.title, group.title.capitalize())
+        lines += [f"**{title}**", "", "| argument | meaning |", "| --- | --- |"]
+        for action in actions:
+            invocation = formatter._format_action_invocation(action)
+            meaning = formatter._expand_help(action) if action.help else ""
+            if action.choices and not action.option_strings and not action.metavar:
+                meaning += f" (one of {', '.join(map(str, action.choices))})"
+            meaning = "; ".join(part for part in (meaning, _default(action)) if part)
+            lines.append(f"| `{_cell(invocation)}` | {_cell(meaning)} |")
+        lines.append("")
+    for name, (sub_help, sub_parser) in _subcommands(parser).items():
+        lines.append(command_markdown(f"{path} {name}", sub_help, sub_parser, level + 1))
+    return "\n".join(lines)
+
+
+def command_pages() -> dict[str, str]:
+    """File name (under reference/commands/) mapped to its markdown: an index, then one page per command."""
+    root = build_parser()
+    subcommands = _subcommands(root)
+    index = [
+        "# Commands",
+        "",
+        "Every page in this section is generated from the command's own parser when the site is "
+        "built, so it lists exactly the flags the installed `diavolo` accepts. "
+        "`diavolo COMMAND --help` prints the same on the terminal.",
+        "",
+        "```text",
+        _usage(root),
+        "```",
+        "",
+        "| command | what it does |",
+        "| --- | --- |",
+    ]
+    pages = {}
+    for name, (help_line, parser) in subcommands.items():
+        index.append(f"| [`diavolo {name}`]({name}.md) | {_cell(help_line)} |")
+        pages[f"{name}.md"] = command_markdown(f"diavolo {name}", help_line, parser)
+    index += [
+        "",
+        "Every command accepts `--help`; `diavolo --version` prints the version. Bad input gets one "
+        "line on stderr saying what was wrong and what is allowed, and exit status 2.",
+    ]
+    return {"index.md": "\n".join(index) + "\n", **pages}
+
+
+def api_pages() -> dict[str, str]:
+    """File name (under reference/api/) mapped to its markdown: one page per layer of the package."""
+    package = importlib.import_module("diavolo_stats")
+    modules = {info.name: info.ispkg for info in pkgutil.iter_modules(package.__path__)}
+    layers = [n for n in LAYER_ORDER if modules.get(n)]
+    layers += sorted(n for n, is_package in modules.items()
+                     if is_package and n not in LAYER_ORDER and n not in UNDOCUMENTED_PACKAGES)
+    base = [n for n in BASE_MODULES if n in modules]
+    base += sorted(n for n, is_package in modules.items()
+                   if not is_package and n not in BASE_MODULES and not n.startswith("_"))
+    pages = {"base.md": _api_page("The base: " + ", ".join(base), [f"diavolo_stats.{n}" for n in base])}
+    for layer in layers:
+        sub = importlib.import_module(f"diavolo_stats.{layer}")
+        names = sorted(info.name for info in pkgutil.iter_modules(sub.__path__) if not info.name.startswith("_"))
+        pages[f"{layer}.md"] = _api_page(f"`diavolo_stats.{layer}`", [f"diavolo_stats.{layer}.{n}" for n in names])
+    return pages
+
+
+def _api_page(title: str, modules: list[str]) -> str:
+    lines = [f"# {title}", ""]
+    for module in modules:
+        lines += [f"::: {module}", ""]
+    return "\n".join(lines)
+
+
+def _nav_entries(directory: str, pages: dict[str, str]) -> list:
+    entries = []
+    for name, text in pages.items():
+        title = text.split("\n", 1)[0].lstrip("# ").strip("`")
+        entries.append({"Overview" if name == "index.md" else title: directory + name})
+    return entries
+
+
+def _replace_in_nav(nav, replacements: dict[str, list]):
+    """The nav with every entry whose value is a generated folder replaced by that folder's pages."""
+    if isinstance(nav, list):
+        return [_replace_in_nav(item, replacements) for item in nav]
+    if isinstance(nav, dict):
+        return {key: _replace_in_nav(value, replacements) for key, value in nav.items()}
+    if isinstance(nav, str) and nav in replacements:
+        return replacements[nav]
+    return nav
+
+
+_pages: dict[str, dict[str, str]] = {}
+
+
+def on_config(config):
+    _pages.clear()
+    _pages.update({COMMANDS_DIR: command_pages(), API_DIR: api_pages()})
+    replacements = {directory: _nav_entries(directory, pages) for directory, pages in _pages.items()}
+    config.nav = _replace_in_nav(config.nav, replacements)
+    return config
+
+
+def on_files(files, config):
+    for directory, pages in _pages.items():
+        for name, text in pages.items():
+            files.append(File.generated(config, directory + name, content=text))
+    return files

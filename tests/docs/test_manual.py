@@ -1,0 +1,245 @@
+"""The manual states only what is true: its commands parse, its flags and files exist, its contracts hold.
+
+Console examples marked `exec="1"` are run when the site is built (`mkdocs build
+--strict` fails on one that exits with another status than it states); these
+tests check what the build cannot: every command line the README and the pages
+show, run or not, is one `diavolo` accepts; every flag and repository path they
+name exists; the keys and columns the contracts page lists are the ones the
+commands print; the README is short, and its test command is what CI runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from markdown_examples import (
+    DOCS,
+    FLAG,
+    REPOSITORY,
+    REPOSITORY_PATH,
+    blocks,
+    console_commands,
+    diavolo_argv,
+    inline_code,
+    manual_files,
+    prose,
+    shell_commands,
+)
+
+from diavolo_stats.cli import build_parser
+
+SHELL_LANGUAGES = ("console", "bash", "sh", "shell", "text")
+# Paths the manual names that a user's own runs create; the repository does not ship them.
+MADE_BY_USE = ("data/drills.csv", "data/reports")
+# Flags of other programs the manual shows (mkdocs).
+OTHER_PROGRAMS_FLAGS = {"--strict"}
+
+
+def all_parsers(parser: argparse.ArgumentParser | None = None) -> list[argparse.ArgumentParser]:
+    parser = parser or build_parser()
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += all_parsers(sub)
+    return found
+
+
+def every_flag() -> set[str]:
+    """The long flags of every diavolo command, and of the benchmark scripts the manual tells how to run."""
+    flags = {option for parser in all_parsers() for action in parser._actions
+             for option in action.option_strings if option.startswith("--")}
+    for script in (REPOSITORY / "benchmarks").glob("*.py"):
+        flags.update(re.findall(r"add_argument\(\s*[\"'](--[a-z][a-z0-9-]*)", script.read_text()))
+    return flags
+
+
+def command_lines(inline: bool) -> list[tuple[str, str]]:
+    """(where, command) for every diavolo command the manual shows in code blocks, or else in inline code."""
+    found = []
+    for path in manual_files():
+        if inline:
+            for line, code in inline_code(path):
+                found += [(f"{path.relative_to(REPOSITORY)} line {line}", c) for c in shell_commands(code)]
+            continue
+        for block in blocks(path):
+            if block.language in SHELL_LANGUAGES:
+                text = "\n".join(console_commands(block)) if block.language == "console" else block.text
+                found += [(block.where, command) for command in shell_commands(text)]
+    return [(where, command) for where, command in found if diavolo_argv(command) is not None]
+
+
+def parse_error(argv: list[str]) -> str | None:
+    """The parser's complaint about argv, or None when it accepts it."""
+    stderr = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+            build_parser().parse_args(argv)
+    except SystemExit as exit:
+        return None if exit.code == 0 else stderr.getvalue().strip() or f"exit status {exit.code}"
+    return None
+
+
+def test_the_manual_shows_diavolo_commands():
+    # The checks below would pass on a manual without commands; make sure they see them.
+    assert len(command_lines(inline=False)) >= 20
+    assert len(command_lines(inline=True)) >= 20
+
+
+def test_every_command_line_in_the_manual_is_accepted_by_diavolo():
+    refused = [f"{where}: `{command}`: {error}" for where, command in command_lines(inline=False)
+               if (error := parse_error(diavolo_argv(command))) is not None]
+    assert not refused, "\n".join(refused)
+
+
+def test_every_command_named_in_the_text_exists_with_the_flags_shown():
+    # In the text `diavolo game` names a command without its required flags; anything else must parse.
+    refused = [f"{where}: `{command}`: {error}" for where, command in command_lines(inline=True)
+               if (error := parse_error(diavolo_argv(command))) is not None
+               and "the following arguments are required" not in error]
+    assert not refused, "\n".join(refused)
+
+
+def test_every_flag_the_manual_names_exists():
+    flags = every_flag() | OTHER_PROGRAMS_FLAGS
+    unknown = []
+    for path in manual_files():
+        texts = [(f"{path.relative_to(REPOSITORY)} line {line}", code) for line, code in inline_code(path)]
+        texts += [(block.where, block.text) for block in blocks(path) if block.language in SHELL_LANGUAGES]
+        for where, text in texts:
+            unknown += [f"{where}: {flag}" for flag in FLAG.findall(text) if flag not in flags]
+    assert not unknown, "flags no diavolo command has:\n" + "\n".join(unknown)
+
+
+def named_paths() -> list[tuple[str, str]]:
+    found = []
+    for path in manual_files():
+        for line, text in prose(path):
+            found += [(f"{path.relative_to(REPOSITORY)} line {line}", p) for p in REPOSITORY_PATH.findall(text)]
+        for block in blocks(path):
+            found += [(block.where, p) for p in REPOSITORY_PATH.findall(block.text)]
+            found += [(block.where, p) for p in re.findall(r'--8<-- "([^"]+)"', block.text)]
+    return found
+
+
+def test_every_repository_path_the_manual_names_exists():
+    assert len(named_paths()) >= 10
+    missing = [f"{where}: {path}" for where, path in named_paths()
+               if not (REPOSITORY / path).exists() and not path.startswith(MADE_BY_USE)]
+    assert not missing, "paths that are not in the repository:\n" + "\n".join(missing)
+
+
+def test_no_file_of_the_manual_points_outside_the_repository():
+    outside = re.compile(r"RULES\.md|shared folder|\.\./shared|/work/", re.IGNORECASE)
+    files = manual_files() + sorted((REPOSITORY / "examples").iterdir()) + [REPOSITORY / "mkdocs.yml"]
+    files += sorted((DOCS / "hooks").glob("*.py"))
+    found = [f"{path.relative_to(REPOSITORY)} line {number}: {line.strip()}"
+             for path in files for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if outside.search(line)]
+    assert not found, "\n".join(found)
+
+
+# The README
+
+def readme() -> str:
+    return (REPOSITORY / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_is_at_most_150_lines():
+    assert len(readme().splitlines()) <= 150
+
+
+def ci_command() -> str:
+    """The command .ci/run runs, its lines after `cd` joined as one shell line."""
+    lines = [line.strip() for line in (REPOSITORY / ".ci/run").read_text().splitlines()]
+    body = [line for line in lines if line and not line.startswith(("#", "set ", "cd "))]
+    return " && ".join(body)
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    bash_blocks = [block.text.strip() for block in blocks(REPOSITORY / "README.md") if block.language == "bash"]
+    assert ci_command() in bash_blocks, (
+        f"the README must show the command .ci/run runs, as one bash block:\n{ci_command()}")
+
+
+def test_the_readme_opens_with_the_simulator_then_the_tests():
+    first, second = [block.text.strip() for block in blocks(REPOSITORY / "README.md")][:2]
+    assert first.startswith("python3 -m venv .venv && .venv/bin/pip install -e . && ")
+    assert diavolo_argv(shell_commands(first)[-1])[0] == "simulate"
+    assert second == ci_command()
+
+
+# The contracts page: the keys and columns it lists are the ones the commands print
+
+def contract_examples() -> list[tuple[str, str, list[str]]]:
+    """(where, command, documented keys) for each example of the contracts page and the table after it."""
+    path = DOCS / "reference" / "contracts.md"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    examples = []
+    for block in blocks(path):
+        if block.language != "console":
+            continue
+        (command,) = console_commands(block)
+        table_rows = []
+        after_block = block.line + len(block.text.splitlines()) + 1  # the line after its closing fence
+        for line in lines[after_block:]:
+            if line.startswith("$ ") or line.startswith("#") or (table_rows and not line.startswith("|")):
+                break
+            if line.startswith("| `"):
+                table_rows.append(line)
+        first_cells = [row.split("|")[1] for row in table_rows]
+        keys = [key.split(".")[0] for cell in first_cells for key in re.findall(r"`([^`]+)`", cell)]
+        examples.append((block.where, command, keys))
+    return examples
+
+
+@pytest.fixture(scope="module")
+def example_folder(tmp_path_factory) -> Path:
+    """A folder like the one the site's examples run in: copies of examples/ and data/."""
+    folder = tmp_path_factory.mktemp("docs-examples")
+    for name in ("examples", "data"):
+        shutil.copytree(REPOSITORY / name, folder / name,
+                        ignore=shutil.ignore_patterns("reports", "drills.csv", "*.lock", "*.partial"))
+    return folder
+
+
+def printed_keys(output: str) -> list[str]:
+    if output.lstrip().startswith("{"):
+        return list(json.loads(output))
+    return next(csv.reader(io.StringIO(output)))
+
+
+def key_pattern(documented: str) -> re.Pattern:
+    """`p_<color>` stands for p_black, p_red, ...: a placeholder in angle brackets matches any name."""
+    return re.compile("".join(".+" if part.startswith("<") else re.escape(part)
+                              for part in re.split(r"(<[^>]+>)", documented)) + r"\Z")
+
+
+@pytest.mark.parametrize("where, command, documented", contract_examples(),
+                         ids=[where for where, _, _ in contract_examples()])
+def test_the_contracts_page_lists_exactly_what_the_command_prints(where, command, documented, example_folder):
+    environment = {key: value for key, value in os.environ.items() if key != "DIAVOLO_LOG"}
+    environment["PATH"] = str(Path(sys.executable).parent) + os.pathsep + environment.get("PATH", "")
+    result = subprocess.run(["sh", "-c", command], cwd=example_folder, capture_output=True, text=True,
+                            timeout=300, env=environment)
+    assert result.returncode == 0, (where, result.stderr)
+    printed = printed_keys(result.stdout)
+    patterns = [key_pattern(key) for key in documented]
+    undocumented = [key for key in printed if not any(p.match(key) for p in patterns)]
+    assert not undocumented, f"{where}: `{command}` prints keys the page does not list: {undocumented}"
+    # A key the page lists may be one the command prints only sometimes ("only when ..." in its row).
+    page = (DOCS / "reference" / "contracts.md").read_text(encoding="utf-8")
+    absent = [key for key, pattern in zip(documented, patterns) if not any(pattern.match(k) for k in printed)
+              and not re.search(rf"\| `{re.escape(key)}` \|[^\n]*\bonly\b", page)]
+    assert not absent, f"{where}: the page lists keys `{command}` does not print: {absent}"
