@@ -87,7 +87,7 @@ class ExactOdds:
         ]
 
     def to_document(self) -> dict[str, Any]:
-        """The JSON document `diavolo odds` prints as json (described in docs_parts/odds.md)."""
+        """The JSON document `diavolo odds` prints as json (described in the manual, docs/reference/contracts.md)."""
         document: dict[str, Any] = {
             "variant": self.variant.as_dict(),
             "commands": {

@@ -18,7 +18,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
-# The command docs_parts/analytics.md gives for the shipped sample.
+# The command the manual (docs/guides/report.md) gives for the shipped sample.
 SAMPLE_COMMAND = ("synth-log", "--sessions", "6", "--trials", "60", "--seed", "7")
 
 

@@ -167,6 +167,17 @@ def test_no_file_of_the_repository_points_outside_it():
     assert not found, "\n".join(found)
 
 
+def test_every_manual_page_the_repository_names_exists():
+    # Code comments and docstrings send readers to pages of the manual; those pages must be there.
+    page = re.compile(r"(?<![\w/.-])(docs[\w]*/[\w/.-]+\.md)")
+    named = [(f"{path.relative_to(REPOSITORY)} line {number}", name)
+             for path, text in repository_text_files()
+             for number, line in enumerate(text.splitlines(), 1) for name in page.findall(line)]
+    assert len(named) >= 5
+    missing = [f"{where}: {name}" for where, name in named if not (REPOSITORY / name).is_file()]
+    assert not missing, "pages that are not in docs/:\n" + "\n".join(missing)
+
+
 # The README
 
 def readme() -> str:
