@@ -232,6 +232,17 @@ def contract_examples() -> list[tuple[str, str, list[str]]]:
     return examples
 
 
+def test_the_drill_summary_columns_on_the_contracts_page_are_the_ones_the_drill_prints():
+    # The drill needs a terminal, so its summary is not run here: the page is checked against its columns.
+    from diavolo_stats.drill.session import SUMMARY_COLUMNS
+
+    page = (DOCS / "reference" / "contracts.md").read_text(encoding="utf-8")
+    section = page.split("## `diavolo drill` session summary", 1)[1].split("\n## ", 1)[0]
+    documented = [key for row in section.splitlines() if row.startswith("| `")
+                  for key in re.findall(r"`([^`]+)`", row.split("|")[1])]
+    assert documented == list(SUMMARY_COLUMNS)
+
+
 @pytest.fixture(scope="module")
 def example_folder(tmp_path_factory) -> Path:
     """A folder like the one the site's examples run in: copies of examples/ and data/."""
