@@ -15,13 +15,19 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from diavolo_stats.analytics.summaries import COMMAND_ORDER, NON_TIE, TIE
 from diavolo_stats.drill.performance import answered_correctly
 from diavolo_stats.plots import plot_curves
-from diavolo_stats.stats import fit_ex_gaussian
+from diavolo_stats.stats import ExGaussian, fit_ex_gaussian
 
 PANEL_INCHES = (4.2, 3.0)
+MANY_PLAYERS = 10
+"""Above this many players a chart stops giving each player a colored series of their own (ten colors are as
+many as a reader tells apart, and the legend would outgrow the plot): accuracy becomes a heatmap, tie and
+non-tie rolls horizontal bars, latency and learning the spread over players."""
+PLAYER_ROW_INCHES = 0.24
 # Quantile of all latencies that ends the histogram axis: one 9-second lapse would squash the rest.
 LATENCY_AXIS_QUANTILE = 0.99
 MIN_HISTOGRAM_ANSWERS = 5
@@ -40,6 +46,8 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
     """Accuracy per command with its 95 % interval, one series per player (`summary` by player, command)."""
     commands = list(dict.fromkeys(summary["command"].astype(str)))
     players = list(dict.fromkeys(summary["player"].astype(str)))
+    if len(players) > MANY_PLAYERS:
+        return _accuracy_heatmap(summary, players, commands)
     colors = player_colors(players)
     figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 3.8), layout="constrained")
     axes = figure.add_subplot()
@@ -59,19 +67,48 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
     return figure
 
 
-def latency_chart(drills: pd.DataFrame, fits: bool = True) -> Figure:
+def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[str]) -> Figure:
+    """Accuracy per player (rows) and command (columns), each cell colored and labelled: for many players."""
+    accuracy = np.full((len(players), len(commands)), np.nan)
+    for player, command, value in zip(summary["player"].astype(str), summary["command"].astype(str),
+                                      summary["accuracy"]):
+        accuracy[players.index(player), commands.index(command)] = value
+    figure = Figure(figsize=(max(6.0, 1.1 * len(commands) + 3.0), 1.6 + PLAYER_ROW_INCHES * len(players)),
+                    layout="constrained")
+    axes = figure.add_subplot()
+    image = axes.imshow(accuracy, aspect="auto", vmin=0, vmax=1, cmap="viridis", interpolation="nearest")
+    for (row, column), value in np.ndenumerate(accuracy):
+        if np.isfinite(value):
+            axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                      color="white" if value < 0.6 else "black")
+    axes.set_xticks(range(len(commands)), commands, rotation=20, ha="right")
+    axes.set_yticks(range(len(players)), players, fontsize="small")
+    axes.xaxis.tick_top()
+    axes.tick_params(axis="x", labelrotation=20)
+    figure.colorbar(image, ax=axes, label="accuracy", shrink=min(1.0, 12 / len(players) + 0.3))
+    axes.set_title(f"Accuracy per command, {len(players)} players")
+    return figure
+
+
+def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Figure:
     """Histograms of correct-answer latency (ms) per command, one outline per player.
 
     The y axis is the % of the player's correct answers per 100 ms. A player
     with fewer than MIN_HISTOGRAM_ANSWERS correct answers on the axis in a
     panel gets no histogram: the panel says "too few answers" and names them.
     With `fits`, each player's ex-Gaussian fit is drawn over the histogram
-    where there are enough correct answers for one (see `stats.fit_ex_gaussian`).
+    where there are enough correct answers for one (see `stats.fit_ex_gaussian`);
+    `fits` may be the `summaries.summarize` table by player and command, whose
+    fits are drawn instead of fitting the same answers again. With more than
+    MANY_PLAYERS players each panel shows all players' answers as one
+    histogram and each player's median as a tick below it.
     """
-    answered = drills[answered_correctly(drills)]
-    present = set(drills["command"].astype(str))
+    # Columns picked and compared as categories: a report's log can hold a million rows.
+    answered = drills.loc[answered_correctly(drills), ["command", "player", "latency_ms"]]
+    present = {str(command) for command in drills["command"].unique()}
     commands = [command for command in COMMAND_ORDER if command in present]
-    colors = player_colors(drills["player"].astype(str))
+    colors = player_colors([str(player) for player in drills["player"].unique()])
+    many = len(colors) > MANY_PLAYERS
     figure, panels = _panel_grid(len(commands), sharex=True)
     latencies = answered["latency_ms"].to_numpy(dtype=np.float64)
     top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE)) if latencies.size else 1000.0
@@ -80,11 +117,19 @@ def latency_chart(drills: pd.DataFrame, fits: bool = True) -> Figure:
     # % of the player's answers per LATENCY_UNIT_MS: a density per ms times this.
     percent_per_unit = 100 * LATENCY_UNIT_MS
     for axes, command in zip(panels, commands):
-        of_command = answered[answered["command"].astype(str) == command]
-        drilled = sorted(set(drills.loc[drills["command"].astype(str) == command, "player"].astype(str)))
+        of_command = answered[(answered["command"] == command).to_numpy(dtype=bool)]
+        axes.set_title(command, fontsize="medium")
+        axes.set_ylim(bottom=0)
+        axes.grid(axis="y", alpha=0.3)
+        if many:
+            _latency_spread(axes, of_command, bins, percent_per_unit)
+            continue
+        by_player = {str(player): rows["latency_ms"].to_numpy(np.float64)
+                     for player, rows in of_command.groupby("player", observed=True)}
+        drilled = sorted({str(player) for player in drills.loc[drills["command"] == command, "player"].unique()})
         too_few = []
         for player in drilled:
-            values = of_command.loc[of_command["player"].astype(str) == player, "latency_ms"].to_numpy(np.float64)
+            values = by_player.get(player, np.empty(0))
             shown = int((values <= top).sum())
             if shown < MIN_HISTOGRAM_ANSWERS:
                 past = f", {values.size - shown} past the axis" if shown < values.size else ""
@@ -94,7 +139,8 @@ def latency_chart(drills: pd.DataFrame, fits: bool = True) -> Figure:
             # leaves out the slowest 1 % (numpy's own density would renormalize to what is shown).
             weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
             axes.hist(values, bins=bins, weights=weights, histtype="step", color=colors[player], label=player)
-            fit = fit_ex_gaussian(values) if fits else None
+            fit = _summary_fit(fits, player, command) if isinstance(fits, pd.DataFrame) else (
+                fit_ex_gaussian(values) if fits else None)
             if fit is not None:
                 axes.plot(grid, percent_per_unit * fit.pdf(grid), color=colors[player], linestyle="--",
                           linewidth=1)
@@ -105,17 +151,42 @@ def latency_chart(drills: pd.DataFrame, fits: bool = True) -> Figure:
         elif too_few:
             axes.text(0.98, 0.95, "too few answers:\n" + "\n".join(too_few), transform=axes.transAxes,
                       ha="right", va="top", fontsize="small", color="dimgrey")
-        axes.set_title(command, fontsize="medium")
-        axes.set_ylim(bottom=0)
-        axes.grid(axis="y", alpha=0.3)
     panels[0].set_xlim(0, top)  # shared by every panel, drawn or not
     figure.supxlabel("latency of correct answers (ms)")
+    if many:
+        figure.supylabel(f"% of all players' correct answers per {LATENCY_UNIT_MS} ms")
+        panels[0].legend(handles=[Patch(color="lightgrey", label="all players"),
+                                  Line2D([], [], color="tab:blue", marker="|", linestyle="", markersize=12,
+                                         label="a player's median")], fontsize="small")
+        figure.suptitle(f"Latency per command, {len(colors)} players")
+        return figure
     figure.supylabel(f"% of a player's correct answers per {LATENCY_UNIT_MS} ms")
     # One legend for every player, even those with no correct answer in the first panel.
     panels[0].legend(handles=[Line2D([], [], color=color, label=player) for player, color in colors.items()],
                      fontsize="small")
-    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if fits else ""))
+    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if fits is not False else ""))
     return figure
+
+
+def _latency_spread(axes, answered: pd.DataFrame, bins: np.ndarray, percent_per_unit: float) -> None:
+    """All players' correct latencies as one histogram, and each player's median as a tick below it."""
+    values = answered["latency_ms"].to_numpy(dtype=np.float64)
+    if values.size:
+        weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
+        axes.hist(values, bins=bins, weights=weights, color="lightgrey", edgecolor="grey")
+    medians = answered.groupby("player", observed=True)["latency_ms"].median().to_numpy(dtype=np.float64)
+    axes.plot(medians, np.zeros_like(medians), marker="|", linestyle="", markersize=12, color="tab:blue",
+              clip_on=False)
+
+
+def _summary_fit(summary: pd.DataFrame, player: str, command: str) -> ExGaussian | None:
+    """The ex-Gaussian fit of one player and command in a `summarize` table, or None where it has none."""
+    rows = summary[(summary["player"].astype(str) == player) & (summary["command"].astype(str) == command)]
+    if rows.empty or not np.isfinite(rows["exgauss_mu_ms"].iloc[0]):
+        return None
+    row = rows.iloc[0]
+    return ExGaussian(mu_ms=float(row["exgauss_mu_ms"]), sigma_ms=float(row["exgauss_sigma_ms"]),
+                      tau_ms=float(row["exgauss_tau_ms"]))
 
 
 def learning_curve_chart(curve: pd.DataFrame) -> Figure:
@@ -123,15 +194,26 @@ def learning_curve_chart(curve: pd.DataFrame) -> Figure:
     colors = player_colors(curve["player"].astype(str))
     figure = Figure(figsize=(10, 3.6), layout="constrained")
     accuracy_axes, latency_axes = figure.subplots(1, 2, sharex=True)
+    many = len(colors) > MANY_PLAYERS
     for player, rows in curve.groupby(curve["player"].astype(str), sort=True):
+        if many:  # every player a thin grey line; their mean is drawn over them below
+            for axes, column in ((accuracy_axes, "accuracy"), (latency_axes, "median_latency_ms")):
+                axes.plot(rows["session_number"], rows[column], color="grey", alpha=0.35, linewidth=0.8)
+            continue
         sessions = rows["session_number"].to_numpy()
         accuracy = rows["accuracy"].to_numpy()
         error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
         accuracy_axes.errorbar(sessions, accuracy, yerr=error, marker="o", capsize=3, color=colors[player],
                                label=player)
         latency_axes.plot(sessions, rows["median_latency_ms"], marker="o", color=colors[player], label=player)
+    if many:
+        mean = curve.groupby("session_number")[["accuracy", "median_latency_ms"]].mean()
+        for axes, column in ((accuracy_axes, "accuracy"), (latency_axes, "median_latency_ms")):
+            axes.plot(mean.index, mean[column], marker="o", color="tab:blue", linewidth=2,
+                      label=f"mean of {len(colors)} players")
+            axes.plot([], [], color="grey", alpha=0.6, linewidth=0.8, label="one player")
     accuracy_axes.set_ylim(0, 1.02)
-    accuracy_axes.set_ylabel("accuracy (95 % interval)")
+    accuracy_axes.set_ylabel("accuracy" if many else "accuracy (95 % interval)")
     latency_axes.set_ylim(bottom=0)  # a short log's few sessions would otherwise magnify a small change
     latency_axes.set_ylabel("median latency, correct (ms)")
     for axes in (accuracy_axes, latency_axes):
@@ -146,8 +228,11 @@ def learning_curve_chart(curve: pd.DataFrame) -> Figure:
 def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
     """Accuracy and median correct latency (ms) on tie and non-tie rolls, per player (from `tie_versus_non_tie`)."""
     players = list(dict.fromkeys(summary["player"].astype(str)))
-    figure = Figure(figsize=(10, 3.6), layout="constrained")
-    accuracy_axes, latency_axes = figure.subplots(1, 2)
+    # Many players: horizontal bars, one row per player, the figure as tall as they need.
+    horizontal = len(players) > MANY_PLAYERS
+    size = (10, 1.6 + 2 * PLAYER_ROW_INCHES * len(players)) if horizontal else (10, 3.6)
+    figure = Figure(figsize=size, layout="constrained")
+    accuracy_axes, latency_axes = figure.subplots(1, 2, sharey=horizontal)
     width = 0.38
     x = np.arange(len(players))
     for shift, roll, hatch in ((-width / 2, NON_TIE, ""), (width / 2, TIE, "//")):
@@ -156,18 +241,31 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
         accuracy = rows["accuracy"].to_numpy()
         error = np.nan_to_num([accuracy - rows["accuracy_ci_low"].to_numpy(),
                                rows["accuracy_ci_high"].to_numpy() - accuracy])
-        accuracy_axes.bar(x + shift, accuracy, width, yerr=error, capsize=3, hatch=hatch, label=roll,
-                          color="lightgrey" if roll == TIE else "tab:blue", edgecolor="black")
-        latency_axes.bar(x + shift, rows["median_latency_ms"], width, hatch=hatch, label=roll,
-                         color="lightgrey" if roll == TIE else "tab:blue", edgecolor="black")
+        style = {"hatch": hatch, "label": roll, "color": "lightgrey" if roll == TIE else "tab:blue",
+                 "edgecolor": "black"}
+        if horizontal:
+            accuracy_axes.barh(x + shift, accuracy, width, xerr=error, capsize=2, **style)
+            latency_axes.barh(x + shift, rows["median_latency_ms"], width, **style)
+        else:
+            accuracy_axes.bar(x + shift, accuracy, width, yerr=error, capsize=3, **style)
+            latency_axes.bar(x + shift, rows["median_latency_ms"], width, **style)
+    value_axis = "x" if horizontal else "y"
     for axes in (accuracy_axes, latency_axes):
-        axes.set_xticks(x, players, rotation=20, ha="right")
-        axes.grid(axis="y", alpha=0.3)
-    accuracy_axes.set_ylim(0, 1.18)
-    accuracy_axes.set_yticks(np.linspace(0, 1, 6))
-    accuracy_axes.set_ylabel("accuracy (95 % interval)")
-    latency_axes.set_ylabel("median latency, correct (ms)")
-    accuracy_axes.legend(fontsize="small", loc="upper center", ncols=2)
+        if horizontal:
+            axes.set_yticks(x, players, fontsize="small")
+            axes.set_ylim(len(players) - 0.5, -0.5)  # the first player on top, as in the tables
+        else:
+            axes.set_xticks(x, players, rotation=20, ha="right")
+        axes.grid(axis=value_axis, alpha=0.3)
+    getattr(accuracy_axes, f"set_{value_axis}lim")(0, 1.18)
+    getattr(accuracy_axes, f"set_{value_axis}ticks")(np.linspace(0, 1, 6))
+    getattr(accuracy_axes, f"set_{value_axis}label")("accuracy (95 % interval)")
+    getattr(latency_axes, f"set_{value_axis}label")("median latency, correct (ms)")
+    if horizontal:  # below the plots: inside, it would cover a player's bars
+        figure.legend(*accuracy_axes.get_legend_handles_labels(), fontsize="small", loc="outside lower center",
+                      ncols=2)
+    else:
+        accuracy_axes.legend(fontsize="small", loc="upper center", ncols=2)
     figure.suptitle("Tie rolls (answer grey) against non-tie rolls")
     return figure
 

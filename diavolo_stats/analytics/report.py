@@ -16,6 +16,7 @@ import html
 import io
 import warnings
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
 from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import check_folder, frame_csv_text, write_folder
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
 DEFAULT_OUT = Path("data") / "reports"
@@ -43,6 +45,14 @@ SUMMARY_COLUMNS = (
 
 PRINTED_COLUMNS = ("player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
                    "median_latency_ms")
+
+LOG_COLUMNS = ("session_id", "player", "timestamp", "variant", "dice_per_color", "command", "dice", "expected",
+               "answer", "correct", "latency_ms", "too_early", "timed_out")
+"""The drill log columns a report reads (and checks): a million-row log is read in a fraction of the memory."""
+
+REPORT_FILES = ("summary.csv", "accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png",
+                "report.html")
+"""What a report folder holds, with one tie_frequency_<variant>.png per preset game played."""
 
 SIMULATION_FILE = "simulation_{variant}.csv"
 """Saved results looked for next to the default report folder (data/) when no file is given."""
@@ -82,7 +92,10 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
 
     Writes summary.csv, accuracy.png, latency.png, learning_curve.png,
     tie_vs_non_tie.png, tie_frequency_<variant>.png per preset game played
-    (`custom` trials get a note instead) and report.html. Simulated tie odds
+    (`custom` trials get a note instead) and report.html, whole or not at
+    all: the folder is built beside `out_dir` and swapped in
+    (`files.write_folder`), after every check. `out_dir` may be new or hold
+    nothing but report files (InputError otherwise). Simulated tie odds
     come from `simulation_path`; without it, from
     data/simulation_<variant>.csv when it exists, else from a fresh
     simulation of FALLBACK_ROUNDS rounds. InputError (one line) for a
@@ -92,7 +105,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
-    drills = load_logs(paths)
+    drills = load_logs(paths, columns=LOG_COLUMNS)
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
     drills = summaries.select_players(drills, players)
@@ -106,32 +119,27 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
                 "its sides, so its tie odds cannot be known"] if other_trials else []
     notes = [note for _, _, note in ties] + ([CLOSEST_JUDGING] if ties else []) + left_out
     folder = Path(out_dir)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise InputError(f"cannot create {str(folder)!r} ({error.strerror})", field="out_dir") from None
+    with _about_out_dir():
+        check_folder(folder, is_report_file)  # before anything is drawn or written
     figures = {
         "accuracy.png": ("Accuracy per command", charts.accuracy_chart(summary)),
-        "latency.png": ("Latency of correct answers per command", charts.latency_chart(drills)),
+        # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
+        "latency.png": ("Latency of correct answers per command", charts.latency_chart(drills, fits=summary)),
         "learning_curve.png": ("Learning curve over sessions",
-                               charts.learning_curve_chart(summaries.learning_curve(drills))),
+                               charts.learning_curve_chart(summaries.learning_curve(drills, fit=False))),
         "tie_vs_non_tie.png": ("Tie rolls against non-tie rolls",
-                               charts.tie_versus_non_tie_chart(summaries.tie_versus_non_tie(drills))),
+                               charts.tie_versus_non_tie_chart(summaries.tie_versus_non_tie(drills, fit=False))),
     }
     for name, table, _ in ties:
         title = f"Tie frequency per command, {name} game"
         figures[f"tie_frequency_{name}.png"] = (title, charts.tie_frequency_chart(table, title=title))
-    summary_path = folder / "summary.csv"
-    files = [summary_path]
-    _write(summary_path, summary.to_csv(index=False).encode("utf-8"))
-    images = {}
-    for file_name, (caption, figure) in figures.items():
-        images[file_name] = (caption, _png(figure))
-        _write(folder / file_name, images[file_name][1])
-        files.append(folder / file_name)
-    page = _html(summary, drills, paths, ties, images, left_out)
-    _write(folder / "report.html", page.encode("utf-8"))
-    files.append(folder / "report.html")
+    images = {file_name: (caption, _png(figure)) for file_name, (caption, figure) in figures.items()}
+    contents = {"summary.csv": frame_csv_text(summary).encode("utf-8")}
+    contents |= {file_name: png for file_name, (_, png) in images.items()}
+    contents["report.html"] = _html(summary, drills, paths, ties, images, left_out).encode("utf-8")
+    with _about_out_dir():
+        write_folder(folder, contents, is_report_file)
+    files = [folder / name for name in contents]
     return Report(summary=summary, folder=folder, files=tuple(files), notes=tuple(notes))
 
 
@@ -168,11 +176,18 @@ def _png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def _write(path: Path, content: bytes) -> None:
+def is_report_file(name: str) -> bool:
+    """Whether a file of this name is one `write_report` writes (and so may replace)."""
+    return name in REPORT_FILES or (name.startswith("tie_frequency_") and name.endswith(".png"))
+
+
+@contextmanager
+def _about_out_dir():
+    """A file error about the report folder, said as the problem with `out_dir` it is."""
     try:
-        path.write_bytes(content)
-    except OSError as error:
-        raise InputError(f"cannot write {str(path)!r} ({error.strerror})", field="out_dir") from None
+        yield
+    except InputError as error:
+        raise InputError(error.message, field="out_dir") from None
 
 
 def _tie_table_html(table: pd.DataFrame) -> str:

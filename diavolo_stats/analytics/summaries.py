@@ -46,33 +46,37 @@ TIE, NON_TIE = "tie", "non-tie"
 COMMAND_ORDER = [command.value for command in ALL_COMMANDS]
 
 
-def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command")) -> pd.DataFrame:
+def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), fit: bool = True) -> pd.DataFrame:
     """One row per group of `by` columns, sorted by them, then the SUMMARY_FIGURES.
 
     trials, correct, timeouts and too_early are counts of rows; accuracy and
     its 95 % Wilson interval are probabilities; latencies are in ms over the
     correct answers (NaN when a group has none); the ex-Gaussian columns are
-    NaN where a group has fewer than MIN_FIT_ANSWERS correct answers.
+    NaN where a group has fewer than MIN_FIT_ANSWERS correct answers, and
+    everywhere without `fit` (the fits are the slow part of a large log).
     """
     by = list(by)
     _require_columns(drills, by)
     if "command" in by:
         # Commands in the order of the command die (and of the rulebook), not alphabetical.
-        drills = drills.assign(command=pd.Categorical(drills["command"].astype(str), categories=COMMAND_ORDER))
+        commands = drills["command"]
+        ordered = (commands.cat.set_categories(COMMAND_ORDER) if isinstance(commands.dtype, pd.CategoricalDtype)
+                   else pd.Categorical(commands.astype(str), categories=COMMAND_ORDER))
+        drills = drills.assign(command=ordered)
     rows = []
     for keys, group in drills.groupby(by, observed=True, sort=True):
-        rows.append({**dict(zip(by, keys)), **_figures(group)})
+        rows.append({**dict(zip(by, keys)), **_figures(group, fit)})
     summary = pd.DataFrame(rows, columns=[*by, *SUMMARY_FIGURES])
     if "command" in by:
         summary["command"] = pd.Categorical(summary["command"], categories=COMMAND_ORDER)
     return summary
 
 
-def _figures(group: pd.DataFrame) -> dict:
+def _figures(group: pd.DataFrame, fit_latency: bool = True) -> dict:
     figures = performance(group)
     low, high = wilson_interval(figures["correct"], figures["trials"])  # 95 %
     latencies = correct_latencies_ms(group)
-    fit = fit_ex_gaussian(latencies)
+    fit = fit_ex_gaussian(latencies) if fit_latency else None
     has_latency = latencies.size > 0
     return {
         **figures,
@@ -86,10 +90,10 @@ def _figures(group: pd.DataFrame) -> dict:
     }
 
 
-def tie_versus_non_tie(drills: pd.DataFrame, by: Sequence[str] = ("player",)) -> pd.DataFrame:
+def tie_versus_non_tie(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: bool = True) -> pd.DataFrame:
     """`summarize` by `by` and a `roll` column, "non-tie" or "tie" (the answer was grey), in that order."""
     labelled = drills.assign(roll=pd.Categorical(np.where(drills["is_tie"], TIE, NON_TIE), categories=[NON_TIE, TIE]))
-    return summarize(labelled, by=[*by, "roll"])
+    return summarize(labelled, by=[*by, "roll"], fit=fit)
 
 
 def with_session_numbers(drills: pd.DataFrame) -> pd.DataFrame:
@@ -99,10 +103,10 @@ def with_session_numbers(drills: pd.DataFrame) -> pd.DataFrame:
     return drills.merge(starts[["player", "session_id", "session_number"]], on=["player", "session_id"], how="left")
 
 
-def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",)) -> pd.DataFrame:
+def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: bool = True) -> pd.DataFrame:
     """`summarize` per player's session, in order: `by`, `session_number`, `session_start` (UTC), then the figures."""
     numbered = with_session_numbers(drills)
-    curve = summarize(numbered, by=[*by, "session_number"])
+    curve = summarize(numbered, by=[*by, "session_number"], fit=fit)
     starts = numbered.groupby([*by, "session_number"], observed=True)["timestamp"].min().rename("session_start")
     curve = curve.merge(starts.reset_index(), on=[*by, "session_number"], how="left")
     columns = [*by, "session_number", "session_start", *SUMMARY_FIGURES]

@@ -1,6 +1,6 @@
 """Synthetic drill logs: modelled players drilling, so the report and notebooks have data anywhere.
 
-Every row is a real roll (`rules.roll`) answered by a `players.PlayerModel`,
+Every row is a real roll (`rules.roll_many`, a session at a time) answered by a `players.PlayerModel`,
 judged by `drill.trial.judged_trial` as the drill judges a person and
 written through `drill.log.DrillLog`, so a synthetic log has exactly the
 format and the checks of a real one. Player
@@ -29,12 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from diavolo_stats.core.rules import GREY_CODE, resolve, roll
+from diavolo_stats.core.rules import GREY_CODE, resolve, roll_many
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
-from diavolo_stats.drill.log import DrillLog, TrialRow
+from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
 from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import check_target
 from diavolo_stats.game.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
 
 PLAYER_PREFIX = "synthetic-"
@@ -99,11 +100,15 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
         variant = Variant.preset(variant_name)
     except InputError as error:
         raise InputError(error.message, field="variant_name") from None
+    try:
+        check_target(path)
+    except InputError as error:
+        raise InputError(error.message, field="path") from None
     if path.exists() and not replace:
         raise InputError(f"{str(path)!r} exists; a synthetic log writes over a file only with replace, "
                          "so that a real log is never lost", field="path")
-    if path.is_dir():
-        raise InputError(f"{str(path)!r} is a folder, not a file", field="path")
+    if path.exists() and not is_drill_log(path):
+        raise InputError(f"{str(path)!r} is not a drill log; replace only writes over a drill log", field="path")
     draft = path.with_name(f".{path.name}.synthetic-{os.getpid()}")
     draft.unlink(missing_ok=True)
     try:
@@ -113,12 +118,11 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
             for session, session_seeds in enumerate(player_seeds.spawn(sessions), start=1):
                 start = FIRST_SESSION + timedelta(days=session - 1, hours=index)
                 session_seed = int(session_seeds.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-                for row in _session_rows(practised(model, session), name, variant, trials, session_seed, start):
-                    log.append(row)
+                log.append_rows(_session_rows(practised(model, session), name, variant, trials, session_seed,
+                                              start))
         os.replace(draft, path)
     finally:
         draft.unlink(missing_ok=True)
-        Path(f"{draft}.lock").unlink(missing_ok=True)
     return SyntheticLog(path=path, players=tuple(names), rows=len(models) * sessions * trials)
 
 
@@ -137,7 +141,7 @@ def _session_rows(model: PlayerModel, name: str, variant: Variant, trials: int, 
     """One session's rows, judged as the drill judges them."""
     rng = np.random.default_rng(session_seed)
     session_id = str(uuid.UUID(bytes=rng.bytes(16), version=4))
-    rolls = [roll(variant, rng) for _ in range(trials)]
+    rolls = roll_many(variant, trials, rng)
     codes = {answer: code for code, answer in enumerate(variant.colors)} | {GREY: GREY_CODE}
     # commands: (trials,) index into ALL_COMMANDS; accepted: (2, trials) int8 color index or GREY_CODE
     commands = np.array([ALL_COMMANDS.index(r.command) for r in rolls])

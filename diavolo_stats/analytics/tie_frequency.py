@@ -24,6 +24,7 @@ from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.simulate import SimulationResult, report_rows, simulate, simulation_report
 from diavolo_stats.core.variant import DEFAULT_COLORS, Command, Variant
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import read_frame_csv
 
 SIMULATION_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high")
 """Columns `load_simulation` needs in a saved result (a saved simulation has more)."""
@@ -51,7 +52,7 @@ def load_simulation(path: str | Path) -> pd.DataFrame:
         raise InputError(f"simulation results {str(path)!r}: no such file (save one from the simulate command)")
     try:
         # Blank lines are read as empty rows and dropped, so a row's index + 2 is its line (the header is line 1).
-        saved = pd.read_csv(path, skip_blank_lines=False).dropna(how="all")
+        saved = read_frame_csv(path, skip_blank_lines=False).dropna(how="all")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise InputError(f"simulation results {str(path)!r}: not a CSV file ({error})".splitlines()[0]) from None
     missing = [c for c in SIMULATION_COLUMNS if c not in saved.columns]

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import guard_cell
+from diavolo_stats.files import check_target, csv_text
 
 EXIT_USAGE = 2
 FORMATS = ("table", "csv", "json")
 
 
+def one_line(message: str) -> str:
+    """`message` on one line: a line break that slipped in (a file name holding one) shown as \\n."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def fail(message: str) -> int:
     """Print a one-line error and return the usage exit status."""
-    print(f"diavolo: error: {message}", file=sys.stderr)
+    print(f"diavolo: error: {one_line(message)}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -39,49 +42,59 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def positive_int(minimum: int = 1):
-    """An argparse type: a whole number of at least `minimum` (argparse names the flag in errors)."""
+# Plain ASCII digits only: Python's int() and float() also take "١٠٠", "１００" and "1_000".
+WHOLE_NUMBER = re.compile(r"[0-9]+", re.ASCII)
+DECIMAL_NUMBER = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", re.ASCII)
+MAX_DIGITS = 40
+"""Longer numbers are refused before they are converted (no count or seed the project takes is that long)."""
+
+
+def whole_number(text: str) -> int | None:
+    """The number `text` writes in plain ASCII digits (at most MAX_DIGITS), else None."""
+    text = text.strip()
+    return int(text) if len(text) <= MAX_DIGITS and WHOLE_NUMBER.fullmatch(text) else None
+
+
+def positive_int(minimum: int = 1, maximum: int | None = None):
+    """An argparse type: a whole number in ASCII digits from `minimum` to `maximum` (argparse names the flag)."""
+    allowed = f"from {minimum:,} to {maximum:,}" if maximum is not None else f"of at least {minimum}"
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        value = whole_number(text)
+        if value is None:
+            raise argparse.ArgumentTypeError(f"must be a whole number {allowed} in digits 0-9, got {text!r}")
+        if value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {value:,}")
         return value
 
     return parse
 
 
-def non_negative_float():
-    """An argparse type: a finite number of 0 or more."""
+def non_negative_float(maximum: float | None = None):
+    """An argparse type: a number in ASCII digits (a point and an exponent allowed) from 0 to `maximum`."""
+    allowed = f"from 0 to {maximum:g}" if maximum is not None else "of 0 or more"
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-        if not value >= 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"must be a finite number of 0 or more, got {text}")
+        if not DECIMAL_NUMBER.fullmatch(text.strip()) or len(text) > MAX_DIGITS:
+            raise argparse.ArgumentTypeError(f"must be a number {allowed} in digits 0-9, got {text!r}")
+        value = float(text)
+        if value == float("inf") or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"must be a number {allowed}, got {text}")
         return value
 
     return parse
 
 
 def writable_path():
-    """An argparse type: a file path whose folder exists and can be written, checked before any work."""
+    """An argparse type: a file path that may be written (`files.check_target`: no link, no device, a folder
+    that exists), checked before any work."""
 
     def parse(text: str) -> Path:
-        path = Path(text)
-        folder = path.parent if str(path.parent) else Path(".")
-        if path.is_dir():
-            raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
-        if not folder.is_dir():
-            raise argparse.ArgumentTypeError(f"folder {str(folder)!r} does not exist")
-        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise argparse.ArgumentTypeError(f"cannot write to {text!r}")
-        return path
+        try:
+            check_target(Path(text))
+        except InputError as error:
+            raise argparse.ArgumentTypeError(error.message) from None
+        return Path(text)
 
     return parse
 
@@ -100,12 +113,8 @@ def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
 
 
 def render_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _csv_cell(v) for k, v in row.items()})
-    return buffer.getvalue().rstrip("\n")
+    """Rows as CSV for stdout (`files.csv_text`: every cell guarded), without the last line end."""
+    return csv_text(rows, columns).rstrip("\n")
 
 
 def render_json(document: Any) -> str:
@@ -120,12 +129,6 @@ def _cell(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_cell(v) for v in value) + "]"
     return str(value)
-
-
-def _csv_cell(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        return json.dumps(value)
-    return guard_cell(value)
 
 
 def error_line(error: InputError, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
@@ -155,28 +158,31 @@ def _actions_used(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
 def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -> None:
     """The flags that choose a game variant (and, with `table`, the table model for `closest`)."""
-    from diavolo_stats.core.variant import PRESETS
+    from diavolo_stats.core.variant import MAX_COLORS, MAX_DICE_PER_COLOR, MAX_SIDES, PRESETS
 
     group = parser.add_argument_group("game variant")
     group.add_argument("--variant", choices=tuple(PRESETS), default="standard",
                        help="preset to start from: standard (3 dice per color) or kids (2)")
-    group.add_argument("--dice-per-color", type=positive_int(), metavar="N",
-                       help="dice in each color (overrides the preset)")
-    group.add_argument("--colors", metavar="C1,C2,...", help="color names, comma-separated (default black,red,white)")
-    group.add_argument("--sides", type=positive_int(2), metavar="N", help="faces per die (default 6)")
+    group.add_argument("--dice-per-color", type=positive_int(1, MAX_DICE_PER_COLOR), metavar="N",
+                       help=f"dice in each color, 1 to {MAX_DICE_PER_COLOR} (overrides the preset)")
+    group.add_argument("--colors", metavar="C1,C2,...",
+                       help=f"2 to {MAX_COLORS} color names, comma-separated (default black,red,white)")
+    group.add_argument("--sides", type=positive_int(2, MAX_SIDES), metavar="N",
+                       help=f"faces per die, 2 to {MAX_SIDES} (default 6)")
     group.add_argument("--commands", metavar="CMD,...",
                        help="commands on the command die, comma-separated (default: all six)")
     if table:
-        from diavolo_stats.core.table_model import TableModel
+        from diavolo_stats.core.table_model import MAX_SCATTER_MM, MAX_TOLERANCE, TableModel
 
         defaults = TableModel()
-        group.add_argument("--tolerance", type=non_negative_float(), default=defaults.tolerance,
-                           help="closest: distances within this fraction of the nearest tie "
-                                f"(default {defaults.tolerance})")
-        group.add_argument("--scatter-mm", type=non_negative_float(), default=defaults.scatter_mm,
-                           help=f"closest: side of the square the dice land in, mm (default {defaults.scatter_mm:g})")
+        group.add_argument("--tolerance", type=non_negative_float(MAX_TOLERANCE), default=defaults.tolerance,
+                           help="closest: distances within this fraction of the nearest tie, "
+                                f"0 to {MAX_TOLERANCE:g} (default {defaults.tolerance})")
+        group.add_argument("--scatter-mm", type=non_negative_float(MAX_SCATTER_MM), default=defaults.scatter_mm,
+                           help="closest: side of the square the dice land in, mm, larger than the die and at most "
+                                f"{MAX_SCATTER_MM:g} (default {defaults.scatter_mm:g})")
         group.add_argument("--die-mm", type=non_negative_float(), default=defaults.die_mm,
-                           help=f"closest: edge of a die, mm (default {defaults.die_mm:g})")
+                           help=f"closest: edge of a die, mm, above 0 (default {defaults.die_mm:g})")
 
 
 def variant_from_args(args: argparse.Namespace):

@@ -14,6 +14,7 @@ from diavolo_stats.cli.common import (
     render_json,
     render_table,
     variant_from_args,
+    whole_number,
 )
 from diavolo_stats.errors import InputError
 
@@ -52,10 +53,10 @@ def register(subparsers) -> None:
 
 def _foreperiod(text: str) -> tuple[int, int]:
     low, comma, high = text.partition(",")
-    try:
-        return int(low), int(high if comma else low)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"need whole ms MIN,MAX, got {text!r}") from None
+    shortest, longest = whole_number(low), whole_number(high if comma else low)
+    if shortest is None or longest is None:
+        raise argparse.ArgumentTypeError(f"need whole ms MIN,MAX in digits 0-9, got {text!r}")
+    return shortest, longest
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,7 +18,9 @@ from diavolo_stats.game.games import (
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
     DEVILS,
+    MAX_GAMES,
     MAX_PLAYERS,
+    MAX_ROUNDS,
     EndRule,
     GameRules,
     game_report,
@@ -34,10 +36,10 @@ def register(subparsers) -> None:
     parser.add_argument("--players", nargs="+", required=True, metavar="PLAYER",
                         help=f"2 to {MAX_PLAYERS} players: a name in the drill log (fitted from their trials), "
                              "preset:novice, preset:average, preset:expert, or a FILE.toml")
-    parser.add_argument("--games", type=positive_int(), default=DEFAULT_GAMES, metavar="N",
-                        help=f"games to play (default {DEFAULT_GAMES:,})")
+    parser.add_argument("--games", type=positive_int(1, MAX_GAMES), default=DEFAULT_GAMES, metavar="N",
+                        help=f"games to play, 1 to {MAX_GAMES:,} (default {DEFAULT_GAMES:,}); memory stays flat")
     parser.add_argument("--seed", type=positive_int(0), metavar="S",
-                        help="make the run repeatable (default: fresh entropy, printed)")
+                        help="make the run repeatable: a whole number of 0 or more (default: fresh entropy, printed)")
     parser.add_argument("--end", choices=[rule.value for rule in EndRule], default=EndRule.LAST_STANDING.value,
                         help="last-standing: the last player with gems wins (rulebook, default); "
                              "first-out: the game ends at the first player out, most gems wins")
@@ -47,17 +49,18 @@ def register(subparsers) -> None:
     parser.add_argument("--command-first", action="store_true",
                         help="the rulebook's easier variant: the command die is shown first; players named "
                              "from the drill log are fitted from their rows of that variant")
-    parser.add_argument("--max-rounds", type=positive_int(), default=DEFAULT_MAX_ROUNDS, metavar="N",
-                        help=f"stop a game after N rounds with no winner (default {DEFAULT_MAX_ROUNDS})")
-    parser.add_argument("--design-games", type=positive_int(0), default=DEFAULT_DESIGN_GAMES, metavar="N",
-                        help=f"games per reference lineup for balance and skill (default {DEFAULT_DESIGN_GAMES:,}; "
-                             "0 skips them)")
+    parser.add_argument("--max-rounds", type=positive_int(1, MAX_ROUNDS), default=DEFAULT_MAX_ROUNDS, metavar="N",
+                        help=f"stop a game after N rounds with no winner, 1 to {MAX_ROUNDS:,} "
+                             f"(default {DEFAULT_MAX_ROUNDS})")
+    parser.add_argument("--design-games", type=positive_int(0, MAX_GAMES), default=DEFAULT_DESIGN_GAMES, metavar="N",
+                        help=f"games per reference lineup for balance and skill, 0 to {MAX_GAMES:,} "
+                             f"(default {DEFAULT_DESIGN_GAMES:,}; 0 skips them)")
     parser.add_argument("--log", dest="log_path", metavar="PATH",
                         help="drill log to fit named players from (default: $DIAVOLO_LOG or data/drills.csv)")
     parser.add_argument("--format", choices=("table", "json"), default="table",
                         help="table for people (default) or json for scripts")
     parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",
-                        help="also save one row per game as CSV")
+                        help="also save one row per game as CSV (written whole or not at all; not through a link)")
     add_variant_arguments(parser)
     parser.set_defaults(handler=run)
 

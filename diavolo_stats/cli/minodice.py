@@ -15,9 +15,12 @@ from diavolo_stats.cli.common import (
     render_csv,
     render_json,
     render_table,
+    whole_number,
 )
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
+from diavolo_stats.minodice.bidding import MAX_SIMULATIONS as MAX_BID_SIMULATIONS
+from diavolo_stats.minodice.odds import MAX_SIMULATIONS as MAX_TRICK_SIMULATIONS
 from diavolo_stats.minodice.odds import METHODS
 from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, MERMAID_BONUS, THREE_SPECIALS, WRONG_BID, Rules
 
@@ -48,8 +51,8 @@ def register(subparsers) -> None:
                       help="numbers of other dice in the trick, comma-separated, each 1 to 5 (default 1,2,3,4,5)")
     odds.add_argument("--method", choices=METHODS, default="auto",
                       help="auto (default): exact where enumeration is cheap, simulated otherwise")
-    odds.add_argument("--simulations", type=positive_int(), default=100_000, metavar="N",
-                      help="tricks per simulated figure (default 100000)")
+    odds.add_argument("--simulations", type=positive_int(1, MAX_TRICK_SIMULATIONS), default=100_000, metavar="N",
+                      help=f"tricks per simulated figure, 1 to {MAX_TRICK_SIMULATIONS:,} (default 100,000)")
     _add_shared_arguments(odds, follow=False)
     odds.set_defaults(handler=_odds)
 
@@ -59,12 +62,12 @@ def register(subparsers) -> None:
                                           "score every bid.")
     bid.add_argument("--hand", required=True, metavar="DIE,...", help='die names, e.g. "black,mermaid,yellow"')
     bid.add_argument("--round", dest="round_number", type=positive_int(), required=True, metavar="N",
-                     help="the round; each player holds this many dice")
+                     help="the round, 1 or more; each player holds this many dice")
     bid.add_argument("--players", type=positive_int(), required=True, metavar="N", help="players, 3 to 6")
     bid.add_argument("--seat", type=positive_int(), metavar="N",
-                     help="your seat, 1 = leads the first trick (default: a random seat each round)")
-    bid.add_argument("--simulations", type=positive_int(2), default=20_000, metavar="N",
-                     help="rounds to simulate (default 20000)")
+                     help="your seat, 1 to players; 1 leads the first trick (default: a random seat each round)")
+    bid.add_argument("--simulations", type=positive_int(2, MAX_BID_SIMULATIONS), default=20_000, metavar="N",
+                     help=f"rounds to simulate, 2 to {MAX_BID_SIMULATIONS:,} (default 20,000); memory stays flat")
     _add_shared_arguments(bid, follow=True)
     bid.set_defaults(handler=_bid)
 
@@ -108,10 +111,10 @@ def _rules(args: argparse.Namespace) -> Rules:
 
 
 def _against(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise InputError(f"must be whole numbers separated by commas, got {text!r}", field="against") from None
+    numbers = tuple(whole_number(part) for part in text.split(","))
+    if None in numbers:
+        raise InputError(f"must be whole numbers (digits 0-9) separated by commas, got {text!r}", field="against")
+    return numbers
 
 
 def _print(result, output_format: str) -> int:

@@ -22,8 +22,10 @@ sides per color) the dice themselves are rolled and reduced.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -42,6 +44,13 @@ BLOCK_ROUNDS = 1 << 18
 """Rounds per seeding block: the unit of randomness, fixed so results never depend on the split."""
 
 DEFAULT_CHUNK_ROUNDS = 1 << 21
+
+MAX_ROUNDS = 10**12
+"""The most rounds one run takes: about a day of one core's work. Memory stays flat up to it (the chunks are
+generated as they are handed out, and only counts are kept); more is refused."""
+
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+"""The most worker processes a run may ask for: 4 per CPU. A run never starts more workers than it has chunks."""
 JOINT_TABLE_LIMIT = 1 << 24
 COLOR_TABLE_LIMIT = 1 << 16
 
@@ -88,21 +97,24 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
              progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Roll `rounds` rounds of `variant` and count each command's answers.
 
-    seed: any non-negative integer; None draws fresh entropy (reported in the
-    result). workers: processes to spread the blocks over. chunk_rounds: rounds
-    handed to a process at a time, rounded up to whole blocks; it sets how often
-    `progress` is called with the number of rounds done so far.
+    rounds: 1 to MAX_ROUNDS. seed: any non-negative integer; None draws fresh
+    entropy (reported in the result). workers: processes to spread the blocks
+    over, 1 to MAX_WORKERS (no more are started than there are chunks).
+    chunk_rounds: rounds handed to a process at a time, rounded up to whole
+    blocks; it sets how often `progress` is called with the number of rounds
+    done so far. Neither workers nor chunk_rounds changes the counts.
     """
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise InputError(f"must be a whole number of at least 1, got {rounds!r}", field="rounds")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"must be a whole number of at least 1, got {workers!r}", field="workers")
-    if isinstance(chunk_rounds, bool) or not isinstance(chunk_rounds, int) or chunk_rounds < 1:
-        raise InputError(f"must be a whole number of at least 1, got {chunk_rounds!r}", field="chunk_rounds")
+    for name, value, high in (("rounds", rounds, MAX_ROUNDS), ("workers", workers, MAX_WORKERS),
+                              ("chunk_rounds", chunk_rounds, MAX_ROUNDS)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+            raise InputError(f"must be a whole number from 1 to {high:,}, got {value!r}", field=name)
     root = root_sequence(seed)
     blocks = -(-rounds // BLOCK_ROUNDS)
     blocks_per_chunk = -(-chunk_rounds // BLOCK_ROUNDS)
-    chunks = [(first, min(first + blocks_per_chunk, blocks)) for first in range(0, blocks, blocks_per_chunk)]
+    chunk_count = -(-blocks // blocks_per_chunk)
+    # Generated as they are handed out: a list of 10**12 / 2**21 chunks would itself fill memory.
+    chunks = ((first, min(first + blocks_per_chunk, blocks)) for first in range(0, blocks, blocks_per_chunk))
+    workers = min(workers, chunk_count)
     _tables(variant)  # built once here, shared with forked workers
     totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
     done = 0
@@ -114,7 +126,7 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
         if progress is not None:
             progress(done)
 
-    if workers == 1 or len(chunks) == 1:
+    if workers == 1:
         for chunk in chunks:
             add(chunk, _tally_chunk(variant, root, rounds, chunk))
     else:
@@ -129,11 +141,15 @@ def _tally_in_processes(variant, root, rounds, chunks, workers, add) -> None:
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
     try:
-        pending = {pool.submit(_tally_chunk, variant, root, rounds, chunk): chunk for chunk in chunks}
+        # At most two chunks per worker in flight: memory stays flat however many chunks there are.
+        pending = {pool.submit(_tally_chunk, variant, root, rounds, chunk): chunk
+                   for chunk in itertools.islice(chunks, 2 * workers)}
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 add(pending.pop(future), future.result())
+                for chunk in itertools.islice(chunks, 1):
+                    pending[pool.submit(_tally_chunk, variant, root, rounds, chunk)] = chunk
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -33,6 +33,9 @@ from diavolo_stats.errors import InputError
 # A scatter area more crowded than this would make re-throws run long.
 MAX_FILL = 0.25
 MAX_SCATTER_MM = 10_000.0
+MAX_TOLERANCE = 1.0
+"""The widest perception tolerance: 1 calls colors tied up to twice the nearest distance, already far beyond
+what people judge as equal (the Weber fraction for lengths is about 0.1)."""
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,9 @@ class TableModel:
         if not self.die_mm < self.scatter_mm <= MAX_SCATTER_MM:
             raise InputError(f"must be larger than the die ({self.die_mm:g} mm) and at most "
                              f"{MAX_SCATTER_MM:g} mm, got {self.scatter_mm:g}", field="scatter_mm")
-        if self.tolerance < 0:
-            raise InputError(f"must be 0 or more (a fraction of the shorter distance), got {self.tolerance}",
-                             field="tolerance")
+        if not 0 <= self.tolerance <= MAX_TOLERANCE:
+            raise InputError(f"must be from 0 to {MAX_TOLERANCE:g} (a fraction of the shorter distance), "
+                             f"got {self.tolerance}", field="tolerance")
 
     def check_fits(self, dice_count: int) -> None:
         """Raise InputError if `dice_count` dice cannot land comfortably in the scatter area."""

@@ -5,24 +5,27 @@ Every drill, analysis and simulation that reads drill logs goes through
 `TrialRow` at a time, so the two always agree on the format below.
 
 The file is UTF-8 CSV, `\\n` line ends, a header line written once when the
-file is created, then one line per trial. Each row is written with a single
-`write` under a cross-process file lock (`<log>.lock`, next to the log), then
-flushed and `os.fsync`ed before `DrillLog.append` returns, so two sessions
-appending at once never interleave and an answer is on disk before the next
-trial is shown. A last line without its line end is kept when it is whole
-(the header, or a row that passes every check: an editor may drop the final
-line end); the writer then adds the line end before the next row. Otherwise
-it is what a crash mid-write left: the reader skips it with a warning, and
-the writer moves it to `<log>.partial` and cuts it off before it appends the
-next row. A file that cannot be read or written raises `InputError` naming
-it and what failed, never a bare OSError.
+file is created, then one line per trial. Each row is written with its line
+end in a single `write` under an OS lock on the log file itself (`flock`; no
+lock file beside it), then `os.fsync`ed before `DrillLog.append` returns, so
+two sessions appending at once never interleave and an answer is on disk
+before the next trial is shown. So a last line without its line end is by
+construction what a crash mid-write left: the reader skips it with a
+warning, and the writer moves it to `<log>.partial` and cuts it off before
+it appends the next row. A file holding nothing but the start of the header
+(a crash while the log was created) is a new, empty log. The log and
+`<log>.partial` are never written through a symbolic link, nor when they are
+not regular files. A file that cannot be read or written raises `InputError`
+naming it and what failed, never a bare OSError.
 
 Columns (COLUMNS, in this order) and how each cell is written:
 
 - schema_version: 2 (this schema; see "Schema versions" below).
 - session_id: text, the same for every row of one session.
-- player: text as typed; a name starting with `=`, `+`, `-`, `@` or `'`
-  is written with one `'` in front so that a spreadsheet shows it as text
+- player: text as typed (`check_player`: 1 to 100 characters, no control,
+  zero-width or text-direction characters; the reader applies the same
+  rule); a name starting with `=`, `+`, `-`, `@` or `'` is written with one
+  `'` in front (`files.guard_cell`) so that a spreadsheet shows it as text
   instead of running it as a formula (`load_logs` removes that quote).
 - trial: 1, 2, ... within the session (too-early rows have their own number).
 - timestamp: ISO 8601 in UTC with microseconds, when the stimulus appeared;
@@ -65,11 +68,13 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import fcntl
 import io
 import json
 import math
 import os
 import re
+import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -79,13 +84,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from filelock import FileLock, Timeout
 
 from diavolo_stats import __version__
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import write_atomically
+from diavolo_stats.files import GUARD, guard_cell, open_regular, write_atomically
 
 SCHEMA_VERSION: int = 2
 
@@ -115,15 +119,20 @@ BACKUP_SUFFIX = ".schema1.bak"
 MAX_SEED = 2**63 - 1
 MAX_PLAYER_LENGTH = 100
 LOCK_TIMEOUT_S = 10.0
+LOCK_POLL_S = 0.02
 
-# Leading characters a spreadsheet reads as the start of a formula, and the
-# quote that escapes them (itself escaped so that the guard is reversible).
-_FORMULA_START = ("=", "+", "-", "@", "'")
-_GUARD = "'"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_CODES = (*range(0x01, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+# In a name also: zero-width characters, bidi embeddings, overrides and isolates (U+202E turns the
+# rest of a line around on screen), word joiners and the byte order mark.
+_HIDDEN_CODES = (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x206A), 0xFEFF)
+# Character classes written with the characters themselves (none is special inside brackets), so that
+# Python's `re` and Arrow's RE2 (which does not read \u escapes) read them alike; NUL is checked apart.
+_CONTROL_CHARACTERS = "[" + "".join(map(chr, _CONTROL_CODES)) + "]"
+_NOT_IN_NAME_CHARACTERS = "[" + "".join(map(chr, _CONTROL_CODES + _HIDDEN_CODES)) + "]"
+_CONTROL = re.compile(_CONTROL_CHARACTERS + "|\x00")
+_NOT_IN_NAME = re.compile(_NOT_IN_NAME_CHARACTERS + "|\x00")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _BOOLEANS = {"true": True, "false": False}
-_TEXT_COLUMNS = ("session_id", "player", "variant", "command", "expected", "answer", "app_version", "interface")
 _STRING = pd.StringDtype()
 
 
@@ -154,30 +163,34 @@ def missing_log_message(path: str | Path, *alternatives: str) -> str:
 
 
 def check_player(name: object) -> str:
-    """The player name as given, or InputError: any letters, digits, spaces and punctuation, 1 to 100 characters."""
-    if not isinstance(name, str) or not name.strip():
-        raise InputError("give a name (any letters, spaces allowed)", field="player")
-    if _CONTROL.search(name):
-        raise InputError("a name cannot contain control characters such as tabs or line breaks", field="player")
-    if len(name) > MAX_PLAYER_LENGTH:
-        raise InputError(f"at most {MAX_PLAYER_LENGTH} characters, got {len(name)}", field="player")
+    """The player name as given, or InputError: any letters, digits, spaces and punctuation, 1 to 100 characters.
+
+    Refused: control characters (tabs, line breaks, NUL), zero-width characters and bidi controls (U+200B to
+    U+200F, U+202A to U+202E, U+2060 to U+2069, U+FEFF), which hide or reorder what a name shows.
+    """
+    problem = player_problem(name)
+    if problem:
+        raise InputError(problem, field="player")
     return name
+
+
+def player_problem(name: object) -> str | None:
+    """What is wrong with a player name (see `check_player`), or None: the writer's and the reader's one rule."""
+    if not isinstance(name, str) or not name.strip():
+        return "give a name (any letters, spaces allowed)"
+    hidden = _NOT_IN_NAME.search(name)
+    if hidden:
+        return (f"a name cannot contain control, zero-width or text-direction characters, got "
+                f"U+{ord(hidden.group()):04X} at position {hidden.start() + 1}")
+    if len(name) > MAX_PLAYER_LENGTH:
+        return f"at most {MAX_PLAYER_LENGTH} characters, got {len(name)}"
+    return None
 
 
 def logged_positions(positions: Mapping, table: TableModel) -> dict:
     """The `positions` cell of a roll: its die centers (mm) and every field of the table it was thrown on,
     so that a row alone gives its expected answer."""
     return {**positions, **dataclasses.asdict(table)}
-
-
-def guard_formula(text: str) -> str:
-    """`text` as stored in the CSV: one `'` in front when a spreadsheet would read it as a formula."""
-    return _GUARD + text if text.startswith(_FORMULA_START) else text
-
-
-def unguard_formula(text: str) -> str:
-    """The inverse of `guard_formula`."""
-    return text[len(_GUARD):] if text.startswith(_GUARD) else text
 
 
 @dataclass(frozen=True)
@@ -231,68 +244,76 @@ class DrillLog:
     Creating it creates the file (and its folder) with the header, or checks
     that an existing file's header is this schema and that the file can be
     appended to: InputError naming the file otherwise, and the file is left
-    untouched.
+    untouched. A file holding nothing but the start of the header (a crash
+    while the log was created) is a new, empty log: its header is completed.
+    The log must be a regular file, not a symbolic link (so is `<log>.partial`).
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.lock_path = self.path.with_name(self.path.name + ".lock")
         with _os_errors(f"cannot read {self.path}"):
-            is_folder = self.path.is_dir()
+            is_folder = self.path.is_dir() and not self.path.is_symlink()
         if is_folder:
             raise InputError(f"{self.path} is a folder, not a file", field="log")
         with _os_errors(f"cannot create the folder for {self.path}"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self._has_content():
-            self._check_header()  # read only: a foreign file gets no lock file beside it
-            # Refused now, not at the first answer: opening for append changes nothing.
-            with _os_errors(f"cannot append to {self.path}"):
-                os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND))
-            return
-        with self._locked():
-            if self._has_content():  # another session created it meanwhile
-                self._check_header()
+        created = not self.path.exists()
+        with self._locked(create=True) as descriptor:
+            if _is_header_start(descriptor):
+                _replace_content(descriptor, self.path, HEADER_LINE + "\n")
             else:
-                self._write(HEADER_LINE + "\n")
+                self._check_header(descriptor)
+        if created:
+            _fsync_folder(self.path)
 
     def append(self, row: TrialRow) -> None:
         """Write one trial; returns once the row is fsynced."""
-        if not isinstance(row, TrialRow):
-            raise InputError(f"must be a TrialRow, got {type(row).__name__}", field="row")
-        line = _csv_line(row.cells())
-        with self._locked():
-            if self._has_content():
-                self._end_last_line()
-            else:  # deleted or emptied since the session started
-                self._write(HEADER_LINE + "\n")
-            self._write(line)
+        self.append_rows([row])
+
+    def append_rows(self, rows: Sequence[TrialRow]) -> None:
+        """Write several trials at once, as `append` writes one, in one write, then fsynced. For rows no
+        person is waiting on (a synthetic log); a drill appends each answer as it is given."""
+        for row in rows:
+            if not isinstance(row, TrialRow):
+                raise InputError(f"must be a TrialRow, got {type(row).__name__}", field="row")
+        data = "".join(_csv_line(row.cells()) for row in rows).encode("utf-8")
+        with self._locked(create=True) as descriptor:
+            if _is_header_start(descriptor):  # deleted, emptied or cut since the session started
+                _replace_content(descriptor, self.path, HEADER_LINE + "\n")
+            else:
+                self._end_last_line(descriptor)
+            _write_synced(descriptor, self.path, data)
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
-        lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT_S)
+    def _locked(self, create: bool) -> Iterator[int]:
+        """The log opened for appending, under an exclusive OS lock on the file itself (`flock`), so that
+        two sessions appending at once never interleave; no lock file is left beside the log."""
         try:
-            lock.acquire()
-        except Timeout:
-            raise InputError(f"{self.lock_path} stayed locked for {LOCK_TIMEOUT_S:g} s; "
-                             "is another program holding it?", field="log") from None
-        except OSError as error:
-            raise InputError(f"cannot lock {self.lock_path} ({error.strerror})", field="log") from None
+            descriptor = open_regular(self.path, os.O_RDWR | os.O_APPEND, create=create)
+        except InputError as error:
+            raise InputError(error.message, field="log") from None
         try:
-            yield
+            waited = 0.0
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if waited >= LOCK_TIMEOUT_S:
+                        raise InputError(f"{self.path} stayed locked by another program for "
+                                         f"{LOCK_TIMEOUT_S:g} s", field="log") from None
+                    time.sleep(LOCK_POLL_S)
+                    waited += LOCK_POLL_S
+                except OSError as error:
+                    raise InputError(f"cannot lock {self.path} ({error.strerror})", field="log") from None
+            yield descriptor
         finally:
-            lock.release()
+            os.close(descriptor)  # closing releases the lock
 
-    def _has_content(self) -> bool:
+    def _check_header(self, descriptor: int) -> None:
         with _os_errors(f"cannot read {self.path}"):
-            try:
-                return self.path.stat().st_size > 0
-            except FileNotFoundError:
-                return False
-
-    def _check_header(self) -> None:
-        with _os_errors(f"cannot read {self.path}"), open(self.path, "rb") as file:
-            first = file.readline(len(HEADER_LINE) + 3)
-        header = first.rstrip(b"\r\n").decode("utf-8", errors="replace")
+            first = os.pread(descriptor, len(HEADER_LINE) + 2, 0).split(b"\n")[0]
+        header = first.rstrip(b"\r").decode("utf-8", errors="replace")
         if header == HEADER_LINE_V1:
             raise InputError(f"{self.path} is a drill log of schema 1, and this program writes schema "
                              f"{SCHEMA_VERSION}; it was left untouched. Upgrade it with: diavolo log upgrade "
@@ -302,39 +323,31 @@ class DrillLog:
                              f"is not the header {COLUMNS[0]},{COLUMNS[1]},...); it was left untouched: "
                              "choose another log file", field="log")
 
-    def _end_last_line(self) -> None:
+    def _end_last_line(self, descriptor: int) -> None:
         """Make the next row start on a line of its own.
 
-        A last line without its line end is kept when it is whole (an editor
-        dropped the line end), and gets its line end. Otherwise a crash cut it
-        mid-write: it is appended to `<log>.partial`, so nothing a person
-        produced is lost, and cut off the log.
+        The writer writes every row with its line end in one write, so a last
+        line without one was cut by a crash mid-write: it is appended to
+        `<log>.partial`, so nothing a person produced is lost, and cut off
+        the log, with a TruncatedLogWarning.
         """
-        with _os_errors(f"cannot read {self.path}"), open(self.path, "rb") as file:
-            size = file.seek(0, os.SEEK_END)
-            file.seek(size - 1)
-            if file.read(1) == b"\n":
+        with _os_errors(f"cannot read {self.path}"):
+            size = os.fstat(descriptor).st_size
+            if os.pread(descriptor, 1, size - 1) == b"\n":
                 return
             # Rows are short: the last line end is in the last few kilobytes.
-            start = file.seek(max(0, size - 65536))
-            tail = file.read()
+            start = max(0, size - 65536)
+            tail = os.pread(descriptor, size - start, start)
         cut = start + tail.rfind(b"\n") + 1
-        fragment = tail[cut - start:]
-        if _is_whole_line(fragment.decode("utf-8", errors="replace"), first=cut == 0):
-            self._write("\n")
-            return
         if cut == start:
             raise InputError(f"{self.path} has no complete line at its end; it was left untouched", field="log")
         partial = self.path.with_name(self.path.name + ".partial")
-        _append_synced(partial, fragment + b"\n")
-        with _os_errors(f"cannot cut the incomplete last row off {self.path}"), open(self.path, "rb+") as file:
-            file.truncate(cut)
-            os.fsync(file.fileno())
+        _append_synced(partial, tail[cut - start:] + b"\n")
+        with _os_errors(f"cannot cut the incomplete last row off {self.path}"):
+            os.ftruncate(descriptor, cut)
+            os.fsync(descriptor)
         warnings.warn(f"{self.path}: an incomplete last row (a crash mid-write) was moved to {partial} "
                       "before appending", TruncatedLogWarning, stacklevel=3)
-
-    def _write(self, text: str) -> None:
-        _append_synced(self.path, text.encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -386,8 +399,8 @@ def upgrade_log(path: str | Path) -> LogUpgrade:
     if backup.exists() or backup.is_symlink():
         raise InputError(f"{backup} exists (an earlier upgrade's backup?); move it away and run again")
     tail = lines.pop()  # "" when the file ends with a line end
-    if tail and (not lines or _is_whole_line(tail, first=False, version=1)):
-        lines.append(tail)  # whole: it gets its line end
+    if tail and not lines:  # the header alone, cut before its line end
+        lines.append(tail)
         tail = ""
     upgraded = [_v2_line(lines[0], HEADER_LINE)] + [_v2_line(line) for line in lines[1:]]
     write_atomically(backup, data)
@@ -408,28 +421,64 @@ def _v2_line(line: str, header: str | None = None) -> str:
     return "2" + body[1:] + "," + _csv_line(_v1_extra_cells(cells)).rstrip("\n") + ending
 
 
+def _is_header_start(descriptor: int) -> bool:
+    """Whether the open log holds nothing but the start of the header (or nothing): a log being created."""
+    size = os.fstat(descriptor).st_size
+    if size > len(HEADER_LINE) + 1:
+        return False
+    return is_header_start(os.pread(descriptor, size, 0))
+
+
+def is_header_start(content: bytes) -> bool:
+    """Whether `content` (a whole file) is empty or the header cut before its line end: a new, empty log."""
+    return b"\n" not in content and HEADER_LINE.encode("ascii").startswith(content.removesuffix(b"\r"))
+
+
+def is_drill_log(path: Path) -> bool:
+    """Whether the file at `path` starts with this schema's header line (or the start of it: a new log)."""
+    with _os_errors(f"cannot read {path}"), open(path, "rb") as file:
+        start = file.read(len(HEADER_LINE) + 2)
+    return is_header_start(start) or start.split(b"\n")[0].rstrip(b"\r") == HEADER_LINE.encode("ascii")
+
+
+def _replace_content(descriptor: int, path: Path, text: str) -> None:
+    with _os_errors(f"cannot write the header of {path}"):
+        os.ftruncate(descriptor, 0)
+    _write_synced(descriptor, path, text.encode("utf-8"))
+
+
+def _write_synced(descriptor: int, path: Path, data: bytes) -> None:
+    """Write all of `data` to an open file and fsync it; InputError naming the file and what failed."""
+    with _os_errors(f"cannot write to {path}"):
+        while data:  # os.write may write less than asked (a full disk, a signal)
+            data = data[os.write(descriptor, data):]
+    with _os_errors(f"cannot save {path} to disk (fsync)"):
+        os.fsync(descriptor)
+
+
 def _append_synced(path: Path, data: bytes) -> None:
-    """Append `data` to `path` (created if missing) and fsync it; InputError naming the file and what failed."""
-    with _os_errors(f"cannot open {path} for appending"):
-        created = not path.exists()
-        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    """Append `data` to `path` (created if missing; never through a link) and fsync it."""
+    created = not path.exists()
     try:
-        with _os_errors(f"cannot write to {path}"):
-            while data:  # os.write may write less than asked (a full disk, a signal)
-                data = data[os.write(descriptor, data):]
-        with _os_errors(f"cannot save {path} to disk (fsync)"):
-            os.fsync(descriptor)
+        descriptor = open_regular(path, os.O_WRONLY | os.O_APPEND, create=True)
+    except InputError as error:
+        raise InputError(error.message, field="log") from None
+    try:
+        _write_synced(descriptor, path, data)
     finally:
-        with _os_errors(f"cannot close {path}"):
-            os.close(descriptor)
+        os.close(descriptor)
     if created:
-        # The new directory entry must survive a crash too, not only the data.
-        with _os_errors(f"cannot save the folder of {path} to disk (fsync)"):
-            folder = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
+        _fsync_folder(path)
+
+
+def _fsync_folder(path: Path) -> None:
+    """The new directory entry of `path` must survive a crash too, not only the data."""
+    with _os_errors(f"cannot save the folder of {path} to disk (fsync)"):
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 @contextmanager
@@ -451,7 +500,7 @@ def format_row(row: Mapping) -> list[str]:
     cells = {
         "schema_version": _int_cell("schema_version", values["schema_version"], SCHEMA_VERSION, SCHEMA_VERSION),
         "session_id": _text_cell("session_id", values["session_id"]),
-        "player": guard_formula(check_player(values["player"])),
+        "player": guard_cell(check_player(values["player"])),
         "trial": _int_cell("trial", values["trial"], 1, None),
         "timestamp": _timestamp_cell(values["timestamp"]),
         "variant": _text_cell("variant", values["variant"]),
@@ -577,63 +626,88 @@ def _json_cell(column: str, value: object) -> str:
         raise InputError(f"cannot be written as JSON ({error})", field=column) from None
 
 
-def load_logs(paths: Sequence[str | Path]) -> pd.DataFrame:
+def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Every row of the drill logs at `paths`, one frame; never writes.
 
-    Columns: COLUMNS, then `source` (the file the row came from) and `is_tie`
-    (expected == "grey"). Rows of a version-1 log keep `schema_version` 1
-    and get `interface` "terminal" and `accepted` [expected]. Dtypes: `timestamp` datetime64[ns, UTC];
+    Columns: COLUMNS (or only `columns`, a subset of them, in COLUMNS order:
+    a large log is read faster and in less memory), then `source` (the file
+    the row came from) and `is_tie` (expected == "grey"; when `expected` is
+    read). Every check of a column read applies; the cells of columns not
+    read are not checked. Dtypes: `timestamp` datetime64[ns, UTC];
     `command` (categories: the six commands in die order), `expected` and
     `answer` category (the same categories, so they compare); `session_id`, `player`, `variant`, `app_version`,
-    `interface`, `source` pandas "string"; `correct`, `too_early`,
+    `source` pandas "string"; `correct`, `too_early`,
     `timed_out`, `command_first`, `is_tie` bool; `latency_ms`, `foreperiod_ms`
     float64 in ms (NaN when empty); `schema_version`, `trial`,
-    `dice_per_color` int64; `seed` Int64 (<NA> when empty); `dice`,
-    `positions` and `accepted` the JSON text as written. Player names are as typed (the
+    `dice_per_color` int64; `seed` Int64 (<NA> when empty); `dice` and
+    `positions` the JSON text as written (pandas "string"). Player names are as typed (the
     spreadsheet guard removed).
 
     InputError naming the file (and line) for a missing file, a foreign
     header, a malformed row or a file it cannot read. A last row without
-    its line end is read when it is whole; if not (a crash mid-write) it is
-    skipped with a TruncatedLogWarning naming file and line.
+    its line end (a crash mid-write) is skipped with a TruncatedLogWarning
+    naming file and line. A file holding only the start of the header is an
+    empty log.
+
+    The file is parsed by pyarrow's CSV reader (only the columns asked for,
+    as Arrow strings) and checked column by column; a file it cannot parse
+    is read again line by line to name the line at fault.
     """
-    frames = [_load_one(Path(path)) for path in paths]
+    wanted = _wanted_columns(columns)
+    frames = [_load_one(Path(path), wanted) for path in paths]
     if not frames:
-        frames = [_typed(pd.DataFrame(columns=list(COLUMNS), dtype=object), "", SCHEMA_VERSION)]
-    drills = pd.concat(frames, ignore_index=True)
+        frames = [_typed(_no_rows(wanted), "", SCHEMA_VERSION)]
+    drills = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     # Categories once all files are in: per-file categories would not survive the concat.
-    drills["command"] = pd.Categorical(drills["command"], categories=[c.value for c in Command])
+    if "command" in drills:
+        drills["command"] = pd.Categorical(drills["command"], categories=[c.value for c in Command])
     # One set of categories for both, so that `answer == expected` compares them.
-    answers = sorted(set(drills["expected"]) | set(drills["answer"]) | {GREY, NO_ANSWER})
-    for column in ("expected", "answer"):
+    answer_columns = [column for column in ("expected", "answer") if column in drills]
+    answers = sorted(set().union(*(drills[column].unique() for column in answer_columns)) | {GREY, NO_ANSWER})
+    for column in answer_columns:
         drills[column] = pd.Categorical(drills[column], categories=answers)
     return drills
 
 
-def _load_one(path: Path) -> pd.DataFrame:
+def _wanted_columns(columns: Sequence[str] | None) -> list[str]:
+    if columns is None:
+        return list(COLUMNS)
+    unknown = [column for column in columns if column not in COLUMNS]
+    if unknown or isinstance(columns, str):
+        raise InputError(f"unknown columns {unknown or [columns]}; the log has {', '.join(COLUMNS)}", field="columns")
+    return [column for column in COLUMNS if column in columns]
+
+
+def _no_rows(wanted: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted})
+
+
+def _load_one(path: Path, wanted: Sequence[str]) -> pd.DataFrame:
     with _os_errors(f"{path}: cannot read the drill log"):
         if not path.exists():
             raise InputError(f"{path}: no such drill log")
         if not path.is_file():
             raise InputError(f"{path}: not a file")
-        data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{path}: line {line}: not UTF-8 text") from None
-    version = _header_version(text.split("\n", 1)[0])
-    lines = text.split("\n")
-    tail = lines.pop()  # "" when the file ends with a line end
-    if tail and _is_whole_line(tail, first=not lines, version=version):
-        lines.append(tail)  # an editor dropped the last line end
-    elif tail and lines:
-        warnings.warn(f"{path}: line {len(lines) + 1} is incomplete (the writer stopped mid-row); skipped",
-                      TruncatedLogWarning, stacklevel=3)
-    if not lines or version is None:
+        with open(path, "rb") as file:
+            head = file.read(len(HEADER_LINE) + 2)
+            size = file.seek(0, os.SEEK_END)
+            # Rows are short: the last line end is in the last few kilobytes.
+            tail_start = file.seek(max(0, size - 65536))
+            tail = file.read()
+    if is_header_start(head) and size == len(head):  # a drill stopped before its first answer: an empty log
+        return _typed(_no_rows(wanted), str(path), SCHEMA_VERSION)
+    version = _header_version(head.split(b"\n")[0].decode("utf-8", errors="replace"))
+    if version is None:
         raise InputError(f"{path}: line 1: not a drill log of schema {SCHEMA_VERSION} or 1 "
                          f"(the header must be {COLUMNS[0]},{COLUMNS[1]},...,{COLUMNS[-1]})")
-    return _typed(_cells(str(path), lines[1:], version), str(path), version)
+    end = size
+    if not tail.endswith(b"\n"):  # every row is written with its line end in one write: this one was cut
+        end = tail_start + tail.rfind(b"\n") + 1
+        with _os_errors(f"{path}: cannot read the drill log"), open(path, "rb") as file:
+            line = file.read(end).count(b"\n") + 1
+        warnings.warn(f"{path}: line {line} is incomplete (the writer stopped mid-row); skipped "
+                      f"(the next drill moves it to {path}.partial)", TruncatedLogWarning, stacklevel=3)
+    return _typed(_cells(path, end, wanted, version), str(path), version)
 
 
 def _header_version(line: str) -> int | None:
@@ -641,34 +715,32 @@ def _header_version(line: str) -> int | None:
     return {HEADER_LINE: SCHEMA_VERSION, HEADER_LINE_V1: 1}.get(line.rstrip("\r"))
 
 
-def _is_whole_line(line: str, first: bool, version: int | None = SCHEMA_VERSION) -> bool:
-    """Whether a last line without its line end is whole: a header (as the first line), or a row that
-    passes every check of the schema `version`."""
-    if first:
-        return _header_version(line) is not None
-    if version is None:
-        return False
+def _cells(path: Path, end: int, wanted: Sequence[str], version: int) -> pd.DataFrame:
+    """The cells of the columns `wanted` in the first `end` bytes of the log (lines 2 on), as Arrow strings;
+    a version-1 log's `interface` and `accepted` as version 2 reads them.
+
+    Parsed by pyarrow; if it cannot parse them (a malformed row, text that is
+    not UTF-8), the lines are read one by one to raise InputError naming the
+    first bad one.
+    """
+    import pyarrow as pa
+
+    in_file = COLUMNS if version == SCHEMA_VERSION else COLUMNS_V1
+    read = [column for column in COLUMNS if column in in_file and (
+        column in wanted or (column == "expected" and "accepted" in wanted))]
+    size = path.stat().st_size
+    source = path if end == size else io.BytesIO(path.read_bytes()[:end])
     try:
-        _typed(_cells("", [line], version), "", version)
-    except InputError:
-        return False
-    return True
-
-
-def _cells(source: str, lines: Sequence[str], version: int) -> pd.DataFrame:
-    """The cells of the rows `lines` (line 2 on), (rows, COLUMNS) str; InputError naming a line that is not
-    a CSV row of the schema's width. A version-1 row gets `interface` and `accepted` as version 2 reads it."""
-    columns = COLUMNS if version == SCHEMA_VERSION else COLUMNS_V1
-    records = []
-    for number, line in enumerate(lines, start=2):
-        try:
-            cells = next(csv.reader([line.rstrip("\r")], strict=True), [])
-        except csv.Error as error:
-            raise InputError(f"{source}: line {number}: not a CSV row ({error})") from None
-        if len(cells) != len(columns):
-            raise InputError(f"{source}: line {number}: {len(cells)} cells, the schema has {len(columns)}")
-        records.append(cells if columns is COLUMNS else cells + _v1_extra_cells(cells))
-    return pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
+        cells = pd.read_csv(source, engine="pyarrow", usecols=read, keep_default_na=False, na_values=[],
+                            dtype={column: pd.ArrowDtype(pa.string()) for column in read})
+    except (pa.ArrowInvalid, ValueError, UnicodeDecodeError):
+        return _cells_line_by_line(path, end, version)[list(wanted)]
+    if version != SCHEMA_VERSION:
+        if "interface" in wanted:
+            cells["interface"] = INTERFACES[0]
+        if "accepted" in wanted:
+            cells["accepted"] = [json.dumps([expected], ensure_ascii=False) for expected in cells["expected"]]
+    return cells[list(wanted)]
 
 
 def _v1_extra_cells(cells: Sequence[str]) -> list[str]:
@@ -676,9 +748,43 @@ def _v1_extra_cells(cells: Sequence[str]) -> list[str]:
     return [INTERFACES[0], json.dumps([cells[COLUMNS.index("expected")]], ensure_ascii=False)]
 
 
+def _cells_line_by_line(path: Path, end: int, version: int) -> pd.DataFrame:
+    """The cells of every row, (rows, COLUMNS) str, read with Python's csv module one line at a time (a
+    version-1 row gets `interface` and `accepted` as version 2 reads them); InputError naming a line that is
+    not UTF-8 or not a CSV row of the schema's width."""
+    with _os_errors(f"{path}: cannot read the drill log"), open(path, "rb") as file:
+        data = file.read(end)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}: line {line}: not UTF-8 text") from None
+    columns = COLUMNS if version == SCHEMA_VERSION else COLUMNS_V1
+    records = []
+    for number, line in enumerate(text.split("\n")[1:-1], start=2):
+        try:
+            cells = next(csv.reader([line.rstrip("\r")], strict=True), [])
+        except csv.Error as error:
+            raise InputError(f"{path}: line {number}: not a CSV row ({error})") from None
+        if len(cells) != len(columns):
+            raise InputError(f"{path}: line {number}: {len(cells)} cells, the schema has {len(columns)}")
+        records.append(cells if columns is COLUMNS else cells + _v1_extra_cells(cells))
+    return pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
+
+
+# A strict, fast form of the dice cell as the writer writes it; other JSON objects are parsed one by one.
+_DICE_AS_WRITTEN = r'\{"[a-z][a-z0-9_]*": \[\d+(?:, \d+)*\](?:, "[a-z][a-z0-9_]*": \[\d+(?:, \d+)*\])*\}'
+
+
+def _has(text: pd.Series, characters: str) -> np.ndarray:
+    """Which cells contain any of `characters` (a regex class) or a NUL: (rows,) bool."""
+    return (text.str.contains(characters, regex=True) | text.str.contains("\x00", regex=False)).to_numpy(dtype=bool)
+
+
 def _typed(frame: pd.DataFrame, source: str, version: int) -> pd.DataFrame:
-    """Parse and check the text cells of one file of schema `version`; InputError naming the first bad line."""
-    # frame: (rows, COLUMNS) object, every cell a str
+    """Parse and check the text cells of one file of schema `version` (the columns it holds); InputError naming
+    the first bad line."""
+    # frame: (rows, some of COLUMNS), every cell text (Arrow strings or str)
 
     def check(column: str, bad: pd.Series | np.ndarray, allowed: str) -> None:
         bad = np.asarray(bad, dtype=bool)
@@ -687,57 +793,126 @@ def _typed(frame: pd.DataFrame, source: str, version: int) -> pd.DataFrame:
             raise InputError(f"{source}: line {row + 2}: {column} must be {allowed}, "
                              f"got {frame[column].iloc[row]!r}")
 
+    present = set(frame.columns)
     typed: dict[str, object] = {}
     for column, low in (("schema_version", 1), ("trial", 1), ("dice_per_color", 1)):
-        numbers = pd.to_numeric(frame[column].where(frame[column].str.fullmatch(r"\d{1,18}")), errors="coerce")
-        check(column, ~(numbers >= low), f"a whole number of at least {low}")
-        typed[column] = numbers.astype(np.int64)
-    check("schema_version", typed["schema_version"] != version, f"{version}, as the header says")
-    seeds = [int(text) if text.isascii() and text.isdigit() else -1 for text in frame["seed"]]
-    check("seed", [not (text == "" or 0 <= seed <= MAX_SEED) for text, seed in zip(frame["seed"], seeds)],
-          f"a whole number from 0 to {MAX_SEED}, or empty")
-    typed["seed"] = pd.array([seed if text else None for text, seed in zip(frame["seed"], seeds)], dtype="Int64")
-    for column in ("session_id", "player", "variant", "app_version"):
-        check(column, frame[column] == "", "non-empty text")
-    typed["session_id"] = frame["session_id"]
-    typed["player"] = frame["player"].map(unguard_formula)
-    typed["variant"] = frame["variant"]
-    typed["app_version"] = frame["app_version"]
-    timestamps = pd.to_datetime(frame["timestamp"], utc=True, format="ISO8601", errors="coerce")
-    check("timestamp", timestamps.isna(), "an ISO 8601 time")
-    typed["timestamp"] = timestamps.astype("datetime64[ns, UTC]")
+        if column in present:
+            digits = frame[column].str.fullmatch(r"[0-9]{1,18}").to_numpy(dtype=bool)
+            numbers = pd.to_numeric(frame[column].where(digits, "0"), errors="coerce").to_numpy(dtype=np.int64)
+            check(column, ~digits | (numbers < low), f"a whole number of at least {low}")
+            typed[column] = numbers
+    if "schema_version" in present:
+        check("schema_version", typed["schema_version"] != version, f"{version}, as the header says")
+    if "seed" in present:
+        given = (frame["seed"] != "").to_numpy(dtype=bool)
+        digits = frame["seed"].str.fullmatch(r"[0-9]{1,19}").to_numpy(dtype=bool)
+        seeds = pd.to_numeric(frame["seed"].where(digits, "0"), errors="coerce").to_numpy(dtype=np.uint64)
+        check("seed", given & ~(digits & (seeds <= MAX_SEED)), f"a whole number from 0 to {MAX_SEED}, or empty")
+        typed["seed"] = pd.array(np.where(given, seeds, 0).astype(np.int64), dtype="Int64")
+        typed["seed"][~given] = pd.NA
+    for column in ("session_id", "variant", "app_version"):
+        if column in present:
+            check(column, (frame[column] == "").to_numpy(dtype=bool) | _has(frame[column], _CONTROL_CHARACTERS),
+                  "non-empty text without control characters")
+            typed[column] = frame[column]
+    if "player" in present:
+        guarded = frame["player"].str.startswith(GUARD).to_numpy(dtype=bool)
+        players = frame["player"].where(~guarded, frame["player"].str.slice(len(GUARD)))
+        bad_names = (_has(players, _NOT_IN_NAME_CHARACTERS) | (players.str.len() > MAX_PLAYER_LENGTH).to_numpy(bool)
+                     | (players.str.strip() == "").to_numpy(dtype=bool))
+        if bad_names.any():  # the writer's rule (`check_player`), with the line it broke
+            row = int(np.flatnonzero(bad_names)[0])
+            raise InputError(f"{source}: line {row + 2}: player: {player_problem(players.iloc[row])}")
+        typed["player"] = players
+    if "timestamp" in present:
+        typed["timestamp"] = _timestamps(frame["timestamp"], check)
     for column in ("command_first", "correct", "too_early", "timed_out"):
-        check(column, ~frame[column].isin(list(_BOOLEANS)), "true or false")
-        typed[column] = frame[column].map(_BOOLEANS).astype(bool)
-    check("command", ~frame["command"].isin([c.value for c in Command]), "a command name")
-    typed["command"] = frame["command"]
-    colors = [_json_colors(source, row + 2, dice, positions)
-              for row, (dice, positions) in enumerate(zip(frame["dice"], frame["positions"]))]
-    check("expected", [e not in c and e != GREY for e, c in zip(frame["expected"], colors)],
-          "a color of the dice or grey")
-    check("answer", [a not in c and a not in (GREY, NO_ANSWER) for a, c in zip(frame["answer"], colors)],
-          "a color of the dice, grey or none")
-    check("interface", ~frame["interface"].isin(list(INTERFACES)), " or ".join(INTERFACES))
-    typed["interface"] = frame["interface"]
-    check("accepted", [not _accepted_ok(text, expected, dice_colors)
-                       for text, expected, dice_colors in zip(frame["accepted"], frame["expected"], colors)],
-          "a JSON list of the answers counted right, the expected one first")
-    typed["accepted"] = frame["accepted"]
-    typed["expected"] = frame["expected"]
-    typed["answer"] = frame["answer"]
-    typed["dice"] = frame["dice"]
-    typed["positions"] = frame["positions"]
+        if column in present:
+            is_true = (frame[column] == "true").to_numpy(dtype=bool)
+            check(column, ~is_true & (frame[column] != "false").to_numpy(dtype=bool), "true or false")
+            typed[column] = is_true
+    if "command" in present:
+        check("command", ~frame["command"].isin([c.value for c in Command]).to_numpy(dtype=bool), "a command name")
+        typed["command"] = frame["command"]
+    if "positions" in present:
+        for row, text in enumerate(frame["positions"]):
+            _json_object(source, row + 2, "positions", text)
+        typed["positions"] = frame["positions"]
+    if "interface" in present:
+        check("interface", ~frame["interface"].isin(list(INTERFACES)).to_numpy(dtype=bool), " or ".join(INTERFACES))
+        typed["interface"] = frame["interface"]
+    if "dice" in present:
+        codes, color_sets = _dice_colors(source, frame["dice"])
+        if "accepted" in present:
+            check("accepted", [not _accepted_ok(text, expected, color_sets[code]) for text, expected, code
+                               in zip(frame["accepted"], frame["expected"], codes)],
+                  "a JSON list of the answers counted right, the expected one first")
+        for column, others in (("expected", (GREY,)), ("answer", (GREY, NO_ANSWER))):
+            if column in present:
+                bad = np.zeros(len(frame), dtype=bool)
+                for code, colors in enumerate(color_sets):  # a few sets of colors: one check each
+                    rows = codes == code
+                    bad[rows] = ~frame[column][rows].isin([*colors, *others]).to_numpy(dtype=bool)
+                check(column, bad, "a color of the dice or grey" + (", or none" if NO_ANSWER in others else ""))
+        typed["dice"] = frame["dice"]
+    for column in ("expected", "answer"):
+        if column in present:
+            check(column, (frame[column] == "").to_numpy(dtype=bool) | _has(frame[column], _CONTROL_CHARACTERS),
+                  "a color, grey" + (" or none" if column == "answer" else ""))
+            typed[column] = frame[column]
     for column in ("latency_ms", "foreperiod_ms"):
-        given = frame[column] != ""
-        numbers = pd.to_numeric(frame[column].where(given), errors="coerce").astype(np.float64)
-        check(column, given & ~(np.isfinite(numbers) & (numbers >= 0)), "a number of ms of 0 or more, or empty")
-        typed[column] = numbers
+        if column in present:
+            given = (frame[column] != "").to_numpy(dtype=bool)
+            numbers = pd.to_numeric(frame[column].where(given, "0"), errors="coerce").to_numpy(dtype=np.float64)
+            check(column, given & ~(np.isfinite(numbers) & (numbers >= 0)), "a number of ms of 0 or more, or empty")
+            typed[column] = np.where(given, numbers, np.nan)
     typed["source"] = source
-    typed["is_tie"] = (frame["expected"] == GREY).astype(bool)
-    result = pd.DataFrame(typed, index=frame.index)[list(LOADED_COLUMNS)]
-    for column in _TEXT_COLUMNS + ("source",):
-        result[column] = result[column].astype(_STRING)
+    if "expected" in present:
+        typed["is_tie"] = (frame["expected"] == GREY).to_numpy(dtype=bool)
+    result = pd.DataFrame(typed, index=frame.index)
+    result = result[[column for column in LOADED_COLUMNS if column in result]]
+    if "accepted" in present:
+        typed["accepted"] = frame["accepted"]
+    for column in ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted",
+                   "source"):
+        if column in result:
+            result[column] = result[column].astype(_STRING)
     return result
+
+
+def _timestamps(text: pd.Series, check) -> pd.Series:
+    """ISO 8601 times as datetime64[ns, UTC]; Arrow's parser first (fast), pandas' to find a bad one."""
+    import pyarrow as pa
+
+    try:
+        strings = pa.array(text, type=pa.string(), from_pandas=True)
+        parsed = strings.cast(pa.timestamp("us", tz="UTC"))
+        return pd.Series(parsed.to_pandas(), index=text.index).astype("datetime64[ns, UTC]")
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        times = pd.to_datetime(text.astype(object), utc=True, format="ISO8601", errors="coerce")
+        check("timestamp", times.isna(), "an ISO 8601 time")
+        return times.astype("datetime64[ns, UTC]")
+
+
+def _dice_colors(source: str, dice: pd.Series) -> tuple[np.ndarray, list[frozenset[str]]]:
+    """The colors named in each row's dice cell, as (codes: (rows,) int, sets of colors: one per code);
+    InputError naming the line of a cell that is not a JSON object.
+
+    Cells as the writer writes them are matched by one regular expression and read by their few distinct
+    color lists; any other cell is parsed as JSON.
+    """
+    as_written = dice.str.fullmatch(_DICE_AS_WRITTEN).to_numpy(dtype=bool)
+    # The color names alone, e.g. '{"black": , "red": , "white": }': a handful of distinct values.
+    templates = dice.where(as_written, "").str.replace(r"\[[0-9, ]*\]", "", regex=True)
+    codes, distinct = pd.factorize(templates)
+    color_sets = [frozenset(json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}"))) if template
+                  else frozenset() for template in distinct]
+    for row in np.flatnonzero(~as_written):  # written otherwise (by hand?): each parsed as JSON
+        colors = frozenset(_json_object(source, int(row) + 2, "dice", dice.iloc[row]))
+        if colors not in color_sets:
+            color_sets.append(colors)
+        codes[row] = color_sets.index(colors)
+    return codes, color_sets
 
 
 def _accepted_ok(text: str, expected: str, colors: set[str]) -> bool:
@@ -751,15 +926,12 @@ def _accepted_ok(text: str, expected: str, colors: set[str]) -> bool:
             and len(set(accepted)) == len(accepted) and set(accepted) <= colors | {GREY})
 
 
-def _json_colors(source: str, line: int, dice: str, positions: str) -> set[str]:
-    """The colors named in a row's dice; InputError if dice or positions is not a JSON object."""
-    for column, text in (("dice", dice), ("positions", positions)):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = None
-        if not isinstance(value, dict) or not value:
-            raise InputError(f"{source}: line {line}: {column} must be a JSON object, got {text[:40]!r}")
-        if column == "dice":
-            colors = set(value)
-    return colors
+def _json_object(source: str, line: int, column: str, text: str) -> dict:
+    """The JSON object in a cell; InputError naming the line if it is not a non-empty JSON object."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict) or not value:
+        raise InputError(f"{source}: line {line}: {column} must be a JSON object, got {text[:40]!r}")
+    return value

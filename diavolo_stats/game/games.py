@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from pathlib import Path
@@ -50,11 +51,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.core import seeding
 from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers
 from diavolo_stats.core.seeding import children, root_sequence
 from diavolo_stats.core.table_model import nearest_distances, throw_on_grid
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import atomic_file, check_target, write_frame_csv
 from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
 from diavolo_stats.stats import wilson_interval
 
@@ -80,6 +83,16 @@ rule change making skill matter more or less; 0.8 stays clear of both 1/players 
 
 CHUNK_GAMES = 1 << 15
 """Games per seeding chunk: the unit of randomness, fixed so results never depend on a setting."""
+
+MAX_GAMES = 10**9
+"""The most games one run plays (and per design lineup): hours of work. Games are played, counted and
+saved one chunk at a time, so memory stays flat up to it; more is refused."""
+
+MAX_ROUNDS = 100_000
+"""The most rounds a game may be allowed (`max_rounds`); real games last well under 100."""
+
+_RECORD_COLUMNS = ("rounds", "outcome", "win_share", "final_gems", "grey_rounds", "gems_lost", "lead_changes",
+                   "winner_worst_deficit")
 
 
 class EndRule(str, Enum):
@@ -244,25 +257,37 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
 def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
                seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
-    """Play `games` whole games between `players` (2 to 6) under `rules`; the records of every game.
+    """Play `games` whole games between `players` (2 to 6) under `rules`; the records of every game, held in
+    memory (about 60 bytes a game: for more games than fit, use `game_chunks` and `GameTally`).
 
     `rules.command_first` is carried to the records only: the players given already are the
     players of that variant (see `players_from_specs`).
     """
+    chunks = list(game_chunks(variant, players, games, seed, rules, max_rounds))
+    columns = {name: np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in _RECORD_COLUMNS}
+    return GameRecords(players=chunks[0].players, rules=rules, max_rounds=max_rounds, **columns)
+
+
+def game_chunks(variant: Variant, players: Sequence[PlayerModel], games: int,
+                seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
+                max_rounds: int = DEFAULT_MAX_ROUNDS) -> Iterator[GameRecords]:
+    """The games of `play_games`, one seeding chunk (CHUNK_GAMES games) at a time, so that memory stays flat.
+
+    games: 1 to MAX_GAMES. InputError, before any game is played, for a count out of range.
+    """
     players = tuple(players)
     _check_player_count(len(players))
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InputError(f"must be a whole number of at least 1, got {games!r}", field="games")
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
-        raise InputError(f"must be a whole number of at least 1, got {max_rounds!r}", field="max_rounds")
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise InputError(f"must be a whole number from 1 to {MAX_GAMES:,}, got {games!r}", field="games")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or not 1 <= max_rounds <= MAX_ROUNDS:
+        raise InputError(f"must be a whole number from 1 to {MAX_ROUNDS:,}, got {max_rounds!r}",
+                         field="max_rounds")
     root = root_sequence(seed)
-    starts = range(0, games, CHUNK_GAMES)
     lineup = Lineup(players)
-    chunks = [_play_chunk(variant, lineup, min(CHUNK_GAMES, games - start), rules, max_rounds,
-                          np.random.default_rng(child))
-              for start, child in zip(starts, children(root, len(starts)))]
-    columns = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
-    return GameRecords(players=players, rules=rules, max_rounds=max_rounds, **columns)
+    return (GameRecords(players=players, rules=rules, max_rounds=max_rounds,
+                        **_play_chunk(variant, lineup, min(CHUNK_GAMES, games - start), rules, max_rounds,
+                                      np.random.default_rng(seeding.child(root, index))))
+            for index, start in enumerate(range(0, games, CHUNK_GAMES)))
 
 
 def _play_chunk(variant: Variant, lineup: Lineup, games: int, rules: GameRules, max_rounds: int,
@@ -337,6 +362,73 @@ def _play_chunk(variant: Variant, lineup: Lineup, games: int, rules: GameRules, 
     return records
 
 
+SHARE_UNITS = 60
+"""Every win share (1, 1/2, ... 1/6) is a whole number of 60ths: wins are counted in these units, exactly,
+so totals do not depend on how the games were grouped."""
+
+
+class GameTally:
+    """What `summarize` reports, added up one chunk of games at a time (memory does not grow with games)."""
+
+    def __init__(self, players: int):
+        self.games = 0
+        self.wins = np.zeros(players, dtype=np.int64)  # in SHARE_UNITS
+        self.outcomes = np.zeros(len(Outcome), dtype=np.int64)
+        self.rounds_histogram = np.zeros(1, dtype=np.int64)  # games per number of rounds
+        self.grey_rounds = self.gems_lost = self.lead_changes = 0
+        self.deficit_units = self.won_games = self.comebacks = 0
+
+    def add(self, records: GameRecords) -> GameTally:
+        """Count the games of `records` in; returns the tally."""
+        self.games += records.games
+        units = np.rint(records.win_share * SHARE_UNITS).astype(np.int64)
+        self.wins += units.sum(axis=0)
+        self.outcomes += np.bincount(records.outcome, minlength=len(Outcome))
+        histogram = np.bincount(records.rounds)
+        size = max(len(histogram), len(self.rounds_histogram))
+        self.rounds_histogram = np.pad(self.rounds_histogram, (0, size - len(self.rounds_histogram)))
+        self.rounds_histogram[:len(histogram)] += histogram
+        self.grey_rounds += int(records.grey_rounds.sum(dtype=np.int64))
+        self.gems_lost += int(records.gems_lost.sum(dtype=np.int64))
+        self.lead_changes += int(records.lead_changes.sum(dtype=np.int64))
+        won = np.isfinite(records.winner_worst_deficit)
+        # The deficit is a share-weighted mean of whole gems: a whole number of 60ths too.
+        self.deficit_units += int(np.rint(records.winner_worst_deficit[won] * SHARE_UNITS).sum())
+        self.won_games += int(won.sum())
+        self.comebacks += int((records.winner_worst_deficit[won] > 0).sum())
+        return self
+
+    def rounds_percentile(self, percent: float) -> float:
+        """The `percent` percentile of game length in rounds, as `np.percentile` (linear) gives it."""
+        position = (self.games - 1) * percent / 100
+        below = int(math.floor(position))
+        cumulative = np.cumsum(self.rounds_histogram)
+        low, high = (int(np.searchsorted(cumulative, k, side="right")) for k in (below, min(below + 1, self.games - 1)))
+        return low + (position - below) * (high - low)
+
+    def summary(self, names: Sequence[str]) -> dict:
+        games = self.games
+        total_rounds = int((self.rounds_histogram * np.arange(len(self.rounds_histogram))).sum())
+        no_winner = self.outcomes[Outcome.ALL_OUT] + self.outcomes[Outcome.ROUND_LIMIT]
+        return {
+            "games": games,
+            "players": [{"name": name, "win_probability": float(won / SHARE_UNITS / games),
+                         "ci95": _ci95(float(won / SHARE_UNITS), games)}
+                        for name, won in zip(names, self.wins)],
+            "no_winner": float(no_winner / games),
+            "outcomes": {outcome.label: int(self.outcomes[outcome]) for outcome in Outcome},
+            "round_limit_games": int(self.outcomes[Outcome.ROUND_LIMIT]),
+            "rounds": {"mean": float(total_rounds / games), "median": float(self.rounds_percentile(50)),
+                       "p90": float(self.rounds_percentile(90)), "max": int(np.flatnonzero(self.rounds_histogram)[-1])},
+            "grey_share": float(self.grey_rounds / total_rounds),
+            "gems_lost_per_round": float(self.gems_lost / total_rounds),
+            "lead_changes_per_game": float(self.lead_changes / games),
+            "drama": {"winner_worst_deficit": self.deficit_units / SHARE_UNITS / self.won_games
+                      if self.won_games else None,
+                      "comeback_share": self.comebacks / self.won_games if self.won_games else None},
+        }
+
+
 def summarize(records: GameRecords, names: Sequence[str] | None = None) -> dict:
     """The figures of a set of games, as a JSON-ready dict.
 
@@ -353,29 +445,13 @@ def summarize(records: GameRecords, names: Sequence[str] | None = None) -> dict:
     behind at some point.
     """
     names = list(names) if names is not None else [player.name for player in records.players]
-    games = records.games
-    total_rounds = int(records.rounds.sum())
-    wins = records.win_share.sum(axis=0)
-    deficit = records.winner_worst_deficit[np.isfinite(records.winner_worst_deficit)]
-    outcome_counts = np.bincount(records.outcome, minlength=len(Outcome))
-    return {
-        "games": games,
-        **records.rules.as_dict(),
-        "max_rounds": records.max_rounds,
-        "players": [{"name": name, "win_probability": float(won / games),
-                     "ci95": _ci95(float(won), games)}
-                    for name, won in zip(names, wins)],
-        "no_winner": float((outcome_counts[Outcome.ALL_OUT] + outcome_counts[Outcome.ROUND_LIMIT]) / games),
-        "outcomes": {outcome.label: int(outcome_counts[outcome]) for outcome in Outcome},
-        "round_limit_games": int(outcome_counts[Outcome.ROUND_LIMIT]),
-        "rounds": {"mean": float(records.rounds.mean()), "median": float(np.median(records.rounds)),
-                   "p90": float(np.percentile(records.rounds, 90)), "max": int(records.rounds.max())},
-        "grey_share": float(records.grey_rounds.sum() / total_rounds),
-        "gems_lost_per_round": float(records.gems_lost.sum() / total_rounds),
-        "lead_changes_per_game": float(records.lead_changes.mean()),
-        "drama": {"winner_worst_deficit": float(deficit.mean()) if deficit.size else None,
-                  "comeback_share": float((deficit > 0).mean()) if deficit.size else None},
-    }
+    return _with_rules(records.rules, records.max_rounds,
+                       GameTally(len(records.players)).add(records).summary(names))
+
+
+def _with_rules(rules: GameRules, max_rounds: int, summary: dict) -> dict:
+    """A tally's summary with the rules it was played under, in the report's order."""
+    return {"games": summary["games"], **rules.as_dict(), "max_rounds": max_rounds, **summary}
 
 
 def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DESIGN_GAMES,
@@ -392,8 +468,11 @@ def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DES
     `fair_share` 1/players it would have if skill did not matter.
     """
     equal_seed, skill_seed = children(root_sequence(seed), 2)
-    equals = play_games(variant, [PlayerModel.preset("average")] * player_count, games, equal_seed, rules, max_rounds)
-    equal_wins = equals.win_share.mean(axis=0)
+    equals = GameTally(player_count)
+    for chunk in game_chunks(variant, [PlayerModel.preset("average")] * player_count, games, equal_seed, rules,
+                             max_rounds):
+        equals.add(chunk)
+    equal_wins = equals.wins / SHARE_UNITS / games
     fair_share = 1 / player_count
     better_wins = _better_player_wins(variant, player_count, SKILL_GAP, games, skill_seed, rules, max_rounds)
     return {
@@ -452,19 +531,23 @@ def _better_player_wins(variant: Variant, player_count: int, factor: float, game
     """Wins (shared wins as fractions) of one `average` player scaled by `factor` against average equals."""
     average = PlayerModel.preset("average")
     lineup = [average.scaled(factor, factor, name=f"average x{factor:g}")] + [average] * (player_count - 1)
-    return float(play_games(variant, lineup, games, seed, rules, max_rounds).win_share[:, 0].sum())
+    tally = GameTally(player_count)
+    for chunk in game_chunks(variant, lineup, games, seed, rules, max_rounds):
+        tally.add(chunk)
+    return float(tally.wins[0] / SHARE_UNITS)
 
 
-def records_frame(records: GameRecords, names: Sequence[str] | None = None) -> pd.DataFrame:
+def records_frame(records: GameRecords, names: Sequence[str] | None = None, first_game: int = 0) -> pd.DataFrame:
     """One row per game: game, rounds, outcome, winner, grey_rounds, gems_lost, lead_changes,
     winner_worst_deficit, then `gems_1` .. `gems_<players>`, each player's final gems in the order given.
 
     winner: the winner's name, names joined by `+` on a shared win, empty when no one won.
+    first_game: the number of the first game (records of a later chunk of games).
     """
     names = list(names) if names is not None else [player.name for player in records.players]
     winner = np.array(["+".join(n for n, s in zip(names, shares) if s > 0) for shares in records.win_share])
     frame = pd.DataFrame({
-        "game": np.arange(records.games),
+        "game": np.arange(first_game, first_game + records.games),
         "rounds": records.rounds,
         "outcome": [Outcome(code).label for code in records.outcome],
         "winner": winner,
@@ -492,18 +575,31 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
     """
     _check_player_count(len(players))
     variant = variant or Variant()
+    if out is not None:
+        try:
+            check_target(out)  # before the games are played
+        except InputError as error:
+            raise InputError(error.message, field="out") from None
     models = players_from_specs(players, log_path, command_first=rules.command_first)
+    if isinstance(design_games, bool) or not isinstance(design_games, int) or not 0 <= design_games <= MAX_GAMES:
+        raise InputError(f"must be a whole number from 0 to {MAX_GAMES:,}, got {design_games!r}",
+                         field="design_games")
     root = root_sequence(seed)
     game_seed, design_seed = children(root, 2)
-    records = play_games(variant, models, games, game_seed, rules, max_rounds)
+    chunks = game_chunks(variant, models, games, game_seed, rules, max_rounds)
+    tally = GameTally(len(models))
+    with atomic_file(out) if out is not None else nullcontext() as stream:
+        for number, chunk in enumerate(chunks):
+            tally.add(chunk)
+            if stream is not None:
+                write_frame_csv(stream, records_frame(chunk, players, first_game=number * CHUNK_GAMES),
+                                header=number == 0)
     report = {"seed": int(root.entropy), "variant": variant.as_dict()}
     if Command.CLOSEST in variant.commands:
         report["table_model"] = variant.table.describe()
-    report |= summarize(records, players)
+    report |= _with_rules(rules, max_rounds, tally.summary(players))
     report["design"] = (design_metrics(variant, len(models), design_games, design_seed, rules, max_rounds)
                         if design_games else None)
-    if out is not None:
-        records_frame(records, players).to_csv(out, index=False)
     return report
 
 

@@ -222,8 +222,11 @@ class PlayerModel:
                     raise InputError(f"{path}: [{kind}]: {error.message}") from None
                 skills[(command, is_tie)] = _skill_from_table(cell, f"{path}: [{kind}.{command_name}]")
         share = document.get("wrong_grey_share", base.wrong_grey_share if base else _UNIFORM_WRONG_GREY)
+        name = document.get("name", path.stem)
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"{path}: name must be text such as name = \"Ana\", got {name!r}")
         try:
-            return cls(name=str(document.get("name", path.stem)), skills=skills, wrong_grey_share=share)
+            return cls(name=name, skills=skills, wrong_grey_share=share)
         except InputError as error:
             raise InputError(f"{path}: {error}") from None
 

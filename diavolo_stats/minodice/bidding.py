@@ -18,10 +18,20 @@ from diavolo_stats.minodice.dice import Bag, as_bag
 from diavolo_stats.minodice.options import Rules
 from diavolo_stats.minodice.play import deal, play_round
 from diavolo_stats.minodice.scoring import score_round
-from diavolo_stats.stats import Estimate, check_confidence, mean_estimate, proportion_estimate
+from diavolo_stats.stats import Estimate, check_confidence, mean_estimate_from_sums, proportion_estimate
 
 BATCH_GAMES = 50_000
 """Rounds simulated per batch, to bound memory (about 1 kB per round)."""
+
+MAX_SIMULATIONS = 10**9
+"""The most rounds one bid advice simulates (hours of work); memory stays flat up to it, more is refused."""
+
+
+def _add_sums(sums: list[int], samples: np.ndarray) -> None:
+    """Add whole-number samples to [sum, sum of squares], exactly."""
+    samples = samples.astype(np.int64)
+    sums[0] += int(samples.sum())
+    sums[1] += int((samples * samples).sum())
 
 
 @dataclass(frozen=True)
@@ -101,30 +111,35 @@ def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, playe
     bag = as_bag(bag)
     types = bag.parse_hand(hand)
     check_confidence(confidence)
-    if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 2:
-        raise InputError(f"must be a whole number of 2 or more, got {simulations!r}", field="simulations")
+    if isinstance(simulations, bool) or not isinstance(simulations, int) or not 2 <= simulations <= MAX_SIMULATIONS:
+        raise InputError(f"must be a whole number from 2 to {MAX_SIMULATIONS:,}, got {simulations!r}",
+                         field="simulations")
     if seed is None:
         seed = np.random.SeedSequence().entropy
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    tricks, griffins, mermaid = [], [], []
+    # Only sums are kept, batch by batch, so memory stays flat for any number of simulations.
+    counts = np.zeros(round_number + 1, dtype=np.int64)
+    score_sums = [[0, 0] for _ in range(round_number + 1)]  # per bid: sum and sum of squares (Python ints)
+    trick_sums = [0, 0]
     for start in range(0, simulations, BATCH_GAMES):
         games = min(BATCH_GAMES, simulations - start)
         dealt = deal(bag, players, round_number, games, rng, hand=types, seat=seat)
         record = play_round(bag, dealt.hands, rules, rng)
         game = np.arange(games)
-        tricks.append(record.tricks_won[game, dealt.seat])
-        griffins.append(record.griffins_beaten[game, dealt.seat])
-        mermaid.append(getattr(record, rules.mermaid_column)[game, dealt.seat])
-    tricks, griffins, mermaid = (np.concatenate(parts) for parts in (tricks, griffins, mermaid))
-    # tricks, griffins, mermaid: (simulations,) int16, this hand's results (mermaid: what its bonus counts)
-    counts = np.bincount(tricks, minlength=round_number + 1)
-    scores = [mean_estimate(score_round(bid, tricks, round_number, griffins, mermaid, rules), confidence)
-              for bid in range(round_number + 1)]
+        # tricks, griffins, mermaid: (games,) int16, this hand's results (mermaid: what its bonus counts)
+        tricks = record.tricks_won[game, dealt.seat].astype(np.int64)
+        griffins = record.griffins_beaten[game, dealt.seat]
+        mermaid = getattr(record, rules.mermaid_column)[game, dealt.seat]
+        counts += np.bincount(tricks, minlength=round_number + 1)
+        _add_sums(trick_sums, tricks)
+        for bid in range(round_number + 1):
+            _add_sums(score_sums[bid], score_round(bid, tricks, round_number, griffins, mermaid, rules))
+    scores = [mean_estimate_from_sums(simulations, total, squares, confidence) for total, squares in score_sums]
     return BidAdvice(
         hand=tuple(bag.dice[t].name for t in types), round_number=round_number, players=players, seat=seat,
         rules=rules, dice=bag.provenance, simulations=simulations,
         seed=None if isinstance(seed, np.random.Generator) else seed, confidence=confidence,
         tricks=tuple(proportion_estimate(int(count), simulations, confidence) for count in counts),
-        expected_scores=tuple(scores), expected_tricks=mean_estimate(tricks, confidence),
+        expected_scores=tuple(scores), expected_tricks=mean_estimate_from_sums(simulations, *trick_sums, confidence),
         best_bid=int(np.argmax([score.value for score in scores])),
     )

@@ -102,26 +102,39 @@ def exact_win_probability(bag: Bag, die: str, against: int, rules: Rules = Rules
     return Fraction(wins, total_ways * FACES_PER_DIE ** (against + 1) * common)
 
 
+BATCH_TRICKS = 100_000
+"""Tricks simulated per batch (a fixed size, so the same seed gives the same figure)."""
+
+MAX_SIMULATIONS = 10**9
+"""The most tricks simulated per figure; memory stays flat up to it, more is refused."""
+
+
 def simulated_win_probability(bag: Bag, die: str, against: int, rules: Rules = Rules(),
                               simulations: int = 100_000, seed: int | np.random.Generator | None = None,
                               confidence: float = 0.95) -> Estimate:
     """The chance that `die` wins a trick against `against` random dice, estimated from `simulations` tricks."""
     x = bag.index(die)
     _check_against(bag, against)
+    if isinstance(simulations, bool) or not isinstance(simulations, int) or not 1 <= simulations <= MAX_SIMULATIONS:
+        raise InputError(f"must be a whole number from 1 to {MAX_SIMULATIONS:,}, got {simulations!r}",
+                         field="simulations")
     rng = np.random.default_rng(seed)
     left = np.repeat(np.arange(len(bag.dice), dtype=np.int8), _others(bag, x))
-    drawn = rng.permuted(np.tile(left, (simulations, 1)), axis=1)[:, :against]
     table = bag.face_table()
-    others = table[drawn, rng.integers(0, FACES_PER_DIE, size=drawn.shape)]
-    own = table[x, rng.integers(0, FACES_PER_DIE, size=simulations)]
-    place = rng.integers(0, against + 1, size=simulations)
-    # others: (simulations, against) int8; own, place: (simulations,); the die goes in at `place`
-    column = np.arange(against + 1)[None, :]
-    source = np.where(column < place[:, None], column, column - 1)
-    faces = np.where(column == place[:, None], own[:, None],
-                     np.take_along_axis(others, np.clip(source, 0, None), axis=1))
-    won = resolve_tricks(faces, rules).winner == place
-    return proportion_estimate(int(won.sum()), simulations, confidence)
+    won = 0
+    for start in range(0, simulations, BATCH_TRICKS):  # in batches: memory stays flat
+        tricks = min(BATCH_TRICKS, simulations - start)
+        drawn = rng.permuted(np.tile(left, (tricks, 1)), axis=1)[:, :against]
+        others = table[drawn, rng.integers(0, FACES_PER_DIE, size=drawn.shape)]
+        own = table[x, rng.integers(0, FACES_PER_DIE, size=tricks)]
+        place = rng.integers(0, against + 1, size=tricks)
+        # others: (tricks, against) int8; own, place: (tricks,); the die goes in at `place`
+        column = np.arange(against + 1)[None, :]
+        source = np.where(column < place[:, None], column, column - 1)
+        faces = np.where(column == place[:, None], own[:, None],
+                         np.take_along_axis(others, np.clip(source, 0, None), axis=1))
+        won += int((resolve_tricks(faces, rules).winner == place).sum())
+    return proportion_estimate(won, simulations, confidence)
 
 
 @dataclass(frozen=True)

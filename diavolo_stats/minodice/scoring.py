@@ -102,7 +102,8 @@ def read_score_sheet(path: str | Path, rules: Rules = Rules()) -> tuple[SheetRow
                 problem = f"missing column {missing[0]!r}" if missing else f"unknown column {unknown[0]!r}"
                 raise InputError(f"{path}: {problem}; the columns are {', '.join(columns)}"
                                  f"{_other_reading(rules, header)}")
-            rows = [_sheet_row(path, reader.line_num, raw, columns) for raw in reader]
+            # A spreadsheet saves blank lines below the table as `,,,,,` rows: skipped, like blank lines.
+            rows = [_sheet_row(path, reader.line_num, raw, columns) for raw in reader if not _is_empty(raw)]
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise InputError(f"{path}: cannot read it ({getattr(error, 'strerror', None) or error})") from None
     if not rows:
@@ -116,6 +117,12 @@ def _other_reading(rules: Rules, header: list[str]) -> str:
         if reading != rules.mermaid_bonus and column in header and rules.mermaid_column not in header:
             return f" ({column} is the count of the {reading} mermaid bonus)"
     return ""
+
+
+def _is_empty(raw: dict[str | None, str | list[str] | None]) -> bool:
+    """Whether a sheet row holds nothing but empty cells (extra cells, which DictReader lists, included)."""
+    cells = [cell for value in raw.values() for cell in (value if isinstance(value, list) else [value])]
+    return all(cell is None or not cell.strip() for cell in cells)
 
 
 def _sheet_row(path: str | Path, line: int, raw: dict[str | None, str | None], columns: tuple[str, ...]) -> SheetRow:

@@ -76,6 +76,12 @@ def test_an_existing_file_is_never_overwritten_by_accident(tmp_path):
     with pytest.raises(InputError, match="exists; a synthetic log writes over a file only with replace"):
         write_synthetic_log(path, ["preset:expert"], sessions=1, trials=2)
     assert path.read_text(encoding="utf-8") == "my real log\n"
+    # --replace writes over a drill log only: a file of the user's own stays as it is.
+    with pytest.raises(InputError, match="log: .* is not a drill log; --replace only writes over a drill log"):
+        write_synthetic_log(path, ["preset:expert"], sessions=1, trials=2, replace=True)
+    assert path.read_text(encoding="utf-8") == "my real log\n"
+    path.unlink()
+    write_synthetic_log(path, ["preset:novice"], sessions=1, trials=3)
     write_synthetic_log(path, ["preset:expert"], sessions=1, trials=2, replace=True)
     assert len(load_logs([path])) == 2
 

@@ -13,7 +13,7 @@ from diavolo_stats.errors import InputError
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("simulate", "--rounds", "0"), "argument --rounds: must be at least 1, got 0"),
+    (("simulate", "--rounds", "0"), "argument --rounds: must be a whole number from 1 to 1,000,000,000,000, got 0"),
     (("game", "--players", "preset:novice", "--games", "zero"), "argument --games: must be a whole number"),
     (("minodice", "bid", "--hand", "black"), "the following arguments are required"),
     (("nosuchcommand",), "invalid choice: 'nosuchcommand'"),

@@ -76,18 +76,18 @@ def test_same_seed_same_output_with_any_workers():
 
 
 @pytest.mark.parametrize("args, fragments", [
-    (["--rounds", "0"], ["--rounds", "at least 1"]),
+    (["--rounds", "0"], ["--rounds", "from 1 to"]),
     (["--rounds", "-5"], ["--rounds"]),
     (["--rounds", "lots"], ["--rounds", "whole number"]),
-    (["--dice-per-color", "0"], ["--dice-per-color", "at least 1"]),
-    (["--sides", "1"], ["--sides", "at least 2"]),
+    (["--dice-per-color", "0"], ["--dice-per-color", "from 1 to 12"]),
+    (["--sides", "1"], ["--sides", "from 2 to 100"]),
     (["--colors", "black"], ["--colors", "2 to 8"]),
     (["--colors", "black,red,black"], ["--colors", "repeated"]),
     (["--colors", "black,grey"], ["--colors", "grey"]),
     (["--colors", "black,Red!"], ["--colors", "not a color name"]),
     (["--commands", "highest-total,tallest"], ["--commands", "tallest", "allowed"]),
-    (["--workers", "0"], ["--workers", "at least 1"]),
-    (["--tolerance", "-0.1"], ["--tolerance", "0 or more"]),
+    (["--workers", "0"], ["--workers", "from 1 to"]),
+    (["--tolerance", "-0.1"], ["--tolerance", "from 0 to 1"]),
     (["--out", "/nonexistent-folder/x.csv"], ["--out", "does not exist"]),
     (["--out", "."], ["--out", "folder"]),
     (["--variant", "giant"], ["--variant", "invalid choice"]),

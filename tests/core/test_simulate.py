@@ -142,10 +142,32 @@ def test_wilson_interval_matches_a_known_case():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"rounds": 0}, "rounds: must be a whole number of at least 1"),
+    ({"rounds": 0}, "rounds: must be a whole number from 1 to 1,000,000,000,000"),
     ({"rounds": 10, "workers": 0}, "workers: must be"),
     ({"rounds": 10, "seed": -1}, "seed: must be"),
 ])
 def test_bad_arguments_are_refused(kwargs, message):
     with pytest.raises(InputError, match=message):
         simulate(Variant(), **kwargs)
+
+
+def test_no_more_workers_start_than_there_are_chunks_and_too_many_are_refused(monkeypatch):
+    import diavolo_stats.core.simulate as simulate_module
+
+    started = []
+    real_pool = simulate_module.ProcessPoolExecutor
+
+    def recording_pool(max_workers, **options):
+        started.append(max_workers)
+        return real_pool(max_workers=max_workers, **options)
+
+    monkeypatch.setattr(simulate_module, "ProcessPoolExecutor", recording_pool)
+    rounds = 3 * BLOCK_ROUNDS
+    reference = simulate(Variant(), rounds, seed=5)
+    # 3 chunks of one block: 3 workers at most, whatever was asked for, and the same counts.
+    assert simulate(Variant(), rounds, seed=5, workers=8, chunk_rounds=BLOCK_ROUNDS).counts == reference.counts
+    assert started == [3]
+    with pytest.raises(InputError, match=f"workers: must be a whole number from 1 to {simulate_module.MAX_WORKERS}"):
+        simulate(Variant(), rounds, workers=simulate_module.MAX_WORKERS + 1)
+    with pytest.raises(InputError, match="rounds: must be a whole number from 1 to 1,000,000,000,000"):
+        simulate(Variant(), 10**23)

@@ -38,7 +38,7 @@ def test_bad_variants_name_the_field(fields, message):
 
 
 @pytest.mark.parametrize("fields, message", [
-    ({"tolerance": -0.1}, "tolerance: must be 0 or more"),
+    ({"tolerance": -0.1}, "tolerance: must be from 0 to 1"), ({"tolerance": 1.5}, "tolerance: must be from 0 to 1"),
     ({"die_mm": 0}, "die_mm: must be above 0"),
     ({"scatter_mm": 10}, "scatter_mm: must be larger than the die"),
 ])

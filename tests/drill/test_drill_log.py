@@ -138,7 +138,7 @@ def test_any_player_name_round_trips_and_never_leaves_the_logs_folder(tmp_path, 
     path = folder / "drills.csv"
     DrillLog(path).append(make_row(player=name))
     assert load_logs([path])["player"].tolist() == [name]
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["drills.csv", "drills.csv.lock", "logs"]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["drills.csv", "logs"]  # no lock file either
 
 
 @pytest.mark.parametrize("name", ["=cmd", "+1", "-2", "@SUM(A1)"])
@@ -255,25 +255,34 @@ def test_appending_after_a_crash_mid_row_moves_the_partial_row_aside_and_keeps_t
     assert partial.read_text() == "1,session-a,Ana,2,2024-05\n1,session-a,Ana,4,\n"
 
 
-def test_a_whole_last_row_without_its_line_end_is_kept_by_the_reader_and_the_writer(tmp_path):
+def test_a_last_row_without_its_line_end_is_moved_aside_even_when_it_looks_whole(tmp_path):
+    # The writer writes each row with its line end in one write: a row without one was cut, even where
+    # the cut fell after its last cell (app_version "0.1.0" cut to "0.1" still parses).
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     log.append(make_row(1))
     log.append(make_row(2))
-    path.write_bytes(path.read_bytes().removesuffix(b"\n"))  # an editor dropped the final line end
+    whole = path.read_bytes()
+    path.write_bytes(whole.removesuffix(b"\n")[:-2])
+    with pytest.warns(TruncatedLogWarning, match=re.escape(f"{path}: line 3 is incomplete")):
+        assert load_logs([path])["trial"].tolist() == [1]
+    with pytest.warns(TruncatedLogWarning, match=re.escape(f"moved to {path}.partial")):
+        log.append(make_row(3))
+    assert load_logs([path])["trial"].tolist() == [1, 3]
+    assert (tmp_path / "drills.csv.partial").read_bytes() == whole.splitlines(keepends=True)[2][:-3] + b"\n"
+
+
+@pytest.mark.parametrize("content", ["", "schema_version", "schema_version,session_id,pla", ",".join(COLUMNS),
+                                     ",".join(COLUMNS) + "\r"])
+def test_a_log_holding_only_the_start_of_its_header_is_a_new_empty_log(tmp_path, content):
+    path = tmp_path / "drills.csv"
+    path.write_text(content)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert load_logs([path])["trial"].tolist() == [1, 2]
-        log.append(make_row(3))
-    assert load_logs([path])["trial"].tolist() == [1, 2, 3]
-    assert not (tmp_path / "drills.csv.partial").exists()
-
-
-def test_a_header_without_its_line_end_is_kept(tmp_path):
-    path = tmp_path / "drills.csv"
-    path.write_text(",".join(COLUMNS))
-    DrillLog(path).append(make_row(1))
+        assert load_logs([path]).empty
+        DrillLog(path).append(make_row(1))
     assert load_logs([path])["trial"].tolist() == [1]
+    assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
 
 
 def test_each_append_fsyncs_the_log_with_its_row_before_returning(tmp_path, monkeypatch):
@@ -313,7 +322,7 @@ def test_a_log_that_cannot_be_appended_to_is_refused_before_the_first_trial(tmp_
     DrillLog(path).append(make_row(1))
     before = path.read_bytes()
     refuse_writing(monkeypatch, path, errno.EACCES)
-    with pytest.raises(InputError, match=re.escape(f"log: cannot append to {path} (Permission denied)")):
+    with pytest.raises(InputError, match=re.escape(f"log: cannot open {str(path)!r} (Permission denied)")):
         DrillLog(path)
     assert path.read_bytes() == before
 
@@ -322,7 +331,7 @@ def test_a_log_that_becomes_unwritable_mid_session_is_an_input_error_naming_it(t
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     refuse_writing(monkeypatch, path, errno.EROFS)
-    with pytest.raises(InputError, match=re.escape(f"log: cannot open {path} for appending (Read-only")):
+    with pytest.raises(InputError, match=re.escape(f"log: cannot open {str(path)!r} (Read-only")):
         log.append(make_row(1))
     monkeypatch.undo()
     folder = tmp_path / "logs"
@@ -371,10 +380,14 @@ def test_load_logs_names_a_file_it_cannot_read(tmp_path, monkeypatch):
     path = tmp_path / "drills.csv"
     DrillLog(path).append(make_row(1))
 
-    def unreadable(self):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+    real_open = open
 
-    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    def unreadable(file, *args, **kwargs):
+        if Path(file) == path:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", unreadable)
     with pytest.raises(InputError, match=re.escape(f"{path}: cannot read the drill log (Permission denied)")):
         load_logs([path])
 

@@ -287,3 +287,27 @@ class TestBadInput:
     def test_unknown_end_rule(self):
         with pytest.raises(InputError, match="^end: unknown end rule 'sudden-death'; allowed: last-standing"):
             GameRules(end="sudden-death")
+
+
+def test_the_tally_kept_chunk_by_chunk_gives_the_figures_of_all_records_at_once(monkeypatch):
+    # game_report keeps only a GameTally, so memory stays flat; its figures must be those of the records.
+    monkeypatch.setattr(game_module, "CHUNK_GAMES", 97)
+    records = play_games(Variant(), [PlayerModel.preset(n) for n in ("novice", "average", "expert")], 1000,
+                         seed=21, end=EndRule.FIRST_OUT)
+    tally = game_module.GameTally(3)
+    for start in range(0, 1000, 97):
+        part = {name: getattr(records, name)[start:start + 97] for name in game_module._RECORD_COLUMNS}
+        tally.add(game_module.GameRecords(players=records.players, end=records.end, max_rounds=records.max_rounds,
+                                          **part))
+    summary = tally.summary(["a", "b", "c"])
+    assert summary["rounds"] == {"mean": pytest.approx(records.rounds.mean()),
+                                 "median": float(np.median(records.rounds)),
+                                 "p90": pytest.approx(float(np.percentile(records.rounds, 90))),
+                                 "max": int(records.rounds.max())}
+    assert [p["win_probability"] for p in summary["players"]] == pytest.approx(records.win_share.mean(axis=0))
+    won = records.winner_worst_deficit[np.isfinite(records.winner_worst_deficit)]
+    assert summary["drama"]["winner_worst_deficit"] == pytest.approx(won.mean())
+    assert summary["drama"]["comeback_share"] == pytest.approx((won > 0).mean())
+    assert summary["grey_share"] == pytest.approx(records.grey_rounds.sum() / records.rounds.sum())
+    with pytest.raises(InputError, match="games: must be a whole number from 1 to 1,000,000,000"):
+        next(game_module.game_chunks(Variant(), records.players, 10**12))

@@ -1,0 +1,90 @@
+"""How `diavolo report` scales with the drill log: seconds and peak memory at 100k, 300k and 1M rows.
+
+Writes three synthetic drill logs with `diavolo synth-log` (three preset
+players; sessions of up to 10,000 trials), kept in a cache folder so that a
+second run skips the slow writing, then runs `diavolo report` on each as a
+user would, in a child process, with saved simulation results (so no fresh
+simulation is timed). Prints wall-clock seconds, the child's peak resident
+memory (`ru_maxrss` of the waited-for child), the log's size, and the cost
+per row relative to the smallest log: linear growth keeps that ratio near 1.
+Targets: the 1,000,000-row log in under 10 s and under 1 GB peak.
+
+    python benchmarks/bench_report.py [--cache DIR] [--rows 100000 300000 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SIMULATION = REPO / "data" / "simulation_standard.csv"
+PLAYERS = ("preset:novice", "preset:average", "preset:expert")
+MAX_TRIALS_PER_SESSION = 10_000
+TARGET_S = 10.0
+TARGET_BYTES = 1 << 30
+
+
+def diavolo(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "diavolo_stats", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True)
+
+
+def synthetic_log(cache: Path, rows: int) -> Path:
+    """A log of at least `rows` rows (just over: whole sessions of equal length per player), written once."""
+    sessions = -(-rows // (len(PLAYERS) * MAX_TRIALS_PER_SESSION))
+    trials = -(-rows // (len(PLAYERS) * sessions))
+    path = cache / f"drills_{len(PLAYERS)}x{sessions}x{trials}.csv"
+    if not path.exists():
+        start = time.perf_counter()
+        diavolo("synth-log", "--log", str(path), "--players", *PLAYERS, "--sessions", str(sessions),
+                "--trials", str(trials), "--seed", "11", cwd=cache)
+        print(f"  (wrote {path.name} in {time.perf_counter() - start:.0f} s)", flush=True)
+    return path
+
+
+def timed_report(log: Path, out: Path) -> tuple[float, int]:
+    """Seconds and peak resident bytes of `diavolo report` on `log`, run as a child process."""
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "diavolo_stats", "report", "--log", str(log), "--out",
+                                str(out), "--simulation", str(SIMULATION), "--format", "json"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"report failed: {process.stderr.read().decode()}")
+    return seconds, usage.ru_maxrss * 1024  # Linux reports kilobytes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "diavolo_bench_report")
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
+    args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    print(f"load average before: {', '.join(f'{v:.2f}' for v in os.getloadavg())}; CPUs: {os.cpu_count()}")
+    results = []
+    for rows in sorted(args.rows):
+        log = synthetic_log(args.cache, rows)
+        lines = sum(1 for _ in open(log, "rb")) - 1
+        seconds, peak = min(timed_report(log, args.cache / "report") for _ in range(2))
+        results.append((lines, seconds, peak, log.stat().st_size))
+    first_rows, first_s, _, _ = results[0]
+    for lines, seconds, peak, size in results:
+        per_row = (seconds / lines) / (first_s / first_rows)
+        print(f"{lines:>9,} rows ({size / 1e6:6.1f} MB): {seconds:6.2f} s, peak {peak / 2**20:7.1f} MiB, "
+              f"{seconds / lines * 1e6:6.2f} us per row ({per_row:.2f}x the smallest log's)")
+    lines, seconds, peak, _ = results[-1]
+    print(f"largest log: {lines:,} rows in {seconds:.2f} s (target under {TARGET_S:g} s: "
+          f"{'met' if seconds < TARGET_S else 'MISSED'}), peak {peak / 2**30:.2f} GiB (target under 1 GiB: "
+          f"{'met' if peak < TARGET_BYTES else 'MISSED'})")
+    print(f"load average after: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
