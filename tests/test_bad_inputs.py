@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from diavolo_stats.cli import main
-from diavolo_stats.drill.log import COLUMNS, DrillLog
+from diavolo_stats.drill.log import COLUMNS, DrillLog, TrialRow
 
 REPO = Path(__file__).resolve().parent.parent
 SIMULATION = REPO / "data" / "simulation_standard.csv"
@@ -30,16 +30,16 @@ ARABIC_300 = "\u0663\u0660\u0660"
 FULLWIDTH_100 = "\uff11\uff10\uff10"
 
 
-def drill_row(player: str, trial: int) -> dict:
-    return {
+def drill_row(player: str, trial: int) -> TrialRow:
+    return TrialRow(**{
         "session_id": f"s-{player}", "player": player, "trial": trial,
         "timestamp": datetime(2024, 5, 1, 12, 0, trial, tzinfo=timezone.utc),
         "variant": "standard", "dice_per_color": 3, "command_first": False, "command": "highest-total",
         "dice": {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]},
         "positions": {"command": [1.0, 1.0], "tolerance": 0.1},
         "expected": "red", "answer": "red", "correct": True, "latency_ms": 700.0 + trial, "too_early": False,
-        "timed_out": False, "foreperiod_ms": 900.0, "seed": 1,
-    }
+        "timed_out": False, "foreperiod_ms": 900.0, "seed": 1, "interface": "terminal", "accepted": ("red",),
+    })
 
 
 def build_world(folder: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from diavolo_stats.analytics.report import write_report
 from diavolo_stats.drill import log as drill_log
-from diavolo_stats.drill.log import DrillLog, load_logs
+from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import (
     atomic_file,
@@ -35,8 +35,8 @@ SIMULATION = REPO / "data" / "simulation_standard.csv"
 RISKY_NAMES = ['=HYPERLINK("http://x","y")', "+1", "-1", "@SUM(A1)", "'quoted", "\tTab first"]
 
 
-def drill_row(player: str, trial: int, correct: bool) -> dict:
-    return {
+def drill_row(player: str, trial: int, correct: bool) -> TrialRow:
+    return TrialRow(**{
         "session_id": f"s-{player}", "player": player, "trial": trial,
         "timestamp": datetime(2024, 5, 1, 12, 0, trial % 60, tzinfo=timezone.utc),
         "variant": "standard", "dice_per_color": 3, "command_first": False, "command": "highest-total",
@@ -44,7 +44,8 @@ def drill_row(player: str, trial: int, correct: bool) -> dict:
         "positions": {"command": [1.0, 1.0], "tolerance": 0.1},
         "expected": "red", "answer": "red" if correct else "black", "correct": correct,
         "latency_ms": 700.0 + trial, "too_early": False, "timed_out": False, "foreperiod_ms": 900.0, "seed": 1,
-    }
+        "interface": "terminal", "accepted": ("red",),
+    })
 
 
 def risky_log(path: Path) -> Path:

@@ -389,7 +389,7 @@ def upgrade_log(path: str | Path) -> LogUpgrade:
     backup = path.with_name(path.name + BACKUP_SUFFIX)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncatedLogWarning)  # the cut line is carried over, not lost
-        rows = len(_load_one(path))  # every row checked before anything is written
+        rows = len(_load_one(path, COLUMNS))  # every row checked before anything is written
     with _os_errors(f"cannot read {path}"):
         data = path.read_bytes()
     text = data.decode("utf-8")
@@ -866,13 +866,13 @@ def _typed(frame: pd.DataFrame, source: str, version: int) -> pd.DataFrame:
             numbers = pd.to_numeric(frame[column].where(given, "0"), errors="coerce").to_numpy(dtype=np.float64)
             check(column, given & ~(np.isfinite(numbers) & (numbers >= 0)), "a number of ms of 0 or more, or empty")
             typed[column] = np.where(given, numbers, np.nan)
+    if "accepted" in present:
+        typed["accepted"] = frame["accepted"]
     typed["source"] = source
     if "expected" in present:
         typed["is_tie"] = (frame["expected"] == GREY).to_numpy(dtype=bool)
     result = pd.DataFrame(typed, index=frame.index)
     result = result[[column for column in LOADED_COLUMNS if column in result]]
-    if "accepted" in present:
-        typed["accepted"] = frame["accepted"]
     for column in ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted",
                    "source"):
         if column in result:

@@ -74,7 +74,8 @@ def pick_cell(history: pd.DataFrame, commands: Sequence[Command], rng: np.random
     """The (command, tie) to drill next, drawn with `cell_weights` probabilities."""
     table = cell_weights(history, commands)
     index = int(rng.choice(len(table), p=table["probability"].to_numpy()))
-    return table["command"].iloc[index], bool(table["tie"].iloc[index])
+    # Command(...): a frame may hold the commands as plain strings (pandas with pyarrow infers text columns).
+    return Command(table["command"].iloc[index]), bool(table["tie"].iloc[index])
 
 
 def adaptive_roll(variant: Variant, history: pd.DataFrame, rng: np.random.Generator) -> Roll:

@@ -77,7 +77,7 @@ def test_an_existing_file_is_never_overwritten_by_accident(tmp_path):
         write_synthetic_log(path, ["preset:expert"], sessions=1, trials=2)
     assert path.read_text(encoding="utf-8") == "my real log\n"
     # --replace writes over a drill log only: a file of the user's own stays as it is.
-    with pytest.raises(InputError, match="log: .* is not a drill log; --replace only writes over a drill log"):
+    with pytest.raises(InputError, match="path: .* is not a drill log; replace only writes over a drill log"):
         write_synthetic_log(path, ["preset:expert"], sessions=1, trials=2, replace=True)
     assert path.read_text(encoding="utf-8") == "my real log\n"
     path.unlink()

@@ -293,12 +293,12 @@ def test_the_tally_kept_chunk_by_chunk_gives_the_figures_of_all_records_at_once(
     # game_report keeps only a GameTally, so memory stays flat; its figures must be those of the records.
     monkeypatch.setattr(game_module, "CHUNK_GAMES", 97)
     records = play_games(Variant(), [PlayerModel.preset(n) for n in ("novice", "average", "expert")], 1000,
-                         seed=21, end=EndRule.FIRST_OUT)
+                         seed=21, rules=GameRules(end=EndRule.FIRST_OUT))
     tally = game_module.GameTally(3)
     for start in range(0, 1000, 97):
         part = {name: getattr(records, name)[start:start + 97] for name in game_module._RECORD_COLUMNS}
-        tally.add(game_module.GameRecords(players=records.players, end=records.end, max_rounds=records.max_rounds,
-                                          **part))
+        tally.add(game_module.GameRecords(players=records.players, rules=records.rules,
+                                          max_rounds=records.max_rounds, **part))
     summary = tally.summary(["a", "b", "c"])
     assert summary["rounds"] == {"mean": pytest.approx(records.rounds.mean()),
                                  "median": float(np.median(records.rounds)),
