@@ -266,3 +266,13 @@ def test_a_report_on_fifty_players_draws_without_a_warning(tmp_path):
         report = write_report([log], tmp_path / "report", simulation_path=SIMULATION)
     assert report.summary["player"].nunique() == 50
     assert (tmp_path / "report" / "accuracy.png").stat().st_size > 0
+
+
+def test_every_latency_histogram_fits_inside_its_panel():
+    from diavolo_stats.analytics.charts import latency_chart
+
+    drills = load_logs([REPO / "data" / "sample_drills.csv"])
+    figure = latency_chart(drills)
+    for axes in figure.axes:
+        tallest = max((patch.get_path().get_extents().y1 for patch in axes.patches), default=0.0)
+        assert axes.get_ylim()[1] >= tallest > 0, axes.get_title()

@@ -119,10 +119,10 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
     for axes, command in zip(panels, commands):
         of_command = answered[(answered["command"] == command).to_numpy(dtype=bool)]
         axes.set_title(command, fontsize="medium")
-        axes.set_ylim(bottom=0)
         axes.grid(axis="y", alpha=0.3)
         if many:
             _latency_spread(axes, of_command, bins, percent_per_unit)
+            axes.set_ylim(bottom=0)
             continue
         by_player = {str(player): rows["latency_ms"].to_numpy(np.float64)
                      for player, rows in of_command.groupby("player", observed=True)}
@@ -151,6 +151,7 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
         elif too_few:
             axes.text(0.98, 0.95, "too few answers:\n" + "\n".join(too_few), transform=axes.transAxes,
                       ha="right", va="top", fontsize="small", color="dimgrey")
+        axes.set_ylim(bottom=0)  # after drawing: set first, it would freeze the top at 1
     panels[0].set_xlim(0, top)  # shared by every panel, drawn or not
     figure.supxlabel("latency of correct answers (ms)")
     if many:
