@@ -39,7 +39,7 @@ DEFAULT_OUT = Path("data") / "reports"
 SUMMARY_COLUMNS = (
     "player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "median_latency_ms",
     "mean_latency_ms", "latency_iqr_ms", "exgauss_mu_ms", "exgauss_sigma_ms", "exgauss_tau_ms",
-    "correct", "timeouts", "too_early",
+    "correct", "timeouts", "anticipations",
 )
 """Columns of summary.csv, in order: the issue's seven first, then the other figures of `summaries.summarize`."""
 

@@ -4,9 +4,12 @@ Every function takes the DataFrame that `drill_log.load_logs` returns (one
 row per trial) and returns a new DataFrame; nothing is written anywhere.
 
 The figures, and why:
-- accuracy: correct rows over all rows. A timeout and a key pressed too
-  early count as wrong: the player did not grab the right devil in time.
-  Its interval is Wilson's 95 % score interval, which stays inside [0, 1]
+- trials and accuracy: correct answers over trials. A timeout counts as
+  wrong: the player did not grab the right devil in time. A key pressed
+  before the roll appeared (an anticipation) answers no roll: it is left out
+  of the trials, the accuracy and the latencies and counted apart
+  (`anticipations`, as reaction-time research reports them). The accuracy's
+  interval is Wilson's 95 % score interval, which stays inside [0, 1]
   and keeps its coverage with the few dozen trials a session gives (the
   textbook normal interval does neither).
 - latency: over correct answers only (a wrong answer is a different kind of
@@ -35,7 +38,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.stats import fit_ex_gaussian, wilson_interval
 
 SUMMARY_FIGURES = (
-    "trials", "correct", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "timeouts", "too_early",
+    "trials", "correct", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "timeouts", "anticipations",
     "median_latency_ms", "mean_latency_ms", "latency_iqr_ms",
     "exgauss_mu_ms", "exgauss_sigma_ms", "exgauss_tau_ms",
 )
@@ -49,7 +52,7 @@ COMMAND_ORDER = [command.value for command in ALL_COMMANDS]
 def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), fit: bool = True) -> pd.DataFrame:
     """One row per group of `by` columns, sorted by them, then the SUMMARY_FIGURES.
 
-    trials, correct, timeouts and too_early are counts of rows; accuracy and
+    trials (anticipations left out), correct, timeouts and anticipations are counts of rows; accuracy and
     its 95 % Wilson interval are probabilities; latencies are in ms over the
     correct answers (NaN when a group has none); the ex-Gaussian columns are
     NaN where a group has fewer than MIN_FIT_ANSWERS correct answers, and

@@ -25,7 +25,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "drill", help="reaction drill: read rolls fast, every answer logged to CSV",
         description="Show rolls one at a time and time the answer key (b black, r red, w white, g grey; "
-                    "q quits). Every trial is appended to the log before the next one.")
+                    "q quits; ? shows the commands). Every trial is appended to the log before the next "
+                    "one. A player's first session opens with a one-screen introduction.")
     parser.add_argument("--player", required=True, metavar="NAME", help="who is drilling (any name)")
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--trials", type=positive_int(), metavar="N", help="trials to show (default 30)")
@@ -46,6 +47,8 @@ def register(subparsers) -> None:
                         help="for tests and experiments: the random wait before each roll, ms (default 600,1500)")
     parser.add_argument("--feedback-ms", type=positive_int(0), metavar="MS",
                         help="how long the feedback stays before the next trial (default 1200)")
+    parser.add_argument("--no-intro", dest="intro", action="store_false",
+                        help="skip the introduction a player's first session opens with (for scripts and tests)")
     add_variant_arguments(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
@@ -92,5 +95,5 @@ def _settings(args: argparse.Namespace):
                 "timeout_s": args.timeout_s, "foreperiod_ms": args.foreperiod_ms, "feedback_ms": args.feedback_ms,
                 "keys": keys}
     return DrillSettings(
-        player=args.player, variant=variant, command_first=args.command_first,
-        adaptive=args.adaptive, **{name: value for name, value in optional.items() if value is not None})
+        player=args.player, variant=variant, command_first=args.command_first, adaptive=args.adaptive,
+        intro=args.intro, **{name: value for name, value in optional.items() if value is not None})

@@ -2,8 +2,11 @@
 
 The drill's end-of-session summary, `diavolo report` and the player models
 fitted from a log all read a log's rows through these functions, so that a
-figure means the same wherever it is shown. A timeout and a key pressed too
-early count as wrong answers; latencies are taken over correct answers only.
+figure means the same wherever it is shown. A timeout counts as a wrong
+answer; latencies are taken over correct answers only. A key pressed before
+the roll appeared (an anticipation, `too_early`) is no answer to any roll,
+as in reaction-time research: it is counted apart and left out of the
+trials, the accuracy and the latencies.
 """
 
 from __future__ import annotations
@@ -22,19 +25,23 @@ def answered_correctly(drills: pd.DataFrame) -> pd.Series:
 def performance(drills: pd.DataFrame) -> dict:
     """The headline figures of some trials: the one definition `summarize` and the drill's own summary share.
 
-    trials, correct, timeouts and too_early: counts of rows; accuracy:
-    correct rows over all rows, a probability (NaN with no rows);
-    median_latency_ms: over the correct answers, in ms (NaN with none).
+    trials: rows that are not anticipations (answers and timeouts); correct
+    and timeouts: counts among them; accuracy: correct over trials, a
+    probability (NaN with no trials); anticipations: rows with a key pressed
+    too early; median_latency_ms: over the correct answers, in ms (NaN with
+    none).
     """
-    trials = len(drills)
-    correct = int(drills["correct"].sum())
-    latencies = correct_latencies_ms(drills)
+    early = drills["too_early"].to_numpy(dtype=bool)
+    answered = drills.loc[~early]
+    trials = len(answered)
+    correct = int(answered["correct"].sum())
+    latencies = correct_latencies_ms(answered)
     return {
         "trials": trials,
         "correct": correct,
         "accuracy": correct / trials if trials else math.nan,
-        "timeouts": int(drills["timed_out"].sum()),
-        "too_early": int(drills["too_early"].sum()),
+        "timeouts": int(answered["timed_out"].sum()),
+        "anticipations": int(early.sum()),
         "median_latency_ms": float(np.median(latencies)) if latencies.size else math.nan,
     }
 

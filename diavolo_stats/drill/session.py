@@ -10,12 +10,13 @@ feedback is shown and before the next trial starts.
 
 Choices the issue left open:
 
-- A key pressed during the foreperiod is logged as its own row with
-  `too_early = true`, `answer = none`, `correct = false`, no latency, and the
-  roll that was about to be shown; "too early" is shown, and the trial is run
-  again with a new roll. Too-early rows do not count towards `trials`; the
-  summary counts them as `diavolo report` does (`drill.performance`) (a logged trial, and a wrong one)
-  and also apart, in its footer.
+- A key pressed during the foreperiod is an anticipation: logged as its own
+  row with `too_early = true`, `answer = none`, `correct = false`, no
+  latency, and the roll that was about to be shown; "too early" is shown,
+  and the trial is run again with a new roll. Anticipations are not answers:
+  they do not count towards `trials` nor in the trial number shown, and the
+  summary, like `diavolo report` (`drill.performance`), leaves them out of
+  the trials, the accuracy and the latencies and counts them apart.
 - A key that is not an answer key during the stimulus is ignored.
 - No answer within the timeout: a row with `answer = none`,
   `timed_out = true`, `correct = false`, no latency; it counts as a trial
@@ -27,6 +28,16 @@ Choices the issue left open:
   written waits until the row is on disk.
 - With `command_first`, the command label appears with the fixation mark,
   and the latency runs from the dice appearing.
+- Teaching: a player's first session (no rows of theirs in the log) opens
+  with a one-screen introduction that any key dismisses (`intro=False`
+  skips it); `?` at any time shows the six commands and grey, each with a
+  worked example; a trial not yet answered is then run again with a new
+  roll (it is not logged). Feedback stays with its roll: the next fixation
+  mark comes on a clean screen.
+- A terminal made smaller while a roll is on screen (or about to be) would
+  crop it: the trial is abandoned (not logged), the drill says what size it
+  needs, and runs the trial again with a new roll once the window is large
+  enough.
 
 The terminal is handled by `blessed` (cbreak input, alternate screen, true
 colors, positioning; a maintained, pure-Python library), but each answer key
@@ -52,7 +63,7 @@ import pandas as pd
 
 from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping
-from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill.log import MAX_SEED, DrillLog, TrialRow, check_player, default_log_path, load_logs
 from diavolo_stats.drill.performance import performance
 from diavolo_stats.drill.scheduler import adaptive_roll
@@ -64,6 +75,8 @@ TIMEOUT_S = 10.0
 FEEDBACK_MS = 1200
 DEFAULT_TRIALS = 30
 QUIT_KEY = "q"
+HELP_KEY = "?"
+SIZE_POLL_NS = 100_000_000  # how often a wait looks at the terminal's size while a roll is on screen
 GREY_KEY = "g"
 MAX_FOREPERIOD_MS = 60_000
 MAX_SIDES_SHOWN = 99
@@ -109,7 +122,7 @@ COMMAND_CODES = {
 }
 
 SUMMARY_COLUMNS = ("command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms",
-                   "too_early", "timed_out", "earlier_trials")
+                   "anticipations", "timed_out", "earlier_trials")
 # What a person reads at the end of a session, in 80 columns; the rest goes in DrillSummary.footer().
 SUMMARY_TABLE_COLUMNS = SUMMARY_COLUMNS[:7]
 
@@ -125,7 +138,8 @@ class DrillSettings:
     stays before the next trial. keys: answer (color or grey) -> key; by
     default each color's first letter and `g` for grey. seed: for the rolls
     and foreperiods (a fresh one, logged, when None). log: the CSV (default
-    `default_log_path()`).
+    `default_log_path()`). intro: open a player's first session (no rows of
+    theirs in the log) with the introduction screen.
     """
 
     player: str
@@ -140,6 +154,7 @@ class DrillSettings:
     foreperiod_ms: tuple[int, int] = FOREPERIOD_MS
     feedback_ms: int = FEEDBACK_MS
     keys: Mapping[str, str] | None = None
+    intro: bool = True
 
     def __post_init__(self) -> None:
         check_player(self.player)
@@ -173,6 +188,8 @@ class DrillSettings:
         if not (isinstance(self.feedback_ms, int) and 0 <= self.feedback_ms <= MAX_FOREPERIOD_MS):
             raise InputError(f"must be whole ms from 0 to {MAX_FOREPERIOD_MS}, got {self.feedback_ms!r}",
                              field="feedback_ms")
+        if not isinstance(self.intro, bool):
+            raise InputError(f"must be True or False, got {self.intro!r}", field="intro")
         object.__setattr__(self, "keys", _answer_keys(self.variant, self.keys or {}))
         object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
 
@@ -187,8 +204,9 @@ def _answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
     for answer, key in keys.items():
         if len(key) != 1 or not key.isprintable() or key == " ":
             raise InputError(f"{answer} needs a single printable key, got {key!r}", field="keys")
-        if key == QUIT_KEY:
-            raise InputError(f"{QUIT_KEY!r} quits the drill; choose another key for {answer}", field="keys")
+        if key in (QUIT_KEY, HELP_KEY):
+            raise InputError(f"{key!r} {'quits the drill' if key == QUIT_KEY else 'shows the commands'}; "
+                             f"choose another key for {answer}", field="keys")
     shared = sorted({k for k in keys.values() if list(keys.values()).count(k) > 1})
     if shared:
         raise InputError(f"{', '.join(shared)} would answer two colors; set them apart, "
@@ -255,7 +273,8 @@ class Screen:
     def __init__(self, terminal, settings: DrillSettings):
         self.term = terminal
         self.settings = settings
-        self.legend = "   ".join(f"{key} {answer}" for answer, key in settings.keys.items()) + f"   {QUIT_KEY} quit"
+        self.legend = ("   ".join(f"{key} {answer}" for answer, key in settings.keys.items())
+                       + f"   {QUIT_KEY} quit   {HELP_KEY} the commands")
 
     def layout(self) -> TableLayout | None:
         return table_layout(self.term.width, self.term.height, self.settings.variant.table)
@@ -280,11 +299,21 @@ class Screen:
                 boxes.append(self._box(layout, point, DIE_LOOKS[color], str(value).center(layout.box_cols)))
         return self._base(layout, progress, rolled.command, feedback) + "".join(boxes) + self._status(status)
 
-    def too_small(self, needed: tuple[int, int]) -> str:
+    def page(self, lines: list[str]) -> str:
+        """A screen of text (the introduction, the commands), each line cut to the terminal's width."""
         term = self.term
-        return (term.home + term.normal + term.clear
-                + f"The drill needs a terminal of at least {needed[0]}x{needed[1]}; this one is "
-                  f"{term.width}x{term.height}. Enlarge it, or press {QUIT_KEY} to quit.")
+        return term.home + term.normal + term.clear + "".join(
+            term.move_yx(row, 0) + line[:term.width] for row, line in enumerate(lines[:term.height]))
+
+    def too_small(self, needed: tuple[int, int]) -> str:
+        """What a window made too small shows, in lines short enough for any window."""
+        return self.page([
+            "The drill needs a terminal of at least",
+            f"{needed[0]}x{needed[1]} (columns x rows); this one is {self.term.width}x{self.term.height}.",
+            "Enlarge the window: the trial starts again,",
+            "with a new roll, once it is large enough.",
+            f"Press {QUIT_KEY} to quit.",
+        ])
 
     def _base(self, layout: TableLayout, progress: str, command: Command | None, feedback: tuple[str, str]) -> str:
         term = self.term
@@ -346,6 +375,69 @@ class Screen:
                 "that key was not counted as an answer; the trial starts again with a new roll")
 
 
+EXAMPLE_DICE = {"black": (2, 3, 6), "red": (3, 5, 5), "white": (1, 5, 6)}
+"""The rulebook's worked example, used by the commands screen when the game has its colors and dice."""
+EXAMPLE_SEED = 0
+"""Seeds the throw the commands screen works `closest` on (and its dice, for other games)."""
+COMMAND_RULES = {
+    Command.HIGHEST_TOTAL: "the color whose dice add up to the most",
+    Command.LOWEST_TOTAL: "the color whose dice add up to the least",
+    Command.LARGEST_SPREAD: "the largest gap between a color's highest and lowest die",
+    Command.MOST_ODD: "the color with the most dice showing an odd number",
+    Command.HIGHEST_DIE: "the color with the single highest die",
+    Command.CLOSEST: "the color with a die nearest the command die",
+}
+
+
+def intro_lines(settings: DrillSettings) -> list[str]:
+    """The introduction a player's first session opens with: one 80 x 24 screen."""
+    keys = "   ".join(f"{key} {answer}" for answer, key in settings.keys.items())
+    codes = [f"{COMMAND_CODES[c]} {c.value.replace('-', ' '):<16}" for c in settings.variant.commands]
+    return [
+        f"WELCOME TO THE DIAVOLO DRILL, {settings.player[:40]}",
+        "",
+        "Each trial shows a + on the table: look at it and wait. Then the roll appears:",
+        "the colored dice where they landed, and the grey command die with the code of",
+        "its command (the command is also written out on the right).",
+        "Find the color that wins the command and press its key, as fast as you can:",
+        f"    {keys}",
+        "Grey is a tie: two or more colors share the winning figure.",
+        "",
+        "The commands:",
+        *("    " + "  ".join(codes[i:i + 3]).rstrip() for i in range(0, len(codes), 3)),
+        "",
+        "Your time runs from the moment the dice appear. A key pressed before they",
+        "appear is too early: it is noted apart, and the trial starts again.",
+        f"Every answer is saved at once; {QUIT_KEY} quits at any time.",
+        "",
+        f"Press {HELP_KEY} at any time to see every command worked on an example.",
+        "",
+        "Press any key to start.",
+    ]
+
+
+def help_lines(variant: Variant) -> list[str]:
+    """The commands screen (`?`): the six commands and grey, each worked on one example roll."""
+    thrown = roll(variant, np.random.default_rng(EXAMPLE_SEED))
+    rulebook = tuple(EXAMPLE_DICE) == variant.colors and variant.dice_per_color == 3 and variant.sides >= 6
+    dice = dict(EXAMPLE_DICE) if rulebook else thrown.dice
+    shown = "   ".join(f"{color} {' '.join(map(str, values))}" for color, values in dice.items())
+    lines = ["THE COMMANDS AND GREY", f"worked on one roll: {shown}", ""]
+    ties = []
+    for command in ALL_COMMANDS:
+        resolution = resolve(variant, command, dice, thrown.positions)
+        lines += [f"{COMMAND_CODES[command]}  {command.value.replace('-', ' ')}: {COMMAND_RULES[command]}",
+                  f"      {resolution.reason}"]
+        if resolution.answer == GREY:
+            ties.append(COMMAND_CODES[command])
+    return lines + [
+        "grey  a tie: two or more colors share the winning figure" + (f" ({', '.join(ties)} above)" if ties else ""),
+        f"      closest: distances within {variant.table.tolerance:.0%} tie; then the nearest color counts too",
+        "",
+        "any key: back to the drill (a roll not yet answered is replaced by a new one)",
+    ]
+
+
 def _wrap(text: str, width: int) -> list[str]:
     lines, line = [], ""
     for word in text.split("   "):
@@ -361,6 +453,14 @@ def _wrap(text: str, width: int) -> list[str]:
 
 class _Quit(Exception):
     """The player asked to stop."""
+
+
+class _Help(Exception):
+    """The player asked for the commands (`?`)."""
+
+
+class _Resized(Exception):
+    """The terminal was made smaller while a roll was on screen or about to be."""
 
 
 class _Interrupts:
@@ -407,16 +507,25 @@ class _Session:
         self.session_id = str(uuid.uuid4())
         self.rows_logged = 0
         self.shown = 0
-        self.feedback_lines = ("", "")
         self.started = time.monotonic()
         self.output = sys.stdout.fileno()
 
-    def run(self) -> None:
+    def run(self, intro: bool) -> None:
+        """Run the session; `intro`: open with the introduction screen."""
         with self.term.fullscreen(), self.term.hidden_cursor(), self.term.cbreak(), _Interrupts() as interrupts:
             self.interrupts = interrupts
             try:
+                if intro:
+                    self._show(self.screen.page(intro_lines(self.settings)))
+                    self._key_until(None, helps=False)
                 while not self._finished():
-                    self._trial(self._wait_for_room())
+                    try:
+                        self._trial(self._wait_for_room())
+                    except _Help:
+                        self._show(self.screen.page(help_lines(self.settings.variant)))
+                        self._key_until(None, helps=False)
+                    except _Resized:
+                        pass  # the next trial waits for room, saying what size is needed
             except (_Quit, KeyboardInterrupt):
                 pass
 
@@ -437,24 +546,39 @@ class _Session:
         while data:
             data = data[os.write(self.output, data):]
 
-    def _key_until(self, deadline_ns: int) -> tuple[str | None, int]:
-        """The next key pressed before `time.perf_counter_ns()` reaches `deadline_ns`, and when it was read
-        (perf_counter_ns, taken right after the read); (None, now) at the deadline. `q` quits."""
-        while (remaining_ns := deadline_ns - time.perf_counter_ns()) > 0:
-            key = self.term.inkey(timeout=remaining_ns / 1e9)
+    def _key_until(self, deadline_ns: int | None, size: tuple[int, int] | None = None,
+                   helps: bool = True) -> tuple[str | None, int]:
+        """The next key pressed before `time.perf_counter_ns()` reaches `deadline_ns` (None: no deadline), and
+        when it was read (perf_counter_ns, taken right after the read); (None, now) at the deadline.
+
+        `q` quits (_Quit); `?` asks for the commands (_Help) when `helps`;
+        with `size` (columns, rows), a terminal made smaller than that ends
+        the wait (_Resized), noticed within SIZE_POLL_NS.
+        """
+        while True:
+            now_ns = time.perf_counter_ns()
+            if deadline_ns is not None and now_ns >= deadline_ns:
+                return None, now_ns
+            if size is not None and (self.term.width < size[0] or self.term.height < size[1]):
+                raise _Resized
+            wait_ns = SIZE_POLL_NS if deadline_ns is None else deadline_ns - now_ns
+            if size is not None:
+                wait_ns = min(wait_ns, SIZE_POLL_NS)
+            key = self.term.inkey(timeout=wait_ns / 1e9)
             read_ns = time.perf_counter_ns()
             if key == QUIT_KEY:
                 raise _Quit
+            if key == HELP_KEY and helps:
+                raise _Help
             if key:
                 return str(key), read_ns
-        return None, time.perf_counter_ns()
 
     def _wait_for_room(self) -> TableLayout:
         """The table's layout in the terminal as it is now; while it is too small (resized), say so and wait."""
         needed = terminal_size_needed(self.settings.variant.table)
         while (layout := self.screen.layout()) is None:
             self._show(self.screen.too_small(needed))
-            self._key_until(time.perf_counter_ns() + 250_000_000)
+            self._key_until(time.perf_counter_ns() + 250_000_000, helps=False)
         return layout
 
     def _next_roll(self) -> Roll:
@@ -464,24 +588,31 @@ class _Session:
         return roll(variant, self.rng)
 
     def _trial(self, layout: TableLayout) -> None:
+        """One trial: the fixation mark, the roll, the answer (logged), the feedback.
+
+        An anticipation is logged and ends the trial (the caller runs it
+        again). `?` (_Help) or a terminal made smaller (_Resized) before the
+        answer abandon the trial unlogged.
+        """
         settings = self.settings
         variant = settings.variant
+        size = (self.term.width, self.term.height)  # the layout's; smaller would crop the roll
         rolled = self._next_roll()
         resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
         foreperiod_ms = int(self.rng.integers(settings.foreperiod_ms[0], settings.foreperiod_ms[1] + 1))
-        number = self.rows_logged + 1
+        number = self.rows_logged + 1  # the log's trial number: an anticipation has its own
+        shown = self.shown + 1  # the player's: answers and timeouts only
         progress = self._progress()
-        stimulus = self.screen.stimulus(layout, progress, rolled, self.feedback_lines, f"answer now (trial {number})")
+        clean = ("", "")  # the last trial's feedback stays with its roll
+        stimulus = self.screen.stimulus(layout, progress, rolled, clean, f"answer now (trial {shown})")
         shown_first = rolled.command if settings.command_first else None
         self.term.flushinp()  # keys pressed during the last feedback are not early answers
-        self._show(self.screen.fixation(layout, progress, shown_first, self.feedback_lines,
-                                        f"get ready (trial {number})"))
-        key, _ = self._key_until(time.perf_counter_ns() + foreperiod_ms * 1_000_000)
+        self._show(self.screen.fixation(layout, progress, shown_first, clean, f"get ready (trial {shown})"))
+        key, _ = self._key_until(time.perf_counter_ns() + foreperiod_ms * 1_000_000, size)
         if key is not None:
             self._log(number, rolled, foreperiod_ms, datetime.now(timezone.utc), None, True)
-            self.feedback_lines = self.screen.too_early()
-            self._show(self.screen.fixation(layout, progress, shown_first, self.feedback_lines,
-                                            f"too early (trial {number})"))
+            self._show(self.screen.fixation(layout, progress, shown_first, self.screen.too_early(),
+                                            f"too early (trial {shown})"))
             self._pause()
             return
         self._show(stimulus)
@@ -490,19 +621,19 @@ class _Session:
         answer = None
         deadline_ns = shown_ns + int(settings.timeout_s * 1e9)
         while answer is None:
-            key, read_ns = self._key_until(deadline_ns)
+            key, read_ns = self._key_until(deadline_ns, size)
             if key is None:
                 break
             answer = next((a for a, k in settings.keys.items() if key.lower() == k), None)
         latency_ms = (read_ns - shown_ns) / 1e6 if answer is not None else None
         self._log(number, rolled, foreperiod_ms, shown_at, answer, False, latency_ms)
         self.shown += 1
-        self.feedback_lines = self.screen.feedback(resolution, answer, answer is None)
-        self._show(self.screen.stimulus(layout, progress, rolled, self.feedback_lines, f"answered (trial {number})"))
+        feedback = self.screen.feedback(resolution, answer, answer is None)
+        self._show(self.screen.stimulus(layout, progress, rolled, feedback, f"answered (trial {shown})"))
         self._pause()
 
     def _pause(self) -> None:
-        """Keep the feedback on screen for feedback_ms; `q` still quits."""
+        """Keep the feedback on screen for feedback_ms; `q` still quits, `?` shows the commands."""
         end_ns = time.perf_counter_ns() + self.settings.feedback_ms * 1_000_000
         while self._key_until(end_ns)[0] is not None:
             pass
@@ -537,15 +668,16 @@ class DrillSummary:
     """A session's results: one row per command drilled, then `all`; columns SUMMARY_COLUMNS.
 
     The figures are `performance`'s, as in `diavolo report`:
-    trials: logged trials, too-early keys included; correct: right answers;
-    accuracy_pct: right answers over all trials, in % (a timeout or a
-    too-early key counts as wrong); median_ms: median latency of the right
-    answers; change_pp: accuracy minus the accuracy in the player's earlier
-    sessions in this log, in percentage points; change_ms: median latency
-    minus the earlier one, in ms (negative: faster); too_early: keys pressed
-    during the foreperiod; timed_out: trials with no answer in time;
-    earlier_trials: the trials those changes compare with. None where there
-    is nothing to compute. Whole numbers, rounded.
+    trials: answered and timed-out trials (anticipations left out); correct:
+    right answers; accuracy_pct: right answers over trials, in % (a timeout
+    counts as wrong); median_ms: median latency of the right answers;
+    change_pp: accuracy minus the accuracy in the player's earlier sessions
+    in this log, in percentage points; change_ms: median latency minus the
+    earlier one, in ms (negative: faster); anticipations: keys pressed
+    before a roll (of that command) appeared, counted apart; timed_out:
+    trials with no answer in time; earlier_trials: the trials those changes
+    compare with. None where there is nothing to compute. Whole numbers,
+    rounded.
     """
 
     session_id: str
@@ -559,12 +691,13 @@ class DrillSummary:
                 f"session {self.session_id}, log {self.log}")
 
     def footer(self) -> str:
-        """The counts the table leaves out: too-early keys, timeouts, and what the changes compare with."""
+        """The counts the table leaves out: anticipations, timeouts, and what the changes compare with."""
         if not self.rows:
             return ""
         overall = self.rows[-1]
-        return (f"too early: {overall['too_early']}, timed out: {overall['timed_out']}; changes against "
-                f"{overall['earlier_trials']} earlier trials of {self.player} in this log")
+        return (f"anticipations (keys before the roll, not counted as trials): {overall['anticipations']}; "
+                f"timed out: {overall['timed_out']}\nchanges against {overall['earlier_trials']} earlier trials "
+                f"of {self.player} in this log")
 
 
 def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), player: str = "") -> DrillSummary:
@@ -594,7 +727,8 @@ def _summary_row(command: str, now: pd.DataFrame, before: pd.DataFrame) -> dict:
         "accuracy_pct": _rounded(current["accuracy"] * 100), "median_ms": _rounded(current["median_latency_ms"]),
         "change_pp": _rounded((current["accuracy"] - earlier["accuracy"]) * 100),
         "change_ms": _rounded(current["median_latency_ms"] - earlier["median_latency_ms"]),
-        "too_early": current["too_early"], "timed_out": current["timeouts"], "earlier_trials": earlier["trials"],
+        "anticipations": current["anticipations"], "timed_out": current["timeouts"],
+        "earlier_trials": earlier["trials"],
     }
 
 
@@ -608,8 +742,10 @@ def run_drill(settings: DrillSettings) -> DrillSummary:
     """Run one drill session in this terminal and return its summary (read back from the log).
 
     InputError when stdin or stdout is not a terminal, when it cannot show
-    colors (NO_COLOR), when it is too small, or when the log is not a drill log. Ends normally on `q`,
-    Ctrl-C, the last trial or the last minute.
+    colors (NO_COLOR), when it is too small, or when the log is not a drill
+    log of this schema. Ends normally on `q`, Ctrl-C, the last trial or the
+    last minute. A player with no rows in the log first sees the
+    introduction (unless `settings.intro` is False).
     """
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise InputError("the drill needs an interactive terminal (stdin and stdout must be a TTY); "
@@ -625,9 +761,9 @@ def run_drill(settings: DrillSettings) -> DrillSummary:
         raise InputError(f"the drill needs a terminal of at least {needed[0]}x{needed[1]} "
                          f"(columns x rows); this one is {terminal.width}x{terminal.height}")
     log = DrillLog(settings.log)
-    history = _player_history(log.path, settings.player) if settings.adaptive else None
+    history = _player_history(log.path, settings.player)
     session = _Session(settings, log, terminal, history)
-    session.run()
+    session.run(intro=settings.intro and history.empty)
     return summarize_session(load_logs([log.path]), session.session_id, log.path, settings.player)
 
 

@@ -241,8 +241,9 @@ class PlayerModel:
         a warning.
 
         Per command and roll kind (tie or not), as the drill log is scored (`drill.performance`):
-        accuracy is the share of right answers (a timeout or a key pressed too
-        early is wrong), and the latency is the maximum-likelihood ex-Gaussian
+        accuracy is the share of right answers (a timeout is wrong; an
+        anticipation, a key pressed before the roll, is no answer and is left
+        out), and the latency is the maximum-likelihood ex-Gaussian
         of the correct answers (`stats.fit_ex_gaussian`). A cell with fewer
         than `min_trials` trials, or too few correct answers to fit, takes the
         player's pooled figures instead (all commands of that roll kind, else
@@ -252,7 +253,7 @@ class PlayerModel:
         answers a latency is fitted from.
         """
         min_trials = MIN_FIT_ANSWERS if min_trials is None else min_trials
-        rows = frame[frame["player"] == player]
+        rows = frame[(frame["player"] == player) & ~frame["too_early"].astype(bool)]
         if rows.empty:
             raise InputError(f"{player!r} has no trials in the drill log; drill first "
                              f"or use preset:novice|average|expert", field="player")

@@ -65,7 +65,7 @@ def known_trials() -> list[dict]:
         trial("ann", "s1", "highest-total", "black", 800.0),
         trial("ann", "s1", "highest-total", "none", None),
         trial("ann", "s1", "highest-total", "red", 1400.0),
-        # ann, highest-die (a tie, answer grey): 2 right of 4; a too-early key is wrong.
+        # ann, highest-die (a tie, answer grey): 2 right of 3; a too-early key is no answer, counted apart.
         trial("ann", "s1", "highest-die", "grey", 2000.0),
         trial("ann", "s1", "highest-die", "white", 1500.0),
         trial("ann", "s1", "highest-die", "grey", 3000.0),
@@ -94,8 +94,8 @@ def test_summary_by_player_and_command_matches_hand_counts(drills):
     assert ann_total["mean_latency_ms"] == pytest.approx(1040.0)
     assert ann_total["latency_iqr_ms"] == pytest.approx(300.0)
     ann_die = summary.loc[("ann", "highest-die")]
-    assert (ann_die["trials"], ann_die["correct"], ann_die["too_early"]) == (4, 2, 1)
-    assert ann_die["accuracy"] == pytest.approx(0.5)
+    assert (ann_die["trials"], ann_die["correct"], ann_die["anticipations"]) == (3, 2, 1)
+    assert ann_die["accuracy"] == pytest.approx(2 / 3)
     assert ann_die["median_latency_ms"] == pytest.approx(2500.0)  # the wrong 1500 ms answer is left out
     assert summary.loc[("bob", "highest-total"), "accuracy"] == 1.0
 
@@ -125,8 +125,9 @@ def test_no_correct_answer_leaves_latency_empty(tmp_path):
 
 def test_tie_rolls_against_non_tie_rolls(drills):
     split = summaries.tie_versus_non_tie(drills).set_index(["player", "roll"])
-    assert split.loc[("ann", "tie"), "trials"] == 4
-    assert split.loc[("ann", "tie"), "accuracy"] == pytest.approx(0.5)
+    assert split.loc[("ann", "tie"), "trials"] == 3
+    assert split.loc[("ann", "tie"), "accuracy"] == pytest.approx(2 / 3)
+    assert split.loc[("ann", "tie"), "anticipations"] == 1
     assert split.loc[("ann", "non-tie"), "trials"] == 7
     assert split.loc[("ann", "non-tie"), "median_latency_ms"] == pytest.approx(1000.0)
 
@@ -135,7 +136,8 @@ def test_learning_curve_numbers_sessions_by_time(drills):
     curve = summaries.learning_curve(drills)
     ann = curve[curve["player"] == "ann"].set_index("session_number")
     assert list(ann.index) == [1, 2]
-    assert ann.loc[1, "trials"] == 9 and ann.loc[2, "trials"] == 2
+    assert ann.loc[1, "trials"] == 8 and ann.loc[2, "trials"] == 2
+    assert ann.loc[1, "anticipations"] == 1 and ann.loc[2, "anticipations"] == 0
     assert ann.loc[2, "median_latency_ms"] == pytest.approx(800.0)
     assert ann.loc[1, "session_start"] < ann.loc[2, "session_start"]
     assert curve[curve["player"] == "bob"]["session_number"].tolist() == [1]

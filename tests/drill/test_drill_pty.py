@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pexpect
+import pyte
 import pytest
 from conftest import assert_one_line_error
 
@@ -21,13 +22,17 @@ from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import COLUMNS, load_logs
 
-# Fast pacing for tests: the default foreperiod stays random 600-1500 ms.
-FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0")
+# Fast pacing for tests: the default foreperiod stays random 600-1500 ms. No introduction screen.
+FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0", "--no-intro")
 CURSOR_QUERY = "\x1b[6n"  # blessed asks where the cursor is when it starts; a terminal answers
 
 
 class Drill:
-    """One `diavolo drill` session in an 80x24 pseudo-terminal."""
+    """One `diavolo drill` session in an 80x24 pseudo-terminal.
+
+    Everything it prints also goes through a terminal emulator (pyte), so a
+    test can read the screen as the player sees it (`screen()`).
+    """
 
     def __init__(self, *args: str, cwd: Path, env: dict | None = None, size=(24, 80)):
         self.child = pexpect.spawn(
@@ -35,12 +40,26 @@ class Drill:
             dimensions=size, timeout=20,
             env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})})
         self.child.delaybeforesend = None  # send keys exactly when asked
+        self.terminal = pyte.Screen(size[1], size[0])
+        self.stream = pyte.Stream(self.terminal)
 
     def expect(self, pattern: str) -> re.Match:
         """Wait for `pattern` on screen, answering the terminal queries made on the way."""
-        while self.child.expect([re.escape(CURSOR_QUERY), pattern]) == 0:
+        while True:
+            index = self.child.expect([re.escape(CURSOR_QUERY), pattern])
+            self.stream.feed(self.child.before + (self.child.after if isinstance(self.child.after, str) else ""))
+            if index != 0:
+                return self.child.match
             self.child.send("\x1b[1;1R")
-        return self.child.match
+
+    def screen(self) -> str:
+        """What the terminal shows now (as of the last `expect`), one line per row."""
+        return "\n".join(line.rstrip() for line in self.terminal.display)
+
+    def resize(self, rows: int, columns: int) -> None:
+        """Make the window `columns` x `rows`, as a person dragging its corner would."""
+        self.child.setwinsize(rows, columns)
+        self.terminal.resize(rows, columns)
 
     def stimulus(self) -> tuple[int, int]:
         """Wait for the next roll on screen: (trial number, perf_counter_ns when seen)."""
@@ -158,26 +177,34 @@ def test_two_sessions_appending_to_one_log_at_once_keep_every_row_intact(tmp_pat
     assert log.read_text(encoding="utf-8").count(",".join(COLUMNS)) == 1
 
 
-def test_a_key_during_the_foreperiod_is_logged_as_too_early_and_the_trial_runs_again(tmp_path):
+def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_new_roll(tmp_path):
     log = tmp_path / "drills.csv"
-    drill = Drill("--player", "Ana", "--trials", "1", "--log", str(log), "--foreperiod-ms", "500,500",
-                  "--feedback-ms", "0", "--format", "json", cwd=tmp_path)
+    drill = Drill("--player", "Ana", "--trials", "2", "--log", str(log), "--foreperiod-ms", "500,500",
+                  "--feedback-ms", "300", "--no-intro", "--format", "json", cwd=tmp_path)
     drill.expect(r"get ready \(trial 1\)")
     drill.child.send("r")
-    drill.expect("TOO EARLY")
-    number, _ = drill.stimulus()
+    drill.expect(r"too early \(trial 1\)")
+    assert "TOO EARLY" in drill.screen() and "trial 1 of 2" in drill.screen()
+    numbers = [drill.stimulus()[0]]
     drill.child.send("r")
+    drill.expect(r"answered \(trial 1\)")
+    assert "trial 1 of 2" in drill.screen()
+    numbers.append(drill.stimulus()[0])
+    assert "trial 2 of 2" in drill.screen()
+    drill.child.send("w")
     status, output = drill.finish()
-    assert status == 0 and number == 2
+    assert status == 0 and numbers == [1, 2]
     frame = load_logs([log])
-    early, answered = frame.iloc[0], frame.iloc[1]
-    assert early["too_early"] and early["answer"] == "none" and not early["correct"]
-    assert pd.isna(early["latency_ms"]) and not early["timed_out"]
-    assert not answered["too_early"] and answered["answer"] == "red" and answered["latency_ms"] > 0
+    assert frame["too_early"].tolist() == [True, False, False]
+    assert frame["trial"].tolist() == [1, 2, 3]  # in the log, the anticipation has its own row number
+    early = frame.iloc[0]
+    assert early["answer"] == "none" and not early["correct"] and pd.isna(early["latency_ms"])
+    assert not early["timed_out"]
     overall = printed_json(output)["rows"][-1]
-    # As in `diavolo report`: the too-early key is a trial, and a wrong one; the summary also counts it apart.
-    assert (overall["command"], overall["trials"], overall["correct"], overall["too_early"]) == (
-        "all", 2, int(answered["correct"]), 1)
+    # Not an answer: out of the trials, the accuracy and the latencies; counted apart.
+    answered = frame.iloc[1:]
+    assert (overall["command"], overall["trials"], overall["correct"], overall["anticipations"]) == (
+        "all", 2, int(answered["correct"].sum()), 1)
 
 
 def test_no_answer_within_the_timeout_is_logged_as_none(tmp_path):

@@ -80,7 +80,7 @@ def test_the_default_foreperiod_is_random_600_to_1500_ms_and_30_trials(tmp_path)
     ({"trials": 5, "minutes": 2.0}, "trials"), ({"trials": 0}, "trials"), ({"minutes": 0.0}, "minutes"),
     ({"foreperiod_ms": (900, 600)}, "foreperiod_ms"), ({"timeout_s": 0}, "timeout_s"),
     ({"variant": Variant(colors=("black", "mauve"))}, "colors"), ({"player": " "}, "player"),
-    ({"seed": -1}, "seed"),
+    ({"seed": -1}, "seed"), ({"keys": {"red": "?"}}, "keys"), ({"intro": "no"}, "intro"),
 ])
 def test_settings_a_drill_cannot_run_are_refused_naming_the_field(tmp_path, changes, field):
     with pytest.raises(InputError, match=f"^{field}: "):
@@ -125,14 +125,16 @@ def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_se
     assert list(rows) == ["highest-total", "most-odd", "all"]
     assert rows["highest-total"] == {
         "command": "highest-total", "trials": 2, "correct": 2, "accuracy_pct": 100, "median_ms": 700,
-        "change_pp": 50, "change_ms": -300, "too_early": 0, "timed_out": 0, "earlier_trials": 2}
-    # As in `diavolo report`: a too-early key and a timeout are wrong trials; the too-early ones are also counted apart.
-    assert rows["most-odd"]["trials"] == 3 and rows["most-odd"]["accuracy_pct"] == 33
-    assert rows["most-odd"]["too_early"] == 1 and rows["most-odd"]["timed_out"] == 1
+        "change_pp": 50, "change_ms": -300, "anticipations": 0, "timed_out": 0, "earlier_trials": 2}
+    # As in `diavolo report`: a timeout is a wrong trial; a too-early key is no trial, counted apart.
+    assert rows["most-odd"]["trials"] == 2 and rows["most-odd"]["accuracy_pct"] == 50
+    assert rows["most-odd"]["anticipations"] == 1 and rows["most-odd"]["timed_out"] == 1
     assert rows["most-odd"]["change_pp"] is None and rows["most-odd"]["earlier_trials"] == 0
-    assert rows["all"]["trials"] == 5 and rows["all"]["median_ms"] == 800
+    assert rows["all"]["trials"] == 4 and rows["all"]["median_ms"] == 800
     assert summary.player == "Ana"
-    assert summary.footer().startswith("too early: 1, timed out: 1;")
+    assert summary.title().startswith("drill summary: player Ana, 4 trials,")
+    assert summary.footer().startswith("anticipations (keys before the roll, not counted as trials): 1; "
+                                       "timed out: 1\n")
 
 
 def test_the_drill_summary_and_the_report_agree_on_a_session(tmp_path):
@@ -143,9 +145,10 @@ def test_the_drill_summary_and_the_report_agree_on_a_session(tmp_path):
     frame = load_logs([log.path])
     drilled = summarize_session(frame, "s").rows[0]
     reported = summaries.summarize(frame).iloc[0]
-    assert drilled["trials"] == reported["trials"] == 6
+    assert drilled["trials"] == reported["trials"] == 5  # the anticipation is not a trial
+    assert drilled["anticipations"] == reported["anticipations"] == 1
     assert drilled["correct"] == reported["correct"] == 3
-    assert drilled["accuracy_pct"] == round(reported["accuracy"] * 100) == 50
+    assert drilled["accuracy_pct"] == round(reported["accuracy"] * 100) == 60
     assert drilled["median_ms"] == round(reported["median_latency_ms"]) == 900
 
 

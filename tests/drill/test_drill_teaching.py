@@ -1,0 +1,134 @@
+"""The drill teaches: an introduction for a first session, `?` for the commands, feedback that stays with
+its roll, and a roll put aside when the window becomes too small. Driven through the real
+pseudo-terminal and read off the emulated screen, as a player sees it."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+from test_drill_pty import FAST, Drill
+
+from diavolo_stats.core.rules import resolve, roll
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.drill.log import COLUMNS, load_logs
+from diavolo_stats.drill.session import EXAMPLE_SEED, help_lines
+
+# FAST without --no-intro.
+PACE = tuple(arg for arg in FAST if arg != "--no-intro")
+FEEDBACK = re.compile(r"RIGHT|WRONG|NO ANSWER|you said")
+
+
+def header_only(log) -> bool:
+    return log.read_text(encoding="utf-8") == ",".join(COLUMNS) + "\n"
+
+
+def test_a_players_first_session_opens_with_the_introduction_that_any_key_dismisses(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", "--log", str(log), *PACE, cwd=tmp_path)
+    drill.expect("Press any key to start")
+    screen = drill.screen()
+    assert "WELCOME TO THE DIAVOLO DRILL, Ana" in screen
+    for command in ALL_COMMANDS:
+        assert command.value.replace("-", " ") in screen
+    assert "b black   r red   w white   g grey" in screen
+    assert "Grey is a tie" in screen and "Press ? at any time" in screen
+    time.sleep(0.4)
+    assert header_only(log)  # nothing starts until the player is ready
+    drill.child.send("x")
+    drill.answer_after(10, "r")
+    assert drill.finish()[0] == 0
+
+    again = Drill("--player", "Ana", "--trials", "1", "--log", str(log), *PACE, cwd=tmp_path)
+    again.expect(r"get ready \(trial 1\)")
+    assert "WELCOME" not in again.child.before  # Ana has rows in this log now
+    again.answer_after(10, "r")
+    assert again.finish()[0] == 0
+
+    scripted = Drill("--player", "Bo", "--trials", "1", "--log", str(log), *FAST, cwd=tmp_path)
+    scripted.expect(r"get ready \(trial 1\)")
+    assert "WELCOME" not in scripted.child.before  # --no-intro, although Bo is new
+    scripted.answer_after(10, "r")
+    assert scripted.finish()[0] == 0
+    assert load_logs([log])["player"].tolist() == ["Ana", "Ana", "Bo"]
+
+
+def test_question_mark_shows_the_commands_and_grey_each_worked_on_an_example(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", "--log", str(log), "--foreperiod-ms", "400,400",
+                  "--feedback-ms", "0", "--no-intro", cwd=tmp_path)
+    drill.expect(r"get ready \(trial 1\)")
+    assert "? the commands" in drill.screen()  # the first screen says where help is
+    drill.child.send("?")  # during the fixation mark: not an anticipation
+    drill.expect(r"replaced by a new one\)")
+    screen = drill.screen()
+    # The rulebook's worked example, as the rulebook works it.
+    assert "worked on one roll: black 2 3 6   red 3 5 5   white 1 5 6" in screen
+    for line in ("HT  highest total", "red: 13 > 12 white > 11 black", "LT  lowest total",
+                 "black: 11 < 12 white < 13 red", "LS  largest spread", "white: 5 > 4 black > 2 red",
+                 "MO  most odd", "red: 3 > 2 white > 1 black", "HD  highest die", "grey: black = white at 6 > 5 red",
+                 "CL  closest", "grey  a tie: two or more colors share the winning figure (HD above)"):
+        assert line in screen, line
+    thrown = roll(Variant(), np.random.default_rng(EXAMPLE_SEED))
+    assert resolve(Variant(), Command.CLOSEST, thrown.dice, thrown.positions).reason in screen
+    assert [line for line in help_lines(Variant()) if line not in screen] == []
+    drill.child.send(" ")
+    drill.stimulus()
+    drill.child.send("?")  # during a roll: that roll is put aside, unlogged
+    drill.expect(r"replaced by a new one\)")
+    drill.child.send("?")  # any key, even ? itself, goes back
+    number, _ = drill.stimulus()
+    drill.child.send("r")
+    assert drill.finish()[0] == 0 and number == 1
+    frame = load_logs([log])
+    assert len(frame) == 1 and not frame["too_early"].any() and frame["answer"].tolist() == ["red"]
+
+
+def test_feedback_stays_with_its_roll_and_is_gone_before_the_next_fixation_mark(tmp_path):
+    drill = Drill("--player", "Ana", "--trials", "2", "--log", str(tmp_path / "d.csv"), "--foreperiod-ms",
+                  "300,300", "--feedback-ms", "300", "--no-intro", cwd=tmp_path)
+    drill.answer_after(10, "r")
+    drill.expect(r"answered \(trial 1\)")
+    assert FEEDBACK.search(drill.screen())  # the feedback is shown with its roll
+    drill.expect(r"get ready \(trial 2\)")
+    assert not FEEDBACK.search(drill.screen()), drill.screen()
+    drill.stimulus()
+    assert not FEEDBACK.search(drill.screen()), drill.screen()
+    drill.child.send("b")
+    assert drill.finish()[0] == 0
+
+
+def test_a_window_made_smaller_during_a_roll_pauses_says_the_size_needed_and_reruns_with_a_new_roll(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", "--seed", "5", "--log", str(log), *FAST, cwd=tmp_path)
+    drill.stimulus()
+    first_roll = drill.screen()
+    drill.resize(20, 70)
+    drill.expect("Press q to quit")
+    assert "at least\n80x24 (columns x rows); this one is 70x20." in drill.screen()
+    time.sleep(0.4)
+    assert header_only(log)  # the interrupted roll is not an answer
+    drill.resize(24, 80)
+    number, _ = drill.stimulus()
+    assert number == 1
+    assert drill.screen() != first_roll  # another roll
+    drill.child.send("r")
+    assert drill.finish()[0] == 0
+    frame = load_logs([log])
+    assert frame["trial"].tolist() == [1] and frame["answer"].tolist() == ["red"]
+
+
+def test_a_window_made_smaller_during_the_fixation_mark_is_handled_the_same_way(tmp_path):
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "1", "--log", str(log), "--foreperiod-ms", "800,800",
+                  "--feedback-ms", "0", "--no-intro", cwd=tmp_path)
+    drill.expect(r"get ready \(trial 1\)")
+    drill.resize(22, 80)
+    drill.expect("Press q to quit")
+    assert "this one is 80x22" in drill.screen()
+    drill.resize(30, 100)
+    drill.stimulus()
+    drill.child.send("w")
+    assert drill.finish()[0] == 0
+    assert load_logs([log])["answer"].tolist() == ["white"]
