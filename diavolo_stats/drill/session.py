@@ -517,17 +517,24 @@ class _Session:
             try:
                 if intro:
                     self._show(self.screen.page(intro_lines(self.settings)))
-                    self._key_until(None, helps=False)
+                    try:
+                        self._key_until(None)
+                    except _Help:
+                        self._commands()
                 while not self._finished():
                     try:
                         self._trial(self._wait_for_room())
                     except _Help:
-                        self._show(self.screen.page(help_lines(self.settings.variant)))
-                        self._key_until(None, helps=False)
+                        self._commands()
                     except _Resized:
                         pass  # the next trial waits for room, saying what size is needed
             except (_Quit, KeyboardInterrupt):
                 pass
+
+    def _commands(self) -> None:
+        """Show the commands screen until any key."""
+        self._show(self.screen.page(help_lines(self.settings.variant)))
+        self._key_until(None, helps=False)
 
     def _finished(self) -> bool:
         if self.settings.trials is not None:

@@ -36,6 +36,9 @@ def test_a_players_first_session_opens_with_the_introduction_that_any_key_dismis
     assert "Grey is a tie" in screen and "Press ? at any time" in screen
     time.sleep(0.4)
     assert header_only(log)  # nothing starts until the player is ready
+    drill.child.send("?")  # as the introduction says: the commands
+    drill.expect(r"replaced by a new one\)")
+    assert "THE COMMANDS AND GREY" in drill.screen()
     drill.child.send("x")
     drill.answer_after(10, "r")
     assert drill.finish()[0] == 0
