@@ -113,7 +113,7 @@ def drill_overhead(keys: int, rng: np.random.Generator, folder: Path) -> np.ndar
     log = folder / "bench.csv"
     log.unlink(missing_ok=True)
     true_ms = drive([sys.executable, "-m", "diavolo_stats", "drill", "--player", "bench", "--trials", str(keys),
-                     "--log", str(log), "--foreperiod-ms", "100,200", "--feedback-ms", "0"], keys, rng)
+                     "--log", str(log), "--foreperiod-ms", "100,200", "--feedback-ms", "0", "--no-intro"], keys, rng)
     return load_logs([log])["latency_ms"].to_numpy() - np.array(true_ms)
 
 
