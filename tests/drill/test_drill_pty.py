@@ -42,22 +42,26 @@ class Drill:
         self.child.delaybeforesend = None  # send keys exactly when asked
         self.terminal = pyte.Screen(size[1], size[0])
         self.stream = pyte.Stream(self.terminal)
+        self.unread: list[str] = []  # output not yet fed to the emulator: feeding takes ms, so only on demand
 
     def expect(self, pattern: str) -> re.Match:
         """Wait for `pattern` on screen, answering the terminal queries made on the way."""
         while True:
             index = self.child.expect([re.escape(CURSOR_QUERY), pattern])
-            self.stream.feed(self.child.before + (self.child.after if isinstance(self.child.after, str) else ""))
+            self.unread += [self.child.before, self.child.after if isinstance(self.child.after, str) else ""]
             if index != 0:
                 return self.child.match
             self.child.send("\x1b[1;1R")
 
     def screen(self) -> str:
         """What the terminal shows now (as of the last `expect`), one line per row."""
+        self.stream.feed("".join(self.unread))
+        self.unread.clear()
         return "\n".join(line.rstrip() for line in self.terminal.display)
 
     def resize(self, rows: int, columns: int) -> None:
         """Make the window `columns` x `rows`, as a person dragging its corner would."""
+        self.screen()  # what came before was drawn at the old size
         self.child.setwinsize(rows, columns)
         self.terminal.resize(rows, columns)
 
