@@ -202,3 +202,24 @@ def positions_from_mapping(colors: Sequence[str], dice_per_color: int, mapping: 
         raise InputError(f"need 1 + {len(colors)} x {dice_per_color} points [x, y], got shape {array.shape}",
                          field="positions")
     return array
+
+
+def check_landed(model: TableModel, points: np.ndarray, rounding_mm: float = 0.1) -> None:
+    """InputError (field `positions`) unless every die center lies where `throw` can put it: the whole die
+    inside the scatter area and no two dice overlapping, allowing for centers rounded to `rounding_mm`."""
+    # points: (dice, 2) float mm, the command die first
+    points = np.asarray(points, dtype=np.float64)
+    slack = rounding_mm / 2
+    low, high = model.die_mm / 2 - slack, model.scatter_mm - model.die_mm / 2 + slack
+    outside = np.flatnonzero(~np.all((points >= low) & (points <= high), axis=1))
+    if outside.size:
+        x, y = points[outside[0]]
+        raise InputError(f"die {outside[0]} at ({x:g}, {y:g}) mm is not wholly on the table: centers run from "
+                         f"{low + slack:g} to {high - slack:g} mm", field="positions")
+    gaps = np.abs(points[:, None, :] - points[None, :, :]).max(axis=2)  # (dice, dice) mm, Chebyshev distance
+    np.fill_diagonal(gaps, np.inf)
+    first, second = np.unravel_index(np.argmin(gaps), gaps.shape)
+    if gaps[first, second] < model.die_mm - rounding_mm:
+        raise InputError(f"dice {min(first, second)} and {max(first, second)} overlap: square dice of "
+                         f"{model.die_mm:g} mm need centers at least that far apart along x or y",
+                         field="positions")

@@ -1,0 +1,34 @@
+"""`diavolo serve`: the drill and the variant explorer in the browser, on a local web server."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from diavolo_stats.cli.common import positive_int
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="the drill, the variant explorer and reports as a local web app",
+        description="Serve the drill (/drill), the variant explorer (/explore) and reports (/report) on a "
+                    "local web server. The first line printed is the address to open. Ctrl-C stops it "
+                    "once the requests in flight are answered.")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only; any other needs a token)")
+    parser.add_argument("--port", type=positive_int(0), default=8765, metavar="N",
+                        help="port to listen on (default 8765; 0 picks a free one)")
+    parser.add_argument("--log", type=Path, metavar="PATH",
+                        help="drill log the browser drill appends to (default: $DIAVOLO_LOG, else data/drills.csv)")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="secret every request must carry; required (or made up and printed) when --host "
+                             "is not a loopback address")
+    parser.add_argument("--open", action="store_true", help="open the address in the web browser")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from diavolo_stats.web.server import serve
+
+    serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open)
+    return 0

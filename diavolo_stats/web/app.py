@@ -1,0 +1,85 @@
+"""The `diavolo serve` web app: a Starlette application over the library and one drill log.
+
+`create_app` builds it: the pages (`pages`), the JSON API (`api`), the
+static scripts and styles of this package (nothing from elsewhere), the
+request checks of `security`, and errors as `{"error": "field: ..."}` with
+status 4xx (a page gets the same line as a small HTML page). No traceback
+ever reaches a client: an unexpected error is answered with status 500 and
+one line, and written to the server's own error output.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+
+from diavolo_stats.errors import InputError
+from diavolo_stats.web import api, pages
+from diavolo_stats.web.security import Guard
+from diavolo_stats.web.trials import TooFast, TrialStore
+
+STATIC = Path(__file__).parent / "static"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address) reaches only this machine."""
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] = ()) -> Starlette:
+    """The web app serving the drill log at `log`.
+
+    token: required from every request when given (see `security`). hosts:
+    host names the server answers to besides the loopback names (the address
+    it listens on, when that is not loopback).
+    """
+    store = TrialStore(log)
+    routes = [*api.routes(store), *pages.routes(store),
+              Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
+    middleware = [
+        Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_NAMES, *hosts]),
+        Middleware(Guard, token=token),
+    ]
+    handlers = {InputError: _input_error, api.Busy: _busy, HTTPException: _http_error, Exception: _unexpected}
+    return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+
+
+def _answer(request: Request, status: int, error: str, field: str | None = None) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": error, **({"field": field} if field else {})}, status_code=status)
+    return pages.error_page(request, status, error)
+
+
+async def _input_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, InputError)
+    field = error.field or str(error).partition(": ")[0]
+    return _answer(request, 429 if isinstance(error, TooFast) else 400, str(error), field)
+
+
+async def _busy(request: Request, error: Exception) -> Response:
+    return _answer(request, 429, str(error))
+
+
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    return _answer(request, error.status_code, str(error.detail))
+
+
+async def _unexpected(request: Request, error: Exception) -> Response:
+    return _answer(request, 500, "internal error: the server could not answer this request; its log says why")

@@ -1,0 +1,133 @@
+"""What every request passes before the app sees it, and what every response carries.
+
+- Token: when the server listens on an address other than loopback, every
+  request must carry the server's token, as `?token=` (the link the server
+  prints; the answer then sets it as a cookie) or as that cookie.
+- Origin: a request that can change something (POST) must come from a page
+  of this app: its `Origin` header must be this server's own origin. A page
+  of another site cannot post trials into the log.
+- Size: a request body is read up to MAX_BODY_BYTES; beyond that, 413.
+- Headers: a content security policy that lets a page run only this app's
+  own scripts and styles and connect only to this app, no framing, no
+  referrer, no content sniffing.
+
+(Which host names the server answers to is checked before this, by
+Starlette's TrustedHostMiddleware: a page of another site that points its
+own name at 127.0.0.1 gets no answer.)
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MAX_BODY_BYTES = 64 * 1024
+TOKEN_COOKIE = "diavolo_token"
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+REPORT_POLICY = CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+"""The report page is `diavolo report`'s self-contained HTML, with its styles inline; it has no script."""
+
+_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+_CHANGING_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+class Guard:
+    """ASGI middleware applying the checks above to every HTTP request of `app`."""
+
+    def __init__(self, app: ASGIApp, token: str | None = None):
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        set_cookie = None
+        if self.token is not None:
+            given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+            cookie = SimpleCookie()
+            try:
+                cookie.load(headers.get("cookie", ""))
+            except Exception:  # a malformed cookie header is no token
+                cookie = SimpleCookie()
+            kept = cookie[TOKEN_COOKIE].value if TOKEN_COOKIE in cookie else ""
+            if not (_same(given, self.token) or _same(kept, self.token)):
+                await _refuse(send, 401, "this server needs its token: open the link it printed (…/?token=…)")
+                return
+            if given:
+                set_cookie = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode("latin-1")
+        if scope["method"] in _CHANGING_METHODS:
+            own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+            if headers.get("origin") != own:
+                await _refuse(send, 403, f"origin: requests that change something must come from {own}, "
+                                         f"got {headers.get('origin', 'none')[:80]!r}")
+                return
+            length = headers.get("content-length", "")
+            if length.isdigit() and int(length) > MAX_BODY_BYTES:
+                await _refuse(send, 413, f"body: at most {MAX_BODY_BYTES} bytes, got {length}")
+                return
+            receive = await _capped(receive)
+            if receive is None:
+                await _refuse(send, 413, f"body: at most {MAX_BODY_BYTES} bytes")
+                return
+        policy = REPORT_POLICY if scope["path"] == "/report" else CONTENT_SECURITY_POLICY
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(b"content-security-policy", policy.encode("latin-1")), *_HEADERS]
+                if set_cookie is not None:
+                    extra.append((b"set-cookie", set_cookie))
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _same(given: str, token: str) -> bool:
+    return bool(given) and hmac.compare_digest(given.encode("utf-8"), token.encode("utf-8"))
+
+
+async def _capped(receive: Receive) -> Receive | None:
+    """The whole body read now (at most MAX_BODY_BYTES), replayed to the app; None when it is longer."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away
+            break
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        if size > MAX_BODY_BYTES:
+            return None
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+async def _refuse(send: Send, status: int, error: str) -> None:
+    body = json.dumps({"error": error}).encode("utf-8")
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("latin-1")),
+        (b"content-security-policy", CONTENT_SECURITY_POLICY.encode("latin-1")), *_HEADERS]})
+    await send({"type": "http.response.body", "body": body})

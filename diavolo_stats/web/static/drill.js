@@ -1,0 +1,396 @@
+// The browser drill: setup, then trials (fixation mark, random foreperiod, the roll, one answer,
+// feedback), then the session's summary. The page's state is kept on <body> as data-state (setup,
+// fixation, stimulus, feedback, summary) and, while a roll is shown, data-onset.
+//
+// Timing: the onset is performance.now() in the first animation-frame callback after the roll was put
+// in the page (the frame that paints it); the response is the key or pointer event's timeStamp, on the
+// same clock. The latency is their difference. What this cannot see: the time the display itself
+// takes to show the frame (its refresh and response time) and the keyboard's own delay.
+
+import * as queue from "./queue.js";
+import { clearRoll, commandLabel, COMMAND_SYMBOLS, drawRoll, setTable, showFixation } from "./table.js";
+
+const SETUP_KEY = "diavolo.drill-setup";
+const QUIT_KEY = "q";
+const HELP_KEY = "?";
+const GREY = "grey";
+const NO_ANSWER = "none";
+
+const body = document.body;
+const main = document.querySelector("main.drill");
+const svg = document.querySelector("#table");
+const params = new URLSearchParams(location.search);
+// For tests and experiments, as the terminal drill's flags: ?foreperiod_ms=MIN,MAX&feedback_ms=MS&timeout_s=S
+const timing = {
+  foreperiod: params.get("foreperiod_ms"),
+  feedbackMs: Number(params.get("feedback_ms") ?? main.dataset.feedbackMs),
+  timeoutMs: 1000 * Number(params.get("timeout_s") ?? main.dataset.timeoutS),
+};
+
+let session = null; // the running session, or null
+let trial = null; // the trial on screen: its roll, phase, timers
+
+function setState(state) {
+  body.dataset.state = state;
+  if (state !== "stimulus") delete body.dataset.onset;
+}
+
+function show(section) {
+  for (const id of ["setup", "stage", "summary"]) document.getElementById(id).hidden = id !== section;
+}
+
+function randomId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function randomSeed() {
+  // A whole number below 2**53, so that JSON and JavaScript keep it exact.
+  const [high, low] = crypto.getRandomValues(new Uint32Array(2));
+  return (high & 0x1fffff) * 2 ** 32 + low;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ------------------------------------------------------------------------------------------ setup
+
+const form = document.querySelector("#setup-form");
+
+function loadSetup() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(SETUP_KEY) || "{}"); } catch { saved = {}; }
+  for (const [name, value] of Object.entries(saved)) {
+    const input = form.elements[name];
+    if (!input) continue;
+    if (input.type === "checkbox") input.checked = Boolean(value);
+    else input.value = value;
+  }
+  if (params.get("player")) form.elements.player.value = params.get("player");
+}
+
+function readSetup() {
+  const data = new FormData(form);
+  const keys = {};
+  for (const [name, value] of data.entries()) {
+    if (name.startsWith("key_")) keys[name.slice(4)] = String(value).toLowerCase();
+  }
+  const setup = {
+    player: String(data.get("player") || ""),
+    variant: String(data.get("variant")),
+    command_first: data.get("command_first") !== null,
+    adaptive: data.get("adaptive") !== null,
+    trials: Number(data.get("trials")),
+    keys,
+  };
+  const saved = { player: setup.player, variant: setup.variant, command_first: setup.command_first,
+    adaptive: setup.adaptive, trials: setup.trials };
+  for (const [answer, key] of Object.entries(keys)) saved[`key_${answer}`] = key;
+  localStorage.setItem(SETUP_KEY, JSON.stringify(saved));
+  return setup;
+}
+
+function checkSetup(setup) {
+  if (!setup.player.trim()) return "player: give a name";
+  if (!(Number.isInteger(setup.trials) && setup.trials >= 1 && setup.trials <= 1000)) return "trials: 1 to 1000";
+  const used = Object.values(setup.keys);
+  if (used.some((key) => key.length !== 1 || key === " ")) return "keys: one key per answer";
+  if (used.includes(QUIT_KEY) || used.includes(HELP_KEY)) return `keys: ${QUIT_KEY} quits and ${HELP_KEY} is help`;
+  if (new Set(used).size !== used.length) return "keys: each answer needs its own key";
+  return "";
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const setup = readSetup();
+  const problem = checkSetup(setup);
+  document.querySelector("#setup-error").textContent = problem;
+  if (!problem) start(setup);
+});
+
+// -------------------------------------------------------------------------------------- the session
+
+function start(setup) {
+  session = { ...setup, id: randomId(), seed: randomSeed(), number: 1, shown: 0, attempt: 0, rolls: new Map() };
+  document.querySelector("#player-name").textContent = setup.player;
+  buildAnswerButtons(setup.keys);
+  show("stage");
+  nextTrial();
+}
+
+function rollUrl(number, attempt) {
+  const query = new URLSearchParams({
+    variant: session.variant, command_first: String(session.command_first), adaptive: String(session.adaptive),
+    player: session.player, seed: String(session.seed), trial: String(number), attempt: String(attempt),
+  });
+  if (timing.foreperiod) query.set("foreperiod_ms", timing.foreperiod);
+  return `/api/roll?${query}`;
+}
+
+// The roll of trial `number`, fetched once (and asked for again until the server answers).
+function fetchRoll(number, attempt) {
+  const key = `${number}/${attempt}`;
+  if (!session.rolls.has(key)) {
+    const owner = session;
+    const request = (async () => {
+      for (;;) {
+        try {
+          const response = await fetch(rollUrl(number, attempt), { credentials: "same-origin" });
+          if (response.ok) return await response.json();
+          if (response.status < 500 && response.status !== 429) throw new Error((await response.json()).error);
+        } catch (error) {
+          if (!(error instanceof TypeError)) throw error; // a refusal, not a network failure
+        }
+        setStatus("waiting for the server to answer…");
+        await sleep(500);
+        if (session !== owner) throw new Error("session ended");
+      }
+    })();
+    session.rolls.set(key, request);
+  }
+  return session.rolls.get(key);
+}
+
+function progressText() {
+  return `trial ${Math.min(session.shown + 1, session.trials)} of ${session.trials}`;
+}
+
+async function nextTrial() {
+  const owner = session;
+  if (session.shown >= session.trials) return finish();
+  const number = session.number;
+  let roll;
+  try {
+    roll = await fetchRoll(number, session.attempt);
+  } catch (error) {
+    if (session === owner) fail(error.message);
+    return;
+  }
+  if (session !== owner || trial?.number === number) return;
+  fetchRoll(number + 1, 0).catch(() => {}); // ready for the next trial, even if the server goes away
+  setStatus("");
+  setTable(svg, roll.game.table);
+  trial = { number, roll, phase: "fixation", timers: [] };
+  // Feedback belongs to its roll: gone before the next fixation mark.
+  document.querySelector("#verdict").textContent = "";
+  document.querySelector("#reason").textContent = "";
+  document.querySelector("#progress").textContent = progressText();
+  clearRoll(svg);
+  showFixation(svg, true);
+  const banner = document.querySelector("#command-banner");
+  if (roll.command_first) {
+    drawRoll(svg, roll, { dice: false });
+    banner.textContent = `${COMMAND_SYMBOLS[roll.command]} ${commandLabel(roll.command)}`;
+  } else {
+    banner.textContent = "get ready…";
+  }
+  setState("fixation");
+  trial.timers.push(setTimeout(() => showStimulus(trial), roll.foreperiod_ms));
+}
+
+function showStimulus(current) {
+  if (current !== trial) return;
+  const { roll } = current;
+  showFixation(svg, false);
+  drawRoll(svg, roll);
+  document.querySelector("#command-banner").textContent = `${COMMAND_SYMBOLS[roll.command]} ${commandLabel(roll.command)}`;
+  current.shownAt = Date.now();
+  requestAnimationFrame(() => {
+    if (current !== trial) return;
+    // The first frame that shows the roll: its callback runs just before that frame is painted.
+    current.onset = performance.now();
+    current.phase = "stimulus";
+    body.dataset.onset = current.onset.toFixed(3);
+    setState("stimulus");
+    current.timers.push(setTimeout(() => timedOut(current), timing.timeoutMs));
+  });
+}
+
+function stopTimers(current) {
+  for (const timer of current.timers) clearTimeout(timer);
+  current.timers = [];
+}
+
+function onsetTime(current) {
+  return new Date(performance.timeOrigin + (current.onset ?? performance.now())).toISOString();
+}
+
+function record(current, answer, latencyMs, { tooEarly = false, timedOut = false } = {}) {
+  const { roll } = current;
+  const sent = queue.add({
+    session_id: session.id, trial: current.number, player: session.player, variant: roll.variant,
+    command_first: roll.command_first, command: roll.command, dice: roll.dice, positions: roll.positions,
+    answer, latency_ms: latencyMs === null ? null : Math.round(latencyMs * 10) / 10,
+    too_early: tooEarly, timed_out: timedOut, foreperiod_ms: roll.foreperiod_ms, seed: session.seed,
+    timestamp: onsetTime(current),
+  });
+  session.number += 1;
+  session.attempt = 0;
+  return sent;
+}
+
+function answered(answer, timeStamp) {
+  const current = trial;
+  if (!current || !session) return;
+  if (current.phase === "fixation") {
+    // Too early: logged as its own row (no answer, no latency), and the trial is run again with a new roll.
+    stopTimers(current);
+    current.phase = "feedback";
+    record(current, NO_ANSWER, null, { tooEarly: true });
+    feedback("TOO EARLY", "wait for the dice; that key did not count, and a new roll follows", "early");
+    return;
+  }
+  if (current.phase !== "stimulus") return;
+  stopTimers(current);
+  current.phase = "feedback";
+  const latency = timeStamp - current.onset;
+  record(current, answer, latency);
+  session.shown += 1;
+  const right = answer === current.roll.expected;
+  feedback(right ? `RIGHT: ${answer}` : `WRONG: you said ${answer}, the answer is ${current.roll.expected}`,
+    current.roll.reason, right ? "right" : "wrong");
+}
+
+function timedOut(current) {
+  if (current !== trial || current.phase !== "stimulus") return;
+  current.phase = "feedback";
+  record(current, NO_ANSWER, null, { timedOut: true });
+  session.shown += 1;
+  feedback(`NO ANSWER within ${timing.timeoutMs / 1000} s: the answer is ${current.roll.expected}`,
+    current.roll.reason, "wrong");
+}
+
+function feedback(verdict, reason, kind) {
+  const current = trial;
+  setState("feedback");
+  const verdictNode = document.querySelector("#verdict");
+  verdictNode.textContent = verdict;
+  verdictNode.className = kind;
+  document.querySelector("#reason").textContent = reason;
+  current.timers.push(setTimeout(() => {
+    if (current === trial) nextTrial();
+  }, timing.feedbackMs));
+}
+
+// The trial on screen is dropped (not logged): quitting, or help asked for in the middle of it.
+function abandon() {
+  if (!trial) return;
+  stopTimers(trial);
+  if (trial.phase !== "feedback") session.attempt += 1; // it may have been seen: a new roll next time
+  trial = null;
+}
+
+async function finish() {
+  const ended = session;
+  abandon();
+  session = null;
+  setState("summary");
+  show("summary");
+  document.querySelector("#summary-title").textContent = "sending your last answers…";
+  await queue.drain();
+  const url = `/api/sessions/${ended.id}/summary?${new URLSearchParams({ player: ended.player })}`;
+  let summary = null;
+  while (summary === null) {
+    try {
+      const response = await fetch(url, { credentials: "same-origin" });
+      if (response.ok) summary = await response.json();
+    } catch { /* the server is away: ask again */ }
+    if (summary === null) await sleep(1000);
+  }
+  document.querySelector("#summary-title").textContent = summary.rows.length ? summary.title : "no trials were answered";
+  document.querySelector("#summary-footer").textContent = summary.footer;
+  document.querySelector("#report-link").href = `/report?${new URLSearchParams({ player: ended.player })}`;
+  const columns = ["command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms"];
+  const table = document.querySelector("#summary-table");
+  const head = document.createElement("tr");
+  for (const column of columns) head.append(Object.assign(document.createElement("th"), { textContent: column }));
+  table.tHead.replaceChildren(head);
+  table.tBodies[0].replaceChildren(...summary.rows.map((row) => {
+    const line = document.createElement("tr");
+    for (const column of columns) {
+      line.append(Object.assign(document.createElement("td"), { textContent: row[column] ?? "" }));
+    }
+    return line;
+  }));
+}
+
+function fail(message) {
+  setStatus(`the drill stopped: ${message}`);
+}
+
+// --------------------------------------------------------------------------------- input and help
+
+function buildAnswerButtons(keys) {
+  const box = document.querySelector("#answers");
+  box.replaceChildren();
+  for (const [answer, key] of Object.entries(keys)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `answer answer-${answer}`;
+    button.dataset.answer = answer;
+    button.textContent = `${answer} (${key})`;
+    // pointerdown, not click: a touch is timed when the finger lands, not when it lifts.
+    button.addEventListener("pointerdown", (event) => {
+      event.preventDefault();
+      answered(answer, event.timeStamp);
+    });
+    box.append(button);
+  }
+}
+
+const help = document.querySelector("#help");
+
+function openHelp() {
+  if (help.open) return;
+  if (trial && trial.phase !== "feedback") {
+    abandon();
+    setState("feedback");
+    help.addEventListener("close", () => { if (session) nextTrial(); }, { once: true });
+  }
+  help.showModal();
+}
+
+for (const button of document.querySelectorAll(".help-button")) button.addEventListener("click", openHelp);
+document.querySelector("#quit").addEventListener("click", () => { if (session) finish(); });
+document.querySelector("#again").addEventListener("click", () => {
+  setState("setup");
+  show("setup");
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || help.open) return;
+  if (!session) return;
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  if (key === QUIT_KEY) {
+    finish();
+  } else if (key === HELP_KEY) {
+    openHelp();
+  } else {
+    const answer = Object.keys(session.keys).find((name) => session.keys[name] === key);
+    if (answer !== undefined) {
+      event.preventDefault();
+      answered(answer, event.timeStamp);
+    }
+  }
+});
+
+// ------------------------------------------------------------------------------- the send queue
+
+function setStatus(text) {
+  document.querySelector("#queue-status").textContent = text;
+}
+
+queue.onChange(({ pending, offline, rejected }) => {
+  if (rejected) setStatus(`the server refused a trial: ${rejected}`);
+  else if (pending && offline) setStatus(`${pending} answer${pending === 1 ? "" : "s"} kept in this browser until the server can be reached`);
+  else if (pending) setStatus(`sending ${pending} answer${pending === 1 ? "" : "s"}…`);
+  else setStatus("");
+});
+
+loadSetup();
+setState("setup");
+queue.flush(); // what a page before this one kept, if the server was away then

@@ -1,0 +1,123 @@
+// The table as SVG, in millimetres: the viewBox is the table model's scatter area, so every die is
+// drawn at the position the roll is judged on, and the browser scales the whole table to the window
+// with its aspect kept (preserveAspectRatio="xMidYMid meet").
+
+const SVG = "http://www.w3.org/2000/svg";
+
+export const DIE_LOOKS = {
+  black: { fill: "#1b1b1b", pip: "#ffffff", edge: "#000000" },
+  red: { fill: "#cd1e28", pip: "#ffffff", edge: "#7a0f15" },
+  white: { fill: "#f6f6f2", pip: "#111111", edge: "#9a9a9a" },
+  command: { fill: "#8f9194", pip: "#111111", edge: "#4d4f52" },
+};
+
+// A symbol per command, drawn on the command die; its name is written beside it.
+export const COMMAND_SYMBOLS = {
+  "highest-total": "Σ+",
+  "lowest-total": "Σ−",
+  "largest-spread": "↕",
+  "most-odd": "odd",
+  "highest-die": "▲",
+  closest: "◎",
+};
+
+// Pip places per face, in fractions of the die's edge from its center.
+const PIPS = {
+  1: [[0, 0]],
+  2: [[-1, -1], [1, 1]],
+  3: [[-1, -1], [0, 0], [1, 1]],
+  4: [[-1, -1], [1, -1], [-1, 1], [1, 1]],
+  5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],
+  6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]],
+};
+
+function element(name, attributes, text) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function commandLabel(command) {
+  return command.replace("-", " ");
+}
+
+// Size the table to a game: the felt and the fixation cross.
+export function setTable(svg, table) {
+  const side = table.scatter_mm;
+  svg.setAttribute("viewBox", `0 0 ${side} ${side}`);
+  const felt = svg.querySelector("#felt");
+  felt.setAttribute("width", side);
+  felt.setAttribute("height", side);
+  const c = side / 2;
+  const arm = table.die_mm * 0.6;
+  svg.querySelector("#cross").setAttribute("d", `M ${c - arm} ${c} H ${c + arm} M ${c} ${c - arm} V ${c + arm}`);
+}
+
+// One die: a rounded square of `size` mm centered at (x, y), with pips (numerals above six sides).
+export function die(x, y, size, look, value, sides) {
+  const group = element("g", { class: "die", transform: `translate(${x} ${y})` });
+  group.append(element("rect", {
+    x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
+    fill: look.fill, stroke: look.edge, "stroke-width": size * 0.04,
+  }));
+  if (sides <= 6) {
+    for (const [px, py] of PIPS[value]) {
+      group.append(element("circle", { cx: px * size * 0.27, cy: py * size * 0.27, r: size * 0.095, fill: look.pip }));
+    }
+  } else {
+    group.append(element("text", {
+      x: 0, y: 0, "font-size": size * 0.55, "text-anchor": "middle", "dominant-baseline": "central",
+      fill: look.pip, "font-weight": "bold",
+    }, String(value)));
+  }
+  return group;
+}
+
+// The command die: a grey rounded square with the command's symbol, and its name underneath.
+export function commandDie(x, y, size, command, sceneSide) {
+  const group = element("g", { class: "die command-die", transform: `translate(${x} ${y})` });
+  const look = DIE_LOOKS.command;
+  group.append(element("rect", {
+    x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
+    fill: look.fill, stroke: look.edge, "stroke-width": size * 0.04,
+  }));
+  const symbol = COMMAND_SYMBOLS[command];
+  group.append(element("text", {
+    x: 0, y: 0, "font-size": size * (symbol.length > 2 ? 0.4 : 0.62), "text-anchor": "middle",
+    "dominant-baseline": "central", fill: look.pip, "font-weight": "bold",
+  }, symbol));
+  // The name goes below the die, or above it at the bottom edge of the table; never off the felt.
+  const below = y + size * 1.3 <= sceneSide;
+  const half = size * 2.4; // about half the longest name's width
+  group.append(element("text", {
+    x: Math.min(Math.max(x, half), sceneSide - half) - x, y: below ? size * 0.95 : -size * 0.95,
+    "font-size": size * 0.55, "text-anchor": "middle", "dominant-baseline": "central",
+    class: "command-name",
+  }, commandLabel(command)));
+  return group;
+}
+
+// Draw a roll: the command die, then (unless `dice` is false: command first) every colored die.
+export function drawRoll(svg, roll, { dice = true } = {}) {
+  const layer = svg.querySelector("#dice");
+  layer.replaceChildren();
+  const table = roll.game.table;
+  const size = table.die_mm;
+  const [cx, cy] = roll.positions.command;
+  layer.append(commandDie(cx, cy, size, roll.command, table.scatter_mm));
+  if (!dice) return;
+  for (const color of roll.game.colors) {
+    roll.positions[color].forEach(([x, y], index) => {
+      layer.append(die(x, y, size, DIE_LOOKS[color], roll.dice[color][index], roll.game.sides));
+    });
+  }
+}
+
+export function clearRoll(svg) {
+  svg.querySelector("#dice").replaceChildren();
+}
+
+export function showFixation(svg, shown) {
+  svg.querySelector("#fixation").setAttribute("visibility", shown ? "visible" : "hidden");
+}
