@@ -69,8 +69,9 @@ def routes(store: TrialStore) -> list[Route]:
         return templates.TemplateResponse(request, "home.html", {"log": store.log.path})
 
     async def drill(request: Request) -> Response:
+        keys = {**{color: color[0] for color in Variant().colors}, GREY: GREY_KEY}
         return templates.TemplateResponse(request, "drill.html", {
-            "variants": BROWSER_VARIANTS, "keys": {**{c: c[0] for c in Variant().colors}, GREY: GREY_KEY}, "examples": command_examples(), "timeout_s": TIMEOUT_S,
+            "variants": BROWSER_VARIANTS, "keys": keys, "examples": command_examples(), "timeout_s": TIMEOUT_S,
             "feedback_ms": FEEDBACK_MS, "log": store.log.path})
 
     async def explore(request: Request) -> Response:

@@ -168,25 +168,23 @@ def _positions(variant: Variant, positions: object) -> dict:
     table = variant.table
     for name in _TABLE_FIELDS:
         if name in positions and positions[name] != getattr(table, name):
-            raise InputError(f"{name} must be the {variant_name(variant)} table's {getattr(table, name):g}, "
+            raise InputError(f"{name} must be this game's {getattr(table, name):g}, "
                              f"got {str(positions[name])[:40]}", field="positions")
     centers = {key: value for key, value in positions.items() if key not in _TABLE_FIELDS}
     if list(centers) != ["command", *variant.colors]:
         raise InputError(f"needs the keys command, {', '.join(variant.colors)}", field="positions")
     for key, value in centers.items():
         points = [value] if key == "command" else value
-        if not isinstance(points, list) or len(points) != (1 if key == "command" else variant.dice_per_color) or not all(
-                isinstance(p, list) and len(p) == 2 and all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in p)
-                for p in points):
-            raise InputError(f"{key} needs {'one point' if key == 'command' else variant.dice_per_color} [x, y] "
-                             "in mm", field="positions")
+        count = 1 if key == "command" else variant.dice_per_color
+        if not (isinstance(points, list) and len(points) == count and all(_is_point(p) for p in points)):
+            raise InputError(f"{key} needs {'one point' if count == 1 else count} [x, y] in mm", field="positions")
     check_landed(table, positions_from_mapping(variant.colors, variant.dice_per_color, centers))
     return logged_positions(centers, table)
 
 
-def variant_name(variant: Variant) -> str:
-    return next((name for name in BROWSER_VARIANTS if Variant.preset(name) == variant), "custom")
+def _is_point(point: object) -> bool:
+    return isinstance(point, list) and len(point) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
 
 
 def _timestamp(value: object) -> datetime:

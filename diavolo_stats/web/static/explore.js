@@ -28,7 +28,7 @@ async function getJson(url) {
 }
 
 function percent(probability) {
-  return `${(100 * probability).toFixed(2)} %`;
+  return `${(100 * probability).toFixed(2)}\u00a0%`;
 }
 
 function cell(tag, text) {

@@ -1,0 +1,91 @@
+"""Driving `diavolo serve` and the system Chromium, for the web tests and the browser benchmark.
+
+Chromium is Debian's `chromium` package (Playwright's own browser download is
+not available here), launched headless through Playwright for Python. Keys
+are timed the way that gives a steady offset: a short busy-wait inside the
+page until the wanted `performance.now()` time, then the key sent through the
+DevTools protocol (`Input.dispatchKeyEvent`). Waiting once per frame instead
+would spread the errors over a whole frame.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+CHROMIUM = os.environ.get("DIAVOLO_CHROMIUM", "/usr/bin/chromium")
+REQUIRE_BROWSER = "DIAVOLO_REQUIRE_BROWSER"
+"""Set (to 1) by CI: a browser that cannot start fails the browser tests instead of skipping them."""
+
+
+def launch_chromium(playwright):
+    """Headless system Chromium; the exception from Playwright when it cannot start."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+
+
+class Server:
+    """The real `diavolo serve` in a child process, on 127.0.0.1 and a free port (or `port`)."""
+
+    def __init__(self, log: Path, port: int = 0, *args: str, cwd: Path | None = None):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "diavolo_stats", "serve", "--port", str(port), "--log", str(log), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+        self.first_line = self.process.stdout.readline()
+        if not self.first_line:
+            self.process.wait(10)
+            raise RuntimeError(f"diavolo serve did not start: {self.process.stderr.read()}")
+        self.url = next(word for word in self.first_line.split() if word.startswith("http://"))
+        self.port = int(self.url.split(":")[2].split("/")[0])
+
+    def interrupt(self, timeout: float = 30) -> int:
+        """Ctrl-C; the exit status once it has stopped."""
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        """Stop it dead (SIGKILL), as a crash or a pulled plug would."""
+        self.process.kill()
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        for stream in (self.process.stdout, self.process.stderr):
+            stream.close()
+
+
+def press_at(page, cdp, at_ms: float, key: str) -> None:
+    """Press `key` when the page's `performance.now()` reaches `at_ms`: busy-wait in the page, then the
+    key through the DevTools protocol."""
+    page.evaluate("target => { while (performance.now() < target) {} }", at_ms)
+    code = f"Key{key.upper()}" if key.isalpha() else ""
+    event = {"key": key, "code": code, "text": key, "unmodifiedText": key,
+             "windowsVirtualKeyCode": ord(key.upper()), "nativeVirtualKeyCode": ord(key.upper())}
+    cdp.send("Input.dispatchKeyEvent", {"type": "keyDown", **event})
+    cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **{k: v for k, v in event.items() if "ext" not in k}})
+
+
+def wait_for_stimulus(page, timeout_ms: float = 20_000) -> float:
+    """Wait until the drill shows a roll; its onset, in the page's `performance.now()` ms."""
+    page.wait_for_function("document.body.dataset.state === 'stimulus' && document.body.dataset.onset",
+                           polling="raf", timeout=timeout_ms)
+    return float(page.evaluate("Number(document.body.dataset.onset)"))
+
+
+def answer_after(page, cdp, delay_ms: float, key: str) -> None:
+    """Wait for the next roll and press `key` `delay_ms` after its onset."""
+    onset = wait_for_stimulus(page)
+    press_at(page, cdp, onset + delay_ms, key)
+
+
+def start_drill(page, url: str, player: str, trials: int, **query: str) -> None:
+    """Open the drill page and start a session of `trials` trials, fast-paced for tests."""
+    pace = {"foreperiod_ms": "30,60", "feedback_ms": "0", **query}
+    page.goto(url.rstrip("/") + "/drill?" + "&".join(f"{k}={v}" for k, v in pace.items()))
+    page.fill("input[name=player]", player)
+    page.fill("input[name=trials]", str(trials))
+    page.click("button.start")

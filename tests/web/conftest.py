@@ -1,0 +1,66 @@
+"""Fixtures of the web tests: the app in-process, the real server, the system Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # browser_harness, shared with the browser benchmark
+
+from browser_harness import CHROMIUM, REQUIRE_BROWSER, launch_chromium  # noqa: E402
+
+ORIGIN = "http://127.0.0.1:8765"
+
+
+@pytest.fixture
+def log_path(tmp_path) -> Path:
+    return tmp_path / "drills.csv"
+
+
+@pytest.fixture
+def client(log_path):
+    """Starlette's test client on a fresh app, its requests coming from the app's own origin."""
+    from starlette.testclient import TestClient
+
+    from diavolo_stats.web.app import create_app
+
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless system Chromium: skipped when it cannot start, unless $DIAVOLO_REQUIRE_BROWSER is set (CI)."""
+    required = os.environ.get(REQUIRE_BROWSER, "") not in ("", "0")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as error:
+        if required:
+            raise
+        pytest.skip(f"Playwright is not installed ({error})")
+    if not required and not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        try:
+            chromium = launch_chromium(playwright)
+        except Exception as error:
+            if required:
+                raise
+            pytest.skip(f"Chromium at {CHROMIUM} cannot start: {str(error).splitlines()[0]}")
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", errors.append)
+    yield page
+    context.close()
+    assert not errors, f"errors in the page's scripts: {errors}"

@@ -1,0 +1,307 @@
+"""The web app's API through Starlette's test client: trials checked and logged once, odds as the CLI's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import ORIGIN
+from starlette.testclient import TestClient
+
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.web.app import create_app
+from diavolo_stats.web.security import MAX_BODY_BYTES
+from diavolo_stats.web.trials import TRIAL_BURST, TRIALS_PER_SECOND
+
+SESSION = "0b7e5c1a-2f4d-4e6b-9a1c-3d5e7f9a1b2c"
+
+
+def a_trial(client: TestClient, number: int = 1, **changes) -> dict:
+    """Trial `number` as the drill page sends it: the server's roll for it (seed 7), answered red in 512.3 ms,
+    with `changes` made to its fields."""
+    seed = 7
+    roll = client.get("/api/roll", params={"seed": seed, "trial": number}).json()
+    body = {"session_id": SESSION, "trial": number, "player": "Ann", "variant": "standard",
+            "command_first": False, "command": roll["command"], "dice": roll["dice"],
+            "positions": roll["positions"], "answer": "red", "latency_ms": 512.34, "too_early": False,
+            "timed_out": False, "foreperiod_ms": roll["foreperiod_ms"], "seed": seed,
+            "timestamp": "2026-11-30T12:00:00.000Z"}
+    return {**body, **changes}
+
+
+def logged_rows(log_path) -> int:
+    return len(load_logs([log_path])) if log_path.exists() else 0
+
+
+def test_a_trial_is_logged_with_the_answer_the_rules_give(client, log_path):
+    trial = a_trial(client)
+    response = client.post("/api/trials", json=trial)
+    assert response.status_code == 201, response.text
+    row = load_logs([log_path]).iloc[0]
+    expected = resolve(Variant(), Command(trial["command"]), trial["dice"], trial["positions"]).answer
+    assert row["expected"] == expected == response.json()["expected"]
+    assert bool(row["correct"]) is (expected == "red")
+    assert (row["session_id"], row["trial"], row["player"], row["answer"]) == (SESSION, 1, "Ann", "red")
+    assert row["latency_ms"] == pytest.approx(512.3)  # logged to 0.1 ms
+    assert json.loads(row["positions"])["scatter_mm"] == Variant().table.scatter_mm
+
+
+def test_the_same_roll_comes_back_for_the_same_seed_and_trial(client):
+    first, again = (client.get("/api/roll", params={"seed": 3, "trial": 4}).json() for _ in range(2))
+    other = client.get("/api/roll", params={"seed": 3, "trial": 5}).json()
+    assert first == again
+    assert (first["dice"], first["positions"]) != (other["dice"], other["positions"])
+    assert first["expected"] == resolve(Variant(), Command(first["command"]), first["dice"], first["positions"]).answer
+
+
+def test_a_trial_sent_twice_is_stored_once_even_by_a_restarted_server(client, log_path):
+    trial = a_trial(client)
+    assert client.post("/api/trials", json=trial).status_code == 201
+    again = client.post("/api/trials", json=trial)
+    assert again.status_code == 200 and again.json()["stored"] is False
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as restarted:
+        assert restarted.post("/api/trials", json=trial).status_code == 200
+        assert restarted.post("/api/trials", json=a_trial(restarted, 2)).status_code == 201
+    frame = load_logs([log_path])
+    assert sorted(frame["trial"]) == [1, 2]
+
+
+def test_a_trial_another_writer_logged_meanwhile_is_not_logged_again(client, log_path):
+    trial = a_trial(client)
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as other_server:
+        assert other_server.post("/api/trials", json=trial).status_code == 201
+    assert client.post("/api/trials", json=trial).status_code == 200
+    assert logged_rows(log_path) == 1
+
+
+BAD_FIELDS = [
+    ("session_id", "not-a-uuid"),
+    ("trial", 0),
+    ("trial", 1.5),
+    ("trial", True),
+    ("player", ""),
+    ("player", "tab\there"),
+    ("player", "x" * 101),
+    ("variant", "giant"),
+    ("command_first", "yes"),
+    ("command", "loudest"),
+    ("dice", {"black": [1, 2, 3], "red": [1, 2, 3]}),
+    ("dice", {"black": [1, 2, 7], "red": [1, 2, 3], "white": [1, 2, 3]}),
+    ("dice", {"black": [1, 2], "red": [1, 2, 3], "white": [1, 2, 3]}),
+    ("dice", {"black": [1, 2, 0], "red": [1, 2, 3], "white": [1, 2, 3]}),
+    ("dice", {"black": [1, 2, True], "red": [1, 2, 3], "white": [1, 2, 3]}),
+    ("answer", "purple"),
+    ("answer", "none"),
+    ("latency_ms", -1),
+    ("latency_ms", None),
+    ("latency_ms", "fast"),
+    ("too_early", "no"),
+    ("timed_out", 0),
+    ("foreperiod_ms", -5),
+    ("seed", -1),
+    ("seed", 2**63),
+    ("timestamp", "yesterday"),
+    ("timestamp", "2026-11-30T12:00:00"),
+    ("expected", "red"),
+    ("correct", True),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), BAD_FIELDS)
+def test_a_bad_field_is_refused_by_name_and_nothing_is_written(client, log_path, field, value):
+    response = client.post("/api/trials", json=a_trial(client, **{field: value}))
+    assert response.status_code == 400, response.text
+    assert response.json()["error"].startswith(f"{field}: "), response.json()
+    assert response.json()["field"] == field
+    assert logged_rows(log_path) == 0
+
+
+def test_latency_infinite_or_nan_is_refused(client, log_path):
+    body = json.dumps(a_trial(client)).replace('"latency_ms": 512.34', '"latency_ms": Infinity')
+    response = client.post("/api/trials", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and "latency_ms" in response.json()["error"]
+    assert logged_rows(log_path) == 0
+
+
+def test_positions_off_the_table_or_overlapping_are_refused(client, log_path):
+    trial = a_trial(client)
+    off = json.loads(json.dumps(trial["positions"]))
+    off["black"][0] = [299.0, 150.0]  # a 16 mm die centered 1 mm from the edge hangs off it
+    overlapping = json.loads(json.dumps(trial["positions"]))
+    overlapping["red"][1] = [overlapping["red"][0][0] + 5, overlapping["red"][0][1]]
+    other_table = {**trial["positions"], "tolerance": 0.5}
+    for positions, words in ((off, "not wholly on the table"), (overlapping, "overlap"),
+                             (other_table, "tolerance")):
+        response = client.post("/api/trials", json={**trial, "positions": positions})
+        assert response.status_code == 400 and response.json()["field"] == "positions", response.text
+        assert words in response.json()["error"]
+    assert logged_rows(log_path) == 0
+
+
+def test_no_answer_needs_too_early_or_timeout_and_no_latency(client, log_path):
+    early = a_trial(client, answer="none", latency_ms=None, too_early=True)
+    assert client.post("/api/trials", json=early).status_code == 201
+    both = a_trial(client, 2, answer="none", latency_ms=None, too_early=True, timed_out=True)
+    assert client.post("/api/trials", json=both).json()["field"] == "timed_out"
+    with_latency = a_trial(client, 2, answer="none", latency_ms=300.0, timed_out=True)
+    assert client.post("/api/trials", json=with_latency).json()["field"] == "latency_ms"
+    row = load_logs([log_path]).iloc[0]
+    assert (row["answer"], bool(row["too_early"]), bool(row["correct"])) == ("none", True, False)
+    assert logged_rows(log_path) == 1
+
+
+def test_a_body_that_is_not_a_json_object_is_refused(client, log_path):
+    for content in (b"[1, 2]", b"{not json", b""):
+        response = client.post("/api/trials", content=content, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400 and "error" in response.json()
+    assert logged_rows(log_path) == 0
+
+
+def test_a_post_from_another_origin_or_none_is_refused(client, log_path):
+    trial = a_trial(client)
+    for origin in ("http://evil.example", "null", None):
+        headers = {"Origin": origin} if origin else {}
+        with TestClient(client.app, base_url=ORIGIN, headers=headers) as foreign:
+            response = foreign.post("/api/trials", json=trial)
+        assert response.status_code == 403 and "origin" in response.json()["error"]
+    assert logged_rows(log_path) == 0
+
+
+def test_a_host_name_other_than_loopback_gets_no_answer(client):
+    # A page of another site whose name points at 127.0.0.1 (DNS rebinding) reaches nothing.
+    assert client.get("/api/odds", headers={"Host": "evil.example:8765"}).status_code == 400
+
+
+def test_a_body_over_the_cap_is_refused_unread(client, log_path):
+    padded = {**a_trial(client), "player": "A" * (MAX_BODY_BYTES + 10)}
+    response = client.post("/api/trials", json=padded)
+    assert response.status_code == 413 and "body" in response.json()["error"]
+
+    def chunks():  # no Content-Length: the cap applies while reading
+        for _ in range(MAX_BODY_BYTES // 1000 + 2):
+            yield b" " * 1000
+
+    response = client.post("/api/trials", content=chunks(), headers={"Content-Type": "application/json"})
+    assert response.status_code == 413
+    assert logged_rows(log_path) == 0
+
+
+def test_one_session_posting_faster_than_a_person_is_slowed_down(client, log_path, monkeypatch):
+    from diavolo_stats.web import trials
+
+    clock = [1000.0]
+    monkeypatch.setattr(trials.time, "monotonic", lambda: clock[0])  # the clock stands still meanwhile
+    bodies = [a_trial(client, n) for n in range(1, TRIAL_BURST + 3)]
+    statuses = [client.post("/api/trials", json=body).status_code for body in bodies]
+    assert statuses == [201] * TRIAL_BURST + [429, 429]
+    assert "trials a second" in client.post("/api/trials", json=bodies[-1]).json()["error"]
+    clock[0] += 1.5 / TRIALS_PER_SECOND  # room for one more, not two
+    assert [client.post("/api/trials", json=body).status_code for body in bodies[-2:]] == [201, 429]
+    assert logged_rows(log_path) == TRIAL_BURST + 1
+
+
+def test_every_answer_carries_a_policy_that_allows_only_the_apps_own_scripts(client):
+    for path in ("/", "/drill", "/explore", "/report", "/api/odds", "/static/drill.js", "/nowhere"):
+        policy = client.get(path).headers["content-security-policy"]
+        directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+        assert directives["script-src"] == "'self'" and directives["default-src"] == "'self'", (path, policy)
+        assert directives["connect-src"] == "'self'" and directives["frame-ancestors"] == "'none'"
+
+
+def test_pages_load_no_script_or_style_from_elsewhere(client):
+    for path in ("/", "/drill", "/explore", "/report"):
+        page = client.get(path).text
+        assert "<script>" not in page and "style=" not in page and "http://" not in page and "https://" not in page
+
+
+def test_errors_never_show_a_traceback(log_path, monkeypatch):
+    from diavolo_stats.web import api
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom in the library")
+
+    monkeypatch.setattr(api, "exact_odds", broken)
+    with TestClient(create_app(log_path), base_url=ORIGIN, raise_server_exceptions=False) as test_client:
+        response = test_client.get("/api/odds")
+    assert response.status_code == 500
+    assert "boom" not in response.text and "Traceback" not in response.text and "error" in response.json()
+
+
+# ------------------------------------------------------------------------------------------- odds
+
+@pytest.mark.parametrize("query", [
+    {},
+    {"dice_per_color": "2", "sides": "6", "colors": "black,red,white"},
+    {"colors": "black,red,white,blue", "sides": "8", "commands": "highest-total,most-odd,closest"},
+    {"dice_per_color": "4", "sides": "4", "commands": "largest-spread", "tolerance": "0.2"},
+])
+def test_odds_are_exactly_what_the_command_line_prints(client, diavolo, query):
+    flags = [item for name, value in query.items() for item in (f"--{name.replace('_', '-')}", value)]
+    printed = diavolo("odds", "--format", "json", *flags)
+    assert printed.returncode == 0, printed.stderr
+    response = client.get("/api/odds", params=query)
+    assert response.status_code == 200
+    assert response.json() == json.loads(printed.stdout)
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ({"dice_per_color": "0"}, "dice_per_color"),
+    ({"dice_per_color": "two"}, "dice_per_color"),
+    ({"sides": "1"}, "sides"),
+    ({"colors": "black"}, "colors"),
+    ({"commands": "loudest"}, "commands"),
+    ({"tolerance": "-1"}, "tolerance"),
+    ({"tolerance": "nan"}, "tolerance"),
+    ({"dice": "3"}, "dice"),
+])
+def test_a_bad_variant_is_refused_naming_the_field(client, query, field):
+    response = client.get("/api/odds", params=query)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(f"{field}: "), response.json()
+
+
+def test_simulated_closest_has_an_interval_and_a_capped_number_of_rounds(client):
+    document = client.get("/api/simulate", params={"rounds": 5000, "seed": 1}).json()
+    closest = document["commands"]["closest"]
+    assert closest["rounds"] == 5000 and closest["ci95"][0] <= closest["tie_probability"] <= closest["ci95"][1]
+    exact = document["commands"]["most-odd"]
+    assert exact["ci95"][0] <= exact["exact"] <= exact["ci95"][1]
+    too_many = client.get("/api/simulate", params={"rounds": 10**7})
+    assert too_many.status_code == 400 and too_many.json()["field"] == "rounds"
+
+
+# ------------------------------------------------------------------------------------- token, names
+
+def test_with_a_token_every_page_and_call_needs_it(log_path):
+    with TestClient(create_app(log_path, token="s3cret"), base_url=ORIGIN, headers={"Origin": ORIGIN}) as anyone:
+        for path in ("/", "/drill", "/api/odds", "/static/drill.js"):
+            assert anyone.get(path).status_code == 401
+        assert anyone.get("/?token=wrong").status_code == 401
+    with TestClient(create_app(log_path, token="s3cret"), base_url=ORIGIN, headers={"Origin": ORIGIN}) as holder:
+        first = holder.get("/?token=s3cret")
+        assert first.status_code == 200 and "HttpOnly" in first.headers["set-cookie"]
+        assert holder.get("/api/odds").status_code == 200  # the cookie carries it from now on
+        assert holder.post("/api/trials", json=a_trial(holder)).status_code == 201
+
+
+def test_only_loopback_addresses_go_without_a_token():
+    from diavolo_stats.web.app import is_loopback
+
+    assert all(is_loopback(host) for host in ("127.0.0.1", "127.8.0.1", "localhost", "::1", "[::1]"))
+    assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.20", "::", "example.org"))
+
+
+HOSTILE = '<script>alert(1)</script> & "Bob"'
+
+
+def test_names_are_escaped_on_every_page(client, log_path):
+    assert client.post("/api/trials", json=a_trial(client, player=HOSTILE)).status_code == 201
+    players = client.get("/report")
+    assert HOSTILE not in players.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in players.text
+    report = client.get("/report", params={"player": HOSTILE})
+    assert report.status_code == 200, report.text[:300]
+    assert HOSTILE not in report.text and "&lt;script&gt;" in report.text
+    unknown = client.get("/report", params={"player": "<b>nobody</b>"})
+    assert unknown.status_code == 400 and "<b>nobody</b>" not in unknown.text
