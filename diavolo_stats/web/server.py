@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import socket
 import sys
@@ -40,7 +41,8 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
         listener = socket.create_server((host.strip("[]"), port), family=socket.AF_INET6 if ":" in host
                                         else socket.AF_INET)
     except OSError as error:
-        raise InputError(f"cannot listen on {host}:{port} ({error.strerror or error})", field="port") from None
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise InputError(f"cannot listen on {host}:{port} ({reason})", field="port") from None
     bound = listener.getsockname()[1]
     shown_host = f"[{host.strip('[]')}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}/" + (f"?token={token}" if token else "")

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 
 CHROMIUM = os.environ.get("DIAVOLO_CHROMIUM", "/usr/bin/chromium")
+ORIGIN = "http://127.0.0.1:8765"
+"""Where the in-process test client's requests say they come from."""
 REQUIRE_BROWSER = "DIAVOLO_REQUIRE_BROWSER"
 """Set (to 1) by CI: a browser that cannot start fails the browser tests instead of skipping them."""
 
@@ -71,7 +73,7 @@ def press_at(page, cdp, at_ms: float, key: str) -> None:
 
 def wait_for_stimulus(page, timeout_ms: float = 20_000) -> float:
     """Wait until the drill shows a roll; its onset, in the page's `performance.now()` ms."""
-    page.wait_for_function("document.body.dataset.state === 'stimulus' && document.body.dataset.onset",
+    page.wait_for_function("() => document.body.dataset.state === 'stimulus' && document.body.dataset.onset",
                            polling="raf", timeout=timeout_ms)
     return float(page.evaluate("Number(document.body.dataset.onset)"))
 

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # browser_harness, shared with the browser benchmark
-
-from browser_harness import CHROMIUM, REQUIRE_BROWSER, launch_chromium  # noqa: E402
-
-ORIGIN = "http://127.0.0.1:8765"
+from web.browser_harness import CHROMIUM, ORIGIN, REQUIRE_BROWSER, Server, launch_chromium
 
 
 @pytest.fixture
@@ -30,6 +25,14 @@ def client(log_path):
 
     with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def server(log_path):
+    """The real `diavolo serve` on 127.0.0.1 and a free port, stopped after the test."""
+    running = Server(log_path)
+    yield running
+    running.stop()
 
 
 @pytest.fixture(scope="session")
@@ -60,7 +63,7 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     page = context.new_page()
     errors = []
-    page.on("pageerror", errors.append)
+    page.on("pageerror", lambda error: errors.append(error))
     yield page
     context.close()
     assert not errors, f"errors in the page's scripts: {errors}"

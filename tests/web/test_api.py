@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ORIGIN
 from starlette.testclient import TestClient
 
 from diavolo_stats.core.rules import resolve
@@ -14,6 +13,7 @@ from diavolo_stats.drill.log import load_logs
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.security import MAX_BODY_BYTES
 from diavolo_stats.web.trials import TRIAL_BURST, TRIALS_PER_SECOND
+from web.browser_harness import ORIGIN
 
 SESSION = "0b7e5c1a-2f4d-4e6b-9a1c-3d5e7f9a1b2c"
 

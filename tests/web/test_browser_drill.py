@@ -1,0 +1,216 @@
+"""The browser drill in a real Chromium against the real `diavolo serve`: timing, the log, failures.
+
+Screenshots are saved into each test's folder, and also into
+$DIAVOLO_SCREENSHOTS when it is set (`DIAVOLO_SCREENSHOTS=docs/img` refreshes
+the manual's pictures).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import load_logs
+from web.browser_harness import Server, answer_after, press_at, start_drill, wait_for_stimulus
+
+# How far after the intended moment a key may arrive: the harness itself (the DevTools message, the
+# browser's input pipeline) takes about 2 ms on an idle machine (benchmarks/bench_browser_latency.py);
+# it must stay within one 60 Hz frame, which a harness polling once per frame would not.
+KEY_SLACK_MS = 1000 / 60
+
+
+def save_screenshot(page, folder: Path, name: str) -> Path:
+    path = folder / name
+    page.screenshot(path=str(path))
+    if os.environ.get("DIAVOLO_SCREENSHOTS"):
+        shutil.copy(path, Path(os.environ["DIAVOLO_SCREENSHOTS"]) / name)
+    return path
+
+
+def expected_from_row(row) -> str:
+    """The answer the rules give from the logged dice and positions alone."""
+    dice, positions = json.loads(row["dice"]), json.loads(row["positions"])
+    variant = Variant(colors=tuple(dice), dice_per_color=int(row["dice_per_color"]),
+                      table=TableModel(**{k: positions[k] for k in ("scatter_mm", "die_mm", "tolerance")}))
+    return resolve(variant, Command(row["command"]), dice, positions).answer
+
+
+def wait_until_kept(page) -> None:
+    """Wait until the page says it keeps answers it could not send."""
+    page.wait_for_function("() => document.querySelector('#queue-status').textContent.includes('kept in this browser')")
+
+
+def wait_for_summary(page) -> None:
+    page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
+
+
+def test_logged_latency_is_the_delay_of_the_key_after_the_onset(server, page, log_path, tmp_path):
+    delays = [180.0, 420.0, 260.0, 650.0, 330.0]
+    start_drill(page, server.url, "Ann", len(delays))
+    # What the browser stamped on each key, seen by a listener of the test's own, and each onset.
+    page.evaluate("() => { window.keyStamps = []; "
+                  "addEventListener('keydown', (event) => keyStamps.push(event.timeStamp), true); }")
+    cdp = page.context.new_cdp_session(page)
+    onsets = []
+    for delay in delays:
+        onsets.append(wait_for_stimulus(page))
+        press_at(page, cdp, onsets[-1] + delay, "r")
+    wait_for_summary(page)
+    stamps = page.evaluate("() => keyStamps")
+    frame = load_logs([log_path])
+    assert list(frame["trial"]) == [1, 2, 3, 4, 5] and set(frame["answer"]) == {"red"}
+    for delay, onset, stamp, (_, row) in zip(delays, onsets, stamps, frame.iterrows()):
+        # Exactly the key's timeStamp minus the onset (to the 0.1 ms logged), which is never before the
+        # key was sent, and within a frame of it.
+        assert row["latency_ms"] == pytest.approx(stamp - onset, abs=0.051)
+        assert delay - 0.05 <= row["latency_ms"] <= delay + KEY_SLACK_MS, (delay, row["latency_ms"])
+        assert row["expected"] == expected_from_row(row)
+        assert bool(row["correct"]) is (row["expected"] == "red")
+    assert page.locator("#summary-title").inner_text().startswith("drill summary: player Ann, 5 trials")
+
+
+def test_the_table_is_drawn_where_the_roll_is_judged_with_its_aspect_kept(server, page, tmp_path):
+    start_drill(page, server.url, "Ann", 2, feedback_ms="60000")
+    wait_for_stimulus(page)
+    save_screenshot(page, tmp_path, "drill-roll.png")
+    # Every die's drawn center, in screen pixels, against its logged position scaled to the table's box.
+    placed = page.evaluate("""() => {
+        const table = document.querySelector('#table').getBoundingClientRect();
+        const side = document.querySelector('#table').viewBox.baseVal.width;
+        return [...document.querySelectorAll('#dice .die > rect')].map((rect) => {
+            const box = rect.getBoundingClientRect();
+            const [x, y] = rect.parentNode.getAttribute('transform').match(/[-\\d.]+/g).map(Number);
+            return {screen: [box.x + box.width / 2, box.y + box.height / 2], width: box.width,
+                    expected: [table.x + x * table.width / side, table.y + y * table.height / side],
+                    scale: table.width / side, aspect: table.width / table.height};
+        });
+    }""")
+    assert len(placed) == 1 + 9  # the command die and nine colored dice
+    for die in placed:
+        assert die["aspect"] == pytest.approx(1.0)
+        assert abs(die["screen"][0] - die["expected"][0]) < 1 and abs(die["screen"][1] - die["expected"][1]) < 1
+        assert die["width"] == pytest.approx(16 * die["scale"], abs=1)
+    page.keyboard.press("w")
+    page.wait_for_function("() => document.body.dataset.state === 'feedback'")
+    assert re.match(r"(RIGHT|WRONG)", page.locator("#verdict").inner_text())
+    assert page.locator("#reason").inner_text()
+    save_screenshot(page, tmp_path, "drill-feedback.png")
+
+
+def test_a_key_before_the_roll_is_logged_as_too_early_and_the_trial_runs_again(server, page, log_path):
+    start_drill(page, server.url, "Ann", 1, foreperiod_ms="3000,3000", feedback_ms="1500")
+    page.wait_for_function("() => document.body.dataset.state === 'fixation'")
+    page.keyboard.press("b")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.startsWith('TOO EARLY')")
+    cdp = page.context.new_cdp_session(page)
+    answer_after(page, cdp, 100, "g")
+    wait_for_summary(page)
+    frame = load_logs([log_path])
+    assert list(frame["too_early"]) == [True, False] and list(frame["answer"]) == ["none", "grey"]
+    assert list(frame["trial"]) == [1, 2]
+
+
+def test_killing_the_server_mid_session_loses_no_answer_and_duplicates_none(log_path, page):
+    first = Server(log_path)
+    port = first.port
+    try:
+        start_drill(page, first.url, "Ann", 6)
+        cdp = page.context.new_cdp_session(page)
+        for _ in range(2):
+            answer_after(page, cdp, 100, "b")
+        wait_for_stimulus(page)  # trial 3 is on screen (trial 4's roll already fetched)
+        first.kill()
+        answer_after(page, cdp, 100, "r")  # trial 3: kept in the browser
+        answer_after(page, cdp, 100, "w")  # trial 4: kept as well
+        wait_until_kept(page)
+        assert len(load_logs([log_path])) == 2
+        second = Server(log_path, port)
+    finally:
+        first.stop()
+    try:
+        # A trial the server stored but whose answer was lost is sent again: it must be stored once.
+        page.evaluate("""() => {
+            const kept = JSON.parse(localStorage.getItem('diavolo.pending-trials') || '[]');
+            localStorage.setItem('diavolo.pending-trials', JSON.stringify([...kept, {...kept[0], trial: 1}]));
+        }""")
+        for key in ("b", "g"):
+            answer_after(page, cdp, 100, key)  # trials 5 and 6, once the server is back
+        wait_for_summary(page)
+    finally:
+        second.stop()
+    frame = load_logs([log_path])
+    assert sorted(frame["trial"]) == [1, 2, 3, 4, 5, 6]
+    assert list(frame.sort_values("trial")["answer"]) == ["black", "black", "red", "white", "black", "grey"]
+
+
+def test_a_reloaded_page_sends_the_answers_it_kept(server, page, log_path):
+    start_drill(page, server.url, "Ann", 3)
+    cdp = page.context.new_cdp_session(page)
+    page.route("**/api/trials", lambda route: route.abort())  # the server cannot be reached
+    answer_after(page, cdp, 100, "r")
+    wait_until_kept(page)
+    assert not log_path.exists() or len(load_logs([log_path])) == 0
+    page.unroute("**/api/trials")
+    page.reload()
+    page.wait_for_function("() => localStorage.getItem('diavolo.pending-trials') === '[]'", timeout=15_000)
+    frame = load_logs([log_path])
+    assert list(frame["trial"]) == [1] and list(frame["answer"]) == ["red"]
+
+
+def drive_terminal_drill(log_path: Path, trials: int, done: list) -> None:
+    """A `diavolo drill` in a pseudo-terminal answering each roll with `b`, on the same log."""
+    child = pexpect.spawn(sys.executable, ["-m", "diavolo_stats", "drill", "--player", "Tom", "--trials", str(trials),
+                                           "--log", str(log_path), "--foreperiod-ms", "30,60", "--feedback-ms", "0"],
+                          encoding="utf-8", dimensions=(24, 80), timeout=30,
+                          env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"})
+    answered = 0
+    while True:
+        index = child.expect([re.escape("\x1b[6n"), r"answer now \(trial \d+\)", pexpect.EOF])
+        if index == 0:
+            child.send("\x1b[1;1R")  # where the cursor is, as a terminal answers
+        elif index == 1:
+            child.send("b")
+            answered += 1
+        else:
+            break
+    child.close()
+    done.append((child.exitstatus, answered))
+
+
+def test_two_browsers_and_a_terminal_drill_share_one_log(server, browser, log_path):
+    trials = 8
+    done: list = []
+    terminal = threading.Thread(target=drive_terminal_drill, args=(log_path, trials, done))
+    contexts = [browser.new_context() for _ in range(2)]
+    pages = [context.new_page() for context in contexts]
+    try:
+        for name, page in zip(("Ann", "Bea"), pages):
+            start_drill(page, server.url, name, trials)
+        terminal.start()
+        sessions = [page.context.new_cdp_session(page) for page in pages]
+        for _ in range(trials):
+            for page, cdp in zip(pages, sessions):
+                answer_after(page, cdp, 20, "g")
+        for page in pages:
+            wait_for_summary(page)
+        terminal.join(60)
+    finally:
+        for context in contexts:
+            context.close()
+    assert done and done[0][0] == 0, done
+    frame = load_logs([log_path])  # refuses a log with an interleaved or cut row
+    per_player = frame.groupby("player")["trial"].apply(sorted).to_dict()
+    assert per_player == {"Ann": list(range(1, trials + 1)), "Bea": list(range(1, trials + 1)),
+                          "Tom": list(range(1, trials + 1))}
+    assert frame.groupby("player")["session_id"].nunique().tolist() == [1, 1, 1]

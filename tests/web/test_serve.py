@@ -1,0 +1,68 @@
+"""`diavolo serve` as a user runs it: the address first, Ctrl-C after the requests in flight."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+
+from conftest import REPO, assert_one_line_error
+
+from web.browser_harness import Server
+
+
+def fetch(url: str, timeout: float = 60) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_the_first_line_is_the_address_and_it_answers(log_path):
+    server = Server(log_path)
+    try:
+        assert server.first_line.startswith(f"serving on http://127.0.0.1:{server.port}/")
+        status, page = fetch(server.url + "drill")
+        assert status == 200 and b"The drill" in page
+    finally:
+        server.stop()
+
+
+def test_ctrl_c_answers_the_requests_in_flight_then_exits_0(tmp_path):
+    log = tmp_path / "drills.csv"
+    shutil.copy(REPO / "data" / "sample_drills.csv", log)
+    server = Server(log, 0, cwd=tmp_path)
+    answers = []
+    slow = threading.Thread(target=lambda: answers.append(fetch(server.url + "report?player=synthetic-expert")))
+    try:
+        slow.start()
+        time.sleep(0.5)  # the report (charts drawn with matplotlib) takes a few seconds
+        assert not answers, "the request should still be in flight"
+        status = server.interrupt()
+        slow.join(60)
+    finally:
+        server.stop()
+    assert status == 0
+    assert answers and answers[0][0] == 200 and b"Diavolo drill report" in answers[0][1]
+
+
+def test_a_port_in_use_is_a_one_line_error(diavolo, log_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        result = diavolo("serve", "--port", str(taken.getsockname()[1]), "--log", str(log_path), timeout=60)
+    assert_one_line_error(result, "--port", "cannot listen on 127.0.0.1")
+
+
+def test_a_token_is_asked_of_every_request(log_path):
+    server = Server(log_path, 0, "--token", "t0ken")
+    try:
+        assert server.url.endswith("/?token=t0ken")
+        assert fetch(server.url.split("?")[0] + "drill")[0] == 401
+        assert fetch(server.url)[0] == 200
+    finally:
+        server.stop()
