@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import flags_named, positive_int
+from diavolo_stats.cli.common import positive_int
 
 
 def register(subparsers) -> None:
@@ -30,6 +30,5 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from diavolo_stats.web.server import serve
 
-    with flags_named():
-        serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open)
+    serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open)
     return 0

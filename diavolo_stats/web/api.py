@@ -1,9 +1,8 @@
 """The JSON API behind the pages: rolls and trials for the drill, odds and simulations for the explorer.
 
 Every endpoint calls the library function the matching `diavolo` command
-calls, so the two cannot drift: `/api/odds` returns the document of
-`diavolo odds --format json`, `/api/simulate` that of `diavolo simulate
---format json`. Query parameters are the library's field names
+calls, so the two cannot drift: `/api/odds` returns the JSON document that
+`diavolo odds` prints, `/api/simulate` the one `diavolo simulate` prints. Query parameters are the library's field names
 (`dice_per_color=2&sides=6&colors=black,red,white`). A bad request gets
 status 400 and `{"error": "field: what is wrong", "field": "..."}`.
 """
