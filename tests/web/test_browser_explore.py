@@ -35,7 +35,7 @@ def test_changing_dice_per_color_updates_the_table_to_the_exact_odds(server, pag
     page.fill("input[name=dice_per_color]", "3")
     page.fill("input[name=sides]", "6")
     page.wait_for_function("() => document.body.dataset.state === 'ready'")
-    page.set_viewport_size({"width": 1000, "height": 1100})
+    page.set_viewport_size({"width": 1200, "height": 1000})
     save_screenshot(page, tmp_path, "explore.png")
 
 

@@ -87,12 +87,11 @@ function drawChart(bars) {
   chart.replaceChildren(...nodes);
 }
 
+// The controls as command-line flags, in three lines: the dice, the commands, the table model.
 function flags(values) {
-  const parts = [];
-  for (const [name, value] of Object.entries(values)) {
-    if (value !== "") parts.push(`--${name.replaceAll("_", "-")} ${value}`);
-  }
-  return parts.join(" ");
+  const flag = (name) => (values[name] === "" ? "" : `--${name.replaceAll("_", "-")} ${values[name]}`);
+  const lines = [["colors", "dice_per_color", "sides"], ["commands"], ["tolerance", "scatter_mm", "die_mm"]];
+  return lines.map((names) => names.map(flag).filter(Boolean).join(" ")).filter(Boolean).join(" \\\n    ");
 }
 
 async function update() {
