@@ -214,3 +214,22 @@ def test_two_browsers_and_a_terminal_drill_share_one_log(server, browser, log_pa
     assert per_player == {"Ann": list(range(1, trials + 1)), "Bea": list(range(1, trials + 1)),
                           "Tom": list(range(1, trials + 1))}
     assert frame.groupby("player")["session_id"].nunique().tolist() == [1, 1, 1]
+
+
+def test_help_mid_trial_shows_every_command_and_drops_that_trial(server, page, log_path):
+    start_drill(page, server.url, "Ann", 1)
+    shown = wait_for_stimulus(page)
+    first_roll = page.locator("#dice").inner_html()
+    page.keyboard.press("?")
+    assert page.locator("#help").is_visible()
+    names = page.locator("#help dt").all_inner_texts()
+    assert names == ["highest-total", "lowest-total", "largest-spread", "most-odd", "highest-die", "closest", "grey"]
+    assert all(text.startswith("e.g.") for text in page.locator("#help .example").all_inner_texts())
+    page.keyboard.press("Escape")
+    cdp = page.context.new_cdp_session(page)
+    assert wait_for_stimulus(page) > shown
+    assert page.locator("#dice").inner_html() != first_roll  # a new roll: the dropped one may have been seen
+    press_at(page, cdp, page.evaluate("() => performance.now()") + 50, "b")
+    wait_for_summary(page)
+    frame = load_logs([log_path])
+    assert list(frame["trial"]) == [1] and list(frame["answer"]) == ["black"]

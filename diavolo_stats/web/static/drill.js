@@ -346,7 +346,8 @@ const help = document.querySelector("#help");
 
 function openHelp() {
   if (help.open) return;
-  if (trial && trial.phase !== "feedback") {
+  if (session && trial) {
+    // The session waits while the help is open: a trial in progress is dropped, feedback cut short.
     abandon();
     setState("feedback");
     help.addEventListener("close", () => { if (session) nextTrial(); }, { once: true });
