@@ -84,7 +84,7 @@ export function commandDie(x, y, size, command, sceneSide) {
   }));
   const symbol = COMMAND_SYMBOLS[command];
   group.append(element("text", {
-    x: 0, y: 0, "font-size": size * (symbol.length > 2 ? 0.4 : 0.62), "text-anchor": "middle",
+    x: 0, y: 0, "font-size": size * [0.62, 0.62, 0.46, 0.38][Math.min(symbol.length, 3)], "text-anchor": "middle",
     "dominant-baseline": "central", fill: look.pip, "font-weight": "bold",
   }, symbol));
   // The name goes below the die, or above it at the bottom edge of the table; never off the felt.
