@@ -52,8 +52,8 @@ def routes(store: TrialStore) -> list[Route]:
             raise InputError("the body must be one JSON object", field="trial") from None
         row = trial_row(body)
         stored = await run_in_threadpool(store.add, row)
-        return JSONResponse({"stored": stored, "session_id": row["session_id"], "trial": row["trial"],
-                             "expected": row["expected"], "correct": row["correct"]},
+        return JSONResponse({"stored": stored, "session_id": row.session_id, "trial": row.trial,
+                             "expected": row.expected, "accepted": list(row.accepted), "correct": row.correct},
                             status_code=201 if stored else 200)
 
     async def get_roll(request: Request) -> JSONResponse:
@@ -96,7 +96,8 @@ def routes(store: TrialStore) -> list[Route]:
 
 
 def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
-    """The roll for trial `trial` of a session with `seed`, with the answer the rules give and why.
+    """The roll for trial `trial` of a session with `seed`, with the answer the rules give, the answers
+    counted right, and why.
 
     The same seed, trial number and attempt give the same roll and foreperiod (unless
     `adaptive`, which also reads the player's rows in the log), so a drill
@@ -130,7 +131,7 @@ def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
         "game": variant.as_dict(), "command": rolled.command.value,
         "dice": {color: list(values) for color, values in rolled.dice.items()},
         "positions": rolled.positions, "foreperiod_ms": int(rng.integers(shortest, longest + 1)),
-        "expected": resolution.answer, "reason": resolution.reason,
+        "expected": resolution.answer, "accepted": list(resolution.accepted), "reason": resolution.reason,
     }
 
 

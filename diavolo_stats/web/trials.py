@@ -1,9 +1,11 @@
 """Trials sent by the browser drill: checked field by field, judged by the rules, logged once.
 
 A browser posts each trial as a JSON object (`TRIAL_FIELDS`). `trial_row`
-checks every field and builds the drill log's row: the answer the rules give
-(`expected`) and whether the player's answer was right are computed here from
-the dice and positions, never taken from the client. `TrialStore.add` appends
+checks every field and builds the drill log's row with `judged_trial`, as
+every drill does: the answer the rules give (`expected`), the answers
+counted right (`accepted`) and whether the player's was among them
+(`correct`) are worked out from the dice and positions, never taken from the
+client. The row's `interface` is `browser`. `TrialStore.add` appends
 the row through the drill log's writer (cross-process lock, fsync) unless the
 log already holds that session's trial: a trial is identified by its session
 id and trial number, so a browser that sends a trial again (it never heard
@@ -27,20 +29,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
-from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import check_landed, positions_from_mapping
-from diavolo_stats.core.variant import GREY, Command, Variant
-from diavolo_stats.drill.log import (
-    COLUMNS,
-    MAX_SEED,
-    NO_ANSWER,
-    DrillLog,
-    check_player,
-    logged_positions,
-)
+from diavolo_stats.core.variant import GREY, Variant
+from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, DrillLog, TrialRow
 from diavolo_stats.drill.session import MAX_FOREPERIOD_MS
+from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 
+BROWSER = "browser"
+"""The `interface` of the rows the web drill logs."""
 BROWSER_VARIANTS = ("standard", "kids")
 """The games the browser drill offers (each also command-first)."""
 
@@ -60,8 +57,13 @@ TRIAL_FIELDS = ("session_id", "trial", "player", "variant", "command_first", "co
 _TABLE_FIELDS = ("scatter_mm", "die_mm", "tolerance")
 
 
-def trial_row(trial: object) -> dict:
-    """The drill log row of one posted trial (a JSON object), or InputError naming the first bad field."""
+def trial_row(trial: object) -> TrialRow:
+    """The drill log row of one posted trial (a JSON object), or InputError naming the first bad field.
+
+    The JSON is checked here (types, ranges, where the dice lie); the row is
+    built by `drill.trial.judged_trial`, which works out `expected`,
+    `accepted` and `correct` from the roll, with `interface` browser.
+    """
     if not isinstance(trial, Mapping):
         raise InputError("send one JSON object per trial", field="trial")
     unknown = sorted(set(trial) - set(TRIAL_FIELDS))
@@ -76,51 +78,38 @@ def trial_row(trial: object) -> dict:
         raise InputError(f"must be a UUID such as {uuid.UUID(int=0)}, got {str(session_id)[:40]!r}",
                          field="session_id")
     number = _whole("trial", trial["trial"], 1, MAX_TRIALS_PER_SESSION)
-    try:
-        player = check_player(trial["player"])
-    except InputError as error:
-        raise InputError(str(error).removeprefix("player: "), field="player") from None
     name = trial["variant"]
     if name not in BROWSER_VARIANTS:
         raise InputError(f"must be one of {', '.join(BROWSER_VARIANTS)}, got {str(name)[:40]!r}", field="variant")
     variant = Variant.preset(name)
     command_first = _boolean("command_first", trial["command_first"])
-    command = trial["command"]
-    if command not in [c.value for c in variant.commands]:
-        raise InputError(f"must be one of {', '.join(c.value for c in variant.commands)}, got {str(command)[:40]!r}",
-                         field="command")
     dice = _dice(variant, trial["dice"])
-    positions = _positions(variant, trial["positions"])
+    centers = _centers(variant, trial["positions"])
     too_early = _boolean("too_early", trial["too_early"])
     timed_out = _boolean("timed_out", trial["timed_out"])
     if too_early and timed_out:
         raise InputError("a trial answered too early did not time out; at most one of too_early and timed_out",
                          field="timed_out")
-    answers = variant.colors + (GREY,)
-    answer = trial["answer"]
+    answer, latency_ms = trial["answer"], trial["latency_ms"]
     if too_early or timed_out:
         if answer != NO_ANSWER:
             raise InputError(f"must be {NO_ANSWER!r} when the trial was answered too early or timed out",
                              field="answer")
-        if trial["latency_ms"] is not None:
+        if latency_ms is not None:
             raise InputError("must be null when there was no answer", field="latency_ms")
-        latency_ms = None
+        answer = None
     else:
-        if answer not in answers:
-            raise InputError(f"must be one of {', '.join(answers)}, got {str(answer)[:40]!r}", field="answer")
-        latency_ms = round(_number("latency_ms", trial["latency_ms"], MAX_LATENCY_MS), 1)
+        if answer not in (*variant.colors, GREY):
+            raise InputError(f"must be one of {', '.join((*variant.colors, GREY))}, got {str(answer)[:40]!r}",
+                             field="answer")
+        latency_ms = round(_number("latency_ms", latency_ms, MAX_LATENCY_MS), 1)
     foreperiod_ms = None if trial["foreperiod_ms"] is None else _number(
         "foreperiod_ms", trial["foreperiod_ms"], MAX_FOREPERIOD_MS)
     seed = None if trial["seed"] is None else _whole("seed", trial["seed"], 0, MAX_SEED)
-    timestamp = _timestamp(trial["timestamp"])
-    resolution = resolve(variant, Command(command), dice, positions)
-    return {
-        "session_id": session_id, "player": player, "trial": number, "timestamp": timestamp, "variant": name,
-        "dice_per_color": variant.dice_per_color, "command_first": command_first, "command": command,
-        "dice": dice, "positions": positions, "expected": resolution.answer, "answer": answer,
-        "correct": answer == resolution.answer, "latency_ms": latency_ms, "too_early": too_early,
-        "timed_out": timed_out, "foreperiod_ms": foreperiod_ms, "seed": seed,
-    }
+    return judged_trial(
+        variant, trial["command"], dice, centers, answer, latency_ms, interface=BROWSER, player=trial["player"],
+        session_id=session_id, trial=number, timestamp=_timestamp(trial["timestamp"]), command_first=command_first,
+        too_early=too_early, foreperiod_ms=foreperiod_ms, seed=seed)
 
 
 def _is_uuid(text: str) -> bool:
@@ -161,15 +150,11 @@ def _dice(variant: Variant, dice: object) -> dict[str, list[int]]:
     return {color: list(values) for color, values in dice.items()}
 
 
-def _positions(variant: Variant, positions: object) -> dict:
-    """The logged positions (centers and the table's fields), checked to be a throw the table allows."""
+def _centers(variant: Variant, positions: object) -> dict:
+    """The die centers of `positions`, checked to be a throw the table allows: every die wholly on it, none
+    overlapping (the table's own fields, if given, are checked by `judged_trial`)."""
     if not isinstance(positions, Mapping):
         raise InputError("must be a JSON object of die centers", field="positions")
-    table = variant.table
-    for name in _TABLE_FIELDS:
-        if name in positions and positions[name] != getattr(table, name):
-            raise InputError(f"{name} must be this game's {getattr(table, name):g}, "
-                             f"got {str(positions[name])[:40]}", field="positions")
     centers = {key: value for key, value in positions.items() if key not in _TABLE_FIELDS}
     if list(centers) != ["command", *variant.colors]:
         raise InputError(f"needs the keys command, {', '.join(variant.colors)}", field="positions")
@@ -178,8 +163,8 @@ def _positions(variant: Variant, positions: object) -> dict:
         count = 1 if key == "command" else variant.dice_per_color
         if not (isinstance(points, list) and len(points) == count and all(_is_point(p) for p in points)):
             raise InputError(f"{key} needs {'one point' if count == 1 else count} [x, y] in mm", field="positions")
-    check_landed(table, positions_from_mapping(variant.colors, variant.dice_per_color, centers))
-    return logged_positions(centers, table)
+    check_landed(variant.table, positions_from_mapping(variant.colors, variant.dice_per_color, centers))
+    return positions
 
 
 def _is_point(point: object) -> bool:
@@ -215,18 +200,18 @@ class TrialStore:
         with self._lock:
             self._catch_up()
 
-    def add(self, row: Mapping) -> bool:
+    def add(self, row: TrialRow) -> bool:
         """Append `row` (from `trial_row`) unless its trial is already in the log: True if it was appended.
 
         InputError when the session sends trials faster than TRIALS_PER_SECOND (after a burst of
         TRIAL_BURST), or when the log cannot be written.
         """
-        key = (row["session_id"], row["trial"])
+        key = (row.session_id, row.trial)
         with self._lock:
             self._catch_up()
             if key in self._stored:
                 return False
-            self._take_token(row["session_id"])
+            self._take_token(row.session_id)
             self.log.append(row)
             self._stored.add(key)
             return True

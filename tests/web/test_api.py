@@ -40,9 +40,11 @@ def test_a_trial_is_logged_with_the_answer_the_rules_give(client, log_path):
     response = client.post("/api/trials", json=trial)
     assert response.status_code == 201, response.text
     row = load_logs([log_path]).iloc[0]
-    expected = resolve(Variant(), Command(trial["command"]), trial["dice"], trial["positions"]).answer
-    assert row["expected"] == expected == response.json()["expected"]
-    assert bool(row["correct"]) is (expected == "red")
+    resolution = resolve(Variant(), Command(trial["command"]), trial["dice"], trial["positions"])
+    assert row["expected"] == resolution.answer == response.json()["expected"]
+    assert response.json()["accepted"] == list(resolution.accepted)
+    assert bool(row["correct"]) is ("red" in resolution.accepted) is response.json()["correct"]
+    assert row["interface"] == "browser"
     assert (row["session_id"], row["trial"], row["player"], row["answer"]) == (SESSION, 1, "Ann", "red")
     assert row["latency_ms"] == pytest.approx(512.3)  # logged to 0.1 ms
     assert json.loads(row["positions"])["scatter_mm"] == Variant().table.scatter_mm
@@ -305,3 +307,19 @@ def test_names_are_escaped_on_every_page(client, log_path):
     assert HOSTILE not in report.text and "&lt;script&gt;" in report.text
     unknown = client.get("/report", params={"player": "<b>nobody</b>"})
     assert unknown.status_code == 400 and "<b>nobody</b>" not in unknown.text
+
+
+def test_an_ambiguous_closest_accepts_the_nearest_color_and_grey(client, log_path):
+    # red's nearest die 100 mm from the command die, black's 108 mm: within the 10 % tolerance.
+    positions = {"command": [150, 150], "black": [[150, 258], [20, 280], [40, 280]],
+                 "red": [[250, 150], [280, 20], [280, 40]], "white": [[20, 20], [40, 20], [60, 20]]}
+    dice = {"black": [1, 2, 3], "red": [4, 5, 6], "white": [1, 1, 1]}
+    answers = {}
+    for number, answer in enumerate(("red", "grey", "black"), start=1):
+        trial = a_trial(client, number, command="closest", dice=dice, positions=positions, answer=answer)
+        response = client.post("/api/trials", json=trial)
+        assert response.status_code == 201, response.text
+        answers[answer] = response.json()["correct"]
+        assert response.json()["expected"] == "grey" and sorted(response.json()["accepted"]) == ["grey", "red"]
+    assert answers == {"red": True, "grey": True, "black": False}
+    assert list(load_logs([log_path])["correct"]) == [True, True, False]

@@ -76,7 +76,8 @@ def test_logged_latency_is_the_delay_of_the_key_after_the_onset(server, page, lo
         assert row["latency_ms"] == pytest.approx(stamp - onset, abs=0.051)
         assert delay - 0.05 <= row["latency_ms"] <= delay + KEY_SLACK_MS, (delay, row["latency_ms"])
         assert row["expected"] == expected_from_row(row)
-        assert bool(row["correct"]) is (row["expected"] == "red")
+        assert bool(row["correct"]) is ("red" in json.loads(row["accepted"]))
+        assert row["interface"] == "browser"
     assert page.locator("#summary-title").inner_text().startswith("drill summary: player Ann, 5 trials")
 
 
@@ -214,6 +215,8 @@ def test_two_browsers_and_a_terminal_drill_share_one_log(server, browser, log_pa
     assert per_player == {"Ann": list(range(1, trials + 1)), "Bea": list(range(1, trials + 1)),
                           "Tom": list(range(1, trials + 1))}
     assert frame.groupby("player")["session_id"].nunique().tolist() == [1, 1, 1]
+    interfaces = frame.groupby("player")["interface"].unique().map(list).to_dict()
+    assert interfaces == {"Ann": ["browser"], "Bea": ["browser"], "Tom": ["terminal"]}
 
 
 def test_help_mid_trial_shows_every_command_and_drops_that_trial(server, page, log_path):

@@ -250,9 +250,13 @@ function answered(answer, timeStamp) {
   const latency = timeStamp - current.onset;
   record(current, answer, latency);
   session.shown += 1;
-  const right = answer === current.roll.expected;
-  feedback(right ? `RIGHT: ${answer}` : `WRONG: you said ${answer}, the answer is ${current.roll.expected}`,
-    current.roll.reason, right ? "right" : "wrong");
+  // An ambiguous closest accepts two answers: the strictly nearest color, and grey (the table's call).
+  const { accepted } = current.roll;
+  const right = accepted.includes(answer);
+  const also = accepted.filter((name) => name !== answer);
+  feedback(right ? `RIGHT: ${answer}${also.length ? ` (${also.join(", ")} also counted)` : ""}`
+    : `WRONG: you said ${answer}, the answer is ${accepted.join(" or ")}`, current.roll.reason,
+  right ? "right" : "wrong");
 }
 
 function timedOut(current) {
@@ -260,7 +264,7 @@ function timedOut(current) {
   current.phase = "feedback";
   record(current, NO_ANSWER, null, { timedOut: true });
   session.shown += 1;
-  feedback(`NO ANSWER within ${timing.timeoutMs / 1000} s: the answer is ${current.roll.expected}`,
+  feedback(`NO ANSWER within ${timing.timeoutMs / 1000} s: the answer is ${current.roll.accepted.join(" or ")}`,
     current.roll.reason, "wrong");
 }
 
