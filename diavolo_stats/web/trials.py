@@ -84,7 +84,7 @@ def trial_row(trial: object) -> TrialRow:
     variant = Variant.preset(name)
     command_first = _boolean("command_first", trial["command_first"])
     dice = _dice(variant, trial["dice"])
-    centers = _centers(variant, trial["positions"])
+    positions = _checked_positions(variant, trial["positions"])
     too_early = _boolean("too_early", trial["too_early"])
     timed_out = _boolean("timed_out", trial["timed_out"])
     if too_early and timed_out:
@@ -107,7 +107,7 @@ def trial_row(trial: object) -> TrialRow:
         "foreperiod_ms", trial["foreperiod_ms"], MAX_FOREPERIOD_MS)
     seed = None if trial["seed"] is None else _whole("seed", trial["seed"], 0, MAX_SEED)
     return judged_trial(
-        variant, trial["command"], dice, centers, answer, latency_ms, interface=BROWSER, player=trial["player"],
+        variant, trial["command"], dice, positions, answer, latency_ms, interface=BROWSER, player=trial["player"],
         session_id=session_id, trial=number, timestamp=_timestamp(trial["timestamp"]), command_first=command_first,
         too_early=too_early, foreperiod_ms=foreperiod_ms, seed=seed)
 
@@ -150,9 +150,9 @@ def _dice(variant: Variant, dice: object) -> dict[str, list[int]]:
     return {color: list(values) for color, values in dice.items()}
 
 
-def _centers(variant: Variant, positions: object) -> dict:
-    """The die centers of `positions`, checked to be a throw the table allows: every die wholly on it, none
-    overlapping (the table's own fields, if given, are checked by `judged_trial`)."""
+def _checked_positions(variant: Variant, positions: object) -> Mapping:
+    """`positions` once its die centers are checked to be a throw the table allows: every die wholly on it,
+    none overlapping (the table's own fields, if given, are checked by `judged_trial`)."""
     if not isinstance(positions, Mapping):
         raise InputError("must be a JSON object of die centers", field="positions")
     centers = {key: value for key, value in positions.items() if key not in _TABLE_FIELDS}
