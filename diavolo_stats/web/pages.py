@@ -11,48 +11,40 @@ import tempfile
 import threading
 from pathlib import Path
 
+import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.drill.session import FEEDBACK_MS, GREY_KEY, TIMEOUT_S
+from diavolo_stats.drill.session import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED, FEEDBACK_MS, GREY_KEY, TIMEOUT_S
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.api import Busy
 from diavolo_stats.web.trials import BROWSER_VARIANTS, TrialStore
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
-COMMAND_HELP = {
-    Command.HIGHEST_TOTAL: "the color whose dice add up to the most",
-    Command.LOWEST_TOTAL: "the color whose dice add up to the least",
-    Command.LARGEST_SPREAD: "the color with the largest gap between its highest and lowest die",
-    Command.MOST_ODD: "the color with the most dice showing 1, 3 or 5",
-    Command.HIGHEST_DIE: "the color with the single highest die",
-    Command.CLOSEST: "the color with a die nearest the command die, center to center",
-}
-# The rulebook's worked example, and a throw for `closest`: each command's example is resolved by the rules.
-EXAMPLE_DICE = {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]}
-EXAMPLE_POSITIONS = {"command": [150, 150], "black": [[207, 150], [40, 40], [260, 40]],
-                     "red": [[150, 192], [40, 260], [100, 260]], "white": [[62, 150], [260, 260], [200, 260]]}
-
-
 def command_examples() -> list[dict]:
-    """Each command with what it asks and one worked example (the rules' own reason line), then grey."""
+    """Each command with what it asks and one worked example (the rules' own reason line), then grey: the
+    terminal drill's commands screen (`drill.session.help_lines`), worked on the same roll."""
     variant = Variant()
+    thrown = roll(variant, np.random.default_rng(EXAMPLE_SEED))
+    dice = dict(EXAMPLE_DICE)
+    shown_dice = ", ".join(f"{color} {' '.join(map(str, values))}" for color, values in dice.items())
     examples = []
     for command in Command:
-        reason = resolve(variant, command, EXAMPLE_DICE, EXAMPLE_POSITIONS).reason
-        shown = "nearest dice: red 42 mm, black 57 mm, white 88 mm" if command is Command.CLOSEST else \
-            "black 2 3 6, red 3 5 5, white 1 5 6"
-        examples.append({"name": command.value, "asks": COMMAND_HELP[command], "roll": shown, "reason": reason})
-    tie = resolve(variant, Command.HIGHEST_DIE, EXAMPLE_DICE).reason
-    examples.append({"name": GREY, "roll": "highest die on black 2 3 6, red 3 5 5, white 1 5 6",
+        resolution = resolve(variant, command, dice, thrown.positions)
+        shown = shown_dice if command.depends_on_values else "nearest dice: " + ", ".join(
+            f"{color} {distance:g} mm" for color, distance in resolution.figures.items())
+        examples.append({"name": command.value, "asks": COMMAND_RULES[command], "roll": shown,
+                         "reason": resolution.reason})
+    tie = resolve(variant, Command.HIGHEST_DIE, dice).reason
+    examples.append({"name": GREY, "roll": f"highest die on {shown_dice}",
                      "asks": "when two or more colors share the winning figure (a tie), grab grey", "reason": tie})
     return examples
 

@@ -176,7 +176,8 @@ def test_a_reloaded_page_sends_the_answers_it_kept(server, page, log_path):
 def drive_terminal_drill(log_path: Path, trials: int, done: list) -> None:
     """A `diavolo drill` in a pseudo-terminal answering each roll with `b`, on the same log."""
     child = pexpect.spawn(sys.executable, ["-m", "diavolo_stats", "drill", "--player", "Tom", "--trials", str(trials),
-                                           "--log", str(log_path), "--foreperiod-ms", "30,60", "--feedback-ms", "0"],
+                                           "--log", str(log_path), "--foreperiod-ms", "30,60", "--feedback-ms", "0",
+                                           "--no-intro"],
                           encoding="utf-8", dimensions=(24, 80), timeout=30,
                           env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"})
     answered = 0
