@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import base64
 import html
-import io
-import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from diavolo_stats.analytics import charts, summaries
 from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_table
@@ -133,7 +129,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     for name, table, _ in ties:
         title = f"Tie frequency per command, {name} game"
         figures[f"tie_frequency_{name}.png"] = (title, charts.tie_frequency_chart(table, title=title))
-    images = {file_name: (caption, _png(figure)) for file_name, (caption, figure) in figures.items()}
+    images = {file_name: (caption, charts.figure_png(figure)) for file_name, (caption, figure) in figures.items()}
     contents = {"summary.csv": frame_csv_text(summary).encode("utf-8")}
     contents |= {file_name: png for file_name, (_, png) in images.items()}
     contents["report.html"] = _html(summary, drills, paths, ties, images, left_out).encode("utf-8")
@@ -164,16 +160,6 @@ def _simulated_odds(name: str, variant: Variant, simulation_path: str | Path | N
     fresh = simulation_frame(simulate(variant, FALLBACK_ROUNDS, seed=FALLBACK_SEED))
     return fresh, (f"simulated odds for {name}: {FALLBACK_ROUNDS:,} rounds, seed {FALLBACK_SEED} "
                    f"(no saved results at {saved})")
-
-
-def _png(figure: Figure) -> bytes:
-    FigureCanvasAgg(figure)  # render with Agg, whatever backend the caller's matplotlib is set to
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        # A player name in a script the default font lacks is drawn as boxes; say nothing on stderr.
-        warnings.filterwarnings("ignore", message="Glyph .* missing from")
-        figure.savefig(buffer, format="png", dpi=100)
-    return buffer.getvalue()
 
 
 def is_report_file(name: str) -> bool:

@@ -1,0 +1,119 @@
+"""`diavolo sweep`: tie odds of every variant of a grid, here or on a Dask cluster."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from diavolo_stats.cli.common import (
+    add_format_argument,
+    flags_named,
+    positive_int,
+    progress_bar,
+    render_csv,
+    render_json,
+)
+from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.variant import Command
+from diavolo_stats.sweep import PALETTE, SweepGrid, Target, parse_values, sweep
+from diavolo_stats.sweep.heatmaps import AXES, choose_axes, write_heatmaps
+from diavolo_stats.sweep.run import MAX_WORKERS_PER_CPU
+
+# Library fields whose flag is not `--` plus the field with dashes.
+FLAGS = {"grid": "grid", "plot_axes": "--plot-axes"}
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "sweep", help="tie odds of every variant in a grid (exact, and closest simulated)",
+        description="Answer every combination of the listed values: value commands exactly, closest by "
+                    "simulation seeded from --seed and the variant itself. Values are lists (4,6,8), "
+                    "inclusive ranges (2..6), ranges with a step (0.05..0.2:0.05), or a mix (2..4,8).")
+    grid = parser.add_argument_group("grid")
+    grid.add_argument("--colors-count", default="3", metavar="LIST",
+                      help=f"numbers of colors, 2 to 8, named in order {','.join(PALETTE)} (default 3)")
+    grid.add_argument("--colors", metavar="C1,C2,...", help="one fixed set of color names instead")
+    grid.add_argument("--dice-per-color", default="3", metavar="LIST", help="dice in each color (default 3)")
+    grid.add_argument("--sides", default="6", metavar="LIST", help="faces per die (default 6)")
+    grid.add_argument("--commands", metavar="CMD,...",
+                      help="commands to report, comma-separated (default: all six)")
+    defaults = TableModel()
+    grid.add_argument("--tolerance", default=f"{defaults.tolerance:g}", metavar="LIST",
+                      help=f"closest: perception tolerance, 0 to 1 (default {defaults.tolerance:g})")
+    grid.add_argument("--scatter-mm", default=f"{defaults.scatter_mm:g}", metavar="LIST",
+                      help=f"closest: side of the square the dice land in, mm (default {defaults.scatter_mm:g})")
+    grid.add_argument("--die-mm", default=f"{defaults.die_mm:g}", metavar="LIST",
+                      help=f"closest: edge of a die, mm (default {defaults.die_mm:g})")
+    grid.add_argument("--rounds", type=positive_int(), default=1_000_000, metavar="N",
+                      help="closest: rounds simulated per variant (default 1,000,000)")
+    grid.add_argument("--seed", type=positive_int(0), default=0, metavar="S",
+                      help="sweep seed; each variant's simulation is seeded from it and the variant (default 0)")
+    running = parser.add_argument_group("running")
+    running.add_argument("--workers", type=positive_int(), default=1, metavar="W",
+                         help=f"local processes simulating at once (default 1, at most {MAX_WORKERS_PER_CPU} "
+                              "per processor)")
+    running.add_argument("--scheduler", metavar="ADDRESS",
+                         help="run on Dask distributed: a scheduler address (tcp://host:8786) or local:N "
+                              "for N local worker processes (needs pip install -e '.[cluster]')")
+    running.add_argument("--out", type=Path, metavar="FILE",
+                         help="save every row as it is answered, .csv or .parquet (by the suffix)")
+    running.add_argument("--resume", action="store_true",
+                         help="continue the sweep saved in --out, skipping the variants it holds")
+    found = parser.add_argument_group("what to show")
+    found.add_argument("--target", metavar="CMD=LOW..HIGH,...",
+                       help="show only variants whose every listed command ties within its range "
+                            "(e.g. highest-total=0.10..0.20,closest=..0.15), nearest the centers first")
+    found.add_argument("--plot", type=Path, metavar="DIR", help="write one heatmap PNG per command into DIR")
+    found.add_argument("--plot-axes", metavar="X,Y[,FACET]",
+                       help=f"heatmap parameters among {','.join(AXES)} (default: the first that vary)")
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def grid_from_args(args: argparse.Namespace) -> SweepGrid:
+    """The SweepGrid the grid flags describe; InputError naming the flag if it is not allowed."""
+    with flags_named(FLAGS):
+        values = {name: parse_values(getattr(args, name), name, integer=True)
+                  for name in ("colors_count", "dice_per_color", "sides")}
+        values.update({name: parse_values(getattr(args, name), name, integer=False)
+                       for name in ("tolerance", "scatter_mm", "die_mm")})
+        if args.colors is not None:
+            values["colors"] = tuple(color.strip() for color in args.colors.split(","))
+            del values["colors_count"]
+        if args.commands is not None:
+            values["commands"] = tuple(Command.parse(name) for name in args.commands.split(",") if name.strip())
+        return SweepGrid(**values, rounds=args.rounds, seed=args.seed)
+
+
+def run(args: argparse.Namespace) -> int:
+    grid = grid_from_args(args)
+    with flags_named(FLAGS):
+        # Everything checked before any work or any file.
+        target = Target.parse(args.target, grid.commands) if args.target is not None else None
+        axes = None
+        if args.plot is not None:
+            axes = choose_axes(grid, args.plot_axes.split(",") if args.plot_axes else None)
+        bar: dict = {}
+
+        def progress(done: int, total: int) -> None:
+            if not bar:
+                bar["update"], bar["close"] = progress_bar(total, "variants")
+            if bar["update"] is not None:
+                bar["update"](done)
+
+        try:
+            result = sweep(grid, workers=args.workers, scheduler=args.scheduler, out=args.out, resume=args.resume,
+                           progress=progress)
+        finally:
+            if bar:
+                bar["close"]()
+        if axes is not None:
+            write_heatmaps(result.frame(), axes, args.plot)  # every variant, whatever the target keeps
+    shown = result.meeting(target) if target is not None else result
+    if args.format == "json":
+        print(render_json(shown.document()))
+    elif args.format == "csv":
+        print(render_csv(shown.rows(), shown.columns))
+    else:
+        print(shown.text())
+    return 0

@@ -1,0 +1,272 @@
+"""The grid of a sweep: which variants, how their values are written, and each variant's seed.
+
+A grid is a list of values per parameter (the number of colors, dice per
+color, sides, and for `closest` the table model: tolerance, scatter and die
+size); its variants are every combination. Values are written as a list
+(`4,6,8`), an inclusive range (`2..6`), a range with a step (`0.05..0.20:0.05`),
+or a mix (`2..4,8`).
+
+Seeds: each variant's `closest` simulation is seeded from the sweep's seed and
+a stable digest of the variant's own parameters (`variant_seed`), never from
+its place in the grid or the order in which variants finish. A variant's result
+is therefore the same however the work is split, on whichever machine, and
+whichever other variants share the grid. The seed is an ordinary integer: the
+same numbers come out of `diavolo simulate --commands closest --seed SEED` with
+the variant's flags.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.variant import (
+    ALL_COMMANDS,
+    DEFAULT_COLORS,
+    MAX_COLORS,
+    MAX_DICE_PER_COLOR,
+    MAX_SIDES,
+    Command,
+    Variant,
+)
+from diavolo_stats.errors import InputError
+
+PALETTE = DEFAULT_COLORS + ("blue", "green", "yellow", "purple", "orange")
+"""Color names of a grid over the number of colors: n colors are the first n of these."""
+
+MAX_VARIANTS = 100_000
+"""Largest grid one sweep runs; split a larger one along one parameter into several sweeps."""
+
+MAX_ROUNDS = 10**10
+"""Most rounds simulated per `closest` variant."""
+
+MAX_TOLERANCE = 1.0
+"""Largest perception tolerance: beyond it a die twice as far as the nearest would count as near."""
+
+_INTEGER = r"[0-9]+"
+_DECIMAL = r"[0-9]+(?:\.[0-9]+)?"
+
+
+def parse_values(text: str, field: str, integer: bool) -> tuple:
+    """The values a grid flag lists: `4,6,8`, `2..6`, `0.05..0.2:0.05`, or a mix, in the order given.
+
+    Only ASCII digits count. Raises InputError (naming `field`) for an empty
+    list or range, a reversed range, a range of decimals without a step, a
+    range whose end is not reached by whole steps, or a value given twice.
+    """
+    number = _INTEGER if integer else _DECIMAL
+    convert = int if integer else float
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip() or not all(items):
+        raise InputError(f"empty list in {text!r}; give values like 4,6,8 or a range like 2..6", field=field)
+    values: list = []
+    for item in items:
+        if re.fullmatch(number, item, flags=re.ASCII):
+            values.append(convert(item))
+            continue
+        match = re.fullmatch(rf"({number})?\.\.({number})?(?::({_DECIMAL}))?", item, flags=re.ASCII)
+        if match is None:
+            kind = "whole numbers" if integer else "numbers"
+            raise InputError(f"{item!r} is not a value or a range; give {kind} like 4,6,8 or a range like 2..6",
+                             field=field)
+        start, end, step = match.groups()
+        if start is None or end is None:
+            raise InputError(f"empty range {item!r}; give both ends, e.g. 2..6", field=field)
+        values.extend(_range_values(item, convert(start), convert(end), step, integer, field))
+    repeated = sorted({value for value in values if values.count(value) > 1})
+    if repeated:
+        raise InputError(f"{', '.join(f'{v:g}' for v in repeated)} given twice; each value once", field=field)
+    return tuple(values)
+
+
+def _range_values(item: str, start, end, step_text: str | None, integer: bool, field: str) -> list:
+    if end < start:
+        raise InputError(f"reversed range {item!r}; write the smaller end first", field=field)
+    if integer:
+        if step_text is not None and not re.fullmatch(_INTEGER, step_text, flags=re.ASCII):
+            raise InputError(f"the step of {item!r} must be a whole number", field=field)
+        step = int(step_text) if step_text is not None else 1
+        if step < 1:
+            raise InputError(f"empty range {item!r}: the step must be at least 1", field=field)
+        if (end - start) % step:
+            raise InputError(f"range {item!r} does not reach its end in whole steps", field=field)
+        return list(range(start, end + 1, step))
+    if step_text is None:
+        if start != end:
+            raise InputError(f"a range of decimals needs a step, e.g. {start:g}..{end:g}:0.05", field=field)
+        return [start]
+    step = float(step_text)
+    if step <= 0:
+        raise InputError(f"empty range {item!r}: the step must be above 0", field=field)
+    steps = round((end - start) / step)
+    if abs(start + steps * step - end) > 1e-9 * max(1.0, abs(end)):
+        raise InputError(f"range {item!r} does not reach its end in whole steps", field=field)
+    # Rounded so that 0.1 + 2 * 0.05 is written 0.2, as a person would.
+    return [round(start + index * step, 12) for index in range(steps + 1)]
+
+
+@dataclass(frozen=True)
+class SweepGrid:
+    """Every combination of the listed values, and how each variant is answered.
+
+    colors_count: numbers of colors, named from PALETTE; or `colors`, one fixed
+    set of color names (then `colors_count` must be left empty).
+    commands: the commands reported; value commands are exact, `closest` is
+    simulated for `rounds` rounds with a seed from `seed` and the variant.
+    tolerance, scatter_mm, die_mm: the table model's values, for `closest` only.
+    """
+
+    colors_count: tuple[int, ...] = (len(DEFAULT_COLORS),)
+    dice_per_color: tuple[int, ...] = (3,)
+    sides: tuple[int, ...] = (6,)
+    commands: tuple[Command, ...] = ALL_COMMANDS
+    tolerance: tuple[float, ...] = (TableModel.tolerance,)
+    scatter_mm: tuple[float, ...] = (TableModel.scatter_mm,)
+    die_mm: tuple[float, ...] = (TableModel.die_mm,)
+    rounds: int = 1_000_000
+    seed: int = 0
+    colors: tuple[str, ...] | None = None
+    variants: tuple[Variant, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.colors is not None:
+            # The names are checked with the variants they make.
+            object.__setattr__(self, "colors", tuple(self.colors))
+            object.__setattr__(self, "colors_count", (len(self.colors),))
+        for name, low, high in (("colors_count", 2, MAX_COLORS), ("dice_per_color", 1, MAX_DICE_PER_COLOR),
+                                ("sides", 2, MAX_SIDES)):
+            values = tuple(getattr(self, name))
+            if name == "colors_count" and self.colors is not None:
+                continue
+            _check_listed(name, values)
+            for value in values:
+                if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                    raise InputError(f"each value must be a whole number from {low} to {high}, got {value!r}",
+                                     field=name)
+            object.__setattr__(self, name, values)
+        commands = tuple(c if isinstance(c, Command) else Command.parse(str(c)) for c in self.commands)
+        _check_listed("commands", commands)
+        object.__setattr__(self, "commands", commands)
+        for name in ("tolerance", "scatter_mm", "die_mm"):
+            values = tuple(getattr(self, name))
+            _check_listed(name, values)
+            if len(values) > 1 and Command.CLOSEST not in commands:
+                raise InputError("applies to closest only; add closest to the commands or give one value",
+                                 field=name)
+            object.__setattr__(self, name, values)
+        for tolerance in self.tolerance:
+            if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
+                    or not 0 <= tolerance <= MAX_TOLERANCE:
+                raise InputError(f"each value must be from 0 to {MAX_TOLERANCE:g} (a fraction of the nearest "
+                                 f"distance), got {tolerance!r}", field="tolerance")
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or not 1 <= self.rounds <= MAX_ROUNDS:
+            raise InputError(f"must be a whole number from 1 to {MAX_ROUNDS:.0e}, got {self.rounds!r}",
+                             field="rounds")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(f"must be a whole number of 0 or more, got {self.seed!r}", field="seed")
+        size = self.size
+        if size > MAX_VARIANTS:
+            raise InputError(f"the grid has {size:,} variants, more than the {MAX_VARIANTS:,} one sweep runs; "
+                             f"split it along one parameter (e.g. a few sides at a time) into several sweeps",
+                             field="grid")
+        object.__setattr__(self, "variants", tuple(self._build_variants()))
+
+    @property
+    def size(self) -> int:
+        """Number of variants in the grid."""
+        table_axes = (len(self.tolerance) * len(self.scatter_mm) * len(self.die_mm)
+                      if Command.CLOSEST in self.commands else 1)
+        return len(self.colors_count) * len(self.dice_per_color) * len(self.sides) * table_axes
+
+    @property
+    def simulated(self) -> bool:
+        """True when the grid reports `closest`, which is simulated."""
+        return Command.CLOSEST in self.commands
+
+    def _build_variants(self):
+        tables = [TableModel()]
+        if self.simulated:
+            tables = []
+            for tolerance, scatter_mm, die_mm in itertools.product(self.tolerance, self.scatter_mm, self.die_mm):
+                with _naming(f"tolerance {tolerance:g}, scatter {scatter_mm:g} mm, die {die_mm:g} mm"):
+                    tables.append(TableModel(scatter_mm=float(scatter_mm), die_mm=float(die_mm),
+                                             tolerance=float(tolerance)))
+        for count, dice, sides, table in itertools.product(self.colors_count, self.dice_per_color, self.sides,
+                                                           tables):
+            colors = self.colors if self.colors is not None else PALETTE[:count]
+            with _naming(f"{count} colors, {dice}d{sides}"):
+                yield Variant(colors=colors, dice_per_color=dice, sides=sides, commands=self.commands, table=table)
+
+    def describe(self) -> str:
+        """One line naming the grid: its values, the commands, rounds and seed."""
+        def listed(values) -> str:
+            return ",".join(f"{value:g}" for value in values)
+
+        colors = ",".join(self.colors) if self.colors is not None else listed(self.colors_count)
+        line = (f"{self.size:,} variants: colors {colors}, dice per color {listed(self.dice_per_color)}, "
+                f"sides {listed(self.sides)}; commands {','.join(c.value for c in self.commands)}")
+        if self.simulated:
+            line += (f"; closest simulated, {self.rounds:,} rounds per variant, tolerance {listed(self.tolerance)}, "
+                     f"scatter {listed(self.scatter_mm)} mm, die {listed(self.die_mm)} mm")
+        return line + f"; seed {self.seed}"
+
+    def identity(self) -> str:
+        """A short digest of everything that decides the sweep's numbers: its values, rounds and seed."""
+        described = {"variants": [describe_variant(v) for v in self.variants],
+                     "commands": [c.value for c in self.commands], "rounds": self.rounds, "seed": self.seed}
+        return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
+
+    def varying(self) -> list[str]:
+        """The parameters with more than one value, in the grid's order."""
+        return [name for name in GRID_PARAMETERS if len(getattr(self, name)) > 1]
+
+
+GRID_PARAMETERS = ("colors_count", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")
+"""The parameters a grid spans, in the order variants are listed (the last varies fastest)."""
+
+
+def describe_variant(variant: Variant) -> dict:
+    """The parameters that decide a variant's numbers, as canonical JSON-ready values."""
+    described = {"colors": list(variant.colors), "dice_per_color": variant.dice_per_color, "sides": variant.sides}
+    if Command.CLOSEST in variant.commands:
+        described.update(tolerance=repr(float(variant.table.tolerance)),
+                         scatter_mm=repr(float(variant.table.scatter_mm)), die_mm=repr(float(variant.table.die_mm)))
+    return described
+
+
+def variant_seed(seed: int, variant: Variant) -> int:
+    """The seed of `variant`'s simulation within a sweep seeded `seed`: a whole number below 2**63.
+
+    From `SeedSequence(entropy=[seed, *digest])`, the digest a SHA-256 of the
+    variant's canonical description (`describe_variant`): stable across runs,
+    machines and Python versions, unlike `hash()`.
+    """
+    canonical = json.dumps(describe_variant(variant), sort_keys=True).encode()
+    digest = np.frombuffer(hashlib.sha256(canonical).digest(), dtype="<u4")
+    state = np.random.SeedSequence(entropy=[seed, *(int(word) for word in digest)]).generate_state(1, np.uint64)
+    # 63 bits: fits a signed 64-bit column of a CSV or Parquet reader.
+    return int(state[0]) >> 1
+
+
+def _check_listed(name: str, values: Sequence) -> None:
+    if not values:
+        raise InputError("needs at least one value", field=name)
+    if len(set(values)) != len(values):
+        raise InputError("a value is listed twice; each value once", field=name)
+
+
+@contextmanager
+def _naming(where: str):
+    """Add which variant was refused to the message of an InputError raised inside."""
+    try:
+        yield
+    except InputError as error:
+        raise InputError(f"{error.message} (variant with {where})", field=error.field) from None

@@ -1,0 +1,148 @@
+"""What a sweep answers: one tidy row per variant and command, and the result that holds them.
+
+Columns (`COLUMNS`, in order):
+- `colors`, `dice_per_color`, `sides`: the variant's dice (`color_names` lists the colors);
+- `tolerance`, `scatter_mm`, `die_mm`: its table model, empty when the sweep
+  does not report `closest` (the value commands do not depend on it);
+- `command`, `tie_probability`, `ci95_low`, `ci95_high`: the tie probability
+  and its 95 % interval (Wilson); an exact value is its own interval;
+- `exact_tie_probability`: the exact value, empty for `closest`;
+- `rounds`, `ties`: rounds simulated and ties counted (0 and empty where exact);
+- `seed`: the seed of the variant's `closest` simulation (empty where exact);
+- `sweep_id`: a digest of the grid, rounds and seed (`SweepGrid.identity`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from diavolo_stats.core.odds import exact_odds
+from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.stats import wilson_interval
+from diavolo_stats.sweep.targets import Target, select
+
+COLUMNS = ("colors", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm", "command",
+           "tie_probability", "ci95_low", "ci95_high", "exact_tie_probability", "rounds", "ties", "seed",
+           "color_names", "sweep_id")
+
+INTEGER_COLUMNS = ("colors", "dice_per_color", "sides", "rounds", "ties", "seed")
+FLOAT_COLUMNS = ("tolerance", "scatter_mm", "die_mm", "tie_probability", "ci95_low", "ci95_high",
+                 "exact_tie_probability")
+TEXT_COLUMNS = ("command", "color_names", "sweep_id")
+
+
+def variant_rows(variant: Variant, sweep_id: str, simulated: tuple[int, int, int] | None) -> list[dict[str, Any]]:
+    """The rows of one variant, in the order of its commands.
+
+    simulated: (ties, rounds, seed) of its `closest` simulation, or None when
+    `closest` is not among its commands.
+    """
+    exact = exact_odds(variant).tie_probability
+    fields = variant_fields(variant)
+    common = {column: fields[column] for column in COLUMNS[:6]}
+    rows = []
+    for command in variant.commands:
+        if command in exact:
+            value = float(exact[command])
+            numbers = {"tie_probability": value, "ci95_low": value, "ci95_high": value,
+                       "exact_tie_probability": value, "rounds": 0, "ties": None, "seed": None}
+        else:
+            ties, rounds, seed = simulated
+            low, high = wilson_interval(ties, rounds)
+            numbers = {"tie_probability": ties / rounds, "ci95_low": low, "ci95_high": high,
+                       "exact_tie_probability": None, "rounds": rounds, "ties": ties, "seed": seed}
+        rows.append({**common, "command": command.value, **numbers, "color_names": fields["color_names"],
+                     "sweep_id": sweep_id})
+    return rows
+
+
+def variant_fields(variant: Variant) -> dict[str, Any]:
+    """The columns that name a variant: its dice, and its table model when it reports `closest`."""
+    has_table = Command.CLOSEST in variant.commands
+    return {"colors": len(variant.colors), "dice_per_color": variant.dice_per_color, "sides": variant.sides,
+            "tolerance": variant.table.tolerance if has_table else None,
+            "scatter_mm": variant.table.scatter_mm if has_table else None,
+            "die_mm": variant.table.die_mm if has_table else None,
+            "color_names": ",".join(variant.colors)}
+
+
+def variant_key(row: dict) -> tuple:
+    """What names a row's variant: its colors, dice, sides and table model."""
+    return (row["color_names"], row["dice_per_color"], row["sides"], row["tolerance"], row["scatter_mm"],
+            row["die_mm"])
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The answers of a sweep (a `diavolo_stats.results.Result`).
+
+    table: the rows, one per variant and command, in grid order (or, with a
+    target, only the variants meeting it, nearest first, with `target_distance`).
+    """
+
+    description: str
+    sweep_id: str
+    variants: int
+    table: tuple[dict[str, Any], ...]
+    target: str | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return COLUMNS + (("target_distance",) if self.target is not None else ())
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [dict(row) for row in self.table]
+
+    def meeting(self, target: Target) -> SweepResult:
+        """The variants meeting `target` (see `targets`), nearest its centers first."""
+        return dataclasses.replace(self, table=tuple(select(self.table, target, variant_key)),
+                                   target=target.describe())
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (nullable integer columns where a cell can be empty)."""
+        frame = pd.DataFrame(self.rows(), columns=list(self.columns))
+        for column in ("ties", "seed"):
+            frame[column] = frame[column].astype("Int64")
+        return frame
+
+    def document(self) -> dict[str, Any]:
+        return {"sweep": self.description, "sweep_id": self.sweep_id, "variants": self.variants,
+                "target": self.target, "rows": self.rows()}
+
+    def text(self) -> str:
+        lines = textwrap.wrap(f"Sweep: {self.description}", 80, subsequent_indent="  ")
+        if self.target is not None:
+            matched = len({variant_key(row) for row in self.table})
+            lines += textwrap.wrap(f"Target: {self.target}: {matched} of {self.variants} variants, nearest first",
+                                   80, subsequent_indent="  ")
+        if not self.table:
+            lines.append("no variant meets the target" if self.target is not None else "no variants")
+            return "\n".join(lines)
+        lines.append(_text_table(self.table))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def _text_table(rows: Sequence[dict]) -> str:
+    """The rows for people: the dice, the table model where it varies, the tie probability in percent."""
+    frame = pd.DataFrame(list(rows))
+    shown = pd.DataFrame({"colors": frame["colors"], "dice": frame["dice_per_color"], "sides": frame["sides"]})
+    for column, title in (("tolerance", "tol"), ("scatter_mm", "scatter"), ("die_mm", "die")):
+        if frame[column].nunique(dropna=True) > 1:
+            shown[title] = frame[column].map(lambda value: f"{value:g}")
+    shown["command"] = frame["command"]
+    shown["tie %"] = frame["tie_probability"].map(lambda value: f"{100 * value:.2f}")
+    shown["95 % interval"] = [
+        "exact" if rounds == 0 else f"{100 * low:.2f}..{100 * high:.2f}"
+        for low, high, rounds in zip(frame["ci95_low"], frame["ci95_high"], frame["rounds"])]
+    if "target_distance" in frame:
+        shown["distance"] = frame["target_distance"].map(lambda value: f"{value:.4f}")
+    return shown.to_string(index=False)

@@ -1,0 +1,205 @@
+"""Running a sweep: every variant of a grid answered, here over processes or on a Dask cluster.
+
+Value commands are exact (`core.odds.exact_odds`), computed in this process.
+`closest` is simulated (`core.simulate.simulate`), one task per variant,
+seeded by `grid.variant_seed`: over a local process pool (`workers`), or on
+Dask distributed (`scheduler`: the address of a running scheduler, e.g.
+`tcp://host:8786`, or `local:N` for a cluster of N worker processes started
+here). Dask's scheduler places, retries and recovers the tasks; this module
+only keeps a few tasks per worker in flight and writes each variant's rows
+as it finishes (see `results_file`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+import multiprocessing
+import os
+import re
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from diavolo_stats.core.simulate import simulate
+from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.sweep.grid import SweepGrid, variant_seed
+from diavolo_stats.sweep.result import SweepResult, variant_fields, variant_key, variant_rows
+from diavolo_stats.sweep.results_file import ResultsFile, check_output
+
+CONNECT_TIMEOUT_S = 5
+"""How long to try reaching a Dask scheduler before saying it is unreachable."""
+
+TASKS_PER_WORKER = 2
+"""Tasks handed out per worker at a time: enough to keep it busy, few to lose on a kill."""
+
+MAX_WORKERS_PER_CPU = 4
+
+Progress = Callable[[int, int], None]
+"""Called with (variants done in this run, variants this run has to do)."""
+
+
+def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, out: str | Path | None = None,
+          resume: bool = False, progress: Progress | None = None) -> SweepResult:
+    """Answer every variant of `grid`: exact values, and `closest` simulated for `grid.rounds` rounds.
+
+    workers: local processes simulating at once. scheduler: a Dask scheduler
+    address or `local:N` instead. out: a `.csv` or `.parquet` file written as
+    each variant finishes; with `resume`, the variants it already holds are
+    kept and skipped. progress: called as variants finish. Returns every
+    variant's rows in grid order (`SweepResult.meeting` keeps those meeting a target).
+    """
+    check_workers(workers)
+    if resume and out is None:
+        raise InputError("needs a file to resume (out)", field="resume")
+    if out is not None:
+        check_output(Path(out))
+    sweep_id = grid.identity()
+    with _executor(grid, workers, scheduler) as run_tasks, ExitStack() as closing:
+        results = None
+        if out is not None:
+            results = closing.enter_context(ResultsFile(Path(out), sweep_id, len(grid.commands), resume))
+        finished: dict[tuple, list[dict]] = dict(results.done) if results is not None else {}
+        to_do = [variant for variant in grid.variants if _key(variant) not in finished]
+        done = 0
+        # Value commands are exact: only closest needs tasks.
+        outcomes = run_tasks(grid, to_do) if grid.simulated else ((variant, None) for variant in to_do)
+        for variant, simulated in outcomes:
+            rows = variant_rows(variant, sweep_id, simulated)
+            if results is not None:
+                results.append(rows, sync=simulated is not None)
+            finished[_key(variant)] = rows
+            done += 1
+            if progress is not None:
+                progress(done, len(to_do))
+        table = [row for variant in grid.variants for row in finished[_key(variant)]]
+        if results is not None:
+            results.finish(table)
+    return SweepResult(description=grid.describe(), sweep_id=sweep_id, variants=grid.size, table=tuple(table))
+
+
+def check_workers(workers: int) -> None:
+    """InputError unless `workers` is from 1 to MAX_WORKERS_PER_CPU times this machine's processors."""
+    most = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= most:
+        raise InputError(f"must be a whole number from 1 to {most} ({MAX_WORKERS_PER_CPU} per processor), "
+                         f"got {workers!r}", field="workers")
+
+
+def closest_ties(variant: Variant, rounds: int, seed: int) -> int:
+    """Ties of `closest` in `rounds` simulated rounds of `variant`, seeded `seed` (one task of a sweep)."""
+    alone = dataclasses.replace(variant, commands=(Command.CLOSEST,))
+    return simulate(alone, rounds, seed=seed).ties(Command.CLOSEST)
+
+
+def _key(variant: Variant) -> tuple:
+    return variant_key(variant_fields(variant))
+
+
+Outcome = tuple[Variant, "tuple[int, int, int] | None"]
+
+
+@contextmanager
+def _executor(grid: SweepGrid, workers: int, scheduler: str | None):
+    """A function turning variants into (variant, simulated) pairs as they finish, here or on Dask."""
+    if scheduler is not None:
+        with _dask_client(scheduler) as client:
+            yield lambda grid, variants: _on_dask(client, grid, variants)
+    elif workers > 1:
+        # fork shares the imported library with the workers; elsewhere each imports its own.
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                                   initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+        try:
+            yield lambda grid, variants: _in_pool(pool, workers, grid, variants)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    else:
+        yield _in_this_process
+
+
+def _in_this_process(grid: SweepGrid, variants: Iterable[Variant]) -> Iterator[Outcome]:
+    for variant in variants:
+        seed = variant_seed(grid.seed, variant)
+        yield variant, (closest_ties(variant, grid.rounds, seed), grid.rounds, seed)
+
+
+def _in_pool(pool: ProcessPoolExecutor, workers: int, grid: SweepGrid, variants: list[Variant]) -> Iterator[Outcome]:
+    waiting = iter(variants)
+    pending: dict = {}
+
+    def refill() -> None:
+        for variant in itertools.islice(waiting, TASKS_PER_WORKER * workers - len(pending)):
+            seed = variant_seed(grid.seed, variant)
+            pending[pool.submit(closest_ties, variant, grid.rounds, seed)] = variant, seed
+
+    refill()
+    while pending:
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            variant, seed = pending.pop(future)
+            yield variant, (future.result(), grid.rounds, seed)
+        refill()
+
+
+@contextmanager
+def _dask_client(scheduler: str):
+    """A Dask client of the scheduler at `scheduler`, or of a local cluster for `local:N`, closed after."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("needs Dask distributed: pip install -e '.[cluster]'", field="scheduler") from None
+    local = re.fullmatch(r"local:([0-9]+)", scheduler, flags=re.ASCII)
+    if local:
+        count = int(local.group(1))
+        most = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
+        if not 1 <= count <= most:
+            raise InputError(f"local:N needs N from 1 to {most}, got {count}", field="scheduler")
+        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        try:
+            with Client(cluster) as client:
+                yield client
+        finally:
+            cluster.close()
+        return
+    if not re.fullmatch(r"(tcp|tls|ws|wss|inproc|ucx)://\S+", scheduler):
+        raise InputError(f"{scheduler!r} is not a scheduler address (like tcp://host:8786) or local:N",
+                         field="scheduler")
+    try:
+        client = Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s")
+    except (OSError, TimeoutError):
+        raise InputError(f"cannot reach the Dask scheduler at {scheduler} (no answer within {CONNECT_TIMEOUT_S} s)",
+                         field="scheduler") from None
+    with client:
+        yield client
+
+
+def _on_dask(client, grid: SweepGrid, variants: list[Variant]) -> Iterator[Outcome]:
+    from distributed import as_completed
+
+    threads = max(1, sum(client.nthreads().values()))
+    waiting = iter(variants)
+    pending: dict = {}
+
+    def submit(variant: Variant):
+        seed = variant_seed(grid.seed, variant)
+        future = client.submit(closest_ties, variant, grid.rounds, seed, pure=False, retries=2)
+        pending[future] = variant, seed
+        return future
+
+    completed = as_completed([submit(v) for v in itertools.islice(waiting, TASKS_PER_WORKER * threads)])
+    try:
+        for future in completed:
+            variant, seed = pending.pop(future)
+            yield variant, (future.result(), grid.rounds, seed)
+            following = next(waiting, None)
+            if following is not None:
+                completed.add(submit(following))
+    finally:
+        if pending:
+            client.cancel(list(pending))

@@ -1,0 +1,109 @@
+"""Targets: keep the variants whose tie probabilities lie in given ranges, nearest the ranges' centers first.
+
+A target is written `highest-total=0.10..0.20,closest=..0.15`: per command a
+range of tie probability, either end left open (`..0.15` is 0 to 0.15,
+`0.3..` is 0.3 to 1), or one value (`most-odd=0.25`). A variant meets the
+target when every listed command lies in its range: an exact value inside it,
+or, for a simulated command, the whole 95 % interval inside it. Variants that
+meet it are ranked by the distance of their tie probabilities from the
+ranges' centers (Euclidean, in probability), the nearest first.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from diavolo_stats.core.variant import Command
+from diavolo_stats.errors import InputError
+
+_PROBABILITY = r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+
+
+@dataclass(frozen=True)
+class TargetRange:
+    """The allowed tie probabilities of one command: `low` to `high`, both included."""
+
+    command: Command
+    low: float
+    high: float
+
+    @property
+    def center(self) -> float:
+        return (self.low + self.high) / 2
+
+    def holds(self, low: float, high: float) -> bool:
+        """True when the interval `low`..`high` (one value when equal) lies wholly in the range."""
+        return self.low <= low and high <= self.high
+
+
+@dataclass(frozen=True)
+class Target:
+    """Ranges that every kept variant meets, one per listed command."""
+
+    ranges: tuple[TargetRange, ...]
+
+    @classmethod
+    def parse(cls, text: str, commands: Sequence[Command]) -> Target:
+        """The target `text` describes, over the sweep's `commands`; InputError if malformed."""
+        ranges = []
+        for item in (part.strip() for part in text.split(",")):
+            name, equals, bounds = item.partition("=")
+            if not equals:
+                raise InputError(f"{item!r} is not COMMAND=RANGE, e.g. highest-total=0.10..0.20", field="target")
+            try:
+                command = Command(name.strip())
+            except ValueError:
+                allowed = ", ".join(c.value for c in commands)
+                raise InputError(f"unknown command {name.strip()!r}; allowed: {allowed}", field="target") from None
+            if command not in commands:
+                raise InputError(f"{command} is not among the sweep's commands", field="target")
+            if any(r.command is command for r in ranges):
+                raise InputError(f"{command} listed twice; one range per command", field="target")
+            ranges.append(TargetRange(command, *_bounds(bounds.strip(), item)))
+        return cls(tuple(ranges))
+
+    def describe(self) -> str:
+        return ", ".join(f"{r.command} {r.low:g}..{r.high:g}" for r in self.ranges)
+
+
+def _bounds(text: str, item: str) -> tuple[float, float]:
+    single = re.fullmatch(_PROBABILITY, text, flags=re.ASCII)
+    if single:
+        low = high = float(text)
+    else:
+        match = re.fullmatch(rf"({_PROBABILITY})?\.\.({_PROBABILITY})?", text, flags=re.ASCII)
+        if match is None or match.groups() == (None, None):
+            raise InputError(f"{item!r}: the range must be like 0.10..0.20, ..0.15 or 0.3..", field="target")
+        low = float(match.group(1)) if match.group(1) is not None else 0.0
+        high = float(match.group(2)) if match.group(2) is not None else 1.0
+    if not 0 <= low <= high <= 1:
+        raise InputError(f"{item!r}: a range of probabilities from 0 to 1, the smaller end first", field="target")
+    return low, high
+
+
+def select(rows: Sequence[dict], target: Target, variant_key: Callable[[dict], tuple]) -> list[dict]:
+    """The rows of the variants meeting `target`, nearest first, each with its `target_distance`.
+
+    `rows` are a sweep's rows (one per variant and command); `variant_key`
+    names a row's variant. A variant's rows stay together and in their order.
+    """
+    variants: dict[tuple, list[dict]] = {}
+    for row in rows:
+        variants.setdefault(variant_key(row), []).append(row)
+    kept = []
+    for variant_rows in variants.values():
+        by_command = {row["command"]: row for row in variant_rows}
+        squares = 0.0
+        for wanted in target.ranges:
+            row = by_command[wanted.command.value]
+            if not wanted.holds(row["ci95_low"], row["ci95_high"]):
+                break
+            squares += (row["tie_probability"] - wanted.center) ** 2
+        else:
+            kept.append((math.sqrt(squares), variant_rows))
+    kept.sort(key=lambda pair: pair[0])  # stable: equal distances stay in grid order
+    return [{**row, "target_distance": distance} for distance, variant_rows in kept for row in variant_rows]
+
