@@ -212,7 +212,7 @@ class SweepGrid:
 
         colors = ",".join(self.colors) if self.colors is not None else listed(self.colors_count)
         line = (f"{self.size:,} variants: colors {colors}, dice per color {listed(self.dice_per_color)}, "
-                f"sides {listed(self.sides)}; commands {','.join(c.value for c in self.commands)}")
+                f"sides {listed(self.sides)}; commands {', '.join(c.value for c in self.commands)}")
         if self.simulated:
             line += (f"; closest simulated, {self.rounds:,} rounds per variant, tolerance {listed(self.tolerance)}, "
                      f"scatter {listed(self.scatter_mm)} mm, die {listed(self.die_mm)} mm")

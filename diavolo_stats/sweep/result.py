@@ -116,11 +116,12 @@ class SweepResult:
                 "target": self.target, "rows": self.rows()}
 
     def text(self) -> str:
-        lines = textwrap.wrap(f"Sweep: {self.description}", 80, subsequent_indent="  ")
+        lines = textwrap.wrap(f"Sweep: {self.description}", 80, subsequent_indent="  ", break_on_hyphens=False)
         if self.target is not None:
             matched = len({variant_key(row) for row in self.table})
-            lines += textwrap.wrap(f"Target: {self.target}: {matched} of {self.variants} variants, nearest first",
-                                   80, subsequent_indent="  ")
+            lines += textwrap.wrap(f"Target: {self.target}: {matched} of {self.variants} variants, nearest first "
+                                   f"(dist: distance from the ranges' centers)", 80, subsequent_indent="  ",
+                                   break_on_hyphens=False)
         if not self.table:
             lines.append("no variant meets the target" if self.target is not None else "no variants")
             return "\n".join(lines)
@@ -140,9 +141,9 @@ def _text_table(rows: Sequence[dict]) -> str:
             shown[title] = frame[column].map(lambda value: f"{value:g}")
     shown["command"] = frame["command"]
     shown["tie %"] = frame["tie_probability"].map(lambda value: f"{100 * value:.2f}")
-    shown["95 % interval"] = [
+    shown["95 % CI"] = [
         "exact" if rounds == 0 else f"{100 * low:.2f}..{100 * high:.2f}"
         for low, high, rounds in zip(frame["ci95_low"], frame["ci95_high"], frame["rounds"])]
     if "target_distance" in frame:
-        shown["distance"] = frame["target_distance"].map(lambda value: f"{value:.4f}")
+        shown["dist"] = frame["target_distance"].map(lambda value: f"{value:.4f}")
     return shown.to_string(index=False)
