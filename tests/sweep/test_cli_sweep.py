@@ -1,0 +1,147 @@
+"""`diavolo sweep` as a user runs it: formats, targets, heatmaps, and bad input (one line, exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import socket
+
+import pytest
+from conftest import assert_one_line_error, run_diavolo
+
+from diavolo_stats.sweep import COLUMNS
+
+SMALL = ["sweep", "--dice-per-color", "2,3", "--sides", "4,6", "--rounds", "20000"]
+
+
+def test_csv_on_stdout_is_the_tidy_table():
+    result = run_diavolo(*SMALL, "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no progress bar when output is piped
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert tuple(rows[0]) == COLUMNS
+    assert len(rows) == 4 * 6
+    closest = [row for row in rows if row["command"] == "closest"]
+    assert all(row["rounds"] == "20000" and row["exact_tie_probability"] == "" for row in closest)
+    exact = [row for row in rows if row["command"] != "closest"]
+    assert all(row["rounds"] == "0" and row["tie_probability"] == row["exact_tie_probability"] for row in exact)
+
+
+def test_target_keeps_the_variants_in_range_nearest_first():
+    everything = json.loads(run_diavolo(*SMALL, "--format", "json").stdout)["rows"]
+    result = run_diavolo(*SMALL, "--target", "highest-total=0.12..0.2,closest=..0.2", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    kept = document["rows"]
+    by_variant = {}
+    for row in everything:
+        by_variant.setdefault((row["dice_per_color"], row["sides"]), {})[row["command"]] = row
+    meeting = [key for key, rows in by_variant.items()
+               if 0.12 <= rows["highest-total"]["tie_probability"] <= 0.2 and rows["closest"]["ci95_high"] <= 0.2]
+    assert 0 < len(meeting) < len(by_variant)  # the target splits this grid
+    assert {(row["dice_per_color"], row["sides"]) for row in kept} == set(meeting)
+    distances = [row["target_distance"] for row in kept]
+    assert distances == sorted(distances)
+    assert document["target"] == "highest-total 0.12..0.2, closest 0..0.2"
+
+
+def test_a_target_nothing_meets_says_so():
+    result = run_diavolo(*SMALL, "--target", "most-odd=0.99..1")
+    assert result.returncode == 0, result.stderr
+    assert "no variant meets the target" in result.stdout
+
+
+def test_plot_writes_one_titled_heatmap_per_command(tmp_path):
+    folder = tmp_path / "plots"
+    result = run_diavolo(*SMALL, "--commands", "highest-total,closest", "--plot", str(folder))
+    assert result.returncode == 0, result.stderr
+    names = sorted(path.name for path in folder.iterdir())
+    assert names == ["tie_closest.png", "tie_highest-total.png"]
+    assert all((folder / name).read_bytes().startswith(b"\x89PNG") for name in names)
+
+
+def test_out_exists_without_resume_is_refused(tmp_path):
+    out = tmp_path / "sweep.csv"
+    out.write_text("precious\n")
+    result = run_diavolo(*SMALL, "--out", str(out))
+    assert_one_line_error(result, "--out", "exists")
+    assert out.read_text() == "precious\n"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("flags, fragments", [
+    (["--sides", ""], ["--sides", "empty list"]),
+    (["--sides", "4.."], ["--sides", "empty range"]),
+    (["--sides", "6..2"], ["--sides", "reversed range"]),
+    (["--dice-per-color", "\u0663"], ["--dice-per-color", "not a value"]),
+    (["--tolerance", "1.5"], ["--tolerance", "from 0 to 1"]),
+    (["--tolerance", "0.1..0.3"], ["--tolerance", "needs a step"]),
+    (["--commands", "highest-totl"], ["--commands", "unknown command 'highest-totl'"]),
+    (["--colors-count", "2..8", "--dice-per-color", "1..12", "--sides", "2..100", "--tolerance", "0..1:0.1",
+      "--die-mm", "10,12"], ["grid", "more than the 100,000", "split it"]),
+    (["--workers", "1000"], ["--workers", "from 1 to"]),
+    (["--target", "closest=0.3..0.1"], ["--target", "smaller end first"]),
+    (["--target", "most-odd=0.1..0.2", "--commands", "closest"], ["--target", "not among the sweep's commands"]),
+    (["--plot-axes", "sides,weight"], ["--plot-axes", "two or three different parameters"]),
+    (["--resume"], ["--resume", "needs a file"]),
+    (["--scheduler", "somewhere"], ["--scheduler", "not a scheduler address"]),
+])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, flags, fragments):
+    out, plots = tmp_path / "sweep.csv", tmp_path / "plots"
+    extra = [] if "--resume" in flags else ["--out", str(out)]
+    plot = ["--plot", str(plots)] if "--plot-axes" in flags else []
+    result = run_diavolo(*SMALL, *flags, *extra, *plot)
+    assert_one_line_error(result, *fragments)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreachable_scheduler_is_named_in_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    result = run_diavolo(*SMALL, "--scheduler", address, "--out", str(tmp_path / "sweep.csv"), timeout=60)
+    assert_one_line_error(result, "--scheduler", f"cannot reach the Dask scheduler at {address}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_dask_the_scheduler_names_the_extra(tmp_path):
+    # A `distributed` that cannot be imported, as on a machine without the cluster extra.
+    blocker = tmp_path / "blocker" / "distributed"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('not installed')\n")
+    result = run_diavolo(*SMALL, "--scheduler", "local:2", env={"PYTHONPATH": str(blocker.parent)})
+    assert_one_line_error(result, "--scheduler", "pip install -e '.[cluster]'")
+
+
+@pytest.mark.parametrize("change", [["--seed", "2"], ["--sides", "4,8"], ["--rounds", "30000"]])
+def test_resume_on_a_file_of_another_grid_or_seed_is_refused(tmp_path, change):
+    out = tmp_path / "sweep.csv"
+    first = run_diavolo(*SMALL, "--seed", "1", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    saved = out.read_bytes()
+    flags = [*SMALL, "--seed", "1", *change] if change[0] != "--seed" else [*SMALL, *change]
+    result = run_diavolo(*flags, "--out", str(out), "--resume")
+    assert_one_line_error(result, "--out", "another grid or seed")
+    assert out.read_bytes() == saved
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sweep.csv"]
+
+
+def test_csv_text_cells_are_guarded_and_read_back(tmp_path):
+    from diavolo_stats.sweep import SweepGrid, sweep
+    from diavolo_stats.sweep.results_file import ResultsFile
+
+    grid = SweepGrid(commands=("most-odd",))
+    row = dict(sweep(grid).rows()[0])
+    # No real cell starts like a formula; a made-up one shows the guard on the way out and off on the way in.
+    row["color_names"] = "=HYPERLINK(1)"
+    out = tmp_path / "sweep.csv"
+    with ResultsFile(out, row["sweep_id"], 1, resume=False) as results:
+        results.append([row])
+    assert "'=HYPERLINK(1)" in out.read_text()
+    with ResultsFile(out, row["sweep_id"], 1, resume=True) as again:
+        assert list(again.done.values()) == [[row]]
