@@ -7,7 +7,6 @@ from pathlib import Path
 
 from diavolo_stats.cli.common import (
     add_format_argument,
-    flags_named,
     positive_int,
     progress_bar,
     render_csv,
@@ -16,11 +15,8 @@ from diavolo_stats.cli.common import (
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command
 from diavolo_stats.sweep import PALETTE, SweepGrid, Target, parse_values, sweep
-from diavolo_stats.sweep.heatmaps import AXES, choose_axes, write_heatmaps
+from diavolo_stats.sweep.heatmaps import AXES, check_folder, choose_axes, write_heatmaps
 from diavolo_stats.sweep.run import MAX_WORKERS_PER_CPU
-
-# Library fields whose flag is not `--` plus the field with dashes.
-FLAGS = {"grid": "grid", "plot_axes": "--plot-axes"}
 
 
 def register(subparsers) -> None:
@@ -71,44 +67,43 @@ def register(subparsers) -> None:
 
 
 def grid_from_args(args: argparse.Namespace) -> SweepGrid:
-    """The SweepGrid the grid flags describe; InputError naming the flag if it is not allowed."""
-    with flags_named(FLAGS):
-        values = {name: parse_values(getattr(args, name), name, integer=True)
-                  for name in ("colors_count", "dice_per_color", "sides")}
-        values.update({name: parse_values(getattr(args, name), name, integer=False)
-                       for name in ("tolerance", "scatter_mm", "die_mm")})
-        if args.colors is not None:
-            values["colors"] = tuple(color.strip() for color in args.colors.split(","))
-            del values["colors_count"]
-        if args.commands is not None:
-            values["commands"] = tuple(Command.parse(name) for name in args.commands.split(",") if name.strip())
-        return SweepGrid(**values, rounds=args.rounds, seed=args.seed)
+    """The SweepGrid the grid flags describe; InputError naming the field if it is not allowed."""
+    values = {name: parse_values(getattr(args, name), name, integer=True)
+              for name in ("colors_count", "dice_per_color", "sides")}
+    values.update({name: parse_values(getattr(args, name), name, integer=False)
+                   for name in ("tolerance", "scatter_mm", "die_mm")})
+    if args.colors is not None:
+        values["colors"] = tuple(color.strip() for color in args.colors.split(","))
+        del values["colors_count"]
+    if args.commands is not None:
+        values["commands"] = tuple(Command.parse(name) for name in args.commands.split(",") if name.strip())
+    return SweepGrid(**values, rounds=args.rounds, seed=args.seed)
 
 
 def run(args: argparse.Namespace) -> int:
     grid = grid_from_args(args)
-    with flags_named(FLAGS):
-        # Everything checked before any work or any file.
-        target = Target.parse(args.target, grid.commands) if args.target is not None else None
-        axes = None
-        if args.plot is not None:
-            axes = choose_axes(grid, args.plot_axes.split(",") if args.plot_axes else None)
-        bar: dict = {}
+    # Everything checked before any work or any file.
+    target = Target.parse(args.target, grid.commands) if args.target is not None else None
+    axes = None
+    if args.plot is not None:
+        check_folder(args.plot)
+        axes = choose_axes(grid, args.plot_axes.split(",") if args.plot_axes else None)
+    bar: dict = {}
 
-        def progress(done: int, total: int) -> None:
-            if not bar:
-                bar["update"], bar["close"] = progress_bar(total, "variants")
-            if bar["update"] is not None:
-                bar["update"](done)
+    def progress(done: int, total: int) -> None:
+        if not bar:
+            bar["update"], bar["close"] = progress_bar(total, "variants")
+        if bar["update"] is not None:
+            bar["update"](done)
 
-        try:
-            result = sweep(grid, workers=args.workers, scheduler=args.scheduler, out=args.out, resume=args.resume,
-                           progress=progress)
-        finally:
-            if bar:
-                bar["close"]()
-        if axes is not None:
-            write_heatmaps(result.frame(), axes, args.plot)  # every variant, whatever the target keeps
+    try:
+        result = sweep(grid, workers=args.workers, scheduler=args.scheduler, out=args.out, resume=args.resume,
+                       progress=progress)
+    finally:
+        if bar:
+            bar["close"]()
+    if axes is not None:
+        write_heatmaps(result.frame(), axes, args.plot)  # every variant, whatever the target keeps
     shown = result.meeting(target) if target is not None else result
     if args.format == "json":
         print(render_json(shown.document()))

@@ -10,9 +10,9 @@ Seeds: each variant's `closest` simulation is seeded from the sweep's seed and
 a stable digest of the variant's own parameters (`variant_seed`), never from
 its place in the grid or the order in which variants finish. A variant's result
 is therefore the same however the work is split, on whichever machine, and
-whichever other variants share the grid. The seed is an ordinary integer: the
-same numbers come out of `diavolo simulate --commands closest --seed SEED` with
-the variant's flags.
+whichever other variants share the grid. The seed is an ordinary integer, in
+the result's `seed` column: `diavolo simulate` of the variant with only the
+closest command and that seed gives the same numbers.
 """
 
 from __future__ import annotations

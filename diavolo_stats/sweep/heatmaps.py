@@ -8,6 +8,7 @@ result's columns: colors, dice_per_color, sides, tolerance, scatter_mm, die_mm.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,6 +58,18 @@ def choose_axes(grid: SweepGrid, chosen: Sequence[str] | None = None) -> tuple[s
                          f"{', '.join(chosen)} cannot show; choose the parameters or sweep one value of it at a time",
                          field="plot_axes")
     return chosen
+
+
+def check_folder(folder: str | Path) -> None:
+    """InputError unless the heatmaps can go into `folder`: a folder, or a new one in a folder that exists."""
+    folder = Path(folder)
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{str(folder)!r} is not a folder", field="plot")
+    if not folder.exists() and not parent.is_dir():
+        raise InputError(f"folder {str(parent)!r} does not exist", field="plot")
+    if not os.access(folder if folder.exists() else parent, os.W_OK):
+        raise InputError(f"cannot write into {str(folder)!r}", field="plot")
 
 
 def heatmap(frame: pd.DataFrame, command: str, axes: Sequence[str]) -> Figure:

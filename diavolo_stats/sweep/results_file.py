@@ -1,6 +1,6 @@
 """The sweep's output file: rows written as each variant finishes, a run resumed where it stopped.
 
-While a sweep runs, its rows go to a CSV journal: the `--out` file itself for
+While a sweep runs, its rows go to a CSV journal: the output file itself for
 `.csv`, a `FILE.parquet.journal.csv` beside it for `.parquet`. Each finished
 variant's rows are one write followed by an fsync, so a kill or a crash loses
 at most the variants in flight, and a cut can only ever be in the last line.

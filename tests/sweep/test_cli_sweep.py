@@ -89,6 +89,8 @@ def _free_port() -> int:
     (["--target", "closest=0.3..0.1"], ["--target", "smaller end first"]),
     (["--target", "most-odd=0.1..0.2", "--commands", "closest"], ["--target", "not among the sweep's commands"]),
     (["--plot-axes", "sides,weight"], ["--plot-axes", "two or three different parameters"]),
+    (["--plot-axes", "sides,dice_per_color", "--tolerance", "0.05,0.1"], ["--plot-axes", "also varies tolerance"]),
+    (["--plot-into", "missing/plots"], ["--plot", "does not exist"]),
     (["--resume"], ["--resume", "needs a file"]),
     (["--scheduler", "somewhere"], ["--scheduler", "not a scheduler address"]),
 ])
@@ -96,6 +98,8 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, flags, fragments):
     out, plots = tmp_path / "sweep.csv", tmp_path / "plots"
     extra = [] if "--resume" in flags else ["--out", str(out)]
     plot = ["--plot", str(plots)] if "--plot-axes" in flags else []
+    if "--plot-into" in flags:
+        flags = ["--plot", str(tmp_path / flags[1])]
     result = run_diavolo(*SMALL, *flags, *extra, *plot)
     assert_one_line_error(result, *fragments)
     assert list(tmp_path.iterdir()) == []
