@@ -54,6 +54,9 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
     variant's rows in grid order (`SweepResult.meeting` keeps those meeting a target).
     """
     check_workers(workers)
+    if scheduler is not None and workers != 1:
+        raise InputError("give local workers or a scheduler, not both (a cluster has its own workers)",
+                         field="workers")
     if resume and out is None:
         raise InputError("needs a file to resume (out)", field="resume")
     if out is not None:

@@ -86,6 +86,9 @@ def _free_port() -> int:
     (["--colors-count", "2..8", "--dice-per-color", "1..12", "--sides", "2..100", "--tolerance", "0..1:0.1",
       "--die-mm", "10,12"], ["grid", "more than the 100,000", "split it"]),
     (["--workers", "1000"], ["--workers", "from 1 to"]),
+    (["--workers", "2", "--scheduler", "local:2"], ["--workers", "not both"]),
+    (["--scheduler", "local:0"], ["--scheduler", "local:N needs N from 1"]),
+    (["--out", "sweep.txt"], ["--out", "must end in .csv or .parquet"]),
     (["--target", "closest=0.3..0.1"], ["--target", "smaller end first"]),
     (["--target", "most-odd=0.1..0.2", "--commands", "closest"], ["--target", "not among the sweep's commands"]),
     (["--plot-axes", "sides,weight"], ["--plot-axes", "two or three different parameters"]),
@@ -96,7 +99,8 @@ def _free_port() -> int:
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, flags, fragments):
     out, plots = tmp_path / "sweep.csv", tmp_path / "plots"
-    extra = [] if "--resume" in flags else ["--out", str(out)]
+    extra = [] if "--resume" in flags or "--out" in flags else ["--out", str(out)]
+    flags = [str(tmp_path / flag) if flag.endswith(".txt") else flag for flag in flags]
     plot = ["--plot", str(plots)] if "--plot-axes" in flags else []
     if "--plot-into" in flags:
         flags = ["--plot", str(tmp_path / flags[1])]

@@ -78,6 +78,29 @@ def test_killed_midway_then_resumed_equals_an_uninterrupted_run(tmp_path):
     assert resumed.stdout == uninterrupted.stdout
 
 
+def test_ctrl_c_keeps_the_finished_variants_and_resume_completes(tmp_path):
+    stopped = tmp_path / "stopped.csv"
+    process = subprocess.Popen([sys.executable, "-m", "diavolo_stats", *KILL_FLAGS, "--out", str(stopped),
+                                "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    deadline = time.monotonic() + 240
+    try:
+        while _lines(stopped) < 1 + 2 * 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert process.poll() is None, "the sweep finished before it could be stopped"
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130 and stderr.strip() == "diavolo: interrupted"
+    assert stopped.read_text().endswith("\n") and len(pd.read_csv(stopped)) >= 4
+    resumed = run_diavolo(*KILL_FLAGS, "--out", str(stopped), "--resume", timeout=240)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = run_diavolo(*KILL_FLAGS, timeout=240)
+    assert resumed.stdout == whole.stdout
+
+
 def test_resume_drops_a_cut_last_row_and_finishes_the_sweep(tmp_path):
     grid = SweepGrid(dice_per_color=(2, 3), sides=(4, 6), rounds=20_000)
     whole = tmp_path / "whole.csv"
