@@ -20,6 +20,7 @@ from pathlib import Path
 
 from diavolo_stats.core.variant import VALUE_COMMANDS, Command
 from diavolo_stats.sweep import SweepGrid, sweep
+from diavolo_stats.sweep.run import local_cluster
 
 
 def closest_grid(variants: int, rounds: int) -> SweepGrid:
@@ -56,10 +57,8 @@ def main() -> None:
     print(f"closest grid: {grid.size} variants x {grid.rounds:,} rounds")
     one, one_s = timed(lambda: sweep(grid, workers=1))
     two, two_s = timed(lambda: sweep(grid, workers=2))
-    from distributed import LocalCluster
-
-    (cluster, start_s) = timed(lambda: LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                                    host="127.0.0.1", dashboard_address=None))
+    # As `--scheduler local:2` starts it: two single-threaded worker processes on loopback.
+    cluster, start_s = timed(lambda: local_cluster(2))
     with cluster:
         # Workers import the library on their first task: warm them up, as a long-lived cluster would be.
         sweep(closest_grid(20, 1000), scheduler=cluster.scheduler_address)

@@ -61,7 +61,7 @@ def register(subparsers) -> None:
                             "(e.g. highest-total=0.10..0.20,closest=..0.15), nearest the centers first")
     found.add_argument("--plot", type=Path, metavar="DIR", help="write one heatmap PNG per command into DIR")
     found.add_argument("--plot-axes", metavar="X,Y[,FACET]",
-                       help=f"heatmap parameters among {','.join(AXES)} (default: the first that vary)")
+                       help=f"heatmap parameters among {', '.join(AXES)} (default: the first that vary)")
     add_format_argument(parser)
     parser.set_defaults(handler=run)
 

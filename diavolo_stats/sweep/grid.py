@@ -174,7 +174,7 @@ class SweepGrid:
             raise InputError(f"must be a whole number of 0 or more, got {self.seed!r}", field="seed")
         size = self.size
         if size > MAX_VARIANTS:
-            raise InputError(f"the grid has {size:,} variants, more than the {MAX_VARIANTS:,} one sweep runs; "
+            raise InputError(f"{size:,} variants, more than the {MAX_VARIANTS:,} one sweep runs; "
                              f"split it along one parameter (e.g. a few sides at a time) into several sweeps",
                              field="grid")
         object.__setattr__(self, "variants", tuple(self._build_variants()))
