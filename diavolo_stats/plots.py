@@ -1,13 +1,17 @@
-"""What every chart module shares: drawing curves so that none hides another.
+"""What every chart module shares: drawing curves so that none hides another, and PNG bytes of a figure.
 
 Charts are built on `matplotlib.figure.Figure`, never pyplot (see `analytics.charts`).
 """
 
 from __future__ import annotations
 
+import io
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 
 def plot_curves(axes, curves: Sequence[tuple[str, np.ndarray, np.ndarray, dict]]) -> None:
@@ -27,3 +31,14 @@ def plot_curves(axes, curves: Sequence[tuple[str, np.ndarray, np.ndarray, dict]]
             style = {**style, "markersize": 11, "markerfacecolor": "none", "zorder": 1.5}
             style["markeredgecolor"] = style.get("color")
         axes.plot(x, y, label=label, **style)
+
+
+def figure_png(figure: Figure) -> bytes:
+    """The figure as PNG bytes at 100 dpi, rendered with Agg."""
+    FigureCanvasAgg(figure)  # render with Agg, whatever backend the caller's matplotlib is set to
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        # A player name in a script the default font lacks is drawn as boxes; say nothing on stderr.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from")
+        figure.savefig(buffer, format="png", dpi=100)
+    return buffer.getvalue()

@@ -8,14 +8,11 @@ renders PNG), a notebook shows them as the cell's result.
 
 from __future__ import annotations
 
-import io
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -373,17 +370,6 @@ def tolerance_chart(closest: pd.DataFrame) -> Figure:
     axes.legend(fontsize="small")
     axes.set_title("closest: ties against how finely players see")
     return figure
-
-
-def figure_png(figure: Figure) -> bytes:
-    """The figure as PNG bytes at 100 dpi, rendered with Agg."""
-    FigureCanvasAgg(figure)  # render with Agg, whatever backend the caller's matplotlib is set to
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        # A player name in a script the default font lacks is drawn as boxes; say nothing on stderr.
-        warnings.filterwarnings("ignore", message="Glyph .* missing from")
-        figure.savefig(buffer, format="png", dpi=100)
-    return buffer.getvalue()
 
 
 def _panel_grid(count: int, sharex: bool) -> tuple[Figure, list]:

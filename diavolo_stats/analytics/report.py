@@ -28,6 +28,7 @@ from diavolo_stats.core.variant import PRESETS, Variant
 from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_folder, frame_csv_text, write_folder
+from diavolo_stats.plots import figure_png
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
 DEFAULT_OUT = Path("data") / "reports"
@@ -129,7 +130,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     for name, table, _ in ties:
         title = f"Tie frequency per command, {name} game"
         figures[f"tie_frequency_{name}.png"] = (title, charts.tie_frequency_chart(table, title=title))
-    images = {file_name: (caption, charts.figure_png(figure)) for file_name, (caption, figure) in figures.items()}
+    images = {file_name: (caption, figure_png(figure)) for file_name, (caption, figure) in figures.items()}
     contents = {"summary.csv": frame_csv_text(summary).encode("utf-8")}
     contents |= {file_name: png for file_name, (_, png) in images.items()}
     contents["report.html"] = _html(summary, drills, paths, ties, images, left_out).encode("utf-8")

@@ -17,9 +17,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from diavolo_stats.analytics.charts import figure_png
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import write_atomically
+from diavolo_stats.plots import figure_png
 from diavolo_stats.sweep.grid import GRID_PARAMETERS, SweepGrid
 
 AXES = ("colors", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")
