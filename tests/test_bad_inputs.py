@@ -339,13 +339,44 @@ CASES: dict[str, list[str]] = {
                                    "--players", "4"],
     "bid empty hand": ["minodice", "bid", "--hand", "", "--round", "1", "--players", "3"],
     "bid dice file a link to a folder": ["minodice", *HAND, "--dice", f"{T}/linked_dir"],
+    # -- sweep: the grid, the output file, the heatmap folder, the scheduler --------------------------------
+    "sweep reversed range": ["sweep", "--sides", "6..2", "--out", f"{T}/sweep.csv"],
+    "sweep empty range": ["sweep", "--dice-per-color", "3..", "--out", f"{T}/sweep.csv"],
+    "sweep empty list": ["sweep", "--sides", "", "--out", f"{T}/sweep.csv"],
+    "sweep fullwidth digit": ["sweep", "--sides", "\uff16", "--out", f"{T}/sweep.csv"],
+    "sweep decimals without a step": ["sweep", "--tolerance", "0.1..0.3", "--out", f"{T}/sweep.csv"],
+    "sweep grid over the maximum": ["sweep", "--colors-count", "2..8", "--dice-per-color", "1..12", "--sides",
+                                    "2..100", "--tolerance", "0..1:0.1", "--die-mm", "10,12", "--out",
+                                    f"{T}/sweep.csv"],
+    "sweep unknown command": ["sweep", "--commands", "closets", "--out", f"{T}/sweep.csv"],
+    "sweep tolerance 1.5": ["sweep", "--tolerance", "1.5", "--out", f"{T}/sweep.csv"],
+    "sweep variant off the table": ["sweep", "--colors-count", "8", "--dice-per-color", "12", "--scatter-mm", "100",
+                                    "--out", f"{T}/sweep.csv"],
+    "sweep workers 0": ["sweep", "--workers", "0"],
+    "sweep workers and scheduler": ["sweep", "--workers", "2", "--scheduler", "local:2"],
+    "sweep local cluster of 0": ["sweep", "--scheduler", "local:0"],
+    "sweep scheduler not an address": ["sweep", "--scheduler", "somewhere:8786"],
+    "sweep out not csv or parquet": ["sweep", "--out", f"{T}/sweep.txt"],
+    "sweep out a link": ["sweep", "--out", f"{T}/link.csv"],
+    "sweep out a fifo": ["sweep", "--out", f"{T}/fifo"],
+    "sweep out exists without resume": ["sweep", "--out", f"{T}/log.csv"],
+    "sweep resume a file that is not a sweep": ["sweep", "--out", f"{T}/foreign.csv", "--resume"],
+    "sweep resume without out": ["sweep", "--resume"],
+    "sweep target malformed": ["sweep", "--target", "closest", "--out", f"{T}/sweep.csv"],
+    "sweep target reversed": ["sweep", "--target", "closest=0.3..0.1", "--out", f"{T}/sweep.csv"],
+    "sweep target command not swept": ["sweep", "--commands", "most-odd", "--target", "closest=..0.2"],
+    "sweep plot with one parameter varying": ["sweep", "--sides", "4,6", "--plot", f"{T}/plots"],
+    "sweep plot into a folder of other files": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--plot",
+                                                f"{T}/foreign_dir", "--out", f"{T}/sweep.csv"],
+    "sweep plot axes unknown": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--plot", f"{T}/plots",
+                                "--plot-axes", "sides,weight"],
 }
 
 
 def test_the_module_covers_at_least_150_bad_invocations_of_every_command():
     commands = {argv[0] for argv in CASES.values() if argv}
     assert len(CASES) >= 150
-    assert commands == {"odds", "simulate", "drill", "synth-log", "report", "game", "minodice", "oddz"}
+    assert commands == {"odds", "simulate", "sweep", "drill", "synth-log", "report", "game", "minodice", "oddz"}
 
 
 @pytest.mark.parametrize("argv", list(CASES.values()), ids=list(CASES))

@@ -12,11 +12,11 @@ from diavolo_stats.cli.common import (
     render_csv,
     render_json,
 )
-from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
+from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import Command
 from diavolo_stats.sweep import PALETTE, SweepGrid, Target, parse_values, sweep
 from diavolo_stats.sweep.heatmaps import AXES, check_folder, choose_axes, write_heatmaps
-from diavolo_stats.sweep.run import MAX_WORKERS_PER_CPU
 
 
 def register(subparsers) -> None:
@@ -35,19 +35,18 @@ def register(subparsers) -> None:
                       help="commands to report, comma-separated (default: all six)")
     defaults = TableModel()
     grid.add_argument("--tolerance", default=f"{defaults.tolerance:g}", metavar="LIST",
-                      help=f"closest: perception tolerance, 0 to 1 (default {defaults.tolerance:g})")
+                      help=f"closest: perception tolerance, 0 to {MAX_TOLERANCE:g} (default {defaults.tolerance:g})")
     grid.add_argument("--scatter-mm", default=f"{defaults.scatter_mm:g}", metavar="LIST",
                       help=f"closest: side of the square the dice land in, mm (default {defaults.scatter_mm:g})")
     grid.add_argument("--die-mm", default=f"{defaults.die_mm:g}", metavar="LIST",
                       help=f"closest: edge of a die, mm (default {defaults.die_mm:g})")
-    grid.add_argument("--rounds", type=positive_int(), default=1_000_000, metavar="N",
-                      help="closest: rounds simulated per variant (default 1,000,000)")
+    grid.add_argument("--rounds", type=positive_int(1, MAX_ROUNDS), default=1_000_000, metavar="N",
+                      help=f"closest: rounds simulated per variant, 1 to {MAX_ROUNDS:,} (default 1,000,000)")
     grid.add_argument("--seed", type=positive_int(0), default=0, metavar="S",
                       help="sweep seed; each variant's simulation is seeded from it and the variant (default 0)")
     running = parser.add_argument_group("running")
-    running.add_argument("--workers", type=positive_int(), default=1, metavar="W",
-                         help=f"local processes simulating at once (default 1, at most {MAX_WORKERS_PER_CPU} "
-                              "per processor)")
+    running.add_argument("--workers", type=positive_int(1, MAX_WORKERS), default=1, metavar="W",
+                         help=f"local processes simulating at once, 1 to {MAX_WORKERS} here (4 per CPU; default 1)")
     running.add_argument("--scheduler", metavar="ADDRESS",
                          help="run on Dask distributed: a scheduler address (tcp://host:8786) or local:N "
                               "for N local worker processes (needs pip install -e '.[cluster]')")

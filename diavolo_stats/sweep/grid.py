@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.simulate import MAX_ROUNDS
+from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import (
     ALL_COMMANDS,
     DEFAULT_COLORS,
@@ -44,12 +45,6 @@ PALETTE = DEFAULT_COLORS + ("blue", "green", "yellow", "purple", "orange")
 
 MAX_VARIANTS = 100_000
 """Largest grid one sweep runs; split a larger one along one parameter into several sweeps."""
-
-MAX_ROUNDS = 10**10
-"""Most rounds simulated per `closest` variant."""
-
-MAX_TOLERANCE = 1.0
-"""Largest perception tolerance: beyond it a die twice as far as the nearest would count as near."""
 
 _INTEGER = r"[0-9]+"
 _DECIMAL = r"[0-9]+(?:\.[0-9]+)?"
@@ -168,7 +163,7 @@ class SweepGrid:
                 raise InputError(f"each value must be from 0 to {MAX_TOLERANCE:g} (a fraction of the nearest "
                                  f"distance), got {tolerance!r}", field="tolerance")
         if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or not 1 <= self.rounds <= MAX_ROUNDS:
-            raise InputError(f"must be a whole number from 1 to {MAX_ROUNDS:.0e}, got {self.rounds!r}",
+            raise InputError(f"must be a whole number from 1 to {MAX_ROUNDS:,}, got {self.rounds!r}",
                              field="rounds")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"must be a whole number of 0 or more, got {self.seed!r}", field="seed")

@@ -8,8 +8,8 @@ result's columns: colors, dice_per_color, sides, tolerance, scatter_mm, die_mm.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +17,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from diavolo_stats import files
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import write_atomically
 from diavolo_stats.plots import figure_png
 from diavolo_stats.sweep.grid import GRID_PARAMETERS, SweepGrid
 
@@ -60,16 +60,24 @@ def choose_axes(grid: SweepGrid, chosen: Sequence[str] | None = None) -> tuple[s
     return chosen
 
 
+def is_heatmap_file(name: str) -> bool:
+    """Whether a file of this name is one `write_heatmaps` writes (and so may replace)."""
+    return name.startswith("tie_") and name.endswith(".png")
+
+
 def check_folder(folder: str | Path) -> None:
-    """InputError unless the heatmaps can go into `folder`: a folder, or a new one in a folder that exists."""
-    folder = Path(folder)
-    parent = folder.parent if str(folder.parent) else Path(".")
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"{str(folder)!r} is not a folder", field="plot")
-    if not folder.exists() and not parent.is_dir():
-        raise InputError(f"folder {str(parent)!r} does not exist", field="plot")
-    if not os.access(folder if folder.exists() else parent, os.W_OK):
-        raise InputError(f"cannot write into {str(folder)!r}", field="plot")
+    """InputError unless `write_heatmaps` may write `folder`: new, or holding only heatmaps it wrote."""
+    with _about_folder():
+        files.check_folder(Path(folder), is_heatmap_file)
+
+
+@contextmanager
+def _about_folder():
+    """A file error about the heatmap folder, said as the problem with `plot` it is."""
+    try:
+        yield
+    except InputError as error:
+        raise InputError(error.message, field="plot") from None
 
 
 def heatmap(frame: pd.DataFrame, command: str, axes: Sequence[str]) -> Figure:
@@ -121,15 +129,9 @@ def heatmap(frame: pd.DataFrame, command: str, axes: Sequence[str]) -> Figure:
 
 
 def write_heatmaps(frame: pd.DataFrame, axes: Sequence[str], folder: str | Path) -> list[Path]:
-    """One PNG per command, `tie_<command>.png`, written atomically into `folder` (made if missing)."""
-    folder = Path(folder)
-    try:
-        folder.mkdir(exist_ok=True)
-    except OSError as error:
-        raise InputError(f"cannot make the folder {str(folder)!r} ({error.strerror})", field="plot") from None
-    paths = []
-    for command in dict.fromkeys(frame["command"]):
-        path = folder / f"tie_{command}.png"
-        write_atomically(path, figure_png(heatmap(frame, command, axes)))
-        paths.append(path)
-    return paths
+    """One PNG per command, `tie_<command>.png`: `folder` holds exactly these, written whole or not at all."""
+    images = {f"tie_{command}.png": figure_png(heatmap(frame, command, axes))
+              for command in dict.fromkeys(frame["command"])}
+    with _about_folder():
+        files.write_folder(folder, images, is_heatmap_file)
+    return [Path(folder) / name for name in images]

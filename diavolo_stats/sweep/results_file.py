@@ -42,8 +42,15 @@ def check_output(path: Path) -> None:
             import pyarrow  # noqa: F401
         except ImportError:
             raise InputError("writing Parquet needs pyarrow: pip install -e '.[parquet]'", field="out") from None
-        check_target(_journal_path(path))
-    check_target(path)
+        _check_target(_journal_path(path))
+    _check_target(path)
+
+
+def _check_target(path: Path) -> None:
+    try:
+        check_target(path)
+    except InputError as error:
+        raise InputError(error.message, field="out") from None
 
 
 class ResultsFile:

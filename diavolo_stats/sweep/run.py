@@ -16,7 +16,6 @@ import dataclasses
 import itertools
 import logging
 import multiprocessing
-import os
 import re
 import signal
 from collections.abc import Callable, Iterable, Iterator
@@ -24,7 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from diavolo_stats.core.simulate import simulate
+from diavolo_stats.core.simulate import MAX_WORKERS, simulate
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import SweepGrid, variant_seed
@@ -36,8 +35,6 @@ CONNECT_TIMEOUT_S = 5
 
 TASKS_PER_WORKER = 2
 """Tasks handed out per worker at a time: enough to keep it busy, few to lose on a kill."""
-
-MAX_WORKERS_PER_CPU = 4
 
 Progress = Callable[[int, int], None]
 """Called with (variants done in this run, variants this run has to do)."""
@@ -86,11 +83,10 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
 
 
 def check_workers(workers: int) -> None:
-    """InputError unless `workers` is from 1 to MAX_WORKERS_PER_CPU times this machine's processors."""
-    most = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= most:
-        raise InputError(f"must be a whole number from 1 to {most} ({MAX_WORKERS_PER_CPU} per processor), "
-                         f"got {workers!r}", field="workers")
+    """InputError unless `workers` is from 1 to MAX_WORKERS (4 per processor), as for `simulate`."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"must be a whole number from 1 to {MAX_WORKERS} (4 per processor), got {workers!r}",
+                         field="workers")
 
 
 def closest_ties(variant: Variant, rounds: int, seed: int) -> int:
@@ -159,9 +155,9 @@ def _dask_client(scheduler: str):
     local = re.fullmatch(r"local:([0-9]+)", scheduler, flags=re.ASCII)
     if local:
         count = int(local.group(1))
-        most = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
-        if not 1 <= count <= most:
-            raise InputError(f"local:N needs N from 1 to {most}, got {count}", field="scheduler")
+        if not 1 <= count <= MAX_WORKERS:
+            raise InputError(f"local:N needs N from 1 to {MAX_WORKERS} (4 per processor), got {count}",
+                             field="scheduler")
         with local_cluster(count) as cluster, Client(cluster) as client:
             yield client
         return

@@ -61,6 +61,25 @@ def test_plot_writes_one_titled_heatmap_per_command(tmp_path):
     assert all((folder / name).read_bytes().startswith(b"\x89PNG") for name in names)
 
 
+def test_a_plot_folder_holding_other_files_is_refused(tmp_path):
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine\n")
+    result = run_diavolo(*SMALL, "--plot", str(folder), "--out", str(tmp_path / "sweep.csv"))
+    assert_one_line_error(result, "--plot", "notes.txt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plots"]
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"]
+
+
+def test_plot_replaces_its_own_heatmaps(tmp_path):
+    folder = tmp_path / "plots"
+    first = run_diavolo(*SMALL, "--commands", "most-odd,closest", "--plot", str(folder))
+    assert first.returncode == 0, first.stderr
+    again = run_diavolo(*SMALL, "--commands", "highest-die", "--plot", str(folder))
+    assert again.returncode == 0, again.stderr
+    assert [p.name for p in folder.iterdir()] == ["tie_highest-die.png"]
+
+
 def test_out_exists_without_resume_is_refused(tmp_path):
     out = tmp_path / "sweep.csv"
     out.write_text("precious\n")
@@ -93,7 +112,6 @@ def _free_port() -> int:
     (["--target", "most-odd=0.1..0.2", "--commands", "closest"], ["--target", "not among the sweep's commands"]),
     (["--plot-axes", "sides,weight"], ["--plot-axes", "two or three different parameters"]),
     (["--plot-axes", "sides,dice_per_color", "--tolerance", "0.05,0.1"], ["--plot-axes", "also varies tolerance"]),
-    (["--plot-into", "missing/plots"], ["--plot", "does not exist"]),
     (["--resume"], ["--resume", "needs a file"]),
     (["--scheduler", "somewhere"], ["--scheduler", "not a scheduler address"]),
 ])
@@ -102,8 +120,6 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, flags, fragments):
     extra = [] if "--resume" in flags or "--out" in flags else ["--out", str(out)]
     flags = [str(tmp_path / flag) if flag.endswith(".txt") else flag for flag in flags]
     plot = ["--plot", str(plots)] if "--plot-axes" in flags else []
-    if "--plot-into" in flags:
-        flags = ["--plot", str(tmp_path / flags[1])]
     result = run_diavolo(*SMALL, *flags, *extra, *plot)
     assert_one_line_error(result, *fragments)
     assert list(tmp_path.iterdir()) == []
