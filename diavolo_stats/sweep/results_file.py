@@ -38,10 +38,6 @@ def check_output(path: Path) -> None:
     if path.suffix.lower() not in SUFFIXES:
         raise InputError(f"{str(path)!r}: the file name must end in .csv or .parquet", field="out")
     if path.suffix.lower() == ".parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise InputError("writing Parquet needs pyarrow: pip install -e '.[parquet]'", field="out") from None
         _check_target(_journal_path(path))
     _check_target(path)
 

@@ -128,7 +128,6 @@ def test_resume_skips_the_variants_already_done(tmp_path, monkeypatch):
 
 
 def test_parquet_is_written_whole_at_the_end_and_resumes_from_its_journal(tmp_path):
-    pytest.importorskip("pyarrow")
     grid = SweepGrid(dice_per_color=(2, 3), sides=(4, 6), rounds=20_000)
     out = tmp_path / "sweep.parquet"
     result = sweep(grid, out=out)
