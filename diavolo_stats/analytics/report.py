@@ -102,7 +102,8 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
-    drills = load_logs(paths, columns=LOG_COLUMNS)
+    # dice is read for its checks only, source is the same text on every row: neither is copied further.
+    drills = load_logs(paths, columns=LOG_COLUMNS).drop(columns=["dice", "source"])
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
     drills = summaries.select_players(drills, players)
