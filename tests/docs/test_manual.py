@@ -189,10 +189,9 @@ def test_the_readme_is_at_most_150_lines():
 
 
 def ci_command() -> str:
-    """The command .ci/run runs, its lines after `cd` joined as one shell line."""
+    """What .ci/run runs once in the repository's folder: its lines after `cd`, comments left out."""
     lines = [line.strip() for line in (REPOSITORY / ".ci/run").read_text().splitlines()]
-    body = [line for line in lines if line and not line.startswith(("#", "set ", "cd "))]
-    return " && ".join(body)
+    return "\n".join(line for line in lines if line and not line.startswith(("#", "set ", "cd ")))
 
 
 def test_the_readme_test_command_is_what_ci_runs():
