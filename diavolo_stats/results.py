@@ -8,7 +8,12 @@ result sees what the command line prints.
 
 from __future__ import annotations
 
+import json
+import textwrap
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
+
+from diavolo_stats.files import csv_text
 
 
 @runtime_checkable
@@ -29,3 +34,97 @@ class Result(Protocol):
     def text(self) -> str:
         """The result for people, at most 80 columns wide (the command line's table format); also `str(result)`."""
         ...
+
+
+class TextResult:
+    """A result printed as its text: `print(result)` in a notebook shows what the command line shows."""
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+class NotedTable(TextResult):
+    """A result shown as a table of its `table_columns`, then its `notes()`, one paragraph each."""
+
+    table_columns: tuple[str, ...]
+
+    def notes(self) -> list[str]:
+        return []
+
+    def text(self) -> str:
+        notes = [wrap(note) for note in self.notes()]
+        table = render_fitting_table(self.rows(), self.table_columns, keep=2)
+        return "\n".join([table, "", *notes]) if notes else table
+
+
+TEXT_WIDTH = 80
+"""The widest line `text()` gives (a terminal's usual width)."""
+
+FORMATS = ("table", "csv", "json")
+"""How a result can be printed: `text()`, `rows()` as CSV, `document()` as JSON."""
+
+
+def render(result: Result, output_format: str) -> str:
+    """`result` printed in `output_format` (one of FORMATS)."""
+    if output_format == "json":
+        return render_json(result.document())
+    if output_format == "csv":
+        return render_csv(result.rows(), result.columns)
+    return result.text()
+
+
+def render_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str],
+                 headers: Mapping[str, str] | None = None, digits: int = 6) -> str:
+    """Rows as an aligned plain-text table, numbers right-aligned, floats with `digits` decimals;
+    `headers` renames columns for display."""
+    titles = [(headers or {}).get(column, column) for column in columns]
+    cells = [[_cell(row.get(column), digits) for column in columns] for row in rows]
+    widths = [max([len(title)] + [len(line[i]) for line in cells]) for i, title in enumerate(titles)]
+    numeric = [all(isinstance(row.get(column), (int, float)) or row.get(column) is None for row in rows)
+               for column in columns]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+
+    return "\n".join([line(titles), line(["-" * w for w in widths])] + [line(c) for c in cells])
+
+
+def render_fitting_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], keep: int = 1,
+                         headers: Mapping[str, str] | None = None, digits: int = 6) -> str:
+    """`render_table` of as many leading `columns` as fit TEXT_WIDTH (at least `keep`), saying what was left out."""
+    for count in range(len(columns), keep - 1, -1):
+        table = render_table(rows, columns[:count], headers, digits)
+        if count == keep or max(len(line) for line in table.splitlines()) <= TEXT_WIDTH:
+            break
+    left_out = columns[count:]
+    if left_out:
+        table += "\n" + wrap(f"(not shown, too wide: {', '.join(left_out)}; print as csv or json for them)")
+    return table
+
+
+def render_csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """Rows as CSV for stdout (`files.csv_text`: every cell guarded), without the last line end."""
+    return csv_text(rows, columns).rstrip("\n")
+
+
+def render_json(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def wrap(text: str, indent: str = "") -> str:
+    """A line of prose folded to TEXT_WIDTH columns (continuation lines indented by `indent`)."""
+    return textwrap.fill(text, TEXT_WIDTH, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
+
+
+def _cell(value: Any, digits: int = 6) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_cell(v, digits) for v in value) + "]"
+    return str(value)
+

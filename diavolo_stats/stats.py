@@ -20,7 +20,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Configuration, Number, check_value, setting
 
 Z_95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95 % interval."""
@@ -41,16 +41,13 @@ class Estimate:
         return self.low <= exact <= self.high
 
 
-def check_confidence(confidence: float) -> float:
-    """`confidence` if it is strictly between 0 and 1; InputError otherwise."""
-    if not 0 < confidence < 1:
-        raise InputError(f"must be strictly between 0 and 1, got {confidence!r}", field="confidence")
-    return confidence
+CONFIDENCE = Number(above=0, below=1)
+"""A confidence level: strictly between 0 and 1 (0.95 for a 95 % interval)."""
 
 
 def z_for(confidence: float) -> float:
     """The standard normal quantile of a two-sided interval at `confidence` (0.95 gives 1.96)."""
-    return NormalDist().inv_cdf(0.5 + check_confidence(confidence) / 2)
+    return NormalDist().inv_cdf(0.5 + check_value("confidence", confidence, CONFIDENCE) / 2)
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
@@ -91,21 +88,12 @@ def mean_estimate_from_sums(count: int, total: int, squares: int, confidence: fl
 
 
 @dataclass(frozen=True)
-class ExGaussian:
+class ExGaussian(Configuration):
     """A latency distribution: normal (mu_ms, sigma_ms) plus an exponential tail of mean tau_ms; all in ms."""
 
-    mu_ms: float
-    sigma_ms: float
-    tau_ms: float
-
-    def __post_init__(self) -> None:
-        for name in ("mu_ms", "sigma_ms", "tau_ms"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise InputError(f"must be a finite number of ms, got {value!r}", field=name)
-        for name in ("sigma_ms", "tau_ms"):
-            if getattr(self, name) <= 0:
-                raise InputError(f"must be above 0 ms, got {getattr(self, name)}", field=name)
+    mu_ms: float = setting(rule=Number(unit="ms"))
+    sigma_ms: float = setting(rule=Number(above=0, unit="ms"))
+    tau_ms: float = setting(rule=Number(above=0, unit="ms"))
 
     @property
     def mean_ms(self) -> float:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +71,22 @@ def test_no_module_outside_cli_names_a_command_line_flag(path, parts):
     texts = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     flags = sorted({flag for text in texts for flag in FLAG.findall(text)})
     assert not flags, f"{'/'.join(parts)} names {flags}"
+
+
+def test_the_public_surface_resolves():
+    """Every name in `diavolo_stats.__all__` is importable from the package itself."""
+    assert {"InputError", "Variant", "Command", "TableModel", "exact_odds", "simulate", "load_logs",
+            "play_games", "game_report"} <= set(diavolo_stats.__all__)
+    for name in diavolo_stats.__all__:
+        value = getattr(diavolo_stats, name)
+        assert value.__name__ == name, name
+    with pytest.raises(AttributeError):
+        diavolo_stats.no_such_name  # noqa: B018
+
+
+def test_importing_the_package_loads_no_heavy_library():
+    """The drill and the command line import `diavolo_stats`; it must not pull pandas, matplotlib or scipy."""
+    code = ("import sys, diavolo_stats, diavolo_stats.cli; "
+            "print(sorted(m for m in ('pandas', 'matplotlib', 'scipy') if m in sys.modules))")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "[]"

@@ -29,6 +29,7 @@ from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_folder, frame_csv_text, write_folder
 from diavolo_stats.plots import figure_png
+from diavolo_stats.results import TextResult, render_fitting_table, wrap
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
 DEFAULT_OUT = Path("data") / "reports"
@@ -59,8 +60,13 @@ FALLBACK_SEED = 1
 """Without saved results the report simulates this many rounds itself: about 0.2 s, intervals near ±0.1 %."""
 
 
+PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",
+                   "median_latency_ms": "median_ms"}
+"""Shorter headers (and 4 decimals) for the printed table, so that it fits 80 columns."""
+
+
 @dataclass(frozen=True)
-class Report:
+class Report(TextResult):
     """What `write_report` wrote.
 
     summary: one row per player and command, SUMMARY_COLUMNS (probabilities, ms).
@@ -73,7 +79,9 @@ class Report:
     files: tuple[Path, ...]
     notes: tuple[str, ...]
 
-    def table_rows(self) -> list[dict]:
+    columns = PRINTED_COLUMNS
+
+    def rows(self) -> list[dict]:
         """The summary as printable rows of PRINTED_COLUMNS: latency rounded to whole ms, None when missing."""
         rows = []
         for record in self.summary[list(PRINTED_COLUMNS)].to_dict("records"):
@@ -81,6 +89,17 @@ class Report:
             record["median_latency_ms"] = None if pd.isna(latency) else int(round(latency))
             rows.append(record)
         return rows
+
+    def document(self) -> dict:
+        """Keys `summary` (the rows), `files` (paths written) and `notes`."""
+        return {"summary": self.rows(), "files": [str(path) for path in self.files], "notes": list(self.notes)}
+
+    def text(self) -> str:
+        """The summary table, the notes and where the files are."""
+        lines = [render_fitting_table(self.rows(), PRINTED_COLUMNS, keep=4, headers=PRINTED_HEADERS, digits=4), ""]
+        lines += [wrap(note) for note in self.notes]
+        lines.append(wrap(f"wrote {len(self.files)} files to {self.folder}/ (open {self.folder / 'report.html'})"))
+        return "\n".join(lines)
 
 
 def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_OUT,

@@ -30,13 +30,15 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll_many
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Variant
 from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
 from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target
 from diavolo_stats.game.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
+from diavolo_stats.results import TextResult, wrap
+from diavolo_stats.validation import FilePath, Flag, OneOf, Whole, checked
 
 PLAYER_PREFIX = "synthetic-"
 PRACTICE_SLOWDOWN = 0.5
@@ -57,22 +59,35 @@ MAX_TRIALS = 10_000
 
 
 @dataclass(frozen=True)
-class SyntheticLog:
-    """What `write_synthetic_log` wrote: the file, its player names and how many rows (trials)."""
+class SyntheticLog(TextResult):
+    """What `write_synthetic_log` wrote: the file, its player names and how many trials (rows of the log)."""
 
     path: Path
     players: tuple[str, ...]
-    rows: int
+    trials: int
+
+    columns = ("path", "players", "trials")
+
+    def rows(self) -> list[dict]:
+        """One row: the file, its players (a list) and its trials."""
+        return [self.document()]
+
+    def document(self) -> dict:
+        return {"path": str(self.path), "players": list(self.players), "trials": self.trials}
+
+    def text(self) -> str:
+        return wrap(f"wrote {self.trials} synthetic trials ({', '.join(self.players)}) to {self.path}")
 
 
+@checked(session=Whole(1))
 def practised(model: PlayerModel, session: int) -> PlayerModel:
     """`model` as it plays in its `session`-th session (1 = first): slower and less accurate early on."""
-    if isinstance(session, bool) or not isinstance(session, int) or session < 1:
-        raise InputError(f"must be a whole number of at least 1, got {session!r}", field="session")
     practice = session ** -PRACTICE_EXPONENT
     return model.scaled(time_factor=1 + PRACTICE_SLOWDOWN * practice, error_factor=1 + PRACTICE_ERRORS * practice)
 
 
+@checked(path=FilePath(), sessions=Whole(1, MAX_SESSIONS), trials=Whole(1, MAX_TRIALS), seed=Whole(0),
+         variant_name=OneOf(tuple(PRESETS)), replace=Flag())
 def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_PLAYERS, sessions: int = 6,
                         trials: int = 60, seed: int = 7, variant_name: str = "standard",
                         replace: bool = False) -> SyntheticLog:
@@ -91,15 +106,7 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
         raise InputError("give at least one player", field="player_specs")
     if len(set(names)) != len(names):
         raise InputError(f"each player once; got {', '.join(names)}", field="player_specs")
-    for field, value, high in (("sessions", sessions, MAX_SESSIONS), ("trials", trials, MAX_TRIALS)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            raise InputError(f"must be a whole number from 1 to {high}, got {value!r}", field=field)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(f"must be a whole number of 0 or more, got {seed!r}", field="seed")
-    try:
-        variant = Variant.preset(variant_name)
-    except InputError as error:
-        raise InputError(error.message, field="variant_name") from None
+    variant = Variant.preset(variant_name)
     try:
         check_target(path)
     except InputError as error:
@@ -123,7 +130,7 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
         os.replace(draft, path)
     finally:
         draft.unlink(missing_ok=True)
-    return SyntheticLog(path=path, players=tuple(names), rows=len(models) * sessions * trials)
+    return SyntheticLog(path=path, players=tuple(names), trials=len(models) * sessions * trials)
 
 
 def _player(spec: str) -> PlayerModel:

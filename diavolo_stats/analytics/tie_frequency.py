@@ -21,7 +21,7 @@ import pandas as pd
 
 from diavolo_stats.analytics.summaries import COMMAND_ORDER
 from diavolo_stats.core.odds import exact_odds, fraction_text
-from diavolo_stats.core.simulate import SimulationResult, report_rows, simulate, simulation_report
+from diavolo_stats.core.simulate import SimulationResult, simulate
 from diavolo_stats.core.variant import DEFAULT_COLORS, Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import read_frame_csv
@@ -74,14 +74,16 @@ def load_simulation(path: str | Path) -> pd.DataFrame:
 
 def simulation_frame(result: SimulationResult) -> pd.DataFrame:
     """A simulation held in memory as the rows the simulate command saves (SIMULATION_COLUMNS and more)."""
-    return pd.DataFrame(report_rows(simulation_report(result)))
+    return pd.DataFrame(result.rows(), columns=list(result.columns))
 
 
 def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
     """InputError naming the file (when known) if saved results were simulated for another game than `variant`."""
     source = simulated.attrs.get("source", "the simulation results")
-    label = variant.label  # what the simulate command saves in its `variant` column
-    saved = set(simulated["variant"].astype(str)) if "variant" in simulated.columns else {label}
+    label = variant.label  # what the simulate command saves in its `dice` column
+    # Files saved before the column was named `dice` call it `variant`.
+    column = "dice" if "dice" in simulated.columns else "variant"
+    saved = set(simulated[column].astype(str)) if column in simulated.columns else {label}
     if saved != {label}:
         raise InputError(f"{source}: simulated for {', '.join(sorted(saved))}, not for {label}; "
                          f"simulate this game and save it")
@@ -183,9 +185,8 @@ def closest_by_tolerance(tolerances: Sequence[float], rounds: int, seed: int,
         variant = dataclasses.replace(base, commands=(Command.CLOSEST,),
                                       table=dataclasses.replace(base.table, tolerance=float(tolerance)))
         result = simulate(variant, rounds, seed=seed)
-        low, high = result.ci95(Command.CLOSEST)
-        rows.append({"tolerance": float(tolerance),
-                     "simulated_tie_probability": result.tie_probability(Command.CLOSEST),
-                     "ci95_low": low, "ci95_high": high, "rounds": rounds})
+        estimate = result.ci95(Command.CLOSEST)
+        rows.append({"tolerance": float(tolerance), "simulated_tie_probability": estimate.value,
+                     "ci95_low": estimate.low, "ci95_high": estimate.high, "rounds": rounds})
     return pd.DataFrame(rows)
 

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import check_target, csv_text
+from diavolo_stats.files import check_target, csv_text, write_atomically
+from diavolo_stats.results import FORMATS, Result, render
 
 EXIT_USAGE = 2
-FORMATS = ("table", "csv", "json")
 
 
 def one_line(message: str) -> str:
@@ -99,36 +98,14 @@ def writable_path():
     return parse
 
 
-def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
-    """Rows as an aligned plain-text table; numbers right-aligned."""
-    cells = [[_cell(row.get(column)) for column in columns] for row in rows]
-    widths = [max([len(column)] + [len(line[i]) for line in cells]) for i, column in enumerate(columns)]
-    numeric = [all(isinstance(row.get(column), (int, float)) or row.get(column) is None for row in rows)
-               for column in columns]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
-
-    return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(c) for c in cells])
+def print_result(result: Result, output_format: str) -> None:
+    """Print any command's result in the chosen `--format` (the one printer every subcommand uses)."""
+    print(render(result, output_format))
 
 
-def render_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
-    """Rows as CSV for stdout (`files.csv_text`: every cell guarded), without the last line end."""
-    return csv_text(rows, columns).rstrip("\n")
-
-
-def render_json(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.6f}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_cell(v) for v in value) + "]"
-    return str(value)
+def save_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
+    """Save rows as CSV for `--out` (`files.csv_text`: cells guarded), whole or not at all, never through a link."""
+    write_atomically(path, csv_text(rows, columns))
 
 
 def error_line(error: InputError, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:

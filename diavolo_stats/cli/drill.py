@@ -10,9 +10,7 @@ from diavolo_stats.cli.common import (
     add_variant_arguments,
     non_negative_float,
     positive_int,
-    render_csv,
-    render_json,
-    render_table,
+    print_result,
     variant_from_args,
     whole_number,
 )
@@ -63,21 +61,9 @@ def _foreperiod(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from diavolo_stats.drill.session import SUMMARY_COLUMNS, SUMMARY_TABLE_COLUMNS, run_drill
+    from diavolo_stats.drill.session import run_drill
 
-    summary = run_drill(_settings(args))
-    if args.format == "json":
-        print(render_json({"session_id": summary.session_id, "player": summary.player, "log": str(summary.log),
-                           "rows": summary.rows}))
-    elif args.format == "csv":
-        print(render_csv(summary.rows, SUMMARY_COLUMNS))
-    else:
-        print(summary.title())
-        if summary.rows:
-            print(render_table(summary.rows, SUMMARY_TABLE_COLUMNS))
-            print(summary.footer())
-        else:
-            print("no trials were answered")
+    print_result(run_drill(_settings(args)), args.format)
     return 0
 
 

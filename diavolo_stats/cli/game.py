@@ -6,10 +6,10 @@ import sys
 import warnings
 
 from diavolo_stats.cli.common import (
+    add_format_argument,
     add_variant_arguments,
     positive_int,
-    render_json,
-    render_table,
+    print_result,
     variant_from_args,
     writable_path,
 )
@@ -57,8 +57,7 @@ def register(subparsers) -> None:
                              f"(default {DEFAULT_DESIGN_GAMES:,}; 0 skips them)")
     parser.add_argument("--log", dest="log_path", metavar="PATH",
                         help="drill log to fit named players from (default: $DIAVOLO_LOG or data/drills.csv)")
-    parser.add_argument("--format", choices=("table", "json"), default="table",
-                        help="table for people (default) or json for scripts")
+    add_format_argument(parser)
     parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",
                         help="also save one row per game as CSV (written whole or not at all; not through a link)")
     add_variant_arguments(parser)
@@ -74,50 +73,5 @@ def run(args) -> int:
                              out=args.out, design_games=args.design_games)
     for warning in caught:
         print(f"diavolo: warning: {warning.message}", file=sys.stderr)
-    print(render_json(report) if args.format == "json" else render_report(report))
+    print_result(report, args.format)
     return 0
-
-
-def render_report(report: dict) -> str:
-    """The report as text for people."""
-    rounds, drama = report["rounds"], report["drama"]
-    rows = [{"player": p["name"], "win_probability": p["win_probability"], "ci95_low": p["ci95"][0],
-             "ci95_high": p["ci95"][1]} for p in report["players"]]
-    outcomes = report["outcomes"]
-    lines = [
-        f"Diavolo games: {len(report['players'])} players, end rule {report['end']}, "
-        f"{report['games']:,} games, seed {report['seed']}",
-        f"rules: devils per color {report['devils']}, command die shown "
-        f"{'first' if report['command_first'] else 'with the dice'}",
-        f"variant: {report['variant']['description']}",
-        "",
-        render_table(rows, ("player", "win_probability", "ci95_low", "ci95_high")),
-        "",
-        f"no winner: {report['no_winner']:.4f} ({outcomes['all-out']:,} games with the last players out "
-        f"together, {report['round_limit_games']:,} stopped at {report['max_rounds']} rounds; "
-        f"{outcomes['shared']:,} wins shared)",
-        f"rounds per game: mean {rounds['mean']:.2f}, median {rounds['median']:g}, "
-        f"90th percentile {rounds['p90']:g}, longest {rounds['max']}",
-        f"grey rounds: {report['grey_share']:.4f} of all rounds; gems lost per round: "
-        f"{report['gems_lost_per_round']:.3f}; lead changes per game: {report['lead_changes_per_game']:.3f}",
-    ]
-    if drama["winner_worst_deficit"] is not None:
-        lines.append(f"drama: the winner was at worst {drama['winner_worst_deficit']:.3f} gems behind the leader "
-                     f"(mean); {drama['comeback_share']:.4f} of winners were behind at some point")
-    design = report["design"]
-    if design is not None:
-        skill = design["skill"]
-        others = len(report["players"]) - 1
-        lines += [
-            "",
-            f"design, {design['games']:,} games per reference lineup of {len(report['players'])}:",
-            f"  balance: {design['balance']:.4f} (1 = equal players win equally often; "
-            f"standard error {design['standard_error']:.4f})",
-            f"  skill: {skill['better_player']} against {others} x {skill['equals']} wins "
-            f"{skill['win_probability']:.4f} [{skill['ci95'][0]:.4f}, {skill['ci95'][1]:.4f}]; "
-            f"fair share {skill['fair_share']:.4f}",
-        ]
-    if "table_model" in report:
-        lines += ["", f"closest: {report['table_model']}"]
-    return "\n".join(lines)
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import add_format_argument, render_csv, render_json
+from diavolo_stats.cli.common import add_format_argument, print_result
 
 
 def register(subparsers) -> None:
@@ -26,11 +26,5 @@ def register(subparsers) -> None:
 def run_upgrade(args: argparse.Namespace) -> int:
     from diavolo_stats.drill.log import upgrade_log
 
-    result = upgrade_log(args.file)
-    if args.format == "json":
-        print(render_json(result.document()))
-    elif args.format == "csv":
-        print(render_csv(result.rows(), result.columns))
-    else:
-        print(result.text())
+    print_result(upgrade_log(args.file), args.format)
     return 0

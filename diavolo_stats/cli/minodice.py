@@ -12,9 +12,7 @@ import dataclasses
 from diavolo_stats.cli.common import (
     add_format_argument,
     positive_int,
-    render_csv,
-    render_json,
-    render_table,
+    print_result,
     whole_number,
 )
 from diavolo_stats.errors import InputError
@@ -117,32 +115,20 @@ def _against(text: str) -> tuple[int, ...]:
     return numbers
 
 
-def _print(result, output_format: str) -> int:
-    """Print a library result (`columns`, `table_rows()`, `to_json()`, `notes()`) in the chosen format."""
-    rows = result.table_rows()
-    if output_format == "json":
-        print(render_json(result.to_json()))
-    elif output_format == "csv":
-        # A CSV travels without its notes, so it carries the dice's provenance in a column.
-        print(render_csv(rows, result.columns + (("dice",) if rows and "dice" in rows[0] else ())))
-    else:
-        print(render_table(rows, result.columns))
-        print()
-        print("\n".join(result.notes()))
-    return 0
-
-
 def _score(args: argparse.Namespace) -> int:
-    return _print(score_sheet(args.sheet, _rules(args)), args.format)
+    print_result(score_sheet(args.sheet, _rules(args)), args.format)
+    return 0
 
 
 def _odds(args: argparse.Namespace) -> int:
     table = die_odds(bag=load_dice(args.dice), against=_against(args.against), rules=_rules(args),
                      method=args.method, simulations=args.simulations, seed=args.seed)
-    return _print(table, args.format)
+    print_result(table, args.format)
+    return 0
 
 
 def _bid(args: argparse.Namespace) -> int:
     advice = advise_bid(args.hand, args.round_number, args.players, bag=load_dice(args.dice),
                         rules=_rules(args), seat=args.seat, simulations=args.simulations, seed=args.seed)
-    return _print(advice, args.format)
+    print_result(advice, args.format)
+    return 0

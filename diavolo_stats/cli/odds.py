@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import (
-    add_format_argument,
-    add_variant_arguments,
-    render_csv,
-    render_json,
-    render_table,
-    variant_from_args,
-)
+from diavolo_stats.cli.common import add_format_argument, add_variant_arguments, print_result, variant_from_args
 from diavolo_stats.core.odds import exact_odds
 
 
@@ -26,21 +19,5 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    odds = exact_odds(variant_from_args(args))
-    if args.format == "json":
-        print(render_json(odds.to_document()))
-    elif args.format == "csv":
-        rows = odds.rows()
-        if odds.closest_note is not None:
-            # One row per command of the variant: closest has no numbers, only why.
-            rows.append({"command": "closest", "note": odds.closest_note})
-        print(render_csv(rows, odds.columns() + ["note"]))
-    else:
-        lines = [f"Exact odds: {odds.variant.describe()}"]
-        rows = odds.rows()
-        if rows:
-            lines.append(render_table(rows, odds.columns()))
-        if odds.closest_note is not None:
-            lines.append(odds.closest_note)
-        print("\n".join(lines))
+    print_result(exact_odds(variant_from_args(args)), args.format)
     return 0

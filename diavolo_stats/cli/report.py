@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from diavolo_stats.cli.common import add_format_argument, render_csv, render_json, render_table
+from diavolo_stats.cli.common import add_format_argument, print_result
 
 
 def register(subparsers) -> None:
@@ -34,20 +34,9 @@ def run(args: argparse.Namespace) -> int:
     # matplotlib logs a one-time font-cache notice (and a cache-folder warning where $HOME is
     # read-only) on first import: housekeeping, not something the report's reader must see.
     logging.getLogger("matplotlib").setLevel(logging.ERROR)
-    from diavolo_stats.analytics.report import DEFAULT_OUT, PRINTED_COLUMNS, write_report
+    from diavolo_stats.analytics.report import DEFAULT_OUT, write_report
     from diavolo_stats.drill.log import default_log_path
 
-    report = write_report(args.log_paths or [default_log_path()], args.out_dir or DEFAULT_OUT, players=args.players,
-                          simulation_path=args.simulation_path)
-    rows = report.table_rows()
-    if args.format == "json":
-        print(render_json({"summary": rows, "files": [str(p) for p in report.files], "notes": list(report.notes)}))
-    elif args.format == "csv":
-        print(render_csv(rows, PRINTED_COLUMNS))
-    else:
-        print(render_table(rows, PRINTED_COLUMNS))
-        print()
-        for note in report.notes:
-            print(note)
-        print(f"wrote {len(report.files)} files to {report.folder}/ (open {report.folder / 'report.html'})")
+    print_result(write_report(args.log_paths or [default_log_path()], args.out_dir or DEFAULT_OUT,
+                              players=args.players, simulation_path=args.simulation_path), args.format)
     return 0

@@ -6,25 +6,13 @@ from diavolo_stats.cli.common import (
     add_format_argument,
     add_variant_arguments,
     positive_int,
+    print_result,
     progress_bar,
-    render_csv,
-    render_json,
-    render_table,
+    save_csv,
     variant_from_args,
     writable_path,
 )
-from diavolo_stats.core.simulate import (
-    DEFAULT_CHUNK_ROUNDS,
-    MAX_ROUNDS,
-    MAX_WORKERS,
-    report_rows,
-    simulate,
-    simulation_report,
-)
-from diavolo_stats.files import write_atomically
-
-TABLE_COLUMNS = ("command", "ties", "rounds", "tie_probability", "ci95_low", "ci95_high",
-                 "exact_tie_probability", "z_score")
+from diavolo_stats.core.simulate import DEFAULT_CHUNK_ROUNDS, MAX_ROUNDS, MAX_WORKERS, simulate
 
 
 def register(subparsers) -> None:
@@ -50,33 +38,13 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    variant = variant_from_args(args)
     update, close = progress_bar(args.rounds, "rounds")
     try:
-        result = simulate(variant, args.rounds, seed=args.seed, workers=args.workers,
+        result = simulate(variant_from_args(args), args.rounds, seed=args.seed, workers=args.workers,
                           chunk_rounds=args.chunk_rounds, progress=update)
     finally:
         close()
-    document = simulation_report(result)
-    rows = report_rows(document)
-    csv_columns = list(rows[0])  # report_rows gives them in the documented order
-    share_columns = [key for key in csv_columns if key.startswith("share_")]
     if args.out is not None:
-        write_atomically(args.out, render_csv(rows, csv_columns) + "\n")
-    if args.format == "json":
-        print(render_json(document))
-    elif args.format == "csv":
-        print(render_csv(rows, csv_columns))
-    else:
-        print(f"Diavolo simulation: {variant.describe()}")
-        print(f"{result.rounds:,} rounds, seed {result.seed}")
-        print()
-        print(render_table(rows, TABLE_COLUMNS))
-        print()
-        print("Share of rounds each answer is right:")
-        print(render_table(rows, ["command"] + share_columns))
-        if "table_model" in document:
-            print()
-            print(f"closest: {document['table_model']}")
-            print(document["closest_judging"])
+        save_csv(args.out, result.rows(), result.columns)
+    print_result(result, args.format)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import positive_int
+from diavolo_stats.cli.common import add_format_argument, positive_int, print_result
 
 
 def register(subparsers) -> None:
@@ -27,14 +27,14 @@ def register(subparsers) -> None:
                         help="game drilled (default standard)")
     parser.add_argument("--replace", action="store_true",
                         help="write over an existing file (default: refuse, so a real log is never lost)")
+    add_format_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from diavolo_stats.analytics.synthetic import DEFAULT_PLAYERS, write_synthetic_log
 
-    written = write_synthetic_log(args.path, args.player_specs or DEFAULT_PLAYERS, sessions=args.sessions,
-                                  trials=args.trials, seed=args.seed, variant_name=args.variant_name,
-                                  replace=args.replace)
-    print(f"wrote {written.rows} synthetic trials ({', '.join(written.players)}) to {written.path}")
+    print_result(write_synthetic_log(args.path, args.player_specs or DEFAULT_PLAYERS, sessions=args.sessions,
+                                     trials=args.trials, seed=args.seed, variant_name=args.variant_name,
+                                     replace=args.replace), args.format)
     return 0

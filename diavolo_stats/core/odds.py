@@ -30,6 +30,7 @@ import numpy as np
 from diavolo_stats.core.rules import SMALLEST_WINS, answers, count_answers
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.errors import InputError
+from diavolo_stats.results import TextResult, render_fitting_table, wrap
 
 BRUTE_FORCE_MAX_ROLLS = 2**25
 """Largest number of joint rolls `brute_force_odds` enumerates (the standard game has 6**9, about 10 million)."""
@@ -42,7 +43,7 @@ CLOSEST_NOTE = ("closest depends on where the dice land, not on their values: it
 
 
 @dataclass(frozen=True)
-class ExactOdds:
+class ExactOdds(TextResult):
     """Exact probabilities of each answer for the value commands of `variant`.
 
     tie_probability: per value command, the probability that the answer is grey.
@@ -72,21 +73,36 @@ class ExactOdds:
         """Why `closest` has no exact value, when it is among the variant's commands; else None."""
         return CLOSEST_NOTE if Command.CLOSEST in self.variant.commands else None
 
-    def columns(self) -> list[str]:
-        """Column names of `rows()`: command, tie_fraction, tie_probability, then p_<color> per color."""
-        return ["command", "tie_fraction", "tie_probability"] + [f"p_{c}" for c in self.variant.colors]
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Columns of `rows()`: command, tie_fraction, tie_probability, p_<color> per color, note."""
+        return ("command", "tie_fraction", "tie_probability", *(f"p_{c}" for c in self.variant.colors), "note")
 
     def rows(self) -> list[dict[str, Any]]:
-        """One row per value command: the tie as "p/q" and as a float, and each color's probability (float)."""
-        return [
+        """One row per command of the variant: for a value command the tie as "p/q" and as a float and each
+        color's probability (float); for `closest` only the note saying why it has no exact value."""
+        rows = [
             {"command": command.value,
              "tie_fraction": fraction_text(tie),
              "tie_probability": float(tie),
              **{f"p_{c}": float(self.answer_probability[command][c]) for c in self.variant.colors}}
             for command, tie in self.tie_probability.items()
         ]
+        if self.closest_note is not None:
+            rows.append({"command": Command.CLOSEST.value, "note": self.closest_note})
+        return rows
 
-    def to_document(self) -> dict[str, Any]:
+    def text(self) -> str:
+        """The variant, a table of the value commands' odds, and the note on `closest`."""
+        lines = [wrap(f"Exact odds: {self.variant.describe()}", "  ")]
+        value_rows = [row for row in self.rows() if "note" not in row]
+        if value_rows:
+            lines.append(render_fitting_table(value_rows, self.columns[:-1], keep=3))
+        if self.closest_note is not None:
+            lines.append(wrap(self.closest_note))
+        return "\n".join(lines)
+
+    def document(self) -> dict[str, Any]:
         """The JSON document `diavolo odds` prints as json (described in the manual, docs/reference/contracts.md)."""
         document: dict[str, Any] = {
             "variant": self.variant.as_dict(),

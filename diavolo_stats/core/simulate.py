@@ -37,8 +37,9 @@ from diavolo_stats.core.rules import CLOSEST_JUDGING, answers, count_answers, fi
 from diavolo_stats.core.seeding import child, root_sequence
 from diavolo_stats.core.table_model import throw_on_grid
 from diavolo_stats.core.variant import GREY, Command, Variant
-from diavolo_stats.errors import InputError
-from diavolo_stats.stats import wilson_interval
+from diavolo_stats.results import TextResult, render_fitting_table, wrap
+from diavolo_stats.stats import Estimate, proportion_estimate
+from diavolo_stats.validation import Instance, Whole, checked
 
 BLOCK_ROUNDS = 1 << 18
 """Rounds per seeding block: the unit of randomness, fixed so results never depend on the split."""
@@ -55,8 +56,16 @@ JOINT_TABLE_LIMIT = 1 << 24
 COLOR_TABLE_LIMIT = 1 << 16
 
 
+_ROW_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high", "exact_tie_probability",
+                "z_score")
+
+TEXT_COLUMNS = ("command", "ties", "tie_probability", "ci95_low", "ci95_high", "exact_tie_probability", "z_score")
+"""The columns `text()` shows (the rounds are in its header); narrow headers keep it within 80 columns."""
+TEXT_HEADERS = {"tie_probability": "p_tie", "exact_tie_probability": "exact"}
+
+
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(TextResult):
     """Counted answers of a simulation.
 
     counts: per command, how many rounds each color was the answer (in
@@ -77,9 +86,9 @@ class SimulationResult:
         """Share of rounds that tie under `command` (probability)."""
         return self.ties(command) / self.rounds
 
-    def ci95(self, command: Command) -> tuple[float, float]:
-        """Wilson 95% confidence interval of the tie probability."""
-        return wilson_interval(self.ties(command), self.rounds)
+    def ci95(self, command: Command) -> Estimate:
+        """The tie probability with its Wilson 95% confidence interval."""
+        return proportion_estimate(self.ties(command), self.rounds)
 
     def answer_shares(self, command: Command) -> dict[str, float]:
         """Share of rounds each color (and grey) was the answer under `command`."""
@@ -91,7 +100,88 @@ class SimulationResult:
         shares = [self.answer_shares(c) for c in self.variant.commands]
         return {name: sum(s[name] for s in shares) / len(shares) for name in shares[0]}
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Columns of `rows()` (and of the CSV the simulate command saves), in order."""
+        shares = tuple(f"share_{name}" for name in (*self.variant.colors, GREY))
+        return (*_ROW_COLUMNS, *shares, "dice", "table_model", "seed")
 
+    def document(self) -> dict:
+        """The result as one JSON-ready document, with exact values where they exist.
+
+        Keys: `variant`, `rounds`, `seed`, `commands` (each command name mapped to
+        `ties`, `rounds`, `tie_probability`, `ci95` [low, high], `answer_shares`,
+        and, for commands with an exact value, `exact` and `z_score`: the distance
+        from it in standard errors), `answer_shares` over the whole command die,
+        and `table_model` and `closest_judging` (ties are the table's call; judging a
+        player also accepts the strictly nearest color) when `closest` is simulated.
+        """
+        from diavolo_stats.core.odds import exact_odds
+
+        variant = self.variant
+        exact = exact_odds(variant).tie_probability if variant.value_commands else {}
+        commands = {}
+        for command in variant.commands:
+            probability = self.tie_probability(command)
+            interval = self.ci95(command)
+            entry = {
+                "ties": self.ties(command),
+                "rounds": self.rounds,
+                "tie_probability": probability,
+                "ci95": [interval.low, interval.high],
+                "answer_shares": self.answer_shares(command),
+            }
+            if command in exact:
+                truth = float(exact[command])
+                standard_error = math.sqrt(truth * (1 - truth) / self.rounds)
+                entry["exact"] = truth
+                entry["z_score"] = (probability - truth) / standard_error if standard_error else 0.0
+            commands[command.value] = entry
+        document = {"variant": variant.as_dict(), "rounds": self.rounds, "seed": self.seed,
+                    "commands": commands, "answer_shares": self.overall_answer_shares()}
+        if Command.CLOSEST in variant.commands:
+            document["table_model"] = variant.table.describe()
+            document["closest_judging"] = CLOSEST_JUDGING
+        return document
+
+    def rows(self) -> list[dict]:
+        """One flat row per command: the figures of `document()`, each answer's share, the dice and the seed."""
+        document = self.document()
+        rows = []
+        for name, entry in document["commands"].items():
+            row = {
+                "command": name,
+                "rounds": entry["rounds"],
+                "ties": entry["ties"],
+                "tie_probability": entry["tie_probability"],
+                "ci95_low": entry["ci95"][0],
+                "ci95_high": entry["ci95"][1],
+                "exact_tie_probability": entry.get("exact"),
+                "z_score": entry.get("z_score"),
+            }
+            row.update({f"share_{answer}": share for answer, share in entry["answer_shares"].items()})
+            row["dice"] = self.variant.label
+            row["table_model"] = document.get("table_model", "") if name == Command.CLOSEST.value else ""
+            row["seed"] = self.seed
+            rows.append(row)
+        return rows
+
+    def text(self) -> str:
+        """The variant and seed, each command's tie frequency against the exact value, each answer's share."""
+        rows = self.rows()
+        shares = [column for column in self.columns if column.startswith("share_")]
+        lines = [wrap(f"Diavolo simulation: {self.variant.describe()}", "  "),
+                 f"{self.rounds:,} rounds, seed {self.seed}", "",
+                 render_fitting_table(rows, TEXT_COLUMNS, keep=4, headers=TEXT_HEADERS), "",
+                 "Share of rounds each answer is right:",
+                 render_fitting_table(rows, ["command", *shares], keep=2)]
+        if Command.CLOSEST in self.variant.commands:
+            lines += ["", wrap(f"closest: {self.variant.table.describe()}", "  "), wrap(CLOSEST_JUDGING, "  ")]
+        return "\n".join(lines)
+
+
+@checked(variant=Instance(Variant), rounds=Whole(1, MAX_ROUNDS), workers=Whole(1, MAX_WORKERS),
+         chunk_rounds=Whole(1, MAX_ROUNDS))
 def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: int = 1,
              chunk_rounds: int = DEFAULT_CHUNK_ROUNDS,
              progress: Callable[[int], None] | None = None) -> SimulationResult:
@@ -104,10 +194,6 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
     blocks; it sets how often `progress` is called with the number of rounds
     done so far. Neither workers nor chunk_rounds changes the counts.
     """
-    for name, value, high in (("rounds", rounds, MAX_ROUNDS), ("workers", workers, MAX_WORKERS),
-                              ("chunk_rounds", chunk_rounds, MAX_ROUNDS)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-            raise InputError(f"must be a whole number from 1 to {high:,}, got {value!r}", field=name)
     root = root_sequence(seed)
     blocks = -(-rounds // BLOCK_ROUNDS)
     blocks_per_chunk = -(-chunk_rounds // BLOCK_ROUNDS)
@@ -269,63 +355,3 @@ def _joint_codes(command: Command, color_table: np.ndarray, colors: int) -> np.n
         figures_now[0] = color_table[first]
         codes[first] = winners(command, figures_now) + 1  # GREY_CODE + 1 == 0
     return codes.reshape(-1)
-
-
-def simulation_report(result: SimulationResult) -> dict:
-    """The result as one JSON-ready document, with exact values where they exist.
-
-    Keys: `variant`, `rounds`, `seed`, `commands` (each command name mapped to
-    `ties`, `rounds`, `tie_probability`, `ci95` [low, high], `answer_shares`,
-    and, for commands with an exact value, `exact` and `z_score`: the distance
-    from it in standard errors), `answer_shares` over the whole command die,
-    and `table_model` and `closest_judging` (ties are the table's call; judging a
-    player also accepts the strictly nearest color) when `closest` is simulated.
-    """
-    from diavolo_stats.core.odds import exact_odds
-
-    variant = result.variant
-    exact = exact_odds(variant).tie_probability if variant.value_commands else {}
-    commands = {}
-    for command in variant.commands:
-        probability = result.tie_probability(command)
-        entry = {
-            "ties": result.ties(command),
-            "rounds": result.rounds,
-            "tie_probability": probability,
-            "ci95": list(result.ci95(command)),
-            "answer_shares": result.answer_shares(command),
-        }
-        if command in exact:
-            truth = float(exact[command])
-            standard_error = math.sqrt(truth * (1 - truth) / result.rounds)
-            entry["exact"] = truth
-            entry["z_score"] = (probability - truth) / standard_error if standard_error else 0.0
-        commands[command.value] = entry
-    document = {"variant": variant.as_dict(), "rounds": result.rounds, "seed": result.seed,
-                "commands": commands, "answer_shares": result.overall_answer_shares()}
-    if Command.CLOSEST in variant.commands:
-        document["table_model"] = variant.table.describe()
-        document["closest_judging"] = CLOSEST_JUDGING
-    return document
-
-
-def report_rows(document: dict) -> list[dict]:
-    """One flat row per command (the CSV and table layout of `simulation_report`)."""
-    rows = []
-    for name, entry in document["commands"].items():
-        row = {
-            "command": name,
-            "rounds": entry["rounds"],
-            "ties": entry["ties"],
-            "tie_probability": entry["tie_probability"],
-            "ci95_low": entry["ci95"][0],
-            "ci95_high": entry["ci95"][1],
-            "exact_tie_probability": entry.get("exact"),
-            "z_score": entry.get("z_score"),
-        }
-        row.update({f"share_{answer}": share for answer, share in entry["answer_shares"].items()})
-        row["variant"] = document["variant"]["label"]
-        row["table_model"] = document.get("table_model", "") if name == Command.CLOSEST.value else ""
-        row["seed"] = document["seed"]
-        rows.append(row)
-    return rows

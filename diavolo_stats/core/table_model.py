@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Configuration, Number, setting
 
 # A scatter area more crowded than this would make re-throws run long.
 MAX_FILL = 0.25
@@ -39,26 +40,17 @@ what people judge as equal (the Weber fraction for lengths is about 0.1)."""
 
 
 @dataclass(frozen=True)
-class TableModel:
-    """How dice land (`scatter_mm`, `die_mm`) and how finely a person sees (`tolerance`)."""
+class TableModel(Configuration):
+    """How dice land (`scatter_mm`, `die_mm`) and how finely a person sees (`tolerance`, a fraction)."""
 
-    scatter_mm: float = 300.0
-    die_mm: float = 16.0
-    tolerance: float = 0.10
+    scatter_mm: float = setting(300.0, Number(above=0, at_most=MAX_SCATTER_MM, unit="mm"))
+    die_mm: float = setting(16.0, Number(above=0, unit="mm"))
+    tolerance: float = setting(0.10, Number(at_least=0, at_most=MAX_TOLERANCE))
 
-    def __post_init__(self) -> None:
-        for name in ("scatter_mm", "die_mm", "tolerance"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-                raise InputError(f"must be a finite number, got {value!r}", field=name)
-        if self.die_mm <= 0:
-            raise InputError(f"must be above 0 mm, got {self.die_mm}", field="die_mm")
-        if not self.die_mm < self.scatter_mm <= MAX_SCATTER_MM:
+    def check(self) -> None:
+        if not self.die_mm < self.scatter_mm:
             raise InputError(f"must be larger than the die ({self.die_mm:g} mm) and at most "
                              f"{MAX_SCATTER_MM:g} mm, got {self.scatter_mm:g}", field="scatter_mm")
-        if not 0 <= self.tolerance <= MAX_TOLERANCE:
-            raise InputError(f"must be from 0 to {MAX_TOLERANCE:g} (a fraction of the shorter distance), "
-                             f"got {self.tolerance}", field="tolerance")
 
     def check_fits(self, dice_count: int) -> None:
         """Raise InputError if `dice_count` dice cannot land comfortably in the scatter area."""

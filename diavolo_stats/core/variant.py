@@ -6,12 +6,12 @@ it. Bad values raise `InputError` naming the field and the allowed range.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Configuration, Instance, Rule, Several, Text, Whole, setting
 
 GREY = "grey"
 """The answer when two or more colors share the winning figure (a tie)."""
@@ -21,7 +21,7 @@ DEFAULT_COLORS = ("black", "red", "white")
 MAX_COLORS = 8
 MAX_DICE_PER_COLOR = 12
 MAX_SIDES = 100
-_COLOR_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+COLOR_NAME = r"[a-z][a-z0-9_]*"
 
 
 class Command(str, Enum):
@@ -55,8 +55,23 @@ ALL_COMMANDS = tuple(Command)
 VALUE_COMMANDS = tuple(c for c in Command if c.depends_on_values)
 
 
+class CommandName(Rule):
+    """A command of the command die, as a Command or its name."""
+
+    def normalize(self, value: object) -> Command:
+        if isinstance(value, Command):
+            return value
+        try:
+            return Command(value.strip() if isinstance(value, str) else value)
+        except ValueError:
+            raise ValueError(f"unknown command {value!r}; allowed: {', '.join(c.value for c in Command)}") from None
+
+    def bad_values(self) -> list:
+        return ["tallest", "", 3]
+
+
 @dataclass(frozen=True)
-class Variant:
+class Variant(Configuration):
     """One version of the game.
 
     colors: names of the colored dice groups (`grey` is reserved for ties).
@@ -66,37 +81,18 @@ class Variant:
     table: where dice land, for `closest` (see `diavolo_stats.core.table_model`).
     """
 
-    colors: tuple[str, ...] = DEFAULT_COLORS
-    dice_per_color: int = 3
-    sides: int = 6
-    commands: tuple[Command, ...] = ALL_COMMANDS
-    table: TableModel = field(default_factory=TableModel)
+    colors: tuple[str, ...] = setting(DEFAULT_COLORS, Several(
+        Text(max_length=40, pattern=COLOR_NAME, forbidden=(GREY,), reserved_for="ties",
+             described="a color name (lowercase letters, digits, _; grey is for ties)"),
+        least=2, most=MAX_COLORS, noun="color"))
+    dice_per_color: int = setting(3, Whole(1, MAX_DICE_PER_COLOR))
+    sides: int = setting(6, Whole(2, MAX_SIDES))
+    commands: tuple[Command, ...] = setting(ALL_COMMANDS, Several(CommandName(), noun="command"))
+    table: TableModel = setting(default_factory=TableModel, rule=Instance(TableModel))
 
-    def __post_init__(self) -> None:
-        colors = tuple(self.colors)
-        if not 2 <= len(colors) <= MAX_COLORS:
-            raise InputError(f"need 2 to {MAX_COLORS} colors, got {len(colors)}", field="colors")
-        for color in colors:
-            if color == GREY:
-                raise InputError("'grey' is reserved for ties; choose another color name", field="colors")
-            if not _COLOR_NAME.match(color):
-                raise InputError(f"{color!r} is not a color name (lowercase letters, digits, _)", field="colors")
-        duplicates = sorted({c for c in colors if colors.count(c) > 1})
-        if duplicates:
-            raise InputError(f"{', '.join(duplicates)} repeated; each color once", field="colors")
-        _check_int("dice_per_color", self.dice_per_color, 1, MAX_DICE_PER_COLOR)
-        _check_int("sides", self.sides, 2, MAX_SIDES)
-        commands = tuple(c if isinstance(c, Command) else Command.parse(str(c)) for c in self.commands)
-        if not commands:
-            raise InputError("need at least one command", field="commands")
-        if len(set(commands)) != len(commands):
-            raise InputError("a command is repeated; each command once", field="commands")
-        if not isinstance(self.table, TableModel):
-            raise InputError("must be a TableModel", field="table")
-        if Command.CLOSEST in commands:
-            self.table.check_fits(1 + len(colors) * self.dice_per_color)
-        object.__setattr__(self, "colors", colors)
-        object.__setattr__(self, "commands", commands)
+    def check(self) -> None:
+        if Command.CLOSEST in self.commands:
+            self.table.check_fits(1 + len(self.colors) * self.dice_per_color)
 
     @classmethod
     def preset(cls, name: str) -> Variant:
@@ -144,7 +140,3 @@ PRESETS: dict[str, dict] = {
     "kids": {"dice_per_color": 2},
 }
 
-
-def _check_int(name: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(f"must be a whole number from {low} to {high}, got {value!r}", field=name)

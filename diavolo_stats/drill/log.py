@@ -90,6 +90,8 @@ from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import GUARD, guard_cell, open_regular, write_atomically
+from diavolo_stats.results import TextResult
+from diavolo_stats.validation import Rule
 
 SCHEMA_VERSION: int = 2
 
@@ -160,6 +162,22 @@ def missing_log_message(path: str | Path, *alternatives: str) -> str:
     suggestions += alternatives
     listed = suggestions[0] if len(suggestions) == 1 else ", ".join(suggestions[:-1]) + " or " + suggestions[-1]
     return f"no drill log at {str(path)!r}; {listed}"
+
+
+class PlayerName(Rule):
+    """Who drilled: what the drill settings, the log writer and the log reader accept (`player_problem`)."""
+
+    def normalize(self, value: object) -> str:
+        problem = player_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    def bad_values(self) -> list:
+        return ["", "  ", "tab\there", "zero\u200bwidth", "x" * (MAX_PLAYER_LENGTH + 1), 5, None]
+
+
+PLAYER_NAME = PlayerName()
 
 
 def check_player(name: object) -> str:
@@ -351,7 +369,7 @@ class DrillLog:
 
 
 @dataclass(frozen=True)
-class LogUpgrade:
+class LogUpgrade(TextResult):
     """What `upgrade_log` did: the log now of this schema, the original kept as `backup`, and its rows."""
 
     log: Path
@@ -369,8 +387,6 @@ class LogUpgrade:
     def text(self) -> str:
         return (f"upgraded {self.log} to drill log schema {SCHEMA_VERSION} ({self.row_count} rows); "
                 f"the original is kept as {self.backup}")
-
-    __str__ = text
 
 
 def upgrade_log(path: str | Path) -> LogUpgrade:

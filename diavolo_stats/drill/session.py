@@ -54,7 +54,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -64,11 +64,24 @@ import pandas as pd
 from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
-from diavolo_stats.drill.log import MAX_SEED, DrillLog, TrialRow, check_player, default_log_path, load_logs
+from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, DrillLog, TrialRow, default_log_path, load_logs
 from diavolo_stats.drill.performance import performance
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
+from diavolo_stats.results import TextResult, render_table, wrap
+from diavolo_stats.validation import (
+    Configuration,
+    FilePath,
+    Flag,
+    Instance,
+    Maybe,
+    Number,
+    Several,
+    TextMap,
+    Whole,
+    setting,
+)
 
 FOREPERIOD_MS = (600, 1500)
 TIMEOUT_S = 10.0
@@ -128,7 +141,7 @@ SUMMARY_TABLE_COLUMNS = SUMMARY_COLUMNS[:7]
 
 
 @dataclass(frozen=True)
-class DrillSettings:
+class DrillSettings(Configuration):
     """One drill session.
 
     trials: trials to show (default 30), or None with `minutes`: how long new
@@ -142,24 +155,22 @@ class DrillSettings:
     theirs in the log) with the introduction screen.
     """
 
-    player: str
-    variant: Variant = field(default_factory=Variant)
-    trials: int | None = None
-    minutes: float | None = None
-    command_first: bool = False
-    adaptive: bool = False
-    seed: int | None = None
-    log: Path | None = None
-    timeout_s: float = TIMEOUT_S
-    foreperiod_ms: tuple[int, int] = FOREPERIOD_MS
-    feedback_ms: int = FEEDBACK_MS
-    keys: Mapping[str, str] | None = None
-    intro: bool = True
+    player: str = setting(rule=PLAYER_NAME)
+    variant: Variant = setting(default_factory=Variant, rule=Instance(Variant))
+    trials: int | None = setting(None, Maybe(Whole(1)))
+    minutes: float | None = setting(None, Maybe(Number(above=0, unit="minutes")))
+    command_first: bool = setting(False, Flag())
+    adaptive: bool = setting(False, Flag())
+    seed: int | None = setting(None, Maybe(Whole(0, MAX_SEED)))
+    log: Path | None = setting(None, Maybe(FilePath()))
+    timeout_s: float = setting(TIMEOUT_S, Number(above=0, at_most=3600, unit="s"))
+    foreperiod_ms: tuple[int, int] = setting(FOREPERIOD_MS, Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), least=2,
+                                                                    most=2, unique=False, noun="bound"))
+    feedback_ms: int = setting(FEEDBACK_MS, Whole(0, MAX_FOREPERIOD_MS, unit="ms"))
+    keys: Mapping[str, str] | None = setting(None, Maybe(TextMap()))
+    intro: bool = setting(True, Flag())
 
-    def __post_init__(self) -> None:
-        check_player(self.player)
-        if not isinstance(self.variant, Variant):
-            raise InputError("must be a Variant", field="variant")
+    def check(self) -> None:
         unknown = [c for c in self.variant.colors if c not in DIE_LOOKS]
         if unknown:
             raise InputError(f"the drill has no screen color for {', '.join(unknown)}; "
@@ -172,24 +183,9 @@ class DrillSettings:
             raise InputError("give a number of trials or of minutes, not both", field="trials")
         if self.trials is None and self.minutes is None:
             object.__setattr__(self, "trials", DEFAULT_TRIALS)
-        if self.trials is not None and (not isinstance(self.trials, int) or self.trials < 1):
-            raise InputError(f"must be a whole number of 1 or more, got {self.trials!r}", field="trials")
-        if self.minutes is not None and not (isinstance(self.minutes, (int, float)) and 0 < self.minutes < math.inf):
-            raise InputError(f"must be a number above 0, got {self.minutes!r}", field="minutes")
-        if self.seed is not None and (not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED):
-            raise InputError(f"must be a whole number from 0 to {MAX_SEED}, got {self.seed!r}", field="seed")
-        if not (isinstance(self.timeout_s, (int, float)) and 0 < self.timeout_s <= 3600):
-            raise InputError(f"must be above 0 and at most 3600 seconds, got {self.timeout_s!r}", field="timeout_s")
         shortest, longest = self.foreperiod_ms
-        if not (isinstance(shortest, int) and isinstance(longest, int)
-                and 0 <= shortest <= longest <= MAX_FOREPERIOD_MS):
-            raise InputError(f"need whole ms MIN,MAX with 0 <= MIN <= MAX <= {MAX_FOREPERIOD_MS}, "
-                             f"got {shortest},{longest}", field="foreperiod_ms")
-        if not (isinstance(self.feedback_ms, int) and 0 <= self.feedback_ms <= MAX_FOREPERIOD_MS):
-            raise InputError(f"must be whole ms from 0 to {MAX_FOREPERIOD_MS}, got {self.feedback_ms!r}",
-                             field="feedback_ms")
-        if not isinstance(self.intro, bool):
-            raise InputError(f"must be True or False, got {self.intro!r}", field="intro")
+        if shortest > longest:
+            raise InputError(f"need whole ms MIN,MAX with MIN <= MAX, got {shortest},{longest}", field="foreperiod_ms")
         object.__setattr__(self, "keys", _answer_keys(self.variant, self.keys or {}))
         object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
 
@@ -671,7 +667,7 @@ def _history_row(row: TrialRow) -> pd.DataFrame:
 # --------------------------------------------------------------- the summary
 
 @dataclass(frozen=True)
-class DrillSummary:
+class DrillSummary(TextResult):
     """A session's results: one row per command drilled, then `all`; columns SUMMARY_COLUMNS.
 
     The figures are `performance`'s, as in `diavolo report`:
@@ -690,21 +686,39 @@ class DrillSummary:
     session_id: str
     player: str
     log: Path
-    rows: list[dict]
+    command_rows: list[dict]
+
+    columns = SUMMARY_COLUMNS
+
+    def rows(self) -> list[dict]:
+        """One row per command drilled, then `all`."""
+        return list(self.command_rows)
+
+    def document(self) -> dict:
+        """Keys `session_id`, `player`, `log` (its path) and `rows`."""
+        return {"session_id": self.session_id, "player": self.player, "log": str(self.log),
+                "rows": self.rows()}
+
+    def text(self) -> str:
+        """The title, the table of SUMMARY_TABLE_COLUMNS and the footer; within 80 columns."""
+        if not self.command_rows:
+            return f"{self.title()}\nno trials were answered"
+        return "\n".join([self.title(), render_table(self.command_rows, SUMMARY_TABLE_COLUMNS), self.footer()])
 
     def title(self) -> str:
-        trials = self.rows[-1]["trials"] if self.rows else 0
-        return (f"drill summary: player {self.player}, {trials} trial{'' if trials == 1 else 's'}, "
-                f"session {self.session_id}, log {self.log}")
+        trials = self.command_rows[-1]["trials"] if self.command_rows else 0
+        return wrap(f"drill summary: player {self.player}, {trials} trial{'' if trials == 1 else 's'}, "
+                    f"session {self.session_id}, log {self.log}", "  ")
 
     def footer(self) -> str:
         """The counts the table leaves out: anticipations, timeouts, and what the changes compare with."""
-        if not self.rows:
+        if not self.command_rows:
             return ""
-        overall = self.rows[-1]
-        return (f"anticipations (keys before the roll, not counted as trials): {overall['anticipations']}; "
-                f"timed out: {overall['timed_out']}\nchanges against {overall['earlier_trials']} earlier trials "
-                f"of {self.player} in this log")
+        overall = self.command_rows[-1]
+        return "\n".join([
+            wrap(f"anticipations (keys before the roll, not counted as trials): {overall['anticipations']}; "
+                 f"timed out: {overall['timed_out']}"),
+            wrap(f"changes against {overall['earlier_trials']} earlier trials of {self.player} in this log")])
 
 
 def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), player: str = "") -> DrillSummary:

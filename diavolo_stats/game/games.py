@@ -59,7 +59,20 @@ from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import atomic_file, check_target, write_frame_csv
 from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
+from diavolo_stats.results import TextResult, render_fitting_table, wrap
 from diavolo_stats.stats import wilson_interval
+from diavolo_stats.validation import (
+    Configuration,
+    Flag,
+    Instance,
+    Maybe,
+    OneOf,
+    Rule,
+    Whole,
+    check_value,
+    checked,
+    setting,
+)
 
 START_GEMS = 5
 MAX_GEMS = 5
@@ -106,15 +119,25 @@ class EndRule(str, Enum):
 
     @classmethod
     def parse(cls, name: str) -> EndRule:
+        """The end rule called `name` (or given itself); InputError naming `end` otherwise."""
+        return check_value("end", name, EndRuleName())
+
+
+class EndRuleName(Rule):
+    """An `EndRule`, or its name."""
+
+    def normalize(self, value: object) -> EndRule:
         try:
-            return cls(name)
+            return EndRule(value)
         except ValueError:
-            raise InputError(f"unknown end rule {name!r}; allowed: "
-                             f"{', '.join(rule.value for rule in cls)}", field="end") from None
+            raise ValueError(f"unknown end rule; allowed: {', '.join(rule.value for rule in EndRule)}") from None
+
+    def bad_values(self) -> list:
+        return ["sudden-death", "", 1, None]
 
 
 @dataclass(frozen=True)
-class GameRules:
+class GameRules(Configuration):
     """The readings of the rules a whole game is played under, checked once at construction.
 
     end: `EndRule` (or its name), default last-standing (the rulebook).
@@ -125,16 +148,9 @@ class GameRules:
         rows of that variant. The dice and the answers are the same.
     """
 
-    end: EndRule = EndRule.LAST_STANDING
-    devils: str = "rulebook"
-    command_first: bool = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "end", EndRule.parse(self.end))
-        if self.devils not in DEVILS:
-            raise InputError(f"must be one of {', '.join(DEVILS)}, got {self.devils!r}", field="devils")
-        if not isinstance(self.command_first, bool):
-            raise InputError(f"must be true or false, got {self.command_first!r}", field="command_first")
+    end: EndRule = setting(EndRule.LAST_STANDING, EndRuleName())
+    devils: str = setting("rulebook", OneOf(DEVILS))
+    command_first: bool = setting(False, Flag())
 
     @property
     def devil_cap(self) -> int | None:
@@ -254,6 +270,7 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
     return global_index[command_index], accepted
 
 
+@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_ROUNDS))
 def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
                seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
@@ -268,6 +285,7 @@ def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
     return GameRecords(players=chunks[0].players, rules=rules, max_rounds=max_rounds, **columns)
 
 
+@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_ROUNDS))
 def game_chunks(variant: Variant, players: Sequence[PlayerModel], games: int,
                 seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                 max_rounds: int = DEFAULT_MAX_ROUNDS) -> Iterator[GameRecords]:
@@ -277,11 +295,6 @@ def game_chunks(variant: Variant, players: Sequence[PlayerModel], games: int,
     """
     players = tuple(players)
     _check_player_count(len(players))
-    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-        raise InputError(f"must be a whole number from 1 to {MAX_GAMES:,}, got {games!r}", field="games")
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or not 1 <= max_rounds <= MAX_ROUNDS:
-        raise InputError(f"must be a whole number from 1 to {MAX_ROUNDS:,}, got {max_rounds!r}",
-                         field="max_rounds")
     root = root_sequence(seed)
     lineup = Lineup(players)
     return (GameRecords(players=players, rules=rules, max_rounds=max_rounds,
@@ -561,17 +574,83 @@ def records_frame(records: GameRecords, names: Sequence[str] | None = None, firs
     return frame
 
 
+@dataclass(frozen=True)
+class GameReport(TextResult):
+    """What `game_report` found: its figures (`document()`) and one row per player.
+
+    summary: the document: `summarize`'s figures plus `seed` (the entropy
+    used: pass it back to repeat the run), `variant`, the rules, `design`
+    (`design_metrics`, or None) and `table_model` when `closest` is played.
+    """
+
+    summary: dict
+
+    columns = ("player", "win_probability", "ci95_low", "ci95_high")
+
+    def document(self) -> dict:
+        return self.summary
+
+    def rows(self) -> list[dict]:
+        """Each player's win probability with its 95 % interval."""
+        return [{"player": p["name"], "win_probability": p["win_probability"], "ci95_low": p["ci95"][0],
+                 "ci95_high": p["ci95"][1]} for p in self.summary["players"]]
+
+    def text(self) -> str:
+        """The report for people, within 80 columns."""
+        report = self.summary
+        rounds, drama, outcomes = report["rounds"], report["drama"], report["outcomes"]
+        lines = [
+            wrap(f"Diavolo games: {len(report['players'])} players, end rule {report['end']}, "
+                 f"{report['games']:,} games, seed {report['seed']}", "  "),
+            wrap(f"rules: devils per color {report['devils']}, command die shown "
+                 f"{'first' if report['command_first'] else 'with the dice'}", "  "),
+            wrap(f"variant: {report['variant']['description']}", "  "),
+            "",
+            render_fitting_table(self.rows(), self.columns, keep=2),
+            "",
+            wrap(f"no winner: {report['no_winner']:.4f} ({outcomes['all-out']:,} games with the last players out "
+                 f"together, {report['round_limit_games']:,} stopped at {report['max_rounds']} rounds; "
+                 f"{outcomes['shared']:,} wins shared)", "  "),
+            wrap(f"rounds per game: mean {rounds['mean']:.2f}, median {rounds['median']:g}, "
+                 f"90th percentile {rounds['p90']:g}, longest {rounds['max']}", "  "),
+            wrap(f"grey rounds: {report['grey_share']:.4f} of all rounds; gems lost per round: "
+                 f"{report['gems_lost_per_round']:.3f}; lead changes per game: "
+                 f"{report['lead_changes_per_game']:.3f}", "  "),
+        ]
+        if drama["winner_worst_deficit"] is not None:
+            lines.append(wrap(f"drama: the winner was at worst {drama['winner_worst_deficit']:.3f} gems behind the "
+                              f"leader (mean); {drama['comeback_share']:.4f} of winners were behind at some point",
+                              "  "))
+        design = report["design"]
+        if design is not None:
+            skill = design["skill"]
+            others = len(report["players"]) - 1
+            lines += [
+                "",
+                f"design, {design['games']:,} games per reference lineup of {len(report['players'])}:",
+                wrap(f"  balance: {design['balance']:.4f} (1 = equal players win equally often; "
+                     f"standard error {design['standard_error']:.4f})", "    "),
+                wrap(f"  skill: {skill['better_player']} against {others} x {skill['equals']} wins "
+                     f"{skill['win_probability']:.4f} [{skill['ci95'][0]:.4f}, {skill['ci95'][1]:.4f}]; "
+                     f"fair share {skill['fair_share']:.4f}", "    "),
+            ]
+        if "table_model" in report:
+            lines += ["", wrap(f"closest: {report['table_model']}", "  ")]
+        return "\n".join(lines)
+
+
+@checked(games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_ROUNDS), design_games=Whole(0, MAX_GAMES),
+         variant=Maybe(Instance(Variant)))
 def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
                 rules: GameRules = GameRules(), variant: Variant | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS, log_path: str | Path | None = None,
-                out: str | Path | None = None, design_games: int = DEFAULT_DESIGN_GAMES) -> dict:
-    """Play the games `diavolo game` describes and return its report (see `summarize`).
+                out: str | Path | None = None, design_games: int = DEFAULT_DESIGN_GAMES) -> GameReport:
+    """Play the games `diavolo game` describes between `players` and return the report.
 
     players: `preset:NAME`, a `.toml` file or a name in the drill log at
-    `log_path` (fitted from their rows of the `rules.command_first` variant).
-    Adds `seed` (the entropy used: pass it back to repeat the run),
-    `variant`, and `design` (`design_metrics` for as many players, or None when
-    `design_games` is 0). With `out`, writes `records_frame` there as CSV.
+    `log_path` (fitted from their rows of the `rules.command_first` variant). `design_games` games per
+    reference lineup measure balance and skill (`design_metrics`); 0 skips them. With `out`, every game's
+    record is written there as CSV (`records_frame`), chunk by chunk, whole or not at all.
     """
     _check_player_count(len(players))
     variant = variant or Variant()
@@ -581,9 +660,6 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
         except InputError as error:
             raise InputError(error.message, field="out") from None
     models = players_from_specs(players, log_path, command_first=rules.command_first)
-    if isinstance(design_games, bool) or not isinstance(design_games, int) or not 0 <= design_games <= MAX_GAMES:
-        raise InputError(f"must be a whole number from 0 to {MAX_GAMES:,}, got {design_games!r}",
-                         field="design_games")
     root = root_sequence(seed)
     game_seed, design_seed = children(root, 2)
     chunks = game_chunks(variant, models, games, game_seed, rules, max_rounds)
@@ -600,7 +676,7 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
     report |= _with_rules(rules, max_rounds, tally.summary(players))
     report["design"] = (design_metrics(variant, len(models), design_games, design_seed, rules, max_rounds)
                         if design_games else None)
-    return report
+    return GameReport(summary=report)
 
 
 def _check_player_count(count: int) -> None:

@@ -65,10 +65,11 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
     import tomli as tomllib
 
 from diavolo_stats.core.rules import GREY_CODE
-from diavolo_stats.core.variant import ALL_COMMANDS, Command
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, CommandName
 from diavolo_stats.drill.performance import correct_latencies_ms
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import MIN_FIT_ANSWERS, fit_ex_gaussian
+from diavolo_stats.validation import Configuration, Number, Rule, Text, checked, setting
 
 MIN_LATENCY_MS = 100.0
 """Sampled latencies below this are raised to it: no visual choice response is faster,
@@ -80,6 +81,8 @@ PRIOR_WRONG_ANSWERS = 5
 """Pseudo-answers pulling a fitted `wrong_grey_share` toward 1/3 when a player has few wrong answers."""
 
 PRESET_PREFIX = "preset:"
+MAX_NAME_LENGTH = 200
+"""A player's name: a drill log's (at most 100 characters) with a prefix, or a file's stem."""
 
 # Average player, non-tie rolls: (mean latency ms, accuracy); see the module docstring.
 _AVERAGE = {
@@ -100,23 +103,17 @@ _ROLL_KINDS = {False: "non-tie", True: "tie"}
 
 
 @dataclass(frozen=True)
-class Skill:
+class Skill(Configuration):
     """How one player does on one command, for tie or for non-tie rolls.
 
     accuracy: probability of answering right, 0..1. mu_ms, sigma_ms, tau_ms:
     the ex-Gaussian latency (normal mean and spread, exponential mean), ms.
     """
 
-    accuracy: float
-    mu_ms: float
-    sigma_ms: float
-    tau_ms: float
-
-    def __post_init__(self) -> None:
-        _check_number("accuracy", self.accuracy, 0.0, 1.0)
-        _check_number("mu_ms", self.mu_ms, 0.0, MAX_LATENCY_MS)
-        _check_number("sigma_ms", self.sigma_ms, 0.0, MAX_LATENCY_MS)
-        _check_number("tau_ms", self.tau_ms, 0.0, MAX_LATENCY_MS)
+    accuracy: float = setting(rule=Number(at_least=0, at_most=1))
+    mu_ms: float = setting(rule=Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms"))
+    sigma_ms: float = setting(rule=Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms"))
+    tau_ms: float = setting(rule=Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms"))
 
     @property
     def mean_ms(self) -> float:
@@ -124,8 +121,32 @@ class Skill:
         return self.mu_ms + self.tau_ms
 
 
+class SkillTable(Rule):
+    """A Skill for every command, for tie and for non-tie rolls: {(command, is_tie): Skill}."""
+
+    def normalize(self, value: object) -> Mapping[tuple[Command, bool], Skill]:
+        if not isinstance(value, Mapping):
+            raise ValueError("must map (command, is_tie) to a Skill")
+        skills: dict[tuple[Command, bool], Skill] = {}
+        for key, skill in value.items():
+            if not (isinstance(key, tuple) and len(key) == 2 and isinstance(skill, Skill)):
+                raise ValueError("must map (command, is_tie) to a Skill")
+            command, is_tie = key
+            skills[(_COMMAND.normalize(command), bool(is_tie))] = skill
+        missing = [f"{c} {_ROLL_KINDS[t]}" for c in ALL_COMMANDS for t in (False, True) if (c, t) not in skills]
+        if missing:
+            raise ValueError(f"need every command for tie and non-tie rolls; missing {', '.join(missing)}")
+        return MappingProxyType(skills)
+
+    def bad_values(self) -> list:
+        return ["fast", 5, None, {}, {("tallest", False): "fast"}]
+
+
+_COMMAND = CommandName()
+
+
 @dataclass(frozen=True)
-class PlayerModel:
+class PlayerModel(Configuration):
     """A modelled player: a `Skill` per (command, is_tie), and what they grab when wrong.
 
     skills: every command of `Command`, each for is_tie False and True.
@@ -133,26 +154,9 @@ class PlayerModel:
     grey; otherwise another color, uniformly.
     """
 
-    name: str
-    skills: Mapping[tuple[Command, bool], Skill]
-    wrong_grey_share: float = _UNIFORM_WRONG_GREY
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise InputError("a player needs a non-empty name", field="name")
-        skills: dict[tuple[Command, bool], Skill] = {}
-        for key, skill in dict(self.skills).items():
-            command, is_tie = key
-            command = command if isinstance(command, Command) else Command.parse(str(command), "skills")
-            if not isinstance(skill, Skill):
-                raise InputError(f"{command} {_ROLL_KINDS[bool(is_tie)]} must be a Skill", field="skills")
-            skills[(command, bool(is_tie))] = skill
-        missing = [f"{c} {_ROLL_KINDS[t]}" for c in ALL_COMMANDS for t in (False, True) if (c, t) not in skills]
-        if missing:
-            raise InputError(f"need every command for tie and non-tie rolls; missing {', '.join(missing)}",
-                             field="skills")
-        _check_number("wrong_grey_share", self.wrong_grey_share, 0.0, 1.0)
-        object.__setattr__(self, "skills", MappingProxyType(skills))
+    name: str = setting(rule=Text(max_length=MAX_NAME_LENGTH))
+    skills: Mapping[tuple[Command, bool], Skill] = setting(rule=SkillTable())
+    wrong_grey_share: float = setting(_UNIFORM_WRONG_GREY, Number(at_least=0, at_most=1))
 
     @classmethod
     def preset(cls, name: str) -> PlayerModel:
@@ -170,14 +174,13 @@ class PlayerModel:
         average = cls(name=name, skills=skills, wrong_grey_share=_UNIFORM_WRONG_GREY)
         return average.scaled(time_factor, error_factor)
 
+    @checked(time_factor=Number(at_least=0.01, at_most=100), error_factor=Number(at_least=0, at_most=100))
     def scaled(self, time_factor: float = 1.0, error_factor: float = 1.0, name: str | None = None) -> PlayerModel:
         """This player with every latency times `time_factor` and every error rate times `error_factor`.
 
         A skill gap in one number: `time_factor` 0.5 answers in half the time.
         Error rates above 1 after scaling are held at 1 (never right).
         """
-        _check_number("time_factor", time_factor, 0.01, 100.0)
-        _check_number("error_factor", error_factor, 0.0, 100.0)
         skills = {key: Skill(accuracy=max(0.0, 1 - (1 - skill.accuracy) * error_factor),
                              mu_ms=skill.mu_ms * time_factor, sigma_ms=skill.sigma_ms * time_factor,
                              tau_ms=skill.tau_ms * time_factor)
@@ -434,9 +437,4 @@ def _skill_from_table(cell: object, where: str) -> Skill:
 def _skill_row(skill: Skill) -> tuple[float, ...]:
     return tuple(float(getattr(skill, name)) for name in _SKILL_FIELDS)
 
-
-def _check_number(name: str, value: object, low: float, high: float) -> None:
-    if (isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer))
-            or not low <= value <= high):
-        raise InputError(f"must be a number from {low:g} to {high:g}, got {value!r}", field=name)
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import Bag, as_bag
 from diavolo_stats.minodice.options import Rules
 from diavolo_stats.minodice.play import deal, play_round
 from diavolo_stats.minodice.scoring import score_round
-from diavolo_stats.stats import Estimate, check_confidence, mean_estimate_from_sums, proportion_estimate
+from diavolo_stats.results import NotedTable
+from diavolo_stats.stats import CONFIDENCE, Estimate, mean_estimate_from_sums, proportion_estimate
+from diavolo_stats.validation import Whole, checked
 
 BATCH_GAMES = 50_000
 """Rounds simulated per batch, to bound memory (about 1 kB per round)."""
@@ -35,7 +36,7 @@ def _add_sums(sums: list[int], samples: np.ndarray) -> None:
 
 
 @dataclass(frozen=True)
-class BidAdvice:
+class BidAdvice(NotedTable):
     """What a hand can expect in a round.
 
     tricks: for n = 0..round_number, the probability this hand wins exactly n tricks.
@@ -60,16 +61,18 @@ class BidAdvice:
     expected_tricks: Estimate
     best_bid: int
 
-    columns = ("n", "p_tricks", "p_low", "p_high", "bid_score", "score_low", "score_high", "best")
+    table_columns = ("n", "p_tricks", "p_low", "p_high", "bid_score", "score_low", "score_high", "best")
+    # A CSV travels without the notes, so its rows carry the dice's provenance in a column.
+    columns = (*table_columns, "dice")
 
-    def table_rows(self) -> list[dict[str, object]]:
+    def rows(self) -> list[dict[str, object]]:
         """One row per n = 0..round: P(exactly n tricks) and the expected score of bidding n, with intervals."""
         return [{"n": n, "p_tricks": trick.value, "p_low": trick.low, "p_high": trick.high,
                  "bid_score": score.value, "score_low": score.low, "score_high": score.high,
                  "best": "<- best" if n == self.best_bid else "", "dice": self.dice}
                 for n, (trick, score) in enumerate(zip(self.tricks, self.expected_scores))]
 
-    def to_json(self) -> dict[str, object]:
+    def document(self) -> dict[str, object]:
         """The advice as plain JSON types: the request, the trick distribution, every bid, the best bid."""
         return {
             "hand": list(self.hand), "round": self.round_number, "players": self.players, "seat": self.seat,
@@ -98,6 +101,7 @@ class BidAdvice:
         ]
 
 
+@checked(simulations=Whole(2, MAX_SIMULATIONS), confidence=CONFIDENCE)
 def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, players: int, *,
                bag: Bag | str | Path | None = None, rules: Rules = Rules(), seat: int | None = None,
                simulations: int = 20_000, seed: int | np.random.Generator | None = None,
@@ -110,10 +114,6 @@ def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, playe
     """
     bag = as_bag(bag)
     types = bag.parse_hand(hand)
-    check_confidence(confidence)
-    if isinstance(simulations, bool) or not isinstance(simulations, int) or not 2 <= simulations <= MAX_SIMULATIONS:
-        raise InputError(f"must be a whole number from 2 to {MAX_SIMULATIONS:,}, got {simulations!r}",
-                         field="simulations")
     if seed is None:
         seed = np.random.SeedSequence().entropy
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)

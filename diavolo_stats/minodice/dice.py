@@ -12,6 +12,7 @@ characters have codes above every number (`Face`).
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from fractions import Fraction
@@ -21,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Configuration, Flag, Instance, Rule, Several, Text, Whole, setting
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -74,46 +76,53 @@ def face_label(code: int) -> str:
     return str(Face(code)) if code in _SYMBOLS.values() else str(int(code))
 
 
+class DieFaces(Rule):
+    """The six faces of a die, each anything `face_code` reads; kept as codes."""
+
+    def normalize(self, value: object) -> tuple[int, ...]:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise ValueError(f"must be a list of {FACES_PER_DIE} faces")
+        if len(value) != FACES_PER_DIE:
+            raise ValueError(f"a die has {FACES_PER_DIE} faces, not {len(value)}")
+        codes = []
+        for position, face in enumerate(value, start=1):
+            try:
+                codes.append(face_code(face))
+            except InputError as error:
+                raise ValueError(f"face {position}: {error.message}") from None
+        return tuple(codes)
+
+    def bad_values(self) -> list:
+        return ["123456", 5, None, (1, 2, 3), (9,) * FACES_PER_DIE, ("skull",) * FACES_PER_DIE]
+
+
 @dataclass(frozen=True)
-class Die:
+class Die(Configuration):
     """One type of die: its name (a color, for number dice), its six faces and how many are in the bag.
 
     `faces` may be given as anything `face_code` reads; it is stored as codes.
     """
 
-    name: str
-    faces: tuple[int, ...]
-    count: int
+    name: str = setting(rule=Text(max_length=40, pattern=r"[^,]+", described="a die's name, without commas"))
+    faces: tuple[int, ...] = setting(rule=DieFaces())
+    count: int = setting(rule=Whole(1))
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip() or "," in self.name:
-            raise InputError(f"a die's name must be a non-empty text without commas, got {self.name!r}",
-                             field="name")
-        if isinstance(self.faces, (str, bytes)) or not hasattr(self.faces, "__len__"):
-            raise InputError(f"die {self.name!r} needs a list of {FACES_PER_DIE}, got {self.faces!r}", field="faces")
-        if len(self.faces) != FACES_PER_DIE:
-            raise InputError(f"die {self.name!r} has {len(self.faces)} faces; a die has {FACES_PER_DIE}",
-                             field="faces")
-        codes = []
-        for position, face in enumerate(self.faces, start=1):
-            try:
-                codes.append(face_code(face))
-            except InputError as error:
-                raise InputError(f"die {self.name!r} face {position}: {error.message}", field="faces") from None
-        object.__setattr__(self, "faces", tuple(codes))
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
-            raise InputError(f"die {self.name!r} must number 1 or more (a whole number), got {self.count!r}",
-                             field="count")
-        shown = [(position, code) for position, code in enumerate(codes, start=1) if code != Face.FLAG]
+        try:
+            super().__post_init__()
+        except InputError as error:  # say which die
+            raise InputError(f"die {self.name!r}: {error.message}", field=error.field) from None
+
+    def check(self) -> None:
+        shown = [(position, code) for position, code in enumerate(self.faces, start=1) if code != Face.FLAG]
         if not shown:
-            raise InputError(f"every face of die {self.name!r} is a flag; a die needs a character or a number",
-                             field="faces")
+            raise InputError("every face is a flag; a die needs a character or a number", field="faces")
         first = shown[0][1]
         for position, code in shown:
             # A special die shows one character (and flags); a number die numbers (and flags).
             fits = code == first if first in CHARACTERS else code not in CHARACTERS
             if not fits:
-                raise InputError(f"die {self.name!r} face {position}: {face_label(code)} cannot share a die with "
+                raise InputError(f"face {position}: {face_label(code)} cannot share a die with "
                                  f"{face_label(first)}; a special die shows one character and flags, "
                                  "a number die numbers and flags", field="faces")
 
@@ -134,23 +143,20 @@ class Die:
 
 
 @dataclass(frozen=True)
-class Bag:
+class Bag(Configuration):
     """Every die type in the game and how many of each; where the faces come from.
 
     source: where the faces come from, for reports ("default dice", "dice file PATH").
     reconstruction: the source says its faces are a reconstruction, not the published ones.
     """
 
-    dice: tuple[Die, ...]
-    source: str = "dice made in code"
-    reconstruction: bool = False
+    dice: tuple[Die, ...] = setting(rule=Several(Instance(Die), noun="die type"))
+    source: str = setting("dice made in code", Text(max_length=1000))
+    reconstruction: bool = setting(False, Flag())
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "dice", tuple(self.dice))
+    def check(self) -> None:
         seen: dict[str, str] = {}
         for die in self.dice:
-            if not isinstance(die, Die):
-                raise InputError(f"every entry must be a Die, got {die!r}", field="dice")
             if die.name.lower() in seen:
                 raise InputError(f"a second die named {die.name!r}", field="dice")
             seen[die.name.lower()] = die.name

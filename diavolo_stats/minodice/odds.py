@@ -25,7 +25,9 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import FACES_PER_DIE, Bag, as_bag
 from diavolo_stats.minodice.options import MAX_PLAYERS, Rules
 from diavolo_stats.minodice.tricks import NO_WINNER, resolve_tricks
-from diavolo_stats.stats import Estimate, check_confidence, proportion_estimate
+from diavolo_stats.results import NotedTable
+from diavolo_stats.stats import CONFIDENCE, Estimate, proportion_estimate
+from diavolo_stats.validation import OneOf, Whole, checked
 
 MAX_AGAINST = MAX_PLAYERS - 1
 """A trick has at most one die per player."""
@@ -109,15 +111,13 @@ MAX_SIMULATIONS = 10**9
 """The most tricks simulated per figure; memory stays flat up to it, more is refused."""
 
 
+@checked(simulations=Whole(1, MAX_SIMULATIONS), confidence=CONFIDENCE)
 def simulated_win_probability(bag: Bag, die: str, against: int, rules: Rules = Rules(),
                               simulations: int = 100_000, seed: int | np.random.Generator | None = None,
                               confidence: float = 0.95) -> Estimate:
     """The chance that `die` wins a trick against `against` random dice, estimated from `simulations` tricks."""
     x = bag.index(die)
     _check_against(bag, against)
-    if isinstance(simulations, bool) or not isinstance(simulations, int) or not 1 <= simulations <= MAX_SIMULATIONS:
-        raise InputError(f"must be a whole number from 1 to {MAX_SIMULATIONS:,}, got {simulations!r}",
-                         field="simulations")
     rng = np.random.default_rng(seed)
     left = np.repeat(np.arange(len(bag.dice), dtype=np.int8), _others(bag, x))
     table = bag.face_table()
@@ -152,7 +152,7 @@ class WinOdds:
 
 
 @dataclass(frozen=True)
-class OddsTable:
+class OddsTable(NotedTable):
     """Win chances of every die type (`odds`, by die then k), and each type's chance of rolling a flag.
 
     kinds: each type's kind by name, "number" or its character (`Die.kind`).
@@ -168,15 +168,17 @@ class OddsTable:
     seed: int | None
     confidence: float
 
-    columns = ("die", "in_bag", "flag", "against", "win", "low", "high", "method")
+    table_columns = ("die", "in_bag", "flag", "against", "win", "low", "high", "method")
+    # A CSV travels without the notes, so its rows carry the dice's provenance in a column.
+    columns = (*table_columns, "dice")
 
-    def table_rows(self) -> list[dict[str, object]]:
+    def rows(self) -> list[dict[str, object]]:
         """One row per die type and k; exact rows have low == high == win."""
         return [{"die": odds.die, "in_bag": self.in_bag[odds.die], "flag": float(self.flag[odds.die]),
                  "against": odds.against, "win": odds.estimate.value, "low": odds.estimate.low,
                  "high": odds.estimate.high, "method": odds.method, "dice": self.dice} for odds in self.odds]
 
-    def to_json(self) -> dict[str, object]:
+    def document(self) -> dict[str, object]:
         """The table as plain JSON types, one entry per die type; exact figures also as "p/q" text."""
         return {
             "dice": self.dice, "rules": dataclasses.asdict(self.rules), "simulations": self.simulations,
@@ -202,6 +204,8 @@ class OddsTable:
         ]
 
 
+@checked(method=OneOf(METHODS), simulations=Whole(1, MAX_SIMULATIONS), confidence=CONFIDENCE,
+         enumeration_limit=Whole(0))
 def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple(range(1, MAX_AGAINST + 1)),
              rules: Rules = Rules(), method: str = "auto", simulations: int = 100_000,
              seed: int | None = None, confidence: float = 0.95,
@@ -215,11 +219,6 @@ def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple
     seed is drawn and reported.
     """
     bag = as_bag(bag)
-    if method not in METHODS:
-        raise InputError(f"must be one of {', '.join(METHODS)}, got {method!r}", field="method")
-    if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
-        raise InputError(f"must be a whole number of 1 or more, got {simulations!r}", field="simulations")
-    check_confidence(confidence)
     against = tuple(_check_against(bag, k) for k in against)
     if seed is None:
         seed = np.random.SeedSequence().entropy

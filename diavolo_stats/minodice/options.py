@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Configuration, Flag, OneOf, setting
 
 ROUNDS_BY_PLAYERS = {3: 8, 4: 8, 5: 7, 6: 6}
 """Rounds in a game, by number of players. In round n every player draws n dice."""
@@ -52,7 +53,7 @@ def check_round(round_number: int, players: int) -> int:
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(Configuration):
     """How tricks are played and won, where the sources disagree or are silent.
 
     follow_led_color: once a number die has been rolled in a trick, a player
@@ -73,22 +74,12 @@ class Rules:
     The rules page, docs/rules.md, quotes the sentence each option reads.
     """
 
-    follow_led_color: bool = True
-    equal_specials: str = "later"
-    three_specials: str = "mermaid"
-    all_flags: str = "leader"
-    mermaid_bonus: str = "per-trick"
-    wrong_bid: str = "per-trick"
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.follow_led_color, bool):
-            raise InputError(f"must be true or false, got {self.follow_led_color!r}", field="follow_led_color")
-        for field, allowed in (("equal_specials", EQUAL_SPECIALS), ("three_specials", THREE_SPECIALS),
-                               ("all_flags", ALL_FLAGS), ("mermaid_bonus", MERMAID_BONUS),
-                               ("wrong_bid", WRONG_BID)):
-            value = getattr(self, field)
-            if value not in allowed:
-                raise InputError(f"must be one of {', '.join(allowed)}, got {value!r}", field=field)
+    follow_led_color: bool = setting(True, Flag())
+    equal_specials: str = setting("later", OneOf(EQUAL_SPECIALS))
+    three_specials: str = setting("mermaid", OneOf(THREE_SPECIALS))
+    all_flags: str = setting("leader", OneOf(ALL_FLAGS))
+    mermaid_bonus: str = setting("per-trick", OneOf(MERMAID_BONUS))
+    wrong_bid: str = setting("per-trick", OneOf(WRONG_BID))
 
     @property
     def mermaid_column(self) -> str:

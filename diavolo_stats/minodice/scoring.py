@@ -30,6 +30,7 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.options import MAX_PLAYERS, MERMAID_COLUMNS, MIN_PLAYERS, Rules, rounds_for_players
+from diavolo_stats.results import NotedTable
 
 POINTS_PER_TRICK_BID = 20
 POINTS_PER_TRICK_MISSED = -10
@@ -168,11 +169,11 @@ class ScoredRow:
 
 
 @dataclass(frozen=True)
-class GameScore:
+class GameScore(NotedTable):
     """A checked, scored game.
 
     players: in order of first appearance on the sheet.
-    rows: every row, by round then player, with points and running totals.
+    scored_rows: every row, by round then player, with points and running totals.
     totals: each player's points after the last round on the sheet.
     winners: every player with the most points (players can share first place); on a
         sheet that stops before the last round, whoever leads so far.
@@ -180,7 +181,7 @@ class GameScore:
     """
 
     players: tuple[str, ...]
-    rows: tuple[ScoredRow, ...]
+    scored_rows: tuple[ScoredRow, ...]
     totals: dict[str, int]
     winners: tuple[str, ...]
     rounds_played: int
@@ -191,18 +192,22 @@ class GameScore:
     def columns(self) -> tuple[str, ...]:
         return sheet_columns(self.rules) + ("score", "total")
 
-    def table_rows(self) -> list[dict[str, object]]:
+    @property
+    def table_columns(self) -> tuple[str, ...]:
+        return self.columns
+
+    def rows(self) -> list[dict[str, object]]:
         """One dict per sheet row with `columns` as keys."""
         return [{"round": scored.row.round, "player": scored.row.player, "bid": scored.row.bid,
                  "tricks": scored.row.tricks, "griffins_beaten": scored.row.griffins_beaten,
                  self.rules.mermaid_column: scored.row.mermaid_count, "score": scored.score, "total": scored.total}
-                for scored in self.rows]
+                for scored in self.scored_rows]
 
-    def to_json(self) -> dict[str, object]:
+    def document(self) -> dict[str, object]:
         """{"players": {name: {"total": points, "rounds": [points per round]}}, "winner": [names]}."""
         return {
             "players": {player: {"total": self.totals[player],
-                                 "rounds": [s.score for s in self.rows if s.row.player == player]}
+                                 "rounds": [s.score for s in self.scored_rows if s.row.player == player]}
                         for player in self.players},
             "winner": list(self.winners),
         }
@@ -272,7 +277,7 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
             totals[player] += points
             scored.append(ScoredRow(row=row, score=points, total=totals[player]))
     best = max(totals.values())
-    return GameScore(players=players, rows=tuple(scored), totals=totals,
+    return GameScore(players=players, scored_rows=tuple(scored), totals=totals,
                      winners=tuple(player for player in players if totals[player] == best),
                      rounds_played=rounds_played, rounds_in_game=rounds_in_game, rules=rules)
 

@@ -26,7 +26,7 @@ def test_same_seed_writes_the_same_log(tmp_path):
     first = write_synthetic_log(tmp_path / "a.csv", ["preset:expert"], sessions=2, trials=10, seed=3)
     second = write_synthetic_log(tmp_path / "b.csv", ["preset:expert"], sessions=2, trials=10, seed=3)
     other = write_synthetic_log(tmp_path / "c.csv", ["preset:expert"], sessions=2, trials=10, seed=4)
-    assert first.rows == 20
+    assert first.trials == 20
     assert first.path.read_bytes() == second.path.read_bytes() != other.path.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.csv", "c.csv"]  # no drafts or locks left
 

@@ -60,7 +60,8 @@ def test_summary_csv_has_one_row_per_player_and_command(default_run):
 def test_summary_is_printed_as_a_table(default_run):
     _, result = default_run
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ISSUE_COLUMNS
+    assert lines[0].split() == ["player", "command", "trials", "acc", "acc_low", "acc_high", "median_ms"]
+    assert max(len(line) for line in lines) <= 80
     printed = [line.split() for line in lines[2:2 + 18]]
     assert {row[0] for row in printed} == {"synthetic-novice", "synthetic-average", "synthetic-expert"}
     assert all(row[2].isdigit() and 0 <= float(row[3]) <= 1 for row in printed)

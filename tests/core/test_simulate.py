@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import norm
 
 from diavolo_stats.core.odds import exact_odds
-from diavolo_stats.core.simulate import BLOCK_ROUNDS, simulate, simulation_report
+from diavolo_stats.core.simulate import BLOCK_ROUNDS, simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import VALUE_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
@@ -125,7 +125,7 @@ def test_every_round_counts_once_for_every_command():
 
 
 def test_report_gives_exact_values_and_z_scores_for_value_commands_only():
-    document = simulation_report(simulate(Variant(), 100_000, seed=2))
+    document = simulate(Variant(), 100_000, seed=2).document()
     for command in VALUE_COMMANDS:
         entry = document["commands"][command.value]
         assert entry["exact"] == pytest.approx(float(exact_odds(Variant()).tie_probability[command]))

@@ -25,7 +25,7 @@ def test_the_kids_variant_has_two_dice_per_color():
     ({"colors": ("black",)}, "colors: need 2 to 8 colors"),
     ({"colors": ("black", "red", "black")}, "black repeated"),
     ({"colors": ("black", "grey")}, "'grey' is reserved"),
-    ({"colors": ("black", "Red Hot")}, "not a color name"),
+    ({"colors": ("black", "Red Hot")}, "must be a color name"),
     ({"dice_per_color": 0}, "dice_per_color: must be a whole number from 1"),
     ({"sides": 1}, "sides: must be a whole number from 2"),
     ({"commands": ()}, "commands: need at least one"),
@@ -38,8 +38,9 @@ def test_bad_variants_name_the_field(fields, message):
 
 
 @pytest.mark.parametrize("fields, message", [
-    ({"tolerance": -0.1}, "tolerance: must be from 0 to 1"), ({"tolerance": 1.5}, "tolerance: must be from 0 to 1"),
-    ({"die_mm": 0}, "die_mm: must be above 0"),
+    ({"tolerance": -0.1}, "tolerance: must be a finite number 0 or more and at most 1"),
+    ({"tolerance": 1.5}, "tolerance: must be a finite number 0 or more and at most 1"),
+    ({"die_mm": 0}, "die_mm: must be a finite number above 0 mm"),
     ({"scatter_mm": 10}, "scatter_mm: must be larger than the die"),
 ])
 def test_bad_table_models_name_the_field(fields, message):

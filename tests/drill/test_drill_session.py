@@ -121,7 +121,7 @@ def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_se
         ("highest-total", "red", 800.0, False), ("highest-total", "red", 600.0, False),
         ("most-odd", "none", None, True), ("most-odd", "none", None, False), ("most-odd", "red", 900.0, False)])
     summary = summarize_session(load_logs([log.path]), "new")
-    rows = {row["command"]: row for row in summary.rows}
+    rows = {row["command"]: row for row in summary.rows()}
     assert list(rows) == ["highest-total", "most-odd", "all"]
     assert rows["highest-total"] == {
         "command": "highest-total", "trials": 2, "correct": 2, "accuracy_pct": 100, "median_ms": 700,
@@ -143,7 +143,7 @@ def test_the_drill_summary_and_the_report_agree_on_a_session(tmp_path):
         ("closest", "red", 900.0, False), ("closest", "none", None, True), ("closest", "white", 500.0, False),
         ("closest", "none", None, False), ("closest", "red", 700.0, False), ("closest", "red", 1300.0, False)])
     frame = load_logs([log.path])
-    drilled = summarize_session(frame, "s").rows[0]
+    drilled = summarize_session(frame, "s").rows()[0]
     reported = summaries.summarize(frame).iloc[0]
     assert drilled["trials"] == reported["trials"] == 5  # the anticipation is not a trial
     assert drilled["anticipations"] == reported["anticipations"] == 1
@@ -155,7 +155,7 @@ def test_the_drill_summary_and_the_report_agree_on_a_session(tmp_path):
 def test_a_session_with_no_rows_has_an_empty_summary(tmp_path):
     log = DrillLog(tmp_path / "d.csv")
     empty = summarize_session(load_logs([log.path]), "nothing", log.path, "Ana")
-    assert empty.rows == [] and empty.player == "Ana"
+    assert empty.rows() == [] and empty.player == "Ana"
 
 
 def test_without_a_log_the_drill_appends_to_diavolo_log(tmp_path, monkeypatch):

@@ -285,7 +285,7 @@ class TestBadInput:
         assert error.value.field == "players"
 
     def test_unknown_end_rule(self):
-        with pytest.raises(InputError, match="^end: unknown end rule 'sudden-death'; allowed: last-standing"):
+        with pytest.raises(InputError, match="^end: unknown end rule; allowed: last-standing, first-out, got 'sudden"):
             GameRules(end="sudden-death")
 
 

@@ -71,7 +71,7 @@ def test_each_bid_scores_what_the_rules_give_for_the_trick_distribution_shown(wr
                 for bid in range(5)]
     assert [score.value for score in advice.expected_scores] == pytest.approx(expected, abs=1e-9)
     assert advice.best_bid == max(range(5), key=expected.__getitem__)
-    rows = advice.table_rows()
+    rows = advice.rows()
     assert [row["best"] != "" for row in rows] == [bid == advice.best_bid for bid in range(5)]
 
 
@@ -91,7 +91,7 @@ def test_a_hand_of_strong_dice_expects_more_tricks_than_a_hand_of_weak_ones():
 
 def test_the_advice_says_which_dice_it_used():
     advice = advise_bid("black", 1, 3, simulations=100, seed=0)
-    assert "RECONSTRUCTION" in advice.dice and advice.to_json()["dice"] == advice.dice
+    assert "RECONSTRUCTION" in advice.dice and advice.document()["dice"] == advice.dice
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -26,7 +26,7 @@ BAD_COMMANDS = {
                                    "--hand: has 3 dice, more than round 2 deals 2"),
     "more dice than the bag holds": (["bid", "--hand", "mermaid,mermaid,mermaid", "--round", "3", "--players", "4"],
                                      "--hand: has 3 mermaid dice but the bag holds 2"),
-    "invalid dice file": (["odds", "--dice", "{bad}"], "die 'red' face 4: value 9 is outside 0 to 7"),
+    "invalid dice file": (["odds", "--dice", "{bad}"], "faces: die 'red': face 4: value 9 is outside 0 to 7"),
     "too few players": (["bid", "--hand", "black", "--round", "1", "--players", "2"],
                         "--players: must be 3 to 6, got 2"),
     "too many players": (["bid", "--hand", "black", "--round", "1", "--players", "7"],

@@ -80,22 +80,22 @@ def sheet(tmp_path, text):
 
 def test_the_sheet_gives_round_scores_running_totals_and_the_winner(tmp_path):
     game = score_sheet(sheet(tmp_path, TWO_ROUNDS))
-    assert game.to_json() == {
+    assert game.document() == {
         "players": {"Ann": {"total": 10, "rounds": [20, -10]},
                     "Bea": {"total": 80, "rounds": [10, 70]},
                     "Cid": {"total": 10, "rounds": [-10, 20]}},
         "winner": ["Bea"],
     }
-    assert [(row["player"], row["score"], row["total"]) for row in game.table_rows()][3:] == [
+    assert [(row["player"], row["score"], row["total"]) for row in game.rows()][3:] == [
         ("Ann", -10, 10), ("Bea", 70, 80), ("Cid", 20, 10)]
     assert (game.rounds_played, game.rounds_in_game) == (2, 8)
-    json.dumps(game.to_json())
+    json.dumps(game.document())
 
 
 def test_players_can_share_first_place(tmp_path):
     text = HEADER + "1,Ann,0,0,0,0\n1,Bea,0,0,0,0\n1,Cid,0,1,0,0\n1,Dan,1,0,0,0\n"
     game = score_sheet(sheet(tmp_path, text))
-    assert game.to_json()["winner"] == ["Ann", "Bea"]
+    assert game.document()["winner"] == ["Ann", "Bea"]
     assert game.notes() == ["leading (shared): Ann, Bea with 10 points after round 1 of 8"]
 
 
@@ -146,7 +146,7 @@ def test_a_sheet_records_the_count_its_mermaid_reading_needs(tmp_path, rules, co
     game = score_sheet(sheet(tmp_path, MERMAID_SHEET.format(column=column, count=count)), rules)
     assert game.totals == {"Ann": 20 + 20, "Bea": 10 + 20, "Cid": 10 + 20, "Dan": dan}
     assert game.columns[:6] == ("round", "player", "bid", "tricks", "griffins_beaten", column)
-    assert game.table_rows()[-1][column] == count
+    assert game.rows()[-1][column] == count
 
 
 @pytest.mark.parametrize("rules, column, lacking", [
@@ -178,7 +178,7 @@ FLAG_SHEET = HEADER + """1,Ann,1,1,0,0
 def test_a_sheet_may_record_fewer_tricks_than_dice_only_when_nobody_takes_a_trick_of_flags(tmp_path):
     path = sheet(tmp_path, FLAG_SHEET)
     game = score_sheet(path, Rules(all_flags="nobody"))
-    assert game.to_json()["players"] == {"Ann": {"total": 40, "rounds": [20, 20]},
+    assert game.document()["players"] == {"Ann": {"total": 40, "rounds": [20, 20]},
                                          "Bea": {"total": 0, "rounds": [10, -10]},
                                          "Cid": {"total": 30, "rounds": [10, 20]}}
     for default in (Rules(), Rules(all_flags="leader"), Rules(all_flags="last")):

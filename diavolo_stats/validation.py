@@ -1,0 +1,319 @@
+"""Validation declared once: each setting's type and allowed range, checked by one helper.
+
+A configuration class subclasses `Configuration` and declares each field
+with `setting(default, rule)`; at construction every field is checked by
+its rule (and may be normalized, e.g. a list of colors becomes a tuple),
+then the class's own `check()` states the rules between fields. A function
+declares its parameters with `@checked(name=rule, ...)`. Either way a bad
+value is an InputError whose `field` is the Python name.
+
+Each rule also knows values it must refuse (`bad_values`): the shared test
+feeds them to every declared field of every configuration class and every
+checked function, so a field added later is tested the day it is declared.
+Booleans are refused wherever a number is asked for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import math
+import numbers
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from diavolo_stats.errors import InputError
+
+RULE = "rule"
+"""The dataclass field metadata key that holds a field's rule."""
+
+CONFIGURATIONS: list[type] = []
+"""Every configuration class, in the order their modules were imported."""
+
+CHECKED_FUNCTIONS: list[Callable] = []
+"""Every function whose parameters are declared with `checked`."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class Rule:
+    """What one setting accepts. `normalize` returns the value to keep, or raises ValueError saying why not."""
+
+    def normalize(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def bad_values(self) -> list[Any]:
+        """Values this rule must refuse: the wrong type, a bool for a number, NaN, infinity, out of range, empty."""
+        raise NotImplementedError
+
+
+def check_value(name: str, value: Any, rule: Rule) -> Any:
+    """`value` as `rule` keeps it; InputError naming `name` if it is not allowed."""
+    try:
+        return rule.normalize(value)
+    except ValueError as error:
+        raise InputError(f"{error}, got {value!r}", field=name) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class Whole(Rule):
+    """A whole number from `low` to `high` (no upper bound when None); never a bool."""
+
+    low: int
+    high: int | None = None
+    unit: str = ""
+
+    def normalize(self, value: Any) -> int:
+        unit = f" {self.unit}" if self.unit else ""
+        allowed = (f"a whole number{unit} from {self.low:,} to {self.high:,}" if self.high is not None
+                   else f"a whole number{unit} of {self.low:,} or more")
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError(f"must be {allowed}")
+        if value < self.low or (self.high is not None and value > self.high):
+            raise ValueError(f"must be {allowed}")
+        return int(value)
+
+    def bad_values(self) -> list[Any]:
+        bad = ["3", 1.5, True, math.nan, math.inf, self.low - 1, None]
+        return bad + ([self.high + 1] if self.high is not None else [])
+
+
+@dataclasses.dataclass(frozen=True)
+class Number(Rule):
+    """A finite number within the bounds given (`above`/`at_least`, `below`/`at_most`); never a bool."""
+
+    above: float | None = None
+    at_least: float | None = None
+    below: float | None = None
+    at_most: float | None = None
+    unit: str = ""
+
+    def normalize(self, value: Any) -> Any:
+        if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+                or (self.above is not None and not value > self.above)
+                or (self.at_least is not None and not value >= self.at_least)
+                or (self.below is not None and not value < self.below)
+                or (self.at_most is not None and not value <= self.at_most)):
+            raise ValueError(f"must be {self.describe()}")
+        return value
+
+    def describe(self) -> str:
+        unit = f" {self.unit}" if self.unit else ""
+        bounds = [f"above {self.above:g}{unit}" if self.above is not None else "",
+                  f"{self.at_least:g}{unit} or more" if self.at_least is not None else "",
+                  f"below {self.below:g}{unit}" if self.below is not None else "",
+                  f"at most {self.at_most:g}{unit}" if self.at_most is not None else ""]
+        bounds = [bound for bound in bounds if bound]
+        return "a finite number" + (" " + " and ".join(bounds) if bounds else "")
+
+    def bad_values(self) -> list[Any]:
+        bad: list[Any] = ["3", True, math.nan, math.inf, -math.inf, None]
+        low = self.above if self.above is not None else self.at_least
+        high = self.below if self.below is not None else self.at_most
+        if low is not None:
+            bad.append(low if self.above is not None else low - 1)
+        if high is not None:
+            bad.append(high if self.below is not None else high + 1)
+        return bad
+
+
+@dataclasses.dataclass(frozen=True)
+class Flag(Rule):
+    """True or False (not 0, 1 or "true")."""
+
+    def normalize(self, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValueError("must be True or False")
+        return value
+
+    def bad_values(self) -> list[Any]:
+        return ["true", 1, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class OneOf(Rule):
+    """One of a few named options (text)."""
+
+    options: tuple[str, ...]
+
+    def normalize(self, value: Any) -> str:
+        if not isinstance(value, str) or value not in self.options:
+            raise ValueError(f"must be one of {', '.join(self.options)}")
+        return value
+
+    def bad_values(self) -> list[Any]:
+        return ["no-such-option", "", 1, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Text(Rule):
+    """Non-empty text of at most `max_length` characters, without control characters, matching `pattern`."""
+
+    max_length: int = 100
+    pattern: str | None = None
+    described: str = "non-empty text without control characters"
+    forbidden: tuple[str, ...] = ()
+    reserved_for: str = "something else"
+
+    def normalize(self, value: Any) -> str:
+        if (not isinstance(value, str) or not value.strip() or _CONTROL.search(value)
+                or (self.pattern and not re.fullmatch(self.pattern, value))):
+            raise ValueError(f"must be {self.described}")
+        if len(value) > self.max_length:
+            raise ValueError(f"must be at most {self.max_length} characters")
+        if value in self.forbidden:
+            raise ValueError(f"{value!r} is reserved for {self.reserved_for}")
+        return value
+
+    def bad_values(self) -> list[Any]:
+        return ["", "  ", "tab\there", "x" * (self.max_length + 1), 5, None, *self.forbidden]
+
+
+@dataclasses.dataclass(frozen=True)
+class Instance(Rule):
+    """An object of `kind` (another configuration, already checked when it was made)."""
+
+    kind: type
+
+    def normalize(self, value: Any) -> Any:
+        if not isinstance(value, self.kind):
+            raise ValueError(f"must be a {self.kind.__name__}")
+        return value
+
+    def bad_values(self) -> list[Any]:
+        return ["text", 1, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Several(Rule):
+    """A sequence (not text) of `least` to `most` items, each kept as `item` keeps it; a tuple."""
+
+    item: Rule
+    least: int = 1
+    most: int | None = None
+    unique: bool = True
+    noun: str = "item"
+
+    def normalize(self, value: Any) -> tuple:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise ValueError(f"must be a list of {self.noun}s")
+        items = tuple(self.item.normalize(item) for item in value)
+        count = (f"{self.least} to {self.most} {self.noun}s" if self.most is not None
+                 else f"at least one {self.noun}" if self.least == 1 else f"at least {self.least} {self.noun}s")
+        if not (self.least <= len(items) and (self.most is None or len(items) <= self.most)):
+            raise ValueError(f"need {count}, not {len(items)}")
+        repeated = sorted({str(item) for item in items if items.count(item) > 1})
+        if self.unique and repeated:
+            raise ValueError(f"{', '.join(repeated)} repeated; each {self.noun} once")
+        return items
+
+    def bad_values(self) -> list[Any]:
+        bad: list[Any] = ["text", 5, None] + ([()] if self.least >= 1 else [])
+        # A list holding bad items.
+        bad += [(item,) * max(self.least, 1) for item in self.item.bad_values() if item is not None][:3]
+        return bad
+
+
+@dataclasses.dataclass(frozen=True)
+class FilePath(Rule):
+    """A file's path, as text or a Path; kept as a Path."""
+
+    def normalize(self, value: Any) -> Path:
+        if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+            raise ValueError("must be a file path")
+        return Path(value)
+
+    def bad_values(self) -> list[Any]:
+        return ["", 5, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class TextMap(Rule):
+    """A mapping of text to text (e.g. answer -> key); kept as a dict."""
+
+    def normalize(self, value: Any) -> dict[str, str]:
+        if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                     for k, v in value.items()):
+            raise ValueError("must map text to text")
+        return dict(value)
+
+    def bad_values(self) -> list[Any]:
+        return ["black=k", 5, {"black": 5}, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Maybe(Rule):
+    """None, or a value `rule` accepts."""
+
+    rule: Rule
+
+    def normalize(self, value: Any) -> Any:
+        return None if value is None else self.rule.normalize(value)
+
+    def bad_values(self) -> list[Any]:
+        return [value for value in self.rule.bad_values() if value is not None]
+
+
+def setting(default: Any = dataclasses.MISSING, rule: Rule | None = None, *,
+            default_factory: Callable[[], Any] | Any = dataclasses.MISSING) -> Any:
+    """A dataclass field declared with its rule."""
+    return dataclasses.field(default=default, default_factory=default_factory, metadata={RULE: rule})
+
+
+def check_fields(instance: Any) -> None:
+    """Check every field of a frozen dataclass against its declared rule, keeping the normalized values."""
+    for field in dataclasses.fields(instance):
+        rule = field.metadata.get(RULE)
+        if rule is not None:
+            value = getattr(instance, field.name)
+            kept = check_value(field.name, value, rule)
+            if kept is not value:
+                object.__setattr__(instance, field.name, kept)
+
+
+class Configuration:
+    """Base of every configuration class (a frozen dataclass whose fields are declared with `setting`).
+
+    Its fields are checked at construction, each by its rule; `check()`
+    then states the rules between fields. Every subclass is listed in
+    CONFIGURATIONS for the shared bad-value test.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        CONFIGURATIONS.append(cls)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        self.check()
+
+    def check(self) -> None:
+        """Rules between fields, once each field is known to be allowed on its own."""
+
+
+def checked(**rules: Rule) -> Callable[[Callable], Callable]:
+    """Declare a function's parameters: each named one is checked (and normalized) before the function runs."""
+
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        unknown = set(rules) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"{function.__qualname__} has no parameter {', '.join(sorted(unknown))}")
+
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind_partial(*args, **kwargs)
+            for name, rule in rules.items():
+                if name in bound.arguments:
+                    bound.arguments[name] = check_value(name, bound.arguments[name], rule)
+            return function(*bound.args, **bound.kwargs)
+
+        call.rules = rules  # type: ignore[attr-defined]
+        CHECKED_FUNCTIONS.append(call)
+        return call
+
+    return decorate
