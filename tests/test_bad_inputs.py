@@ -289,7 +289,6 @@ CASES: dict[str, list[str]] = {
     "game out in a missing folder": ["game", "--players", "preset:novice", "preset:expert",
                                      "--out", f"{T}/nofolder/g.csv"],
     "game seed word": ["game", "--players", "preset:novice", "preset:expert", "--seed", "x"],
-    "game csv format": ["game", "--players", "preset:novice", "preset:expert", "--format", "csv"],
     "game tolerance 2": ["game", "--players", "preset:novice", "preset:expert", "--tolerance", "2"],
     "game no players": ["game", "--players"],
     # -- minodice score ----------------------------------------------------------------------------

@@ -216,4 +216,5 @@ def test_a_bad_sheet_is_one_error_naming_the_row(tmp_path, change, message):
 
 def test_fully_empty_rows_a_spreadsheet_saves_below_the_table_are_skipped(tmp_path):
     with_empty_rows = TWO_ROUNDS.rstrip("\n") + "\n,,,,,\n , , ,,,\n,,\n"
-    assert score_sheet(sheet(tmp_path, with_empty_rows)).to_json() == score_sheet(sheet(tmp_path, TWO_ROUNDS)).to_json()
+    with_rows, without = score_sheet(sheet(tmp_path, with_empty_rows)), score_sheet(sheet(tmp_path, TWO_ROUNDS))
+    assert with_rows.document() == without.document()
