@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.rules import resolve, roll
-from diavolo_stats.core.simulate import simulate, simulation_report
+from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import MAX_SEED, load_logs
@@ -65,13 +65,13 @@ def routes(store: TrialStore) -> list[Route]:
 
         def summary() -> dict:
             found = summarize_session(load_logs([store.log.path]), session_id, store.log.path, player)
-            return {"title": found.title(), "footer": found.footer(), "rows": found.rows}
+            return {"title": found.title(), "footer": found.footer(), "rows": found.rows()}
 
         return JSONResponse(await run_in_threadpool(summary))
 
     async def get_odds(request: Request) -> JSONResponse:
         variant = variant_from_query(request.query_params, VARIANT_FIELDS)
-        return JSONResponse(exact_odds(variant).to_document())
+        return JSONResponse(exact_odds(variant).document())
 
     async def get_simulation(request: Request) -> JSONResponse:
         query = request.query_params
@@ -84,7 +84,7 @@ def routes(store: TrialStore) -> list[Route]:
             result = await run_in_threadpool(simulate, variant, rounds, seed)
         finally:
             simulations.release()
-        return JSONResponse(simulation_report(result))
+        return JSONResponse(result.document())
 
     return [
         Route("/api/trials", post_trial, methods=["POST"]),
