@@ -5,16 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import (
-    add_format_argument,
-    positive_int,
-    progress_bar,
-    render_csv,
-    render_json,
-)
+from diavolo_stats.cli.common import add_format_argument, positive_int, progress_bar
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import Command
+from diavolo_stats.results import render_csv, render_json
 from diavolo_stats.sweep import PALETTE, SweepGrid, Target, parse_values, sweep
 from diavolo_stats.sweep.heatmaps import AXES, check_folder, choose_axes, write_heatmaps
 
