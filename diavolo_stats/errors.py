@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class InputError(ValueError):
     """A value a user gave is not allowed.
@@ -21,3 +24,12 @@ class InputError(ValueError):
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}" if self.field else self.message
+
+
+@contextmanager
+def about(field: str) -> Iterator[None]:
+    """Say an InputError raised inside as a problem with `field` (e.g. a file error about an output folder)."""
+    try:
+        yield
+    except InputError as error:
+        raise InputError(error.message, field=field) from None

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import html
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
 from diavolo_stats.drill.log import load_logs, missing_log_message
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_folder, frame_csv_text, write_folder
 from diavolo_stats.plots import figure_png
 from diavolo_stats.results import TextResult, render_fitting_table, wrap
@@ -136,7 +135,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
                 "its sides, so its tie odds cannot be known"] if other_trials else []
     notes = [note for _, _, note in ties] + ([CLOSEST_JUDGING] if ties else []) + left_out
     folder = Path(out_dir)
-    with _about_out_dir():
+    with about("out_dir"):
         check_folder(folder, is_report_file)  # before anything is drawn or written
     figures = {
         "accuracy.png": ("Accuracy per command", charts.accuracy_chart(summary)),
@@ -154,7 +153,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     contents = {"summary.csv": frame_csv_text(summary).encode("utf-8")}
     contents |= {file_name: png for file_name, (_, png) in images.items()}
     contents["report.html"] = _html(summary, drills, paths, ties, images, left_out).encode("utf-8")
-    with _about_out_dir():
+    with about("out_dir"):
         write_folder(folder, contents, is_report_file)
     files = [folder / name for name in contents]
     return Report(summary=summary, folder=folder, files=tuple(files), notes=tuple(notes))
@@ -186,15 +185,6 @@ def _simulated_odds(name: str, variant: Variant, simulation_path: str | Path | N
 def is_report_file(name: str) -> bool:
     """Whether a file of this name is one `write_report` writes (and so may replace)."""
     return name in REPORT_FILES or (name.startswith("tie_frequency_") and name.endswith(".png"))
-
-
-@contextmanager
-def _about_out_dir():
-    """A file error about the report folder, said as the problem with `out_dir` it is."""
-    try:
-        yield
-    except InputError as error:
-        raise InputError(error.message, field="out_dir") from None
 
 
 def _tie_table_html(table: pd.DataFrame) -> str:

@@ -9,7 +9,6 @@ result's columns: colors, dice_per_color, sides, tolerance, scatter_mm, die_mm.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 from diavolo_stats import files
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.plots import figure_png
 from diavolo_stats.sweep.grid import GRID_PARAMETERS, SweepGrid
 
@@ -67,17 +66,8 @@ def is_heatmap_file(name: str) -> bool:
 
 def check_folder(folder: str | Path) -> None:
     """InputError unless `write_heatmaps` may write `folder`: new, or holding only heatmaps it wrote."""
-    with _about_folder():
+    with about("plot"):
         files.check_folder(Path(folder), is_heatmap_file)
-
-
-@contextmanager
-def _about_folder():
-    """A file error about the heatmap folder, said as the problem with `plot` it is."""
-    try:
-        yield
-    except InputError as error:
-        raise InputError(error.message, field="plot") from None
 
 
 def heatmap(frame: pd.DataFrame, command: str, axes: Sequence[str]) -> Figure:
@@ -132,6 +122,6 @@ def write_heatmaps(frame: pd.DataFrame, axes: Sequence[str], folder: str | Path)
     """One PNG per command, `tie_<command>.png`: `folder` holds exactly these, written whole or not at all."""
     images = {f"tie_{command}.png": figure_png(heatmap(frame, command, axes))
               for command in dict.fromkeys(frame["command"])}
-    with _about_folder():
+    with about("plot"):
         files.write_folder(folder, images, is_heatmap_file)
     return [Path(folder) / name for name in images]
