@@ -24,7 +24,7 @@ _HOMES = {
     "InputError": "diavolo_stats.errors",
     "Result": "diavolo_stats.results",
     "Estimate": "diavolo_stats.stats",
-    "wilson_interval": "diavolo_stats.stats",
+    "proportion_estimate": "diavolo_stats.stats",
     # core: the game, exact odds, simulation
     "Command": "diavolo_stats.core.variant",
     "Variant": "diavolo_stats.core.variant",

@@ -37,6 +37,16 @@ class Estimate:
     low: float
     high: float
 
+    @classmethod
+    def exact(cls, value: float) -> Estimate:
+        """A figure known exactly: its interval is the figure itself."""
+        return cls(value, value, value)
+
+    @property
+    def bounds(self) -> list[float]:
+        """The interval as [low, high], the form every JSON document carries it in."""
+        return [self.low, self.high]
+
     def __contains__(self, exact: float) -> bool:
         return self.low <= exact <= self.high
 
@@ -50,7 +60,7 @@ def z_for(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + check_value("confidence", confidence, CONFIDENCE) / 2)
 
 
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+def _wilson_bounds(successes: float, trials: int, z: float) -> tuple[float, float]:
     """Wilson score interval (low, high) for a binomial proportion; z = 1.96 gives 95 %."""
     if trials <= 0:
         return (0.0, 1.0)
@@ -62,9 +72,14 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     return (max(0.0, min(share, center - half)), min(1.0, max(share, center + half)))
 
 
-def proportion_estimate(successes: int, trials: int, confidence: float = 0.95) -> Estimate:
-    """A probability estimated as successes / trials, with its Wilson score interval (NaN value with no trials)."""
-    low, high = wilson_interval(successes, trials, z=z_for(confidence))
+def proportion_estimate(successes: float, trials: int, confidence: float = 0.95) -> Estimate:
+    """A probability estimated as successes / trials, with its Wilson score interval (NaN value with no trials).
+
+    `successes` may be fractional (a win shared by k players counts 1/k); the
+    interval is then conservative, as a share in [0, 1] with mean p varies at
+    most as much as a 0/1 outcome.
+    """
+    low, high = _wilson_bounds(successes, trials, z_for(confidence))
     return Estimate(successes / trials if trials > 0 else math.nan, low, high)
 
 

@@ -35,7 +35,7 @@ import pandas as pd
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.performance import correct_latencies_ms, performance
 from diavolo_stats.errors import InputError
-from diavolo_stats.stats import fit_ex_gaussian, wilson_interval
+from diavolo_stats.stats import fit_ex_gaussian, proportion_estimate
 
 SUMMARY_FIGURES = (
     "trials", "correct", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "timeouts", "anticipations",
@@ -77,14 +77,14 @@ def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), f
 
 def _figures(group: pd.DataFrame, fit_latency: bool = True) -> dict:
     figures = performance(group)
-    low, high = wilson_interval(figures["correct"], figures["trials"])  # 95 %
+    accuracy = proportion_estimate(figures["correct"], figures["trials"])  # 95 %
     latencies = correct_latencies_ms(group)
     fit = fit_ex_gaussian(latencies) if fit_latency else None
     has_latency = latencies.size > 0
     return {
         **figures,
-        "accuracy_ci_low": low,
-        "accuracy_ci_high": high,
+        "accuracy_ci_low": accuracy.low,
+        "accuracy_ci_high": accuracy.high,
         "mean_latency_ms": float(latencies.mean()) if has_latency else math.nan,
         "latency_iqr_ms": float(np.subtract(*np.percentile(latencies, [75, 25]))) if has_latency else math.nan,
         "exgauss_mu_ms": fit.mu_ms if fit else math.nan,

@@ -128,7 +128,7 @@ class SimulationResult(TextResult):
                 "ties": self.ties(command),
                 "rounds": self.rounds,
                 "tie_probability": probability,
-                "ci95": [interval.low, interval.high],
+                "ci95": interval.bounds,
                 "answer_shares": self.answer_shares(command),
             }
             if command in exact:

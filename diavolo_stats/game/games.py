@@ -60,7 +60,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.files import atomic_file, check_target, write_frame_csv
 from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
 from diavolo_stats.results import TextResult, render_fitting_table, wrap
-from diavolo_stats.stats import wilson_interval
+from diavolo_stats.stats import proportion_estimate
 from diavolo_stats.validation import (
     Configuration,
     Flag,
@@ -425,8 +425,7 @@ class GameTally:
         no_winner = self.outcomes[Outcome.ALL_OUT] + self.outcomes[Outcome.ROUND_LIMIT]
         return {
             "games": games,
-            "players": [{"name": name, "win_probability": float(won / SHARE_UNITS / games),
-                         "ci95": _ci95(float(won / SHARE_UNITS), games)}
+            "players": [{"name": name, **_win_share(float(won / SHARE_UNITS), games)}
                         for name, won in zip(names, self.wins)],
             "no_winner": float(no_winner / games),
             "outcomes": {outcome.label: int(self.outcomes[outcome]) for outcome in Outcome},
@@ -495,8 +494,7 @@ def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DES
         "standard_error": math.sqrt(fair_share * (1 - fair_share) / games),
         "skill": {"better_player": f"preset:average x{SKILL_GAP:g} latency, x{SKILL_GAP:g} errors",
                   "equals": "preset:average",
-                  "win_probability": better_wins / games,
-                  "ci95": _ci95(better_wins, games),
+                  **_win_share(better_wins, games),
                   "fair_share": fair_share},
     }
 
@@ -513,9 +511,9 @@ def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float
     rows = []
     for factor, child in zip(factors, children(root_sequence(seed), len(factors))):
         wins = _better_player_wins(variant, player_count, factor, games, child, rules, max_rounds)
-        low, high = _ci95(wins, games)
-        rows.append({"factor": factor, "win_probability": wins / games, "ci95_low": low, "ci95_high": high,
-                     "fair_share": 1 / player_count})
+        estimate = proportion_estimate(wins, games)
+        rows.append({"factor": factor, "win_probability": estimate.value, "ci95_low": estimate.low,
+                     "ci95_high": estimate.high, "fair_share": 1 / player_count})
     return pd.DataFrame(rows)
 
 
@@ -684,6 +682,7 @@ def _check_player_count(count: int) -> None:
         raise InputError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {count}", field="players")
 
 
-def _ci95(wins: float, games: int) -> list[float]:
-    """Wilson's 95 % interval of wins / games, as [low, high]."""
-    return list(wilson_interval(wins, games))
+def _win_share(wins: float, games: int) -> dict:
+    """`win_probability` and its Wilson 95 % interval `ci95` [low, high], as the game report carries them."""
+    estimate = proportion_estimate(wins, games)
+    return {"win_probability": estimate.value, "ci95": estimate.bounds}

@@ -79,10 +79,10 @@ class BidAdvice(NotedTable):
             "rules": dataclasses.asdict(self.rules), "dice": self.dice, "simulations": self.simulations,
             "seed": self.seed, "confidence": self.confidence,
             "expected_tricks": {"value": self.expected_tricks.value,
-                                "interval": [self.expected_tricks.low, self.expected_tricks.high]},
-            "tricks": [{"tricks": n, "probability": e.value, "interval": [e.low, e.high]}
+                                "interval": self.expected_tricks.bounds},
+            "tricks": [{"tricks": n, "probability": e.value, "interval": e.bounds}
                        for n, e in enumerate(self.tricks)],
-            "bids": [{"bid": n, "expected_score": e.value, "interval": [e.low, e.high]}
+            "bids": [{"bid": n, "expected_score": e.value, "interval": e.bounds}
                      for n, e in enumerate(self.expected_scores)],
             "best_bid": self.best_bid,
         }

@@ -187,7 +187,7 @@ class OddsTable(NotedTable):
                 {"die": name, "in_bag": self.in_bag[name],
                  "flag": {"probability": float(self.flag[name]), "exact": str(self.flag[name])},
                  "wins": [{"against": odds.against, "probability": odds.estimate.value,
-                           "interval": [odds.estimate.low, odds.estimate.high], "method": odds.method,
+                           "interval": odds.estimate.bounds, "method": odds.method,
                            "exact": None if odds.exact is None else str(odds.exact)}
                           for odds in self.odds if odds.die == name]}
                 for name in self.in_bag],
@@ -228,7 +228,7 @@ def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple
             exact = method == "exact" or (method == "auto" and enumeration_size(bag, die.name, k) <= enumeration_limit)
             if exact:
                 value = exact_win_probability(bag, die.name, k, rules)
-                odds.append(WinOdds(die.name, k, Estimate(float(value), float(value), float(value)), value))
+                odds.append(WinOdds(die.name, k, Estimate.exact(float(value)), value))
             else:
                 # One stream per (die, k): a row's figure does not depend on which other rows were asked for.
                 stream = np.random.SeedSequence(seed, spawn_key=(bag.names.index(die.name), k))

@@ -24,7 +24,7 @@ import pandas as pd
 
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.stats import wilson_interval
+from diavolo_stats.stats import Estimate, proportion_estimate
 from diavolo_stats.sweep.targets import Target, select
 
 COLUMNS = ("colors", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm", "command",
@@ -49,14 +49,14 @@ def variant_rows(variant: Variant, sweep_id: str, simulated: tuple[int, int, int
     rows = []
     for command in variant.commands:
         if command in exact:
-            value = float(exact[command])
-            numbers = {"tie_probability": value, "ci95_low": value, "ci95_high": value,
-                       "exact_tie_probability": value, "rounds": 0, "ties": None, "seed": None}
+            estimate = Estimate.exact(float(exact[command]))
+            counts = {"exact_tie_probability": estimate.value, "rounds": 0, "ties": None, "seed": None}
         else:
             ties, rounds, seed = simulated
-            low, high = wilson_interval(ties, rounds)
-            numbers = {"tie_probability": ties / rounds, "ci95_low": low, "ci95_high": high,
-                       "exact_tie_probability": None, "rounds": rounds, "ties": ties, "seed": seed}
+            estimate = proportion_estimate(ties, rounds)
+            counts = {"exact_tie_probability": None, "rounds": rounds, "ties": ties, "seed": seed}
+        numbers = {"tie_probability": estimate.value, "ci95_low": estimate.low, "ci95_high": estimate.high,
+                   **counts}
         rows.append({**common, "command": command.value, **numbers, "color_names": fields["color_names"],
                      "sweep_id": sweep_id})
     return rows

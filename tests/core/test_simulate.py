@@ -13,12 +13,13 @@ from diavolo_stats.core.simulate import BLOCK_ROUNDS, simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import VALUE_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.stats import wilson_interval
+from diavolo_stats.stats import Estimate, proportion_estimate
 
 # Each comparison below is one of many; the interval is widened (Bonferroni) so that the whole
 # file fails by chance less than once in 1000 runs, while a real bias of a few standard errors fails.
 COMPARISONS = 120
 FAMILY_CONFIDENCE = 0.999
+CONFIDENCE_LIMIT = 1 - (1 - FAMILY_CONFIDENCE) / COMPARISONS
 Z_LIMIT = norm.ppf(1 - (1 - FAMILY_CONFIDENCE) / (2 * COMPARISONS))
 
 
@@ -47,13 +48,13 @@ def test_simulated_tie_frequency_matches_exact_odds(name, seed):
     exact = exact_odds(variant)
     for command in variant.commands:
         truth = float(exact.tie_probability[command])
-        low, high = wilson_interval(result.ties(command), result.rounds, z=Z_LIMIT)
-        assert low <= truth <= high, (name, command, result.tie_probability(command), truth)
+        estimate = proportion_estimate(result.ties(command), result.rounds, confidence=CONFIDENCE_LIMIT)
+        assert truth in estimate, (name, command, result.tie_probability(command), truth)
         for color in variant.colors:
             share_truth = float(exact.answer_probability[command][color])
             count = result.counts[command][variant.colors.index(color)]
-            low, high = wilson_interval(count, result.rounds, z=Z_LIMIT)
-            assert low <= share_truth <= high, (name, command, color)
+            estimate = proportion_estimate(count, result.rounds, confidence=CONFIDENCE_LIMIT)
+            assert share_truth in estimate, (name, command, color)
 
 
 def _reference_closest_tie(model: TableModel, colors: int, dice_per_color: int, rng: random.Random) -> bool:
@@ -99,8 +100,8 @@ def test_closest_favours_no_color():
     shares = result.counts[Command.CLOSEST][:3]
     total = sum(shares)
     for count in shares:
-        low, high = wilson_interval(count, total, z=Z_LIMIT)
-        assert low <= 1 / 3 <= high
+        estimate = proportion_estimate(count, total, confidence=CONFIDENCE_LIMIT)
+        assert 1 / 3 in estimate
 
 
 @pytest.mark.parametrize("variant", [Variant(), Variant(colors=("a", "b", "c", "d")), Variant(dice_per_color=7)])
@@ -135,10 +136,16 @@ def test_report_gives_exact_values_and_z_scores_for_value_commands_only():
     assert "16 mm dice" in document["table_model"]
 
 
-def test_wilson_interval_matches_a_known_case():
+def test_proportion_estimate_is_the_wilson_interval_of_a_known_case():
     # 81 successes out of 263: the Wilson interval of the textbook example (Newcombe 1998, case 1 style).
-    low, high = wilson_interval(81, 263)
-    assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
+    estimate = proportion_estimate(81, 263)
+    assert estimate.value == 81 / 263
+    assert [round(bound, 4) for bound in estimate.bounds] == [0.2553, 0.3662]
+
+
+def test_an_exact_figure_is_its_own_interval():
+    assert Estimate.exact(0.25).bounds == [0.25, 0.25]
+    assert 0.25 in Estimate.exact(0.25)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -23,7 +23,7 @@ from diavolo_stats.game.games import (
     summarize,
 )
 from diavolo_stats.game.players import PlayerModel, Skill
-from diavolo_stats.stats import wilson_interval
+from diavolo_stats.stats import proportion_estimate
 
 BLACK, RED, WHITE, GREY = 0, 1, 2, GREY_CODE
 Z_999 = 3.29
@@ -212,8 +212,8 @@ class TestManyGames:
         summary = summarize(records)
         fair = (1 - summary["no_winner"]) / 4
         for player in summary["players"]:
-            low, high = wilson_interval(player["win_probability"] * games, games, z=Z_999)
-            assert low <= fair <= high, player
+            estimate = proportion_estimate(player["win_probability"] * games, games, confidence=0.999)
+            assert fair in estimate, player
 
     def test_a_strictly_better_player_wins_more(self):
         average = PlayerModel.preset("average")

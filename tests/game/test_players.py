@@ -16,7 +16,7 @@ from diavolo_stats.drill.log import DrillLog, load_logs
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import MIN_LATENCY_MS, Lineup, PlayerModel, Skill, player_from_spec, players_from_specs
-from diavolo_stats.stats import wilson_interval
+from diavolo_stats.stats import proportion_estimate
 
 Z_999 = 3.29
 PRESETS = ("novice", "average", "expert")
@@ -58,8 +58,8 @@ class TestSampling:
         correct, latency = PlayerModel.preset("average").sample(
             np.full(count, ALL_COMMANDS.index(Command.MOST_ODD), dtype=np.int8), np.zeros(count, bool),
             np.random.default_rng(1))
-        low, high = wilson_interval(int(correct.sum()), count, z=Z_999)
-        assert low <= skill.accuracy <= high
+        estimate = proportion_estimate(int(correct.sum()), count, confidence=0.999)
+        assert skill.accuracy in estimate
         low, high = mean_interval(skill.mean_ms, math.hypot(skill.sigma_ms, skill.tau_ms), count)
         assert low <= latency.mean() <= high
         assert latency.dtype == np.float64 and correct.dtype == bool
@@ -78,8 +78,8 @@ class TestSampling:
         wrong = grabbed[0] != answers
         non_tie_wrong = wrong & (answers != GREY_CODE)
         greys = int((grabbed[0][non_tie_wrong] == GREY_CODE).sum())
-        low, high = wilson_interval(greys, int(non_tie_wrong.sum()), z=Z_999)
-        assert low <= sloppy.wrong_grey_share <= high
+        estimate = proportion_estimate(greys, int(non_tie_wrong.sum()), confidence=0.999)
+        assert sloppy.wrong_grey_share in estimate
         # Wrong on a tie: a color, any of the three.
         tie_wrong = grabbed[0][wrong & (answers == GREY_CODE)]
         assert set(np.unique(tie_wrong)) == {0, 1, 2}
