@@ -193,7 +193,8 @@ def progress_bar(total: int, unit: str):
         return None, lambda: None
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit=unit, unit_scale=True, delay=1.0, leave=False, file=sys.stderr)
+    # Millions of rounds read best as 1.00M; a few hundred variants as whole numbers, not 25.0/200.
+    bar = tqdm(total=total, unit=unit, unit_scale=total >= 10_000, delay=1.0, leave=False, file=sys.stderr)
 
     def update(done: int) -> None:
         bar.update(done - bar.n)

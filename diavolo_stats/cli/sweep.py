@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import add_format_argument, positive_int, progress_bar
+from diavolo_stats.cli.common import add_format_argument, positive_int, print_result, progress_bar
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import Command
-from diavolo_stats.results import render_csv, render_json
 from diavolo_stats.sweep import PALETTE, SweepGrid, Target, parse_values, sweep
 from diavolo_stats.sweep.heatmaps import AXES, check_folder, choose_axes, write_heatmaps
 
@@ -99,10 +98,5 @@ def run(args: argparse.Namespace) -> int:
     if axes is not None:
         write_heatmaps(result.frame(), axes, args.plot)  # every variant, whatever the target keeps
     shown = result.meeting(target) if target is not None else result
-    if args.format == "json":
-        print(render_json(shown.document()))
-    elif args.format == "csv":
-        print(render_csv(shown.rows(), shown.columns))
-    else:
-        print(shown.text())
+    print_result(shown, args.format)
     return 0

@@ -6,9 +6,11 @@ import csv
 import io
 import json
 import socket
+import sys
 
+import pexpect
 import pytest
-from conftest import assert_one_line_error, run_diavolo
+from conftest import REPO, assert_one_line_error, run_diavolo
 
 from diavolo_stats.sweep import COLUMNS
 
@@ -169,3 +171,15 @@ def test_csv_text_cells_are_guarded_and_read_back(tmp_path):
     assert "'=HYPERLINK(1)" in out.read_text()
     with ResultsFile(out, row["sweep_id"], 1, resume=True) as again:
         assert list(again.done.values()) == [[row]]
+
+
+def test_progress_on_a_terminal_counts_whole_variants():
+    child = pexpect.spawn(sys.executable, ["-m", "diavolo_stats", "sweep", "--dice-per-color", "2..5",
+                                           "--tolerance", "0.05..0.2:0.05", "--commands", "closest",
+                                           "--rounds", "4000000"],
+                          cwd=str(REPO), encoding="utf-8", timeout=300, dimensions=(24, 100))
+    child.expect(r"(\d+(?:\.\d+)?)/16 \[.*variants/s")
+    assert child.match.group(1).isdigit(), child.match.group(0)  # 3/16, never 3.0/16
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
