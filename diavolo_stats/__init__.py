@@ -42,7 +42,7 @@ _HOMES = {
     "game_report": "diavolo_stats.game.games",
     # analytics: summaries, tie frequency, the report, synthetic logs
     "summarize": "diavolo_stats.analytics.summaries",
-    "tie_frequency_table": "diavolo_stats.analytics.tie_frequency",
+    "tie_frequency_frame": "diavolo_stats.analytics.tie_frequency",
     "write_report": "diavolo_stats.analytics.report",
     "write_synthetic_log": "diavolo_stats.analytics.synthetic",
     # minodice

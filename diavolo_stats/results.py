@@ -46,18 +46,18 @@ class TextResult:
         return self.text()
 
 
-class NotedTable(TextResult):
-    """A result shown as a table of its `table_columns`, then its `notes()`, one paragraph each."""
+class NotedRows(TextResult):
+    """A result shown as its `text_columns` aligned in columns, then its `notes()`, one paragraph each."""
 
-    table_columns: tuple[str, ...]
+    text_columns: tuple[str, ...]
 
     def notes(self) -> list[str]:
         return []
 
     def text(self) -> str:
         notes = [wrap(note) for note in self.notes()]
-        table = render_fitting_table(self.rows(), self.table_columns, keep=2)
-        return "\n".join([table, "", *notes]) if notes else table
+        aligned = render_fitted(self.rows(), self.text_columns, keep=2)
+        return "\n".join([aligned, "", *notes]) if notes else aligned
 
 
 TEXT_WIDTH = 80
@@ -76,7 +76,7 @@ def render(result: Result, output_format: str) -> str:
     return result.text()
 
 
-def render_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str],
+def render_aligned(rows: Sequence[Mapping[str, Any]], columns: Sequence[str],
                  headers: Mapping[str, str] | None = None, digits: int = 6) -> str:
     """Rows as an aligned plain-text table, numbers right-aligned, floats with `digits` decimals;
     `headers` renames columns for display."""
@@ -92,17 +92,17 @@ def render_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str],
     return "\n".join([line(titles), line(["-" * w for w in widths])] + [line(c) for c in cells])
 
 
-def render_fitting_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], keep: int = 1,
+def render_fitted(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], keep: int = 1,
                          headers: Mapping[str, str] | None = None, digits: int = 6) -> str:
-    """`render_table` of as many leading `columns` as fit TEXT_WIDTH (at least `keep`), saying what was left out."""
+    """`render_aligned` of as many leading `columns` as fit TEXT_WIDTH (at least `keep`), saying what was left out."""
     for count in range(len(columns), keep - 1, -1):
-        table = render_table(rows, columns[:count], headers, digits)
-        if count == keep or max(len(line) for line in table.splitlines()) <= TEXT_WIDTH:
+        aligned = render_aligned(rows, columns[:count], headers, digits)
+        if count == keep or max(len(line) for line in aligned.splitlines()) <= TEXT_WIDTH:
             break
     left_out = columns[count:]
     if left_out:
-        table += "\n" + wrap(f"(not shown, too wide: {', '.join(left_out)}; print as csv or json for them)")
-    return table
+        aligned += "\n" + wrap(f"(not shown, too wide: {', '.join(left_out)}; print as csv or json for them)")
+    return aligned
 
 
 def render_csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:

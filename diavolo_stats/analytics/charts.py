@@ -98,7 +98,7 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
     panel gets no histogram: the panel says "too few answers" and names them.
     With `fits`, each player's ex-Gaussian fit is drawn over the histogram
     where there are enough correct answers for one (see `stats.fit_ex_gaussian`);
-    `fits` may be the `summaries.summarize` table by player and command, whose
+    `fits` may be the `summaries.summarize` frame by player and command, whose
     fits are drawn instead of fitting the same answers again. With more than
     MANY_PLAYERS players each panel shows all players' answers as one
     histogram and each player's median as a tick below it.
@@ -181,7 +181,7 @@ def _latency_spread(axes, answered: pd.DataFrame, bins: np.ndarray, percent_per_
 
 
 def _summary_fit(summary: pd.DataFrame, player: str, command: str) -> ExGaussian | None:
-    """The ex-Gaussian fit of one player and command in a `summarize` table, or None where it has none."""
+    """The ex-Gaussian fit of one player and command in a `summarize` frame, or None where it has none."""
     rows = summary[(summary["player"].astype(str) == player) & (summary["command"].astype(str) == command)]
     if rows.empty or not np.isfinite(rows["exgauss_mu_ms"].iloc[0]):
         return None
@@ -271,21 +271,21 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
     return figure
 
 
-def tie_frequency_chart(table: pd.DataFrame, title: str = "Tie frequency per command") -> Figure:
-    """Exact against simulated tie probability per command (from `tie_frequency.tie_frequency_table`).
+def tie_frequency_chart(frame: pd.DataFrame, title: str = "Tie frequency per command") -> Figure:
+    """Exact against simulated tie probability per command (from `tie_frequency.tie_frequency_frame`).
 
     Top: both probabilities, the simulated one with its 95 % interval. Bottom:
     simulated minus exact, in percentage points, where the interval is
     visible at any number of rounds; it should cross zero about 19 times in 20.
     """
-    commands = table["command"].astype(str).tolist()
+    commands = frame["command"].astype(str).tolist()
     x = np.arange(len(commands))
     figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 5.4), layout="constrained")
     odds_axes, gap_axes = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1))
-    exact = table["exact_tie_probability"].to_numpy(dtype=np.float64)
-    simulated = table["simulated_tie_probability"].to_numpy(dtype=np.float64)
-    low = table["ci95_low"].to_numpy(dtype=np.float64)
-    high = table["ci95_high"].to_numpy(dtype=np.float64)
+    exact = frame["exact_tie_probability"].to_numpy(dtype=np.float64)
+    simulated = frame["simulated_tie_probability"].to_numpy(dtype=np.float64)
+    low = frame["ci95_low"].to_numpy(dtype=np.float64)
+    high = frame["ci95_high"].to_numpy(dtype=np.float64)
     odds_axes.scatter(x - 0.12, exact, marker="D", color="black", label="exact", zorder=3)
     odds_axes.errorbar(x + 0.12, simulated, yerr=[simulated - low, high - simulated], fmt="o", capsize=4,
                        color="tab:orange", label="simulated (95 % interval)")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from diavolo_stats.analytics import charts, summaries
-from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_table
+from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_frame
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
@@ -28,7 +28,7 @@ from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_folder, frame_csv_text, write_folder
 from diavolo_stats.plots import figure_png
-from diavolo_stats.results import TextResult, render_fitting_table, wrap
+from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
 DEFAULT_OUT = Path("data") / "reports"
@@ -95,7 +95,7 @@ class Report(TextResult):
 
     def text(self) -> str:
         """The summary table, the notes and where the files are."""
-        lines = [render_fitting_table(self.rows(), PRINTED_COLUMNS, keep=4, headers=PRINTED_HEADERS, digits=4), ""]
+        lines = [render_fitted(self.rows(), PRINTED_COLUMNS, keep=4, headers=PRINTED_HEADERS, digits=4), ""]
         lines += [wrap(note) for note in self.notes]
         lines.append(wrap(f"wrote {len(self.files)} files to {self.folder}/ (open {self.folder / 'report.html'})"))
         return "\n".join(lines)
@@ -130,7 +130,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     presets, other_trials = _games_played(drills)
     for name, variant in presets:
         saved, note = _simulated_odds(name, variant, simulation_path)
-        ties.append((name, tie_frequency_table(variant, saved), note))
+        ties.append((name, tie_frequency_frame(variant, saved), note))
     left_out = [f"no tie frequency for the {other_trials} trials of a custom game: the log does not record "
                 "its sides, so its tie odds cannot be known"] if other_trials else []
     notes = [note for _, _, note in ties] + ([CLOSEST_JUDGING] if ties else []) + left_out
@@ -146,9 +146,9 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
         "tie_vs_non_tie.png": ("Tie rolls against non-tie rolls",
                                charts.tie_versus_non_tie_chart(summaries.tie_versus_non_tie(drills, fit=False))),
     }
-    for name, table, _ in ties:
+    for name, frame, _ in ties:
         title = f"Tie frequency per command, {name} game"
-        figures[f"tie_frequency_{name}.png"] = (title, charts.tie_frequency_chart(table, title=title))
+        figures[f"tie_frequency_{name}.png"] = (title, charts.tie_frequency_chart(frame, title=title))
     images = {file_name: (caption, figure_png(figure)) for file_name, (caption, figure) in figures.items()}
     contents = {"summary.csv": frame_csv_text(summary).encode("utf-8")}
     contents |= {file_name: png for file_name, (_, png) in images.items()}
@@ -187,13 +187,13 @@ def is_report_file(name: str) -> bool:
     return name in REPORT_FILES or (name.startswith("tie_frequency_") and name.endswith(".png"))
 
 
-def _tie_table_html(table: pd.DataFrame) -> str:
+def _tie_frequency_html(frame: pd.DataFrame) -> str:
     """The tie-frequency table as HTML; a command with no exact odds (closest) says "no exact value"."""
-    shown = table.astype({"exact_tie_probability": object, "exact_in_interval": object})
-    missing = table["exact_tie_probability"].isna().to_numpy()
+    shown = frame.astype({"exact_tie_probability": object, "exact_in_interval": object})
+    missing = frame["exact_tie_probability"].isna().to_numpy()
     shown["exact_tie_probability"] = [
         "no exact value" if absent else f"{value:.5f}"
-        for absent, value in zip(missing, table["exact_tie_probability"])]
+        for absent, value in zip(missing, frame["exact_tie_probability"])]
     shown.loc[missing, "exact_in_interval"] = ""
     return shown.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.5f}", border=0, classes="summary")
 
@@ -218,10 +218,10 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
         encoded = base64.b64encode(png).decode("ascii")
         sections.append(f"<h2>{html.escape(caption)}</h2>"
                         f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}">')
-        for name, table, note in ties:
+        for name, frame, note in ties:
             if file_name == f"tie_frequency_{name}.png":
                 sections.append(f"<p>{html.escape(note)}.</p>")
-                sections.append(_tie_table_html(table))
+                sections.append(_tie_frequency_html(frame))
     sections.extend(f"<p>{html.escape(note)}.</p>" for note in notes)
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
              "table.summary{border-collapse:collapse;font-size:0.9em}"

@@ -1,4 +1,4 @@
-"""How often rounds tie: exact odds and simulated frequencies side by side, as tables.
+"""How often rounds tie: exact odds and simulated frequencies side by side, as data frames.
 
 Exact values come from `odds.exact_odds` (value commands only); simulated
 ones from `simulate.simulate` or from results saved by
@@ -29,9 +29,9 @@ from diavolo_stats.files import read_frame_csv
 SIMULATION_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high")
 """Columns `load_simulation` needs in a saved result (a saved simulation has more)."""
 
-TABLE_COLUMNS = ("command", "exact_tie_probability", "exact_tie_fraction", "simulated_tie_probability",
+FRAME_COLUMNS = ("command", "exact_tie_probability", "exact_tie_fraction", "simulated_tie_probability",
                  "ci95_low", "ci95_high", "rounds", "exact_in_interval")
-"""Columns of `tie_frequency_table`, in order."""
+"""Columns of `tie_frequency_frame`, in order."""
 
 # Color names for variants with more than the box's three colors.
 COLOR_NAMES = (*DEFAULT_COLORS, "blue", "green", "yellow", "purple", "orange")
@@ -95,10 +95,10 @@ def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
                              f"({next(iter(models))}); expected {variant.table.describe()}")
 
 
-def tie_frequency_table(variant: Variant, simulated: pd.DataFrame | None = None) -> pd.DataFrame:
+def tie_frequency_frame(variant: Variant, simulated: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per command of `variant`: the exact tie probability and the simulated one with its 95 % interval.
 
-    Columns TABLE_COLUMNS. `exact_*` are empty (NaN, "") for `closest`, which
+    Columns FRAME_COLUMNS. `exact_*` are empty (NaN, "") for `closest`, which
     has no exact value; the simulated columns are NaN for commands missing
     from `simulated` (or all of them when it is None). InputError if
     `simulated` was run for another game (see `check_simulation_matches`). `exact_in_interval`
@@ -126,22 +126,22 @@ def tie_frequency_table(variant: Variant, simulated: pd.DataFrame | None = None)
             "rounds": int(row.rounds) if row is not None else pd.NA,
             "exact_in_interval": (low <= exact_value <= high) if known else pd.NA,
         })
-    table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    table["command"] = pd.Categorical(table["command"], categories=COMMAND_ORDER)
-    table["rounds"] = table["rounds"].astype("Int64")
-    table["exact_in_interval"] = table["exact_in_interval"].astype("boolean")
-    return table
+    frame = pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+    frame["command"] = pd.Categorical(frame["command"], categories=COMMAND_ORDER)
+    frame["rounds"] = frame["rounds"].astype("Int64")
+    frame["exact_in_interval"] = frame["exact_in_interval"].astype("boolean")
+    return frame
 
 
 def convergence(variant: Variant, rounds: Sequence[int], seed: int) -> pd.DataFrame:
     """Simulated tie probability (95 % interval) per command as the number of rounds grows.
 
-    One row per rounds value and command: `rounds`, then the TABLE_COLUMNS
-    figures. Every run uses the same seed, so the whole table can be repeated.
+    One row per rounds value and command: `rounds`, then the FRAME_COLUMNS
+    figures. Every run uses the same seed, so the whole frame can be repeated.
     """
-    tables = [tie_frequency_table(variant, simulation_frame(simulate(variant, int(count), seed=seed)))
+    frames = [tie_frequency_frame(variant, simulation_frame(simulate(variant, int(count), seed=seed)))
               for count in sorted(set(rounds))]
-    return pd.concat(tables, ignore_index=True)
+    return pd.concat(frames, ignore_index=True)
 
 
 def with_parameter(base: Variant, parameter: str, value: int) -> Variant:

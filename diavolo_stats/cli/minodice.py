@@ -121,9 +121,9 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _odds(args: argparse.Namespace) -> int:
-    table = die_odds(bag=load_dice(args.dice), against=_against(args.against), rules=_rules(args),
+    odds = die_odds(bag=load_dice(args.dice), against=_against(args.against), rules=_rules(args),
                      method=args.method, simulations=args.simulations, seed=args.seed)
-    print_result(table, args.format)
+    print_result(odds, args.format)
     return 0
 
 

@@ -30,10 +30,10 @@ import numpy as np
 from diavolo_stats.core.rules import SMALLEST_WINS, answers, count_answers
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.results import TextResult, render_fitting_table, wrap
+from diavolo_stats.results import TextResult, render_fitted, wrap
 
 BRUTE_FORCE_MAX_ROLLS = 2**25
-"""Largest number of joint rolls `brute_force_odds` enumerates (the standard game has 6**9, about 10 million)."""
+"""Largest number of joint rolls `brute_force_odds` enumerates (the standard game has `6**9`, about 10 million)."""
 
 # Rows resolved at once by brute force: a few MB of dice and figures per chunk, however large the variant.
 _BRUTE_FORCE_CHUNK_ROWS = 1 << 18
@@ -97,7 +97,7 @@ class ExactOdds(TextResult):
         lines = [wrap(f"Exact odds: {self.variant.describe()}", "  ")]
         value_rows = [row for row in self.rows() if "note" not in row]
         if value_rows:
-            lines.append(render_fitting_table(value_rows, self.columns[:-1], keep=3))
+            lines.append(render_fitted(value_rows, self.columns[:-1], keep=3))
         if self.closest_note is not None:
             lines.append(wrap(self.closest_note))
         return "\n".join(lines)
@@ -185,7 +185,7 @@ def _sole_win_counts(worst_to_best: Sequence[Sequence[int]]) -> list[int]:
 
 
 def figure_counts(command: Command, dice_per_color: int, sides: int) -> list[int]:
-    """How many of one color's sides**dice_per_color outcomes give each figure, in increasing order.
+    """How many of one color's `sides**dice_per_color` outcomes give each figure, in increasing order.
 
     Index 0 is the smallest possible figure: a total of dice_per_color, a
     spread of 0, no odd die, a highest die of 1.

@@ -10,10 +10,10 @@ run's seed. Chunks (the work handed to a process at a time) and workers only
 group blocks, so the same seed gives the same counts however the work is split.
 
 Speed: the five value commands are read from precomputed tables rather than
-computed from dice. When all joint outcomes fit in JOINT_TABLE_LIMIT entries
+computed from dice. When all joint outcomes fit in JOINT_LOOKUP_LIMIT entries
 (the standard game: 6**9), one 32-bit draw per round indexes a table holding
 every command's answer, packed in 16 bits, and a histogram counts them.
-Otherwise, when one color's outcomes fit in COLOR_TABLE_LIMIT, each color's
+Otherwise, when one color's outcomes fit in COLOR_LOOKUP_LIMIT, each color's
 outcome is one draw that indexes per-command figure tables, and only the
 comparison across colors is computed per round. Beyond that (many dice or
 sides per color) the dice themselves are rolled and reduced.
@@ -37,7 +37,7 @@ from diavolo_stats.core.rules import CLOSEST_JUDGING, answers, count_answers, fi
 from diavolo_stats.core.seeding import child, root_sequence
 from diavolo_stats.core.table_model import throw_on_grid
 from diavolo_stats.core.variant import GREY, Command, Variant
-from diavolo_stats.results import TextResult, render_fitting_table, wrap
+from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.stats import Estimate, proportion_estimate
 from diavolo_stats.validation import Instance, Whole, checked
 
@@ -52,8 +52,8 @@ generated as they are handed out, and only counts are kept); more is refused."""
 
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 """The most worker processes a run may ask for: 4 per CPU. A run never starts more workers than it has chunks."""
-JOINT_TABLE_LIMIT = 1 << 24
-COLOR_TABLE_LIMIT = 1 << 16
+JOINT_LOOKUP_LIMIT = 1 << 24
+COLOR_LOOKUP_LIMIT = 1 << 16
 
 
 _ROW_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high", "exact_tie_probability",
@@ -172,9 +172,9 @@ class SimulationResult(TextResult):
         shares = [column for column in self.columns if column.startswith("share_")]
         lines = [wrap(f"Diavolo simulation: {self.variant.describe()}", "  "),
                  f"{self.rounds:,} rounds, seed {self.seed}", "",
-                 render_fitting_table(rows, TEXT_COLUMNS, keep=4, headers=TEXT_HEADERS), "",
+                 render_fitted(rows, TEXT_COLUMNS, keep=4, headers=TEXT_HEADERS), "",
                  "Share of rounds each answer is right:",
-                 render_fitting_table(rows, ["command", *shares], keep=2)]
+                 render_fitted(rows, ["command", *shares], keep=2)]
         if Command.CLOSEST in self.variant.commands:
             lines += ["", wrap(f"closest: {self.variant.table.describe()}", "  "), wrap(CLOSEST_JUDGING, "  ")]
         return "\n".join(lines)
@@ -201,7 +201,7 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
     # Generated as they are handed out: a list of 10**12 / 2**21 chunks would itself fill memory.
     chunks = ((first, min(first + blocks_per_chunk, blocks)) for first in range(0, blocks, blocks_per_chunk))
     workers = min(workers, chunk_count)
-    _tables(variant)  # built once here, shared with forked workers
+    _lookups(variant)  # built once here, shared with forked workers
     totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
     done = 0
 
@@ -222,7 +222,7 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
 
 
 def _tally_in_processes(variant, root, rounds, chunks, workers, add) -> None:
-    # fork shares the lookup tables built in this process; elsewhere each worker builds its own.
+    # fork shares the lookup arrays built in this process; elsewhere each worker builds its own.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
@@ -252,18 +252,18 @@ def _tally_chunk(variant: Variant, root: np.random.SeedSequence, rounds: int, ch
 
 def _tally_block(variant: Variant, rng: np.random.Generator, rounds: int) -> np.ndarray:
     """Roll `rounds` rounds and count the answers: (commands, colors + 1) int64, grey last."""
-    tables = _tables(variant)
+    lookups = _lookups(variant)
     colors = len(variant.colors)
     per_command: dict[Command, np.ndarray] = {}
-    if tables.joint_words:
-        joint = rng.integers(0, tables.joint_size, size=rounds, dtype=np.uint32)
-        for word, commands in tables.joint_words:
-            histogram = np.bincount(np.take(word, joint), minlength=1 << (tables.code_bits * len(commands)))
-            per_command.update(_unpack(histogram, commands, tables.code_bits, colors))
-    elif tables.color_figures:
-        outcomes = rng.integers(0, tables.color_outcomes, size=(colors, rounds), dtype=np.uint16)
-        for command, table in tables.color_figures.items():
-            per_command[command] = count_answers(winners(command, np.take(table, outcomes)), colors)
+    if lookups.joint_words:
+        joint = rng.integers(0, lookups.joint_size, size=rounds, dtype=np.uint32)
+        for word, commands in lookups.joint_words:
+            histogram = np.bincount(np.take(word, joint), minlength=1 << (lookups.code_bits * len(commands)))
+            per_command.update(_unpack(histogram, commands, lookups.code_bits, colors))
+    elif lookups.color_figures:
+        outcomes = rng.integers(0, lookups.color_outcomes, size=(colors, rounds), dtype=np.uint16)
+        for command, lookup in lookups.color_figures.items():
+            per_command[command] = count_answers(winners(command, np.take(lookup, outcomes)), colors)
     elif variant.value_commands:
         dice = rng.integers(1, variant.sides + 1, size=(colors, variant.dice_per_color, rounds), dtype=np.uint8)
         for command in variant.value_commands:
@@ -287,38 +287,38 @@ def _unpack(histogram: np.ndarray, commands: tuple[Command, ...], bits: int,
 
 
 @dataclass(frozen=True)
-class _Tables:
-    """Lookup tables for a variant's value commands (see the module docstring)."""
+class _Lookups:
+    """Lookup arrays for a variant's value commands (see the module docstring)."""
 
     joint_size: int = 0
     code_bits: int = 0
-    joint_words: tuple = ()  # ((uint16 table over joint outcomes, commands packed in it), ...)
+    joint_words: tuple = ()  # ((uint16 lookup over joint outcomes, commands packed in it), ...)
     color_outcomes: int = 0
     color_figures: Mapping[Command, np.ndarray] | None = None  # command -> (outcomes,) uint8 or int16
 
 
-def _narrowest(table: np.ndarray) -> np.ndarray:
-    """The table as uint8 when its figures fit: comparisons on bytes run twice as wide."""
-    return table.astype(np.uint8) if table.min() >= 0 and table.max() < 256 else table
+def _narrowest(lookup: np.ndarray) -> np.ndarray:
+    """The lookup as uint8 when its figures fit: comparisons on bytes run twice as wide."""
+    return lookup.astype(np.uint8) if lookup.min() >= 0 and lookup.max() < 256 else lookup
 
 
 @functools.lru_cache(maxsize=8)
-def _tables(variant: Variant) -> _Tables:
+def _lookups(variant: Variant) -> _Lookups:
     commands = variant.value_commands
     if not commands:
-        return _Tables()
+        return _Lookups()
     outcomes_per_color = variant.sides ** variant.dice_per_color
-    if outcomes_per_color > COLOR_TABLE_LIMIT:
-        return _Tables()
+    if outcomes_per_color > COLOR_LOOKUP_LIMIT:
+        return _Lookups()
     colors = len(variant.colors)
     # Every outcome of one color's dice, in base-`sides` order: (1, dice_per_color, outcomes) uint8.
     faces = np.indices((variant.sides,) * variant.dice_per_color, dtype=np.uint8)
     faces = faces.reshape(1, variant.dice_per_color, -1) + 1
     color_figures = {c: _narrowest(figures(c, faces)[0]) for c in commands}
     joint_size = outcomes_per_color ** colors
-    if joint_size > JOINT_TABLE_LIMIT:
+    if joint_size > JOINT_LOOKUP_LIMIT:
         # uint16 even for small ranges: numpy draws bounded uint16 several times faster than uint8.
-        return _Tables(color_outcomes=outcomes_per_color, color_figures=color_figures)
+        return _Lookups(color_outcomes=outcomes_per_color, color_figures=color_figures)
     # Answer code + 1 (0 = grey) of every joint outcome, packed a few commands to a 16-bit word
     # so that one histogram of at most 4096 bins counts them all.
     bits = colors.bit_length()
@@ -330,28 +330,28 @@ def _tables(variant: Variant) -> _Tables:
         for i, command in enumerate(packed):
             word |= _joint_codes(command, color_figures[command], colors) << np.uint16(bits * i)
         words.append((word, packed))
-    return _Tables(joint_size=joint_size, code_bits=bits, joint_words=tuple(words))
+    return _Lookups(joint_size=joint_size, code_bits=bits, joint_words=tuple(words))
 
 
-def _joint_codes(command: Command, color_table: np.ndarray, colors: int) -> np.ndarray:
+def _joint_codes(command: Command, one_color: np.ndarray, colors: int) -> np.ndarray:
     """Answer code + 1 (0 = grey) of every joint outcome: (outcomes ** colors,) uint16.
 
     Joint outcome j = o_0 * K**(C-1) + ... + o_(C-1), K outcomes per color. Built
     one outcome of the first color at a time, so the temporaries stay small.
     """
-    # color_table: (outcomes,) figure of each outcome of one color
-    outcomes = len(color_table)
+    # one_color: (outcomes,) figure of each outcome of one color
+    outcomes = len(one_color)
     rest = (outcomes,) * (colors - 1)
     # The other colors' figures over their joint outcomes: (colors - 1, outcomes ** (colors - 1)).
     def along(color: int) -> np.ndarray:
         shape = [outcomes if axis == color else 1 for axis in range(colors - 1)]
-        return np.broadcast_to(color_table.reshape(shape), rest).reshape(-1)
+        return np.broadcast_to(one_color.reshape(shape), rest).reshape(-1)
 
     others = np.stack([along(color) for color in range(colors - 1)])
     codes = np.empty((outcomes, others.shape[1]), dtype=np.uint16)
-    figures_now = np.empty((colors, others.shape[1]), dtype=color_table.dtype)
+    figures_now = np.empty((colors, others.shape[1]), dtype=one_color.dtype)
     figures_now[1:] = others
     for first in range(outcomes):
-        figures_now[0] = color_table[first]
+        figures_now[0] = one_color[first]
         codes[first] = winners(command, figures_now) + 1  # GREY_CODE + 1 == 0
     return codes.reshape(-1)

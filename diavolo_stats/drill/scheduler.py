@@ -64,18 +64,18 @@ def cell_weights(history: pd.DataFrame, commands: Sequence[Command]) -> pd.DataF
             p_correct = (len(right) + 1) / (len(recent) + 2)
             cell_ms = float(np.median(latency_ms[right])) if len(right) else overall_ms
             cells.append((command, tie, len(recent), len(right), p_correct, cell_ms, cell_ms / p_correct))
-    table = pd.DataFrame(cells, columns=list(CELL_COLUMNS[:-1]))
-    squared = table["cost_ms"].to_numpy() ** 2
-    table["probability"] = (1 - EXPLORATION) * squared / squared.sum() + EXPLORATION / len(table)
-    return table
+    weights = pd.DataFrame(cells, columns=list(CELL_COLUMNS[:-1]))
+    squared = weights["cost_ms"].to_numpy() ** 2
+    weights["probability"] = (1 - EXPLORATION) * squared / squared.sum() + EXPLORATION / len(weights)
+    return weights
 
 
 def pick_cell(history: pd.DataFrame, commands: Sequence[Command], rng: np.random.Generator) -> tuple[Command, bool]:
     """The (command, tie) to drill next, drawn with `cell_weights` probabilities."""
-    table = cell_weights(history, commands)
-    index = int(rng.choice(len(table), p=table["probability"].to_numpy()))
+    weights = cell_weights(history, commands)
+    index = int(rng.choice(len(weights), p=weights["probability"].to_numpy()))
     # Command(...): a frame may hold the commands as plain strings (pandas with pyarrow infers text columns).
-    return Command(table["command"].iloc[index]), bool(table["tie"].iloc[index])
+    return Command(weights["command"].iloc[index]), bool(weights["tie"].iloc[index])
 
 
 def adaptive_roll(variant: Variant, history: pd.DataFrame, rng: np.random.Generator) -> Roll:

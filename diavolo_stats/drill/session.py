@@ -69,7 +69,7 @@ from diavolo_stats.drill.performance import performance
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
-from diavolo_stats.results import TextResult, render_table, wrap
+from diavolo_stats.results import TextResult, render_aligned, wrap
 from diavolo_stats.validation import (
     Configuration,
     FilePath,
@@ -137,7 +137,7 @@ COMMAND_CODES = {
 SUMMARY_COLUMNS = ("command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms",
                    "anticipations", "timed_out", "earlier_trials")
 # What a person reads at the end of a session, in 80 columns; the rest goes in DrillSummary.footer().
-SUMMARY_TABLE_COLUMNS = SUMMARY_COLUMNS[:7]
+SUMMARY_TEXT_COLUMNS = SUMMARY_COLUMNS[:7]
 
 
 @dataclass(frozen=True)
@@ -700,10 +700,10 @@ class DrillSummary(TextResult):
                 "rows": self.rows()}
 
     def text(self) -> str:
-        """The title, the table of SUMMARY_TABLE_COLUMNS and the footer; within 80 columns."""
+        """The title, the table of SUMMARY_TEXT_COLUMNS and the footer; within 80 columns."""
         if not self.command_rows:
             return f"{self.title()}\nno trials were answered"
-        return "\n".join([self.title(), render_table(self.command_rows, SUMMARY_TABLE_COLUMNS), self.footer()])
+        return "\n".join([self.title(), render_aligned(self.command_rows, SUMMARY_TEXT_COLUMNS), self.footer()])
 
     def title(self) -> str:
         trials = self.command_rows[-1]["trials"] if self.command_rows else 0

@@ -59,7 +59,7 @@ from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import atomic_file, check_target, write_frame_csv
 from diavolo_stats.game.players import Lineup, PlayerModel, players_from_specs
-from diavolo_stats.results import TextResult, render_fitting_table, wrap
+from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.stats import proportion_estimate
 from diavolo_stats.validation import (
     Configuration,
@@ -517,7 +517,7 @@ def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float
     return pd.DataFrame(rows)
 
 
-def game_length_table(variant: Variant, player_counts: Sequence[int], ends: Sequence[EndRule], games: int,
+def game_length_frame(variant: Variant, player_counts: Sequence[int], ends: Sequence[EndRule], games: int,
                       seed: int | None = None, max_rounds: int = DEFAULT_MAX_ROUNDS,
                       rules: GameRules = GameRules()) -> pd.DataFrame:
     """Game length between `average` equals, per player count and end rule (`rules` with each end in turn).
@@ -604,7 +604,7 @@ class GameReport(TextResult):
                  f"{'first' if report['command_first'] else 'with the dice'}", "  "),
             wrap(f"variant: {report['variant']['description']}", "  "),
             "",
-            render_fitting_table(self.rows(), self.columns, keep=2),
+            render_fitted(self.rows(), self.columns, keep=2),
             "",
             wrap(f"no winner: {report['no_winner']:.4f} ({outcomes['all-out']:,} games with the last players out "
                  f"together, {report['round_limit_games']:,} stopped at {report['max_rounds']} rounds; "

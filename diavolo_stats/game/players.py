@@ -121,7 +121,7 @@ class Skill(Configuration):
         return self.mu_ms + self.tau_ms
 
 
-class SkillTable(Rule):
+class SkillMap(Rule):
     """A Skill for every command, for tie and for non-tie rolls: {(command, is_tie): Skill}."""
 
     def normalize(self, value: object) -> Mapping[tuple[Command, bool], Skill]:
@@ -155,7 +155,7 @@ class PlayerModel(Configuration):
     """
 
     name: str = setting(rule=Text(max_length=MAX_NAME_LENGTH))
-    skills: Mapping[tuple[Command, bool], Skill] = setting(rule=SkillTable())
+    skills: Mapping[tuple[Command, bool], Skill] = setting(rule=SkillMap())
     wrong_grey_share: float = setting(_UNIFORM_WRONG_GREY, Number(at_least=0, at_most=1))
 
     @classmethod
@@ -215,15 +215,15 @@ class PlayerModel(Configuration):
             base = cls.preset(document["base"])
         skills = dict(base.skills) if base else {}
         for is_tie, kind in _ROLL_KINDS.items():
-            table = document.get(kind, {})
-            if not isinstance(table, dict):
+            section = document.get(kind, {})
+            if not isinstance(section, dict):
                 raise InputError(f"{path}: [{kind}] must be a table of commands")
-            for command_name, cell in table.items():
+            for command_name, cell in section.items():
                 try:
                     command = Command.parse(command_name)
                 except InputError as error:
                     raise InputError(f"{path}: [{kind}]: {error.message}") from None
-                skills[(command, is_tie)] = _skill_from_table(cell, f"{path}: [{kind}.{command_name}]")
+                skills[(command, is_tie)] = _skill_from_toml(cell, f"{path}: [{kind}.{command_name}]")
         share = document.get("wrong_grey_share", base.wrong_grey_share if base else _UNIFORM_WRONG_GREY)
         name = document.get("name", path.stem)
         if not isinstance(name, str) or not name.strip():
@@ -423,7 +423,7 @@ def _fit_skill(cell: pd.DataFrame) -> Skill | None:
                  sigma_ms=latency.sigma_ms, tau_ms=latency.tau_ms)
 
 
-def _skill_from_table(cell: object, where: str) -> Skill:
+def _skill_from_toml(cell: object, where: str) -> Skill:
     if not isinstance(cell, dict):
         raise InputError(f"{where}: must be a table with {', '.join(_SKILL_FIELDS)}")
     if set(cell) != set(_SKILL_FIELDS):

@@ -15,9 +15,9 @@ import numpy as np
 
 from diavolo_stats.minodice.dice import Bag, as_bag
 from diavolo_stats.minodice.options import Rules
-from diavolo_stats.minodice.play import deal, play_round
+from diavolo_stats.minodice.play import deal, play_tricks
 from diavolo_stats.minodice.scoring import score_round
-from diavolo_stats.results import NotedTable
+from diavolo_stats.results import NotedRows
 from diavolo_stats.stats import CONFIDENCE, Estimate, mean_estimate_from_sums, proportion_estimate
 from diavolo_stats.validation import Whole, checked
 
@@ -36,7 +36,7 @@ def _add_sums(sums: list[int], samples: np.ndarray) -> None:
 
 
 @dataclass(frozen=True)
-class BidAdvice(NotedTable):
+class BidAdvice(NotedRows):
     """What a hand can expect in a round.
 
     tricks: for n = 0..round_number, the probability this hand wins exactly n tricks.
@@ -61,9 +61,9 @@ class BidAdvice(NotedTable):
     expected_tricks: Estimate
     best_bid: int
 
-    table_columns = ("n", "p_tricks", "p_low", "p_high", "bid_score", "score_low", "score_high", "best")
+    text_columns = ("n", "p_tricks", "p_low", "p_high", "bid_score", "score_low", "score_high", "best")
     # A CSV travels without the notes, so its rows carry the dice's provenance in a column.
-    columns = (*table_columns, "dice")
+    columns = (*text_columns, "dice")
 
     def rows(self) -> list[dict[str, object]]:
         """One row per n = 0..round: P(exactly n tricks) and the expected score of bidding n, with intervals."""
@@ -124,7 +124,7 @@ def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, playe
     for start in range(0, simulations, BATCH_GAMES):
         games = min(BATCH_GAMES, simulations - start)
         dealt = deal(bag, players, round_number, games, rng, hand=types, seat=seat)
-        record = play_round(bag, dealt.hands, rules, rng)
+        record = play_tricks(bag, dealt.hands, rules, rng)
         game = np.arange(games)
         # tricks, griffins, mermaid: (games,) int16, this hand's results (mermaid: what its bonus counts)
         tricks = record.tricks_won[game, dealt.seat].astype(np.int64)

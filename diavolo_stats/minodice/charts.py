@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
 
-from diavolo_stats.minodice.odds import OddsTable
+from diavolo_stats.minodice.odds import DieOdds
 from diavolo_stats.plots import plot_curves
 
 CHARACTER_COLORS = {"minotaur": "saddlebrown", "griffin": "darkorange", "mermaid": "teal"}
@@ -26,7 +26,7 @@ def die_color(name: str, kind: str) -> str:
     return _READABLE.get(name, name) if is_color_like(name) else "grey"
 
 
-def win_chance_chart(table: OddsTable, title: str = "Win chance by die") -> Figure:
+def win_chance_chart(odds: DieOdds, title: str = "Win chance by die") -> Figure:
     """Each die's chance to win a trick against k random dice (from `minodice.die_odds`), one line per die.
 
     Number dice are drawn in their own color, solid with round markers; special dice dashed with square
@@ -35,11 +35,13 @@ def win_chance_chart(table: OddsTable, title: str = "Win chance by die") -> Figu
     figure = Figure(figsize=(7.0, 4.2), layout="constrained")
     axes = figure.add_subplot()
     curves = []
-    for die in table.in_bag:
-        odds = [odds for odds in table.odds if odds.die == die]
-        special = table.kinds[die] in CHARACTER_COLORS
-        curves.append((die, np.array([odds.against for odds in odds]), np.array([odds.estimate.value for odds in odds]),
-                       {"color": die_color(die, table.kinds[die]), "linestyle": "--" if special else "-",
+    for die in odds.in_bag:
+        points = [point for point in odds.odds if point.die == die]
+        special = odds.kinds[die] in CHARACTER_COLORS
+        against = np.array([point.against for point in points])
+        chance = np.array([point.estimate.value for point in points])
+        curves.append((die, against, chance,
+                       {"color": die_color(die, odds.kinds[die]), "linestyle": "--" if special else "-",
                         "marker": "s" if special else "o", "markeredgecolor": "black", "markeredgewidth": 0.6,
                         "linewidth": 2}))
     plot_curves(axes, curves)

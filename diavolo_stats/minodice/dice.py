@@ -186,7 +186,7 @@ class Bag(Configuration):
         """How many dice of each type: (types,) int64, in file order."""
         return np.array([die.count for die in self.dice], dtype=np.int64)
 
-    def face_table(self) -> np.ndarray:
+    def face_codes(self) -> np.ndarray:
         """Face codes of each type: (types, 6) int8."""
         return np.array([die.faces for die in self.dice], dtype=np.int8)
 

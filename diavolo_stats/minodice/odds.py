@@ -25,7 +25,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.dice import FACES_PER_DIE, Bag, as_bag
 from diavolo_stats.minodice.options import MAX_PLAYERS, Rules
 from diavolo_stats.minodice.tricks import NO_WINNER, resolve_tricks
-from diavolo_stats.results import NotedTable
+from diavolo_stats.results import NotedRows
 from diavolo_stats.stats import CONFIDENCE, Estimate, proportion_estimate
 from diavolo_stats.validation import OneOf, Whole, checked
 
@@ -120,13 +120,13 @@ def simulated_win_probability(bag: Bag, die: str, against: int, rules: Rules = R
     _check_against(bag, against)
     rng = np.random.default_rng(seed)
     left = np.repeat(np.arange(len(bag.dice), dtype=np.int8), _others(bag, x))
-    table = bag.face_table()
+    faces = bag.face_codes()
     won = 0
     for start in range(0, simulations, BATCH_TRICKS):  # in batches: memory stays flat
         tricks = min(BATCH_TRICKS, simulations - start)
         drawn = rng.permuted(np.tile(left, (tricks, 1)), axis=1)[:, :against]
-        others = table[drawn, rng.integers(0, FACES_PER_DIE, size=drawn.shape)]
-        own = table[x, rng.integers(0, FACES_PER_DIE, size=tricks)]
+        others = faces[drawn, rng.integers(0, FACES_PER_DIE, size=drawn.shape)]
+        own = faces[x, rng.integers(0, FACES_PER_DIE, size=tricks)]
         place = rng.integers(0, against + 1, size=tricks)
         # others: (tricks, against) int8; own, place: (tricks,); the die goes in at `place`
         column = np.arange(against + 1)[None, :]
@@ -152,7 +152,7 @@ class WinOdds:
 
 
 @dataclass(frozen=True)
-class OddsTable(NotedTable):
+class DieOdds(NotedRows):
     """Win chances of every die type (`odds`, by die then k), and each type's chance of rolling a flag.
 
     kinds: each type's kind by name, "number" or its character (`Die.kind`).
@@ -168,9 +168,9 @@ class OddsTable(NotedTable):
     seed: int | None
     confidence: float
 
-    table_columns = ("die", "in_bag", "flag", "against", "win", "low", "high", "method")
+    text_columns = ("die", "in_bag", "flag", "against", "win", "low", "high", "method")
     # A CSV travels without the notes, so its rows carry the dice's provenance in a column.
-    columns = (*table_columns, "dice")
+    columns = (*text_columns, "dice")
 
     def rows(self) -> list[dict[str, object]]:
         """One row per die type and k; exact rows have low == high == win."""
@@ -179,7 +179,7 @@ class OddsTable(NotedTable):
                  "high": odds.estimate.high, "method": odds.method, "dice": self.dice} for odds in self.odds]
 
     def document(self) -> dict[str, object]:
-        """The table as plain JSON types, one entry per die type; exact figures also as "p/q" text."""
+        """The odds as plain JSON types, one entry per die type; exact figures also as "p/q" text."""
         return {
             "dice": self.dice, "rules": dataclasses.asdict(self.rules), "simulations": self.simulations,
             "seed": self.seed, "confidence": self.confidence,
@@ -209,7 +209,7 @@ class OddsTable(NotedTable):
 def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple(range(1, MAX_AGAINST + 1)),
              rules: Rules = Rules(), method: str = "auto", simulations: int = 100_000,
              seed: int | None = None, confidence: float = 0.95,
-             enumeration_limit: int = ENUMERATION_LIMIT) -> OddsTable:
+             enumeration_limit: int = ENUMERATION_LIMIT) -> DieOdds:
     """Every die type's chance of winning against each k in `against`, and of rolling a flag.
 
     method: "exact" enumerates always, "simulated" always simulates, "auto"
@@ -235,7 +235,7 @@ def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple
                 estimate = simulated_win_probability(bag, die.name, k, rules, simulations,
                                                      np.random.default_rng(stream), confidence)
                 odds.append(WinOdds(die.name, k, estimate, None))
-    return OddsTable(dice=bag.provenance, rules=rules, in_bag={die.name: die.count for die in bag.dice},
+    return DieOdds(dice=bag.provenance, rules=rules, in_bag={die.name: die.count for die in bag.dice},
                      kinds={die.name: die.kind for die in bag.dice},
                      flag={die.name: die.flag_probability for die in bag.dice}, odds=tuple(odds),
                      simulations=simulations, seed=seed, confidence=confidence)

@@ -103,14 +103,14 @@ class RoundRecord:
     mermaid_tricks: np.ndarray
 
 
-def play_round(bag: Bag, hands: np.ndarray, rules: Rules, rng: np.random.Generator) -> RoundRecord:
+def play_tricks(bag: Bag, hands: np.ndarray, rules: Rules, rng: np.random.Generator) -> RoundRecord:
     """Play dealt hands to the end of the round with the baseline policy (see the module docstring)."""
     # hands: (games, players, dice) int8 die-type indices by seat; seat 0 leads the first trick
     games, players, tricks = hands.shape
     rounds_for_players(players)  # refuses a player count the game does not have
     game = np.arange(games)
     special = bag.special_types()[hands]  # (games, players, dice) bool
-    rolled = bag.face_table()[hands, rng.integers(0, FACES_PER_DIE, size=hands.shape)]  # faces, if rolled
+    rolled = bag.face_codes()[hands, rng.integers(0, FACES_PER_DIE, size=hands.shape)]  # faces, if rolled
     unrolled = np.ones(hands.shape, dtype=bool)
     leader = np.zeros(games, dtype=np.intp)
     leaders = np.empty((games, tricks), dtype=np.int8)

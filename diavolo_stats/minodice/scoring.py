@@ -30,7 +30,7 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice.options import MAX_PLAYERS, MERMAID_COLUMNS, MIN_PLAYERS, Rules, rounds_for_players
-from diavolo_stats.results import NotedTable
+from diavolo_stats.results import NotedRows
 
 POINTS_PER_TRICK_BID = 20
 POINTS_PER_TRICK_MISSED = -10
@@ -169,7 +169,7 @@ class ScoredRow:
 
 
 @dataclass(frozen=True)
-class GameScore(NotedTable):
+class GameScore(NotedRows):
     """A checked, scored game.
 
     players: in order of first appearance on the sheet.
@@ -193,7 +193,7 @@ class GameScore(NotedTable):
         return sheet_columns(self.rules) + ("score", "total")
 
     @property
-    def table_columns(self) -> tuple[str, ...]:
+    def text_columns(self) -> tuple[str, ...]:
         return self.columns
 
     def rows(self) -> list[dict[str, object]]:

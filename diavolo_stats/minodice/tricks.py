@@ -32,16 +32,16 @@ BEATS = {Face.MINOTAUR: Face.GRIFFIN, Face.GRIFFIN: Face.MERMAID, Face.MERMAID: 
 
 def _winning_characters(three_specials: str) -> np.ndarray:
     """The winning character for each set of characters present: (8,) int8, indexed by a bit per character."""
-    table = np.zeros(2 ** len(CHARACTERS), dtype=np.int8)
-    for pattern in range(1, len(table)):
+    lookup = np.zeros(2 ** len(CHARACTERS), dtype=np.int8)
+    for pattern in range(1, len(lookup)):
         present = [character for bit, character in enumerate(CHARACTERS) if pattern >> bit & 1]
         if len(present) == len(CHARACTERS):
-            table[pattern] = Face[three_specials.upper()]
+            lookup[pattern] = Face[three_specials.upper()]
         elif len(present) == 2:
-            table[pattern] = next(c for c in present if BEATS[c] in present)
+            lookup[pattern] = next(c for c in present if BEATS[c] in present)
         else:
-            table[pattern] = present[0]
-    return table
+            lookup[pattern] = present[0]
+    return lookup
 
 
 @dataclass(frozen=True)

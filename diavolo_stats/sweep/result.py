@@ -82,14 +82,14 @@ def variant_key(row: dict) -> tuple:
 class SweepResult:
     """The answers of a sweep (a `diavolo_stats.results.Result`).
 
-    table: the rows, one per variant and command, in grid order (or, with a
+    records: the rows, one per variant and command, in grid order (or, with a
     target, only the variants meeting it, nearest first, with `target_distance`).
     """
 
     description: str
     sweep_id: str
     variants: int
-    table: tuple[dict[str, Any], ...]
+    records: tuple[dict[str, Any], ...]
     target: str | None = None
 
     @property
@@ -97,11 +97,11 @@ class SweepResult:
         return COLUMNS + (("target_distance",) if self.target is not None else ())
 
     def rows(self) -> list[dict[str, Any]]:
-        return [dict(row) for row in self.table]
+        return [dict(row) for row in self.records]
 
     def meeting(self, target: Target) -> SweepResult:
         """The variants meeting `target` (see `targets`), nearest its centers first."""
-        return dataclasses.replace(self, table=tuple(select(self.table, target, variant_key)),
+        return dataclasses.replace(self, records=tuple(select(self.records, target, variant_key)),
                                    target=target.describe())
 
     def frame(self) -> pd.DataFrame:
@@ -118,21 +118,21 @@ class SweepResult:
     def text(self) -> str:
         lines = textwrap.wrap(f"Sweep: {self.description}", 80, subsequent_indent="  ", break_on_hyphens=False)
         if self.target is not None:
-            matched = len({variant_key(row) for row in self.table})
+            matched = len({variant_key(row) for row in self.records})
             lines += textwrap.wrap(f"Target: {self.target}: {matched} of {self.variants} variants, nearest first "
                                    f"(dist: distance from the ranges' centers)", 80, subsequent_indent="  ",
                                    break_on_hyphens=False)
-        if not self.table:
+        if not self.records:
             lines.append("no variant meets the target" if self.target is not None else "no variants")
             return "\n".join(lines)
-        lines.append(_text_table(self.table))
+        lines.append(_aligned_text(self.records))
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.text()
 
 
-def _text_table(rows: Sequence[dict]) -> str:
+def _aligned_text(rows: Sequence[dict]) -> str:
     """The rows for people: the dice, the table model where it varies, the tie probability in percent."""
     frame = pd.DataFrame(list(rows))
     shown = pd.DataFrame({"colors": frame["colors"], "dice": frame["dice_per_color"], "sides": frame["sides"]})

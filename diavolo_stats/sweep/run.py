@@ -76,10 +76,10 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
             done += 1
             if progress is not None:
                 progress(done, len(to_do))
-        table = [row for variant in grid.variants for row in finished[_key(variant)]]
+        records = [row for variant in grid.variants for row in finished[_key(variant)]]
         if results is not None:
-            results.finish(table)
-    return SweepResult(description=grid.describe(), sweep_id=sweep_id, variants=grid.size, table=tuple(table))
+            results.finish(records)
+    return SweepResult(description=grid.describe(), sweep_id=sweep_id, variants=grid.size, records=tuple(records))
 
 
 def check_workers(workers: int) -> None:

@@ -12,14 +12,14 @@ from conftest import REPO
 from scipy import stats
 
 from diavolo_stats.analytics.tie_frequency import (
+    FRAME_COLUMNS,
     SIMULATION_COLUMNS,
-    TABLE_COLUMNS,
     closest_by_tolerance,
     convergence,
     load_simulation,
     odds_by_parameter,
     simulation_frame,
-    tie_frequency_table,
+    tie_frequency_frame,
 )
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.simulate import simulate
@@ -33,8 +33,8 @@ SHIPPED = REPO / "data" / "simulation_standard.csv"
 def test_table_sets_exact_odds_beside_the_simulation_and_its_interval():
     variant = Variant()
     result = simulate(variant, 100_000, seed=5)
-    table = tie_frequency_table(variant, simulation_frame(result)).set_index("command")
-    assert list(table.columns) == list(TABLE_COLUMNS[1:])
+    table = tie_frequency_frame(variant, simulation_frame(result)).set_index("command")
+    assert list(table.columns) == list(FRAME_COLUMNS[1:])
     exact = exact_odds(variant).tie_probability
     for command in variant.commands:
         row = table.loc[command.value]
@@ -52,7 +52,7 @@ def test_table_sets_exact_odds_beside_the_simulation_and_its_interval():
 
 def test_shipped_simulation_agrees_with_the_exact_engine():
     saved = load_simulation(SHIPPED)
-    table = tie_frequency_table(Variant(), saved)
+    table = tie_frequency_frame(Variant(), saved)
     assert table["rounds"].min() >= 10_000_000
     # One command in twenty misses its 95 % interval by chance, so five commands are held to the
     # simulation's own 99.9 % interval: the standard error of `rounds` Bernoulli trials.
@@ -67,8 +67,8 @@ def test_saved_results_round_trip_through_csv(tmp_path):
     frame = simulation_frame(simulate(variant, 50_000, seed=2))
     path = tmp_path / "kids.csv"
     frame.to_csv(path, index=False)
-    saved = tie_frequency_table(variant, load_simulation(path))
-    fresh = tie_frequency_table(variant, frame)
+    saved = tie_frequency_frame(variant, load_simulation(path))
+    fresh = tie_frequency_frame(variant, frame)
     pd.testing.assert_frame_equal(saved, fresh)
 
 
@@ -77,7 +77,7 @@ def test_results_for_another_game_are_refused(tmp_path):
     path = tmp_path / "kids.csv"
     kids.to_csv(path, index=False)
     with pytest.raises(InputError, match=r"kids\.csv: simulated for black,red,white;2d6, not for black,red,white;3d6"):
-        tie_frequency_table(Variant(), load_simulation(path))
+        tie_frequency_frame(Variant(), load_simulation(path))
 
 
 def test_missing_or_foreign_simulation_file_is_named(tmp_path):

@@ -15,7 +15,7 @@ from diavolo_stats.game.games import (
     GameRules,
     Outcome,
     design_metrics,
-    game_length_table,
+    game_length_frame,
     play_games,
     play_round,
     records_frame,
@@ -272,7 +272,7 @@ class TestDesign:
         assert better["ci95_low"] > equal["ci95_high"]
 
     def test_first_out_games_are_no_longer_than_last_standing_ones(self):
-        table = game_length_table(Variant(), [4], list(EndRule), games=1000, seed=16)
+        table = game_length_frame(Variant(), [4], list(EndRule), games=1000, seed=16)
         lengths = dict(zip(table["end"], table["mean_rounds"]))
         assert lengths["first-out"] < lengths["last-standing"]
 

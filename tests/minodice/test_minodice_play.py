@@ -7,7 +7,7 @@ import pytest
 from minodice_reference import reference_bonus, reference_winner, symbols
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.minodice import Bag, Die, Rules, deal, load_dice, play_round, rounds_for_players
+from diavolo_stats.minodice import Bag, Die, Rules, deal, load_dice, play_tricks, rounds_for_players
 from diavolo_stats.minodice.tricks import NO_WINNER
 
 BAG = load_dice()
@@ -63,14 +63,14 @@ def check_round(bag, hands, record, rules):
 def test_every_simulated_trick_is_played_and_won_by_the_rules(players, round_number, rules):
     rng = np.random.default_rng(7)
     hands = deal(BAG, players, round_number, 300, rng).hands
-    check_round(BAG, hands, play_round(BAG, hands, rules, rng), rules)
+    check_round(BAG, hands, play_tricks(BAG, hands, rules, rng), rules)
 
 
 def test_without_the_follow_rule_players_do_break_color():
     rng = np.random.default_rng(3)
     hands = deal(BAG, 4, 6, 300, rng).hands
     with pytest.raises(AssertionError, match="did not follow the led color"):
-        check_round(BAG, hands, play_round(BAG, hands, Rules(follow_led_color=False), rng), Rules())
+        check_round(BAG, hands, play_tricks(BAG, hands, Rules(follow_led_color=False), rng), Rules())
 
 
 def test_a_fixed_hand_sits_where_asked_and_the_rest_comes_from_what_is_left():
@@ -89,7 +89,7 @@ def test_a_fixed_hand_sits_where_asked_and_the_rest_comes_from_what_is_left():
 
 
 def test_the_same_seed_plays_the_same_rounds():
-    first, second = (play_round(BAG, deal(BAG, 4, 4, 50, np.random.default_rng(11)).hands, Rules(),
+    first, second = (play_tricks(BAG, deal(BAG, 4, 4, 50, np.random.default_rng(11)).hands, Rules(),
                                 np.random.default_rng(12)) for _ in range(2))
     assert (first.faces == second.faces).all() and (first.winners == second.winners).all()
 
