@@ -94,7 +94,7 @@ def _new_file_mode() -> int:
     return 0o666 & ~_umask()
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
     """Make a rename or a new entry in `folder` survive a crash."""
     descriptor = os.open(folder, os.O_RDONLY)
     try:
@@ -123,7 +123,7 @@ def atomic_file(path: str | Path, text: bool = True) -> Iterator[IO]:
             stream.flush()
             os.fsync(raw.fileno())
         os.replace(temporary, path)
-        _fsync_folder(folder)
+        fsync_folder(folder)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
@@ -299,12 +299,12 @@ def write_folder(folder: str | Path, files: Mapping[str, bytes], may_replace: Ca
                 stream.write(data)
                 stream.flush()
                 os.fsync(stream.fileno())
-        _fsync_folder(draft)
+        fsync_folder(draft)
         if folder.exists():
             _exchange(draft, folder)  # the old report is now at `draft`
         else:
             os.rename(draft, folder)
-        _fsync_folder(parent)
+        fsync_folder(parent)
     except OSError as error:
         raise InputError(f"cannot write {str(folder)!r} ({error.strerror})") from None
     finally:

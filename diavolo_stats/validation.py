@@ -37,7 +37,10 @@ CONFIGURATIONS: list[type] = []
 CHECKED_FUNCTIONS: list[Callable] = []
 """Every function whose parameters are declared with `checked`."""
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+CONTROL_CODES = (*range(0x01, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+"""Control characters (C0, DEL, C1) and the line and paragraph separators: never in text. NUL is apart
+(`CONTROL`), as Arrow's regex engine cannot take it inside a character class."""
+CONTROL = re.compile("[" + "".join(map(chr, CONTROL_CODES)) + "]|\x00")
 
 
 class Rule:
@@ -103,12 +106,14 @@ class Number(Rule):
 
     def describe(self) -> str:
         unit = f" {self.unit}" if self.unit else ""
+        if self.at_least is not None and self.at_most is not None:
+            return f"a number from {self.at_least:g} to {self.at_most:g}{unit}"
         bounds = [f"above {self.above:g}{unit}" if self.above is not None else "",
-                  f"{self.at_least:g}{unit} or more" if self.at_least is not None else "",
+                  f"of {self.at_least:g}{unit} or more" if self.at_least is not None else "",
                   f"below {self.below:g}{unit}" if self.below is not None else "",
                   f"at most {self.at_most:g}{unit}" if self.at_most is not None else ""]
         bounds = [bound for bound in bounds if bound]
-        return "a finite number" + (" " + " and ".join(bounds) if bounds else "")
+        return "a number " + " and ".join(bounds) if bounds else "a finite number"
 
     def bad_values(self) -> list[Any]:
         bad: list[Any] = ["3", True, math.nan, math.inf, -math.inf, None]
@@ -160,7 +165,7 @@ class Text(Rule):
     reserved_for: str = "something else"
 
     def normalize(self, value: Any) -> str:
-        if (not isinstance(value, str) or not value.strip() or _CONTROL.search(value)
+        if (not isinstance(value, str) or not value.strip() or CONTROL.search(value)
                 or (self.pattern and not re.fullmatch(self.pattern, value))):
             raise ValueError(f"must be {self.described}")
         if len(value) > self.max_length:

@@ -47,8 +47,9 @@ PRACTICE_EXPONENT = 0.7
 TIMEOUT_MS = TIMEOUT_S * 1000
 """The drill's default answer timeout in ms: a sampled latency beyond it is logged as timed out, answer none."""
 
-FEEDBACK_MS = 1500.0
-"""Time between an answer and the next fixation mark (reading the feedback), ms; spaces the timestamps."""
+READING_MS = 1500.0
+"""Time between an answer and the next fixation mark, ms: the drill shows its feedback, the player reads it and
+settles; spaces the timestamps."""
 
 FIRST_SESSION = datetime(2024, 1, 1, 18, 0, tzinfo=timezone.utc)
 """When the first synthetic session starts; each later session is one day on, each player one hour on."""
@@ -169,5 +170,5 @@ def _session_rows(model: PlayerModel, name: str, variant: Variant, trials: int, 
             interface="terminal", player=name, session_id=session_id, trial=trial + 1,
             timestamp=start + timedelta(milliseconds=elapsed_ms),
             foreperiod_ms=round(float(foreperiod_ms[trial]), 3), seed=session_seed))
-        elapsed_ms += min(latency_ms[0, trial], TIMEOUT_MS) + FEEDBACK_MS
+        elapsed_ms += min(latency_ms[0, trial], TIMEOUT_MS) + READING_MS
     return rows

@@ -18,9 +18,9 @@ from diavolo_stats.game.games import (
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
     DEVILS,
+    MAX_GAME_ROUNDS,
     MAX_GAMES,
     MAX_PLAYERS,
-    MAX_ROUNDS,
     EndRule,
     GameRules,
     game_report,
@@ -49,8 +49,8 @@ def register(subparsers) -> None:
     parser.add_argument("--command-first", action="store_true",
                         help="the rulebook's easier variant: the command die is shown first; players named "
                              "from the drill log are fitted from their rows of that variant")
-    parser.add_argument("--max-rounds", type=positive_int(1, MAX_ROUNDS), default=DEFAULT_MAX_ROUNDS, metavar="N",
-                        help=f"stop a game after N rounds with no winner, 1 to {MAX_ROUNDS:,} "
+    parser.add_argument("--max-rounds", type=positive_int(1, MAX_GAME_ROUNDS), default=DEFAULT_MAX_ROUNDS, metavar="N",
+                        help=f"stop a game after N rounds with no winner, 1 to {MAX_GAME_ROUNDS:,} "
                              f"(default {DEFAULT_MAX_ROUNDS})")
     parser.add_argument("--design-games", type=positive_int(0, MAX_GAMES), default=DEFAULT_DESIGN_GAMES, metavar="N",
                         help=f"games per reference lineup for balance and skill, 0 to {MAX_GAMES:,} "

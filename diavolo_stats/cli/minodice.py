@@ -17,9 +17,8 @@ from diavolo_stats.cli.common import (
 )
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
-from diavolo_stats.minodice.bidding import MAX_SIMULATIONS as MAX_BID_SIMULATIONS
-from diavolo_stats.minodice.odds import MAX_SIMULATIONS as MAX_TRICK_SIMULATIONS
-from diavolo_stats.minodice.odds import METHODS
+from diavolo_stats.minodice.bidding import MAX_BID_SIMULATIONS
+from diavolo_stats.minodice.odds import MAX_TRICK_SIMULATIONS, METHODS
 from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, MERMAID_BONUS, THREE_SPECIALS, WRONG_BID, Rules
 
 

@@ -10,7 +10,7 @@ from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import Command
 from diavolo_stats.sweep import PALETTE, SweepGrid, Target, parse_values, sweep
-from diavolo_stats.sweep.heatmaps import AXES, check_folder, choose_axes, write_heatmaps
+from diavolo_stats.sweep.heatmaps import AXES, check_plot_folder, choose_axes, write_heatmaps
 
 
 def register(subparsers) -> None:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     target = Target.parse(args.target, grid.commands) if args.target is not None else None
     axes = None
     if args.plot is not None:
-        check_folder(args.plot)
+        check_plot_folder(args.plot)
         axes = choose_axes(grid, args.plot_axes.split(",") if args.plot_axes else None)
     bar: dict = {}
 

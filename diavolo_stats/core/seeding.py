@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Maybe, Whole, check_value
 
 
 def root_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
     """The SeedSequence of `seed`: a whole number of 0 or more, a SeedSequence, or None for fresh entropy."""
     if isinstance(seed, np.random.SeedSequence):
         return seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise InputError(f"must be a whole number of 0 or more, got {seed!r}", field="seed")
-    return np.random.SeedSequence(seed)
+    return np.random.SeedSequence(check_value("seed", seed, Maybe(Whole(0))))
 
 
 def child(root: np.random.SeedSequence, index: int) -> np.random.SeedSequence:

@@ -89,9 +89,9 @@ from diavolo_stats import __version__
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import GUARD, guard_cell, open_regular, write_atomically
+from diavolo_stats.files import GUARD, fsync_folder, guard_cell, open_regular, write_atomically
 from diavolo_stats.results import TextResult
-from diavolo_stats.validation import Rule
+from diavolo_stats.validation import CONTROL, CONTROL_CODES, Rule
 
 SCHEMA_VERSION: int = 2
 
@@ -123,15 +123,13 @@ MAX_PLAYER_LENGTH = 100
 LOCK_TIMEOUT_S = 10.0
 LOCK_POLL_S = 0.02
 
-_CONTROL_CODES = (*range(0x01, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
 # In a name also: zero-width characters, bidi embeddings, overrides and isolates (U+202E turns the
 # rest of a line around on screen), word joiners and the byte order mark.
 _HIDDEN_CODES = (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x206A), 0xFEFF)
 # Character classes written with the characters themselves (none is special inside brackets), so that
 # Python's `re` and Arrow's RE2 (which does not read \u escapes) read them alike; NUL is checked apart.
-_CONTROL_CHARACTERS = "[" + "".join(map(chr, _CONTROL_CODES)) + "]"
-_NOT_IN_NAME_CHARACTERS = "[" + "".join(map(chr, _CONTROL_CODES + _HIDDEN_CODES)) + "]"
-_CONTROL = re.compile(_CONTROL_CHARACTERS + "|\x00")
+_CONTROL_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES)) + "]"
+_NOT_IN_NAME_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES + _HIDDEN_CODES)) + "]"
 _NOT_IN_NAME = re.compile(_NOT_IN_NAME_CHARACTERS + "|\x00")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _BOOLEANS = {"true": True, "false": False}
@@ -282,7 +280,7 @@ class DrillLog:
             else:
                 self._check_header(descriptor)
         if created:
-            _fsync_folder(self.path)
+            _sync_new_entry(self.path)
 
     def append(self, row: TrialRow) -> None:
         """Write one trial; returns once the row is fsynced."""
@@ -484,17 +482,13 @@ def _append_synced(path: Path, data: bytes) -> None:
     finally:
         os.close(descriptor)
     if created:
-        _fsync_folder(path)
+        _sync_new_entry(path)
 
 
-def _fsync_folder(path: Path) -> None:
+def _sync_new_entry(path: Path) -> None:
     """The new directory entry of `path` must survive a crash too, not only the data."""
     with _os_errors(f"cannot save the folder of {path} to disk (fsync)"):
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        fsync_folder(path.parent)
 
 
 @contextmanager
@@ -582,7 +576,7 @@ def _csv_line(cells: list[str]) -> str:
 
 
 def _text_cell(column: str, value: object) -> str:
-    if not isinstance(value, str) or not value or _CONTROL.search(value):
+    if not isinstance(value, str) or not value or CONTROL.search(value):
         raise InputError(f"must be non-empty text without control characters, got {value!r}", field=column)
     return value
 

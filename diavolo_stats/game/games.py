@@ -101,7 +101,7 @@ MAX_GAMES = 10**9
 """The most games one run plays (and per design lineup): hours of work. Games are played, counted and
 saved one chunk at a time, so memory stays flat up to it; more is refused."""
 
-MAX_ROUNDS = 100_000
+MAX_GAME_ROUNDS = 100_000
 """The most rounds a game may be allowed (`max_rounds`); real games last well under 100."""
 
 _RECORD_COLUMNS = ("rounds", "outcome", "win_share", "final_gems", "grey_rounds", "gems_lost", "lead_changes",
@@ -270,7 +270,7 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
     return global_index[command_index], accepted
 
 
-@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_ROUNDS))
+@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
 def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
                seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
@@ -285,7 +285,7 @@ def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
     return GameRecords(players=chunks[0].players, rules=rules, max_rounds=max_rounds, **columns)
 
 
-@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_ROUNDS))
+@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
 def game_chunks(variant: Variant, players: Sequence[PlayerModel], games: int,
                 seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                 max_rounds: int = DEFAULT_MAX_ROUNDS) -> Iterator[GameRecords]:
@@ -381,7 +381,7 @@ so totals do not depend on how the games were grouped."""
 
 
 class GameTally:
-    """What `summarize` reports, added up one chunk of games at a time (memory does not grow with games)."""
+    """What `summarize_games` reports, added up one chunk of games at a time (memory does not grow with games)."""
 
     def __init__(self, players: int):
         self.games = 0
@@ -441,7 +441,7 @@ class GameTally:
         }
 
 
-def summarize(records: GameRecords, names: Sequence[str] | None = None) -> dict:
+def summarize_games(records: GameRecords, names: Sequence[str] | None = None) -> dict:
     """The figures of a set of games, as a JSON-ready dict.
 
     players: per player (in order) `name`, `win_probability` (sole wins count
@@ -529,7 +529,7 @@ def game_length_frame(variant: Variant, player_counts: Sequence[int], ends: Sequ
     rows = []
     cases = [(count, EndRule.parse(end)) for count in player_counts for end in ends]
     for (count, end), child in zip(cases, children(root_sequence(seed), len(cases))):
-        summary = summarize(play_games(variant, [PlayerModel.preset("average")] * count, games, child,
+        summary = summarize_games(play_games(variant, [PlayerModel.preset("average")] * count, games, child,
                                        dataclasses.replace(rules, end=end), max_rounds))
         rows.append({"players": count, "end": end.value, "mean_rounds": summary["rounds"]["mean"],
                      "median_rounds": summary["rounds"]["median"], "p90_rounds": summary["rounds"]["p90"],
@@ -576,7 +576,7 @@ def records_frame(records: GameRecords, names: Sequence[str] | None = None, firs
 class GameReport(TextResult):
     """What `game_report` found: its figures (`document()`) and one row per player.
 
-    summary: the document: `summarize`'s figures plus `seed` (the entropy
+    summary: the document: `summarize_games`'s figures plus `seed` (the entropy
     used: pass it back to repeat the run), `variant`, the rules, `design`
     (`design_metrics`, or None) and `table_model` when `closest` is played.
     """
@@ -637,7 +637,7 @@ class GameReport(TextResult):
         return "\n".join(lines)
 
 
-@checked(games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_ROUNDS), design_games=Whole(0, MAX_GAMES),
+@checked(games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS), design_games=Whole(0, MAX_GAMES),
          variant=Maybe(Instance(Variant)))
 def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
                 rules: GameRules = GameRules(), variant: Variant | None = None,

@@ -75,7 +75,8 @@ MIN_LATENCY_MS = 100.0
 """Sampled latencies below this are raised to it: no visual choice response is faster,
 so anything below can only come from the tail of the normal part."""
 
-MAX_LATENCY_MS = 60_000.0
+MAX_SKILL_MS = 60_000.0
+"""The largest ex-Gaussian parameter (mu, sigma, tau) a skill may have, ms: a minute."""
 
 PRIOR_WRONG_ANSWERS = 5
 """Pseudo-answers pulling a fitted `wrong_grey_share` toward 1/3 when a player has few wrong answers."""
@@ -111,9 +112,9 @@ class Skill(Configuration):
     """
 
     accuracy: float = setting(rule=Number(at_least=0, at_most=1))
-    mu_ms: float = setting(rule=Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms"))
-    sigma_ms: float = setting(rule=Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms"))
-    tau_ms: float = setting(rule=Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms"))
+    mu_ms: float = setting(rule=Number(at_least=0, at_most=MAX_SKILL_MS, unit="ms"))
+    sigma_ms: float = setting(rule=Number(at_least=0, at_most=MAX_SKILL_MS, unit="ms"))
+    tau_ms: float = setting(rule=Number(at_least=0, at_most=MAX_SKILL_MS, unit="ms"))
 
     @property
     def mean_ms(self) -> float:

@@ -24,7 +24,7 @@ from diavolo_stats.validation import Whole, checked
 BATCH_GAMES = 50_000
 """Rounds simulated per batch, to bound memory (about 1 kB per round)."""
 
-MAX_SIMULATIONS = 10**9
+MAX_BID_SIMULATIONS = 10**9
 """The most rounds one bid advice simulates (hours of work); memory stays flat up to it, more is refused."""
 
 
@@ -101,7 +101,7 @@ class BidAdvice(NotedRows):
         ]
 
 
-@checked(simulations=Whole(2, MAX_SIMULATIONS), confidence=CONFIDENCE)
+@checked(simulations=Whole(2, MAX_BID_SIMULATIONS), confidence=CONFIDENCE)
 def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, players: int, *,
                bag: Bag | str | Path | None = None, rules: Rules = Rules(), seat: int | None = None,
                simulations: int = 20_000, seed: int | np.random.Generator | None = None,

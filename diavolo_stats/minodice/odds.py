@@ -107,11 +107,11 @@ def exact_win_probability(bag: Bag, die: str, against: int, rules: Rules = Rules
 BATCH_TRICKS = 100_000
 """Tricks simulated per batch (a fixed size, so the same seed gives the same figure)."""
 
-MAX_SIMULATIONS = 10**9
+MAX_TRICK_SIMULATIONS = 10**9
 """The most tricks simulated per figure; memory stays flat up to it, more is refused."""
 
 
-@checked(simulations=Whole(1, MAX_SIMULATIONS), confidence=CONFIDENCE)
+@checked(simulations=Whole(1, MAX_TRICK_SIMULATIONS), confidence=CONFIDENCE)
 def simulated_win_probability(bag: Bag, die: str, against: int, rules: Rules = Rules(),
                               simulations: int = 100_000, seed: int | np.random.Generator | None = None,
                               confidence: float = 0.95) -> Estimate:
@@ -204,7 +204,7 @@ class DieOdds(NotedRows):
         ]
 
 
-@checked(method=OneOf(METHODS), simulations=Whole(1, MAX_SIMULATIONS), confidence=CONFIDENCE,
+@checked(method=OneOf(METHODS), simulations=Whole(1, MAX_TRICK_SIMULATIONS), confidence=CONFIDENCE,
          enumeration_limit=Whole(0))
 def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple(range(1, MAX_AGAINST + 1)),
              rules: Rules = Rules(), method: str = "auto", simulations: int = 100_000,

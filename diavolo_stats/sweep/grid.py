@@ -21,7 +21,6 @@ import hashlib
 import itertools
 import json
 import re
-from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -36,9 +35,11 @@ from diavolo_stats.core.variant import (
     MAX_DICE_PER_COLOR,
     MAX_SIDES,
     Command,
+    CommandName,
     Variant,
 )
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Configuration, Maybe, Number, Rule, Several, Text, Whole, setting
 
 PALETTE = DEFAULT_COLORS + ("blue", "green", "yellow", "purple", "orange")
 """Color names of a grid over the number of colors: n colors are the first n of these."""
@@ -108,65 +109,43 @@ def _range_values(item: str, start, end, step_text: str | None, integer: bool, f
     return [round(start + index * step, 12) for index in range(steps + 1)]
 
 
+def _listed(rule: Rule) -> Several:
+    """A grid parameter's rule: one value or more, each allowed by `rule`, none twice."""
+    return Several(rule, noun="value")
+
+
 @dataclass(frozen=True)
-class SweepGrid:
+class SweepGrid(Configuration):
     """Every combination of the listed values, and how each variant is answered.
 
     colors_count: numbers of colors, named from PALETTE; or `colors`, one fixed
-    set of color names (then `colors_count` must be left empty).
+    set of color names (then `colors_count` is its length).
     commands: the commands reported; value commands are exact, `closest` is
     simulated for `rounds` rounds with a seed from `seed` and the variant.
     tolerance, scatter_mm, die_mm: the table model's values, for `closest` only.
+    Each list holds every value once. A variant's own limits (a color name, the
+    dice fitting on the table) are checked as its variants are built.
     """
 
-    colors_count: tuple[int, ...] = (len(DEFAULT_COLORS),)
-    dice_per_color: tuple[int, ...] = (3,)
-    sides: tuple[int, ...] = (6,)
-    commands: tuple[Command, ...] = ALL_COMMANDS
-    tolerance: tuple[float, ...] = (TableModel.tolerance,)
-    scatter_mm: tuple[float, ...] = (TableModel.scatter_mm,)
-    die_mm: tuple[float, ...] = (TableModel.die_mm,)
-    rounds: int = 1_000_000
-    seed: int = 0
-    colors: tuple[str, ...] | None = None
+    colors_count: tuple[int, ...] = setting((len(DEFAULT_COLORS),), _listed(Whole(2, MAX_COLORS)))
+    dice_per_color: tuple[int, ...] = setting((3,), _listed(Whole(1, MAX_DICE_PER_COLOR)))
+    sides: tuple[int, ...] = setting((6,), _listed(Whole(2, MAX_SIDES)))
+    commands: tuple[Command, ...] = setting(ALL_COMMANDS, Several(CommandName(), noun="command"))
+    tolerance: tuple[float, ...] = setting((TableModel.tolerance,), _listed(Number(at_least=0, at_most=MAX_TOLERANCE)))
+    scatter_mm: tuple[float, ...] = setting((TableModel.scatter_mm,), _listed(Number(above=0, unit="mm")))
+    die_mm: tuple[float, ...] = setting((TableModel.die_mm,), _listed(Number(above=0, unit="mm")))
+    rounds: int = setting(1_000_000, Whole(1, MAX_ROUNDS))
+    seed: int = setting(0, Whole(0))
+    colors: tuple[str, ...] | None = setting(None, Maybe(Several(Text(max_length=40), noun="color")))
     variants: tuple[Variant, ...] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
+    def check(self) -> None:
         if self.colors is not None:
-            # The names are checked with the variants they make.
-            object.__setattr__(self, "colors", tuple(self.colors))
             object.__setattr__(self, "colors_count", (len(self.colors),))
-        for name, low, high in (("colors_count", 2, MAX_COLORS), ("dice_per_color", 1, MAX_DICE_PER_COLOR),
-                                ("sides", 2, MAX_SIDES)):
-            values = tuple(getattr(self, name))
-            if name == "colors_count" and self.colors is not None:
-                continue
-            _check_listed(name, values)
-            for value in values:
-                if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                    raise InputError(f"each value must be a whole number from {low} to {high}, got {value!r}",
-                                     field=name)
-            object.__setattr__(self, name, values)
-        commands = tuple(c if isinstance(c, Command) else Command.parse(str(c)) for c in self.commands)
-        _check_listed("commands", commands)
-        object.__setattr__(self, "commands", commands)
         for name in ("tolerance", "scatter_mm", "die_mm"):
-            values = tuple(getattr(self, name))
-            _check_listed(name, values)
-            if len(values) > 1 and Command.CLOSEST not in commands:
+            if len(getattr(self, name)) > 1 and Command.CLOSEST not in self.commands:
                 raise InputError("applies to closest only; add closest to the commands or give one value",
                                  field=name)
-            object.__setattr__(self, name, values)
-        for tolerance in self.tolerance:
-            if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
-                    or not 0 <= tolerance <= MAX_TOLERANCE:
-                raise InputError(f"each value must be from 0 to {MAX_TOLERANCE:g} (a fraction of the nearest "
-                                 f"distance), got {tolerance!r}", field="tolerance")
-        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or not 1 <= self.rounds <= MAX_ROUNDS:
-            raise InputError(f"must be a whole number from 1 to {MAX_ROUNDS:,}, got {self.rounds!r}",
-                             field="rounds")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise InputError(f"must be a whole number of 0 or more, got {self.seed!r}", field="seed")
         size = self.size
         if size > MAX_VARIANTS:
             raise InputError(f"{size:,} variants, more than the {MAX_VARIANTS:,} one sweep runs; "
@@ -249,13 +228,6 @@ def variant_seed(seed: int, variant: Variant) -> int:
     state = np.random.SeedSequence(entropy=[seed, *(int(word) for word in digest)]).generate_state(1, np.uint64)
     # 63 bits: fits a signed 64-bit column of a CSV or Parquet reader.
     return int(state[0]) >> 1
-
-
-def _check_listed(name: str, values: Sequence) -> None:
-    if not values:
-        raise InputError("needs at least one value", field=name)
-    if len(set(values)) != len(values):
-        raise InputError("a value is listed twice; each value once", field=name)
 
 
 @contextmanager

@@ -64,7 +64,7 @@ def is_heatmap_file(name: str) -> bool:
     return name.startswith("tie_") and name.endswith(".png")
 
 
-def check_folder(folder: str | Path) -> None:
+def check_plot_folder(folder: str | Path) -> None:
     """InputError unless `write_heatmaps` may write `folder`: new, or holding only heatmaps it wrote."""
     with about("plot"):
         files.check_folder(Path(folder), is_heatmap_file)

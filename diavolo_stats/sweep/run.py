@@ -29,6 +29,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import SweepGrid, variant_seed
 from diavolo_stats.sweep.result import SweepResult, variant_fields, variant_key, variant_rows
 from diavolo_stats.sweep.results_file import ResultsFile, check_output
+from diavolo_stats.validation import FilePath, Flag, Instance, Maybe, Text, Whole, checked
 
 CONNECT_TIMEOUT_S = 5
 """How long to try reaching a Dask scheduler before saying it is unreachable."""
@@ -40,6 +41,8 @@ Progress = Callable[[int, int], None]
 """Called with (variants done in this run, variants this run has to do)."""
 
 
+@checked(grid=Instance(SweepGrid), workers=Whole(1, MAX_WORKERS), scheduler=Maybe(Text(max_length=200)),
+         out=Maybe(FilePath()), resume=Flag())
 def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, out: str | Path | None = None,
           resume: bool = False, progress: Progress | None = None) -> SweepResult:
     """Answer every variant of `grid`: exact values, and `closest` simulated for `grid.rounds` rounds.
@@ -50,7 +53,6 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
     kept and skipped. progress: called as variants finish. Returns every
     variant's rows in grid order (`SweepResult.meeting` keeps those meeting a target).
     """
-    check_workers(workers)
     if scheduler is not None and workers != 1:
         raise InputError("give local workers or a scheduler, not both (a cluster has its own workers)",
                          field="workers")
@@ -82,13 +84,6 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
     return SweepResult(description=grid.describe(), sweep_id=sweep_id, variants=grid.size, records=tuple(records))
 
 
-def check_workers(workers: int) -> None:
-    """InputError unless `workers` is from 1 to MAX_WORKERS (4 per processor), as for `simulate`."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise InputError(f"must be a whole number from 1 to {MAX_WORKERS} (4 per processor), got {workers!r}",
-                         field="workers")
-
-
 def closest_ties(variant: Variant, rounds: int, seed: int) -> int:
     """Ties of `closest` in `rounds` simulated rounds of `variant`, seeded `seed` (one task of a sweep)."""
     alone = dataclasses.replace(variant, commands=(Command.CLOSEST,))
@@ -99,7 +94,8 @@ def _key(variant: Variant) -> tuple:
     return variant_key(variant_fields(variant))
 
 
-Outcome = tuple[Variant, "tuple[int, int, int] | None"]
+Answered = tuple[Variant, "tuple[int, int, int] | None"]
+"""A variant and its closest simulation (ties, rounds, seed), or None when it has no closest."""
 
 
 @contextmanager
@@ -121,13 +117,13 @@ def _executor(grid: SweepGrid, workers: int, scheduler: str | None):
         yield _in_this_process
 
 
-def _in_this_process(grid: SweepGrid, variants: Iterable[Variant]) -> Iterator[Outcome]:
+def _in_this_process(grid: SweepGrid, variants: Iterable[Variant]) -> Iterator[Answered]:
     for variant in variants:
         seed = variant_seed(grid.seed, variant)
         yield variant, (closest_ties(variant, grid.rounds, seed), grid.rounds, seed)
 
 
-def _in_pool(pool: ProcessPoolExecutor, workers: int, grid: SweepGrid, variants: list[Variant]) -> Iterator[Outcome]:
+def _in_pool(pool: ProcessPoolExecutor, workers: int, grid: SweepGrid, variants: list[Variant]) -> Iterator[Answered]:
     waiting = iter(variants)
     pending: dict = {}
 
@@ -185,7 +181,7 @@ def local_cluster(workers: int):
                             dashboard_address=None, silence_logs=logging.ERROR)
 
 
-def _on_dask(client, grid: SweepGrid, variants: list[Variant]) -> Iterator[Outcome]:
+def _on_dask(client, grid: SweepGrid, variants: list[Variant]) -> Iterator[Answered]:
     from distributed import as_completed
 
     threads = max(1, sum(client.nthreads().values()))

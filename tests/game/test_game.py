@@ -20,7 +20,7 @@ from diavolo_stats.game.games import (
     play_round,
     records_frame,
     skill_gap_curve,
-    summarize,
+    summarize_games,
 )
 from diavolo_stats.game.players import PlayerModel, Skill
 from diavolo_stats.stats import proportion_estimate
@@ -136,7 +136,7 @@ class TestEndRules:
         records = play_games(Variant(), [wrong] * 3, 200, seed=1)
         assert (records.rounds == 5).all()
         assert (records.outcome == Outcome.ALL_OUT).all()
-        assert summarize(records)["no_winner"] == 1.0
+        assert summarize_games(records)["no_winner"] == 1.0
 
     def test_last_standing_plays_on_when_players_go_out_together_while_others_hold_gems(self):
         # «Αν χάσουν πολλοί παίκτες ταυτόχρονα το τελευταίο τους πετράδι δεν υπάρχει νικητής» is read as
@@ -154,7 +154,7 @@ class TestEndRules:
         assert (records.rounds == 5).all()
         assert (records.outcome == Outcome.ALL_OUT).all()
         assert (records.win_share == 0).all()
-        assert summarize(records)["no_winner"] == 1.0
+        assert summarize_games(records)["no_winner"] == 1.0
 
     def test_first_out_shares_the_win_on_equal_gems(self):
         # No ties: the two always-right players keep every devil they reach for; the third goes out in round 5.
@@ -190,7 +190,7 @@ class TestEndRules:
 
     def test_a_game_at_the_round_limit_stops_with_no_winner_and_is_counted(self):
         records = play_games(Variant(), [fixed_player("wrong", 0.0)] * 2, 50, seed=5, max_rounds=3)
-        summary = summarize(records)
+        summary = summarize_games(records)
         assert (records.rounds == 3).all()
         assert summary["round_limit_games"] == 50
         assert summary["no_winner"] == 1.0
@@ -209,7 +209,7 @@ class TestManyGames:
     def test_identical_players_win_equally_often(self):
         games = 8000
         records = play_games(Variant(), [PlayerModel.preset("average")] * 4, games, seed=7)
-        summary = summarize(records)
+        summary = summarize_games(records)
         fair = (1 - summary["no_winner"]) / 4
         for player in summary["players"]:
             estimate = proportion_estimate(player["win_probability"] * games, games, confidence=0.999)
@@ -218,7 +218,7 @@ class TestManyGames:
     def test_a_strictly_better_player_wins_more(self):
         average = PlayerModel.preset("average")
         records = play_games(Variant(), [average.scaled(0.9, 0.9), average, average], 4000, seed=8)
-        summary = summarize(records)
+        summary = summarize_games(records)
         better, *others = summary["players"]
         assert all(better["ci95"][0] > other["ci95"][1] for other in others)
 
@@ -240,7 +240,7 @@ class TestManyGames:
 
     def test_summary_figures_are_what_the_records_say(self):
         records = play_games(Variant(), [PlayerModel.preset("average")] * 3, 1000, seed=12)
-        summary = summarize(records, ["a", "b", "c"])
+        summary = summarize_games(records, ["a", "b", "c"])
         assert [p["name"] for p in summary["players"]] == ["a", "b", "c"]
         assert sum(p["win_probability"] for p in summary["players"]) + summary["no_winner"] == pytest.approx(1)
         assert summary["rounds"]["median"] == np.median(records.rounds)
