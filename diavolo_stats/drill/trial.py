@@ -19,6 +19,7 @@ from diavolo_stats.core.table_model import TableModel, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
 from diavolo_stats.drill.log import NO_ANSWER, TrialRow, logged_positions
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Flag, check_value
 
 _TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableModel))
 
@@ -67,8 +68,7 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
     elif not isinstance(answer, str) or answer not in (*variant.colors, GREY):
         raise InputError(f"must be one of {', '.join((*variant.colors, GREY))}, or None for no answer, "
                          f"got {answer!r}", field="answer")
-    if not isinstance(too_early, bool):
-        raise InputError(f"must be True or False, got {too_early!r}", field="too_early")
+    check_value("too_early", too_early, Flag())
     return TrialRow(
         session_id=session_id, player=player, trial=trial, timestamp=timestamp, variant=variant_label(variant),
         dice_per_color=variant.dice_per_color, command_first=command_first, command=command,

@@ -27,7 +27,7 @@ from diavolo_stats.minodice.options import MAX_PLAYERS, Rules
 from diavolo_stats.minodice.tricks import NO_WINNER, resolve_tricks
 from diavolo_stats.results import NotedRows
 from diavolo_stats.stats import CONFIDENCE, Estimate, proportion_estimate
-from diavolo_stats.validation import OneOf, Whole, checked
+from diavolo_stats.validation import OneOf, Whole, check_value, checked
 
 MAX_AGAINST = MAX_PLAYERS - 1
 """A trick has at most one die per player."""
@@ -40,7 +40,7 @@ METHODS = ("auto", "exact", "simulated")
 
 def _check_against(bag: Bag, against: int) -> int:
     most = min(MAX_AGAINST, bag.size - 1)
-    if isinstance(against, bool) or not isinstance(against, int) or not 1 <= against <= most:
+    if check_value("against", against, Whole(1)) > most:
         raise InputError(f"must be 1 to {most} (a trick has at most {MAX_PLAYERS} dice), got {against!r}",
                          field="against")
     return against

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Flag, OneOf, setting
+from diavolo_stats.validation import Configuration, Flag, OneOf, Whole, check_value, setting
 
 ROUNDS_BY_PLAYERS = {3: 8, 4: 8, 5: 7, 6: 6}
 """Rounds in a game, by number of players. In round n every player draws n dice."""
@@ -38,15 +38,13 @@ WRONG_BID = ("per-trick", "flat")
 
 def rounds_for_players(players: int) -> int:
     """Rounds in a game of `players` players (8 for 3 or 4, 7 for 5, 6 for 6)."""
-    if isinstance(players, bool) or not isinstance(players, int) or players not in ROUNDS_BY_PLAYERS:
-        raise InputError(f"must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}", field="players")
-    return ROUNDS_BY_PLAYERS[players]
+    return ROUNDS_BY_PLAYERS[check_value("players", players, Whole(MIN_PLAYERS, MAX_PLAYERS))]
 
 
 def check_round(round_number: int, players: int) -> int:
     """`round_number` if a game of `players` players has such a round; InputError otherwise."""
     rounds = rounds_for_players(players)
-    if isinstance(round_number, bool) or not isinstance(round_number, int) or not 1 <= round_number <= rounds:
+    if check_value("round_number", round_number, Whole(1)) > rounds:
         raise InputError(f"a {players}-player game has rounds 1 to {rounds}, got {round_number!r}",
                          field="round_number")
     return round_number

@@ -99,8 +99,8 @@ def test_the_advice_says_which_dice_it_used():
     ({"hand": "black,red,red", "round_number": 2, "players": 4}, "hand: has 3 dice, more than round 2 deals"),
     ({"hand": "mermaid,mermaid,mermaid", "round_number": 3, "players": 4},
      "hand: has 3 mermaid dice but the bag holds 2"),
-    ({"hand": "black", "round_number": 1, "players": 7}, "players: must be 3 to 6, got 7"),
-    ({"hand": "black", "round_number": 1, "players": 2}, "players: must be 3 to 6, got 2"),
+    ({"hand": "black", "round_number": 1, "players": 7}, "players: must be a whole number from 3 to 6, got 7"),
+    ({"hand": "black", "round_number": 1, "players": 2}, "players: must be a whole number from 3 to 6, got 2"),
     ({"hand": "black", "round_number": 1, "players": 3, "simulations": 1},
      "simulations: must be a whole number from 2 to 1,000,000,000"),
 ])

@@ -28,9 +28,9 @@ BAD_COMMANDS = {
                                      "--hand: has 3 mermaid dice but the bag holds 2"),
     "invalid dice file": (["odds", "--dice", "{bad}"], "faces: die 'red': face 4: value 9 is outside 0 to 7"),
     "too few players": (["bid", "--hand", "black", "--round", "1", "--players", "2"],
-                        "--players: must be 3 to 6, got 2"),
+                        "--players: must be a whole number from 3 to 6, got 2"),
     "too many players": (["bid", "--hand", "black", "--round", "1", "--players", "7"],
-                         "--players: must be 3 to 6, got 7"),
+                         "--players: must be a whole number from 3 to 6, got 7"),
 }
 GOOD_COMMANDS = {
     "bid json": ["bid", "--hand", "black,mermaid,yellow", "--round", "3", "--players", "4", "--seed", "5",

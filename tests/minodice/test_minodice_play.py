@@ -105,7 +105,7 @@ SMALL_BAG = Bag((Die("minotaur", ("minotaur",) * 4 + ("flag",) * 2, 1), Die("gri
     (lambda rng: deal(BAG, 4, 3, 1, rng, hand=BAG.parse_hand("mermaid,mermaid,mermaid")),
      "hand: has 3 mermaid dice but the bag holds 2"),
     (lambda rng: deal(BAG, 4, 2, 1, rng, hand=BAG.parse_hand("black,red"), seat=5), "seat: must be 1 to 4"),
-    (lambda rng: deal(BAG, 7, 2, 1, rng), "players: must be 3 to 6, got 7"),
+    (lambda rng: deal(BAG, 7, 2, 1, rng), "players: must be a whole number from 3 to 6, got 7"),
     (lambda rng: deal(BAG, 5, 8, 1, rng), "round_number: a 5-player game has rounds 1 to 7, got 8"),
 ])
 def test_impossible_deals_are_refused_by_name(call, message):
