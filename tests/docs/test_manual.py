@@ -207,6 +207,15 @@ def test_the_readme_opens_with_the_simulator_then_the_tests():
     assert second == ci_command()
 
 
+def test_the_readme_module_map_names_every_part_of_the_package():
+    (row,) = [line for line in readme().splitlines() if line.startswith("| `diavolo_stats/`")]
+    package = REPOSITORY / "diavolo_stats"
+    parts = sorted(path.name for path in package.iterdir() if (path / "__init__.py").is_file())
+    parts += sorted(path.stem for path in package.glob("*.py") if not path.stem.startswith("_"))
+    missing = [part for part in parts if f"`{part}`" not in row]
+    assert not missing, f"the README's map of diavolo_stats/ leaves out {missing}"
+
+
 # The contracts page: the keys and columns it lists are the ones the commands print
 
 def contract_examples() -> list[tuple[str, str, list[str]]]:
