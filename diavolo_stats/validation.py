@@ -4,13 +4,18 @@ A configuration class subclasses `Configuration` and declares each field
 with `setting(default, rule)`; at construction every field is checked by
 its rule (and may be normalized, e.g. a list of colors becomes a tuple),
 then the class's own `check()` states the rules between fields. A function
-declares its parameters with `@checked(name=rule, ...)`. Either way a bad
-value is an InputError whose `field` is the Python name.
+declares its parameters with `@checked(name=rule, ...)`. Named inputs from
+outside the program (a JSON object, a query string) are declared as a
+`Record`: its names, their rules and defaults; `Record.check` refuses names
+it does not know and reports missing ones. Either way a bad value is an
+InputError whose `field` is the name, and the message quotes at most
+`MAX_SHOWN` characters of what was given.
 
-Each rule also knows values it must refuse (`bad_values`): the shared test
-feeds them to every declared field of every configuration class and every
-checked function, so a field added later is tested the day it is declared.
-Booleans are refused wherever a number is asked for.
+Each rule also knows values it must refuse (`bad_values`, and `bad_texts`
+for a query string's text): the shared test feeds them to every declared
+field of every configuration class, checked function and record, so a field
+added later is tested the day it is declared. Booleans are refused wherever
+a number is asked for.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import json
 import math
 import numbers
 import os
@@ -42,6 +48,12 @@ CONTROL_CODES = (*range(0x01, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
 (`CONTROL`), as Arrow's regex engine cannot take it inside a character class."""
 CONTROL = re.compile("[" + "".join(map(chr, CONTROL_CODES)) + "]|\x00")
 
+RECORDS: list[Record] = []
+"""Every declared Record (the named inputs of a JSON object or a query string)."""
+
+MAX_SHOWN = 40
+"""An error message quotes at most this many characters of a value given, then "..."."""
+
 
 class Rule:
     """What one setting accepts. `normalize` returns the value to keep, or raises ValueError saying why not."""
@@ -53,13 +65,37 @@ class Rule:
         """Values this rule must refuse: the wrong type, a bool for a number, NaN, infinity, out of range, empty."""
         raise NotImplementedError
 
+    def from_text(self, text: str) -> Any:
+        """The value a query string's `text` stands for, for `normalize` to check (text it cannot read stays text,
+        which `normalize` then refuses)."""
+        return text
 
-def check_value(name: str, value: Any, rule: Rule) -> Any:
-    """`value` as `rule` keeps it; InputError naming `name` if it is not allowed."""
+    def bad_texts(self) -> list[str]:
+        """Query-string text this rule must refuse (by default its bad values that are text)."""
+        return [value for value in self.bad_values() if isinstance(value, str)]
+
+
+def shown(value: Any, spelled: Callable[[Any], str] = repr) -> str:
+    """`value` as an error message quotes it: spelled by `spelled`, cut to MAX_SHOWN characters."""
+    text = spelled(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+
+
+def json_spelled(value: Any) -> str:
+    """`value` as JSON spells it (true, null, "text"): how a message to a web client quotes what it sent."""
+    return json.dumps(value, default=str)
+
+
+def check_value(name: str, value: Any, rule: Rule, spelled: Callable[[Any], str] = repr, *,
+                text: bool = False) -> Any:
+    """`value` as `rule` keeps it; InputError naming `name` if it is not allowed, quoting the value `shown`.
+
+    text: `value` is a query string's text, read by the rule's `from_text` first (the message quotes the text).
+    """
     try:
-        return rule.normalize(value)
+        return rule.normalize(rule.from_text(value) if text and isinstance(value, str) else value)
     except ValueError as error:
-        raise InputError(f"{error}, got {value!r}", field=name) from None
+        raise InputError(f"{error}, got {shown(value, spelled)}", field=name) from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,9 +116,18 @@ class Whole(Rule):
             raise ValueError(f"must be {allowed}")
         return int(value)
 
+    def from_text(self, text: str) -> Any:
+        try:
+            return int(text) if re.fullmatch(r"\s*[+-]?[0-9]+\s*", text) else text
+        except ValueError:  # more digits than int() reads
+            return text
+
     def bad_values(self) -> list[Any]:
         bad = ["3", 1.5, True, math.nan, math.inf, self.low - 1, None]
         return bad + ([self.high + 1] if self.high is not None else [])
+
+    def bad_texts(self) -> list[str]:
+        return ["two", "1.5", "true", "", str(self.low - 1)] + ([str(self.high + 1)] if self.high is not None else [])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +160,12 @@ class Number(Rule):
         bounds = [bound for bound in bounds if bound]
         return "a number " + " and ".join(bounds) if bounds else "a finite number"
 
+    def from_text(self, text: str) -> Any:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
     def bad_values(self) -> list[Any]:
         bad: list[Any] = ["3", True, math.nan, math.inf, -math.inf, None]
         low = self.above if self.above is not None else self.at_least
@@ -125,18 +176,31 @@ class Number(Rule):
             bad.append(high if self.below is not None else high + 1)
         return bad
 
+    def bad_texts(self) -> list[str]:
+        numbers_refused = [value for value in self.bad_values() if isinstance(value, float | int)
+                           and not isinstance(value, bool)]
+        return ["fast", "true", "", *map(str, numbers_refused)]
+
 
 @dataclasses.dataclass(frozen=True)
 class Flag(Rule):
-    """True or False (not 0, 1 or "true")."""
+    """True or False (not 0, 1 or "true"); `json`: the message spells them true and false, as a web client does."""
+
+    json: bool = False
 
     def normalize(self, value: Any) -> bool:
         if not isinstance(value, bool):
-            raise ValueError("must be True or False")
+            raise ValueError("must be true or false" if self.json else "must be True or False")
         return value
+
+    def from_text(self, text: str) -> Any:
+        return {"true": True, "false": False}.get(text, text)
 
     def bad_values(self) -> list[Any]:
         return ["true", 1, None]
+
+    def bad_texts(self) -> list[str]:
+        return ["yes", "1", "True", ""]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,11 +280,20 @@ class Several(Rule):
             raise ValueError(f"{', '.join(repeated)} repeated; each {self.noun} once")
         return items
 
+    def from_text(self, text: str) -> Any:
+        """Comma-separated items: `black,red,white`."""
+        return tuple(self.item.from_text(item.strip()) for item in text.split(",") if item.strip())
+
     def bad_values(self) -> list[Any]:
         bad: list[Any] = ["text", 5, None] + ([()] if self.least >= 1 else [])
         # A list holding bad items.
         bad += [(item,) * max(self.least, 1) for item in self.item.bad_values() if item is not None][:3]
         return bad
+
+    def bad_texts(self) -> list[str]:
+        # Empty items are dropped, so a bad item must show once stripped; commas would split it.
+        items = [item for item in self.item.bad_texts() if item.strip() == item and item and "," not in item]
+        return ([""] if self.least >= 1 else []) + [",".join([item] * max(self.least, 1)) for item in items][:3]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -259,8 +332,14 @@ class Maybe(Rule):
     def normalize(self, value: Any) -> Any:
         return None if value is None else self.rule.normalize(value)
 
+    def from_text(self, text: str) -> Any:
+        return self.rule.from_text(text)
+
     def bad_values(self) -> list[Any]:
         return [value for value in self.rule.bad_values() if value is not None]
+
+    def bad_texts(self) -> list[str]:
+        return self.rule.bad_texts()
 
 
 def setting(default: Any = dataclasses.MISSING, rule: Rule | None = None, *,
@@ -322,3 +401,54 @@ def checked(**rules: Rule) -> Callable[[Callable], Callable]:
         return call
 
     return decorate
+
+
+class Record:
+    """The named inputs a web client sends at once: a JSON object's fields or a query string's parameters.
+
+    name: what the whole is (the field of an error about it, e.g. a body
+    that is not an object). rules: each name and its rule, in the order they
+    are checked. defaults: the value of a name left out (trusted, not
+    checked); a name without one is required. text: the values are a query
+    string's text, each read by its rule's `from_text` before the rule checks
+    it. noun: what a name is called in messages (`field`, `parameter`).
+    Messages quote values as JSON spells them (true, null), for the client.
+    Every Record is listed in RECORDS for the shared bad-value test.
+    """
+
+    def __init__(self, name: str, rules: Mapping[str, Rule], *, defaults: Mapping[str, Any] | None = None,
+                 text: bool = False, noun: str = "field") -> None:
+        self.name, self.rules, self.defaults = name, dict(rules), dict(defaults or {})
+        self.text, self.noun = text, noun
+        if not set(self.defaults) <= set(self.rules):
+            raise TypeError(f"record {name} has defaults for undeclared names")
+        RECORDS.append(self)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(name for name in self.rules if name not in self.defaults)
+
+    def check(self, given: object) -> dict[str, Any]:
+        """Every declared name's value: `given`'s as its rule keeps it, else its default.
+
+        InputError naming the first name not allowed: one `given` does not
+        declare (listing those it does), a required one missing, or a value
+        its rule refuses.
+        """
+        if not isinstance(given, Mapping):
+            raise InputError(f"must be one object of named {self.noun}s, got {shown(given, json_spelled)}",
+                             field=self.name)
+        unknown = [name for name in given if name not in self.rules]
+        if unknown:
+            raise InputError(f"unknown {self.noun}; allowed: {', '.join(self.rules)}", field=shown(unknown[0], str))
+        missing = [name for name in self.required if name not in given]
+        if missing:
+            raise InputError(f"missing; required {self.noun}s: {', '.join(self.required)}", field=missing[0])
+        return {name: check_value(name, given[name], rule, json_spelled, text=self.text) if name in given
+                else self.defaults[name] for name, rule in self.rules.items()}
+
+
+def declared(cls: type, names: Sequence[str]) -> tuple[dict[str, Rule], dict[str, Any]]:
+    """The rules and defaults configuration class `cls` declares for its fields `names`: to take them in a Record."""
+    fields = {field.name: field for field in dataclasses.fields(cls)}
+    return {name: fields[name].metadata[RULE] for name in names}, {name: fields[name].default for name in names}

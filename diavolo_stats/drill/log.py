@@ -196,10 +196,10 @@ def player_problem(name: object) -> str | None:
         return "give a name (any letters, spaces allowed)"
     hidden = _NOT_IN_NAME.search(name)
     if hidden:
-        return (f"a name cannot contain control, zero-width or text-direction characters, got "
+        return (f"a name cannot contain control, zero-width or text-direction characters; this one has "
                 f"U+{ord(hidden.group()):04X} at position {hidden.start() + 1}")
     if len(name) > MAX_PLAYER_LENGTH:
-        return f"at most {MAX_PLAYER_LENGTH} characters, got {len(name)}"
+        return f"at most {MAX_PLAYER_LENGTH} characters, not {len(name)}"
     return None
 
 

@@ -2,16 +2,19 @@
 
 Every endpoint calls the library function the matching `diavolo` command
 calls, so the two cannot drift: `/api/odds` returns the JSON document that
-`diavolo odds` prints, `/api/simulate` the one `diavolo simulate` prints. Query parameters are the library's field names
-(`dice_per_color=2&sides=6&colors=black,red,white`). A bad request gets
-status 400 and `{"error": "field: what is wrong", "field": "..."}`.
+`diavolo odds` prints, `/api/simulate` the one `diavolo simulate` prints.
+Query parameters are the library's field names
+(`dice_per_color=2&sides=6&colors=black,red,white`), declared per endpoint
+as a `validation.Record` (`ROLL_QUERY`, `ODDS_QUERY`, `SIMULATE_QUERY`). A
+bad request gets status 400 and `{"error": "field: what is wrong", "field": "..."}`.
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from starlette.concurrency import run_in_threadpool
@@ -23,18 +26,75 @@ from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.drill.log import MAX_SEED, load_logs
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, load_logs
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.session import FOREPERIOD_MS, MAX_FOREPERIOD_MS, summarize_session
 from diavolo_stats.errors import InputError
-from diavolo_stats.web.trials import BROWSER_VARIANTS, MAX_TRIALS_PER_SESSION, TrialStore, trial_row
+from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
+from diavolo_stats.web.trials import (
+    BOOLEAN,
+    BROWSER_VARIANTS,
+    MAX_TRIALS_PER_SESSION,
+    TABLE_FIELDS,
+    TrialStore,
+    trial_row,
+)
 
 DEFAULT_SIMULATION_ROUNDS = 20_000
 MAX_SIMULATION_ROUNDS = 200_000
 """A simulation the explorer asks for runs at most this many rounds (about 0.1 s for `closest`)."""
 
-VARIANT_FIELDS = ("colors", "dice_per_color", "sides", "commands", "scatter_mm", "die_mm", "tolerance")
+VARIANT_FIELDS = ("colors", "dice_per_color", "sides", "commands")
+_variant_rules, _variant_defaults = declared(Variant, VARIANT_FIELDS)
+_table_rules, _table_defaults = declared(TableModel, TABLE_FIELDS)
+
+ODDS_QUERY = Record("odds", {**_variant_rules, **_table_rules}, defaults={**_variant_defaults, **_table_defaults},
+                    text=True, noun="parameter")
+"""`/api/odds?...`: the game's fields, as Variant and TableModel declare them (lists comma-separated)."""
+
+SIMULATE_QUERY = Record("simulate", {**ODDS_QUERY.rules, "rounds": Whole(1, MAX_SIMULATION_ROUNDS),
+                                     "seed": Whole(0, MAX_SEED)},
+                        defaults={**ODDS_QUERY.defaults, "rounds": DEFAULT_SIMULATION_ROUNDS, "seed": None},
+                        text=True, noun="parameter")
+"""`/api/simulate?...`: the game's fields, the rounds to simulate and the seed (a fresh one if left out)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Foreperiod(Rule):
+    """The range a roll's foreperiod is drawn from, shortest and longest ms: `MIN,MAX`, or one value for both."""
+
+    bounds: Several = Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), most=2, unique=False, noun="bound")
+
+    def normalize(self, value: Any) -> tuple[int, int]:
+        bounds = self.bounds.normalize(value)
+        if bounds[0] > bounds[-1]:
+            raise ValueError("need MIN,MAX with MIN <= MAX")
+        return bounds[0], bounds[-1]
+
+    def from_text(self, text: str) -> Any:
+        return self.bounds.from_text(text)
+
+    def bad_values(self) -> list[Any]:
+        return [*self.bounds.bad_values(), (900, 600)]
+
+    def bad_texts(self) -> list[str]:
+        return [*self.bounds.bad_texts(), "900,600", "1,2,3"]
+
+
+ROLL_QUERY = Record("roll", {
+    "variant": OneOf(BROWSER_VARIANTS),
+    "command_first": BOOLEAN,
+    "adaptive": BOOLEAN,
+    "player": PLAYER_NAME,
+    "seed": Whole(0, MAX_SEED),
+    "trial": Whole(1, MAX_TRIALS_PER_SESSION),
+    # a trial dropped unanswered (help asked for mid-trial) is shown again with another roll
+    "attempt": Whole(0, MAX_TRIALS_PER_SESSION),
+    "foreperiod_ms": Foreperiod(),
+}, defaults={"variant": "standard", "command_first": False, "adaptive": False, "player": "", "attempt": 0,
+             "foreperiod_ms": FOREPERIOD_MS}, text=True, noun="parameter")
+"""`/api/roll?...`: the session's seed and the trial's number are required."""
 
 
 class Busy(Exception):
@@ -70,18 +130,15 @@ def routes(store: TrialStore) -> list[Route]:
         return JSONResponse(await run_in_threadpool(summary))
 
     async def get_odds(request: Request) -> JSONResponse:
-        variant = variant_from_query(request.query_params, VARIANT_FIELDS)
-        return JSONResponse(exact_odds(variant).document())
+        return JSONResponse(exact_odds(variant_of(ODDS_QUERY.check(request.query_params))).document())
 
     async def get_simulation(request: Request) -> JSONResponse:
-        query = request.query_params
-        variant = variant_from_query(query, VARIANT_FIELDS + ("rounds", "seed"))
-        rounds = _query_int(query, "rounds", 1, MAX_SIMULATION_ROUNDS, DEFAULT_SIMULATION_ROUNDS)
-        seed = _query_int(query, "seed", 0, MAX_SEED, None)
+        asked = SIMULATE_QUERY.check(request.query_params)
+        variant = variant_of(asked)
         if not simulations.acquire(blocking=False):
             raise Busy("a simulation is already running; ask again when it is done")
         try:
-            result = await run_in_threadpool(simulate, variant, rounds, seed)
+            result = await run_in_threadpool(simulate, variant, asked["rounds"], asked["seed"])
         finally:
             simulations.release()
         return JSONResponse(result.document())
@@ -103,31 +160,18 @@ def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
     `adaptive`, which also reads the player's rows in the log), so a drill
     needs no state on the server and survives its restart.
     """
-    allowed = ("variant", "command_first", "adaptive", "player", "seed", "trial", "attempt", "foreperiod_ms")
-    _refuse_unknown(query, allowed)
-    name = query.get("variant", "standard")
-    if name not in BROWSER_VARIANTS:
-        raise InputError(f"must be one of {', '.join(BROWSER_VARIANTS)}, got {name[:40]!r}", field="variant")
-    variant = Variant.preset(name)
-    seed = _query_int(query, "seed", 0, MAX_SEED, None)
-    if seed is None:
-        raise InputError("missing: the session's seed, a whole number", field="seed")
-    trial = _query_int(query, "trial", 1, MAX_TRIALS_PER_SESSION, None)
-    if trial is None:
-        raise InputError("missing: the trial's number", field="trial")
-    # attempt: a trial dropped unanswered (help asked for mid-trial) is shown again with another roll
-    attempt = _query_int(query, "attempt", 0, MAX_TRIALS_PER_SESSION, 0)
-    shortest, longest = _foreperiod(query.get("foreperiod_ms"))
-    rng = np.random.default_rng([seed, trial, attempt])
-    if _query_bool(query, "adaptive"):
-        player = query.get("player", "")
+    asked = ROLL_QUERY.check(query)
+    variant = Variant.preset(asked["variant"])
+    shortest, longest = asked["foreperiod_ms"]
+    rng = np.random.default_rng([asked["seed"], asked["trial"], asked["attempt"]])
+    if asked["adaptive"]:
         frame = load_logs([store.log.path])
-        rolled = adaptive_roll(variant, frame.loc[frame["player"] == player], rng)
+        rolled = adaptive_roll(variant, frame.loc[frame["player"] == asked["player"]], rng)
     else:
         rolled = roll(variant, rng)
     resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
     return {
-        "trial": trial, "variant": name, "command_first": _query_bool(query, "command_first"),
+        "trial": asked["trial"], "variant": asked["variant"], "command_first": asked["command_first"],
         "game": variant.as_dict(), "command": rolled.command.value,
         "dice": {color: list(values) for color, values in rolled.dice.items()},
         "positions": rolled.positions, "foreperiod_ms": int(rng.integers(shortest, longest + 1)),
@@ -135,62 +179,7 @@ def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
     }
 
 
-def variant_from_query(query: Mapping[str, str], allowed: tuple[str, ...]) -> Variant:
-    """The Variant the query's fields describe (defaults: the standard game); InputError naming a bad field."""
-    _refuse_unknown(query, allowed)
-    fields: dict = {}
-    for name in ("colors", "commands"):
-        if name in query:
-            fields[name] = tuple(item.strip() for item in query[name].split(",") if item.strip())
-    if "commands" in fields:
-        fields["commands"] = tuple(Command.parse(c, "commands") for c in fields["commands"])
-    for name in ("dice_per_color", "sides"):
-        if name in query:
-            fields[name] = _parsed(name, query[name], int, "a whole number")
-    table = {name: _parsed(name, query[name], float, "a number") for name in ("scatter_mm", "die_mm", "tolerance")
-             if name in query}
-    return Variant(**fields, table=TableModel(**table))
-
-
-def _refuse_unknown(query: Mapping[str, str], allowed: tuple[str, ...]) -> None:
-    unknown = sorted(set(query) - set(allowed))
-    if unknown:
-        raise InputError(f"not a parameter here; allowed: {', '.join(allowed)}", field=unknown[0][:40])
-
-
-def _parsed(name: str, text: str, kind: Callable, described: str):
-    try:
-        value = kind(text)
-    except ValueError:
-        raise InputError(f"must be {described}, got {text[:40]!r}", field=name) from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"must be a finite number, got {text[:40]!r}", field=name)
-    return value
-
-
-def _query_int(query: Mapping[str, str], name: str, low: int, high: int, default: int | None) -> int | None:
-    if name not in query:
-        return default
-    value = _parsed(name, query[name], int, "a whole number")
-    if not low <= value <= high:
-        raise InputError(f"must be a whole number from {low} to {high}, got {value}", field=name)
-    return value
-
-
-def _query_bool(query: Mapping[str, str], name: str) -> bool:
-    text = query.get(name, "false")
-    if text not in ("true", "false"):
-        raise InputError(f"must be true or false, got {text[:40]!r}", field=name)
-    return text == "true"
-
-
-def _foreperiod(text: str | None) -> tuple[int, int]:
-    if text is None:
-        return FOREPERIOD_MS
-    low, _, high = text.partition(",")
-    shortest, longest = _parsed("foreperiod_ms", low, int, "whole ms"), _parsed("foreperiod_ms", high or low, int,
-                                                                                 "whole ms")
-    if not 0 <= shortest <= longest <= MAX_FOREPERIOD_MS:
-        raise InputError(f"need whole ms MIN,MAX with 0 <= MIN <= MAX <= {MAX_FOREPERIOD_MS}, got {text[:40]!r}",
-                         field="foreperiod_ms")
-    return shortest, longest
+def variant_of(asked: Mapping[str, Any]) -> Variant:
+    """The Variant of a checked query's game fields (VARIANT_FIELDS, its table's TABLE_FIELDS)."""
+    table = TableModel(**{name: asked[name] for name in TABLE_FIELDS})
+    return Variant(**{name: asked[name] for name in VARIANT_FIELDS}, table=table)

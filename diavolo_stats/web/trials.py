@@ -1,6 +1,6 @@
 """Trials sent by the browser drill: checked field by field, judged by the rules, logged once.
 
-A browser posts each trial as a JSON object (`TRIAL_FIELDS`). `trial_row`
+A browser posts each trial as a JSON object (declared as `TRIAL`). `trial_row`
 checks every field and builds the drill log's row with `judged_trial`, as
 every drill does: the answer the rules give (`expected`), the answers
 counted right (`accepted`) and whether the player's was among them
@@ -21,6 +21,7 @@ trial in one server cannot both append.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import threading
 import time
@@ -28,13 +29,26 @@ import uuid
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from diavolo_stats.core.table_model import check_landed, positions_from_mapping
-from diavolo_stats.core.variant import GREY, Variant
-from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, DrillLog, TrialRow
+from diavolo_stats.core.table_model import TableModel, check_landed, positions_from_mapping
+from diavolo_stats.core.variant import GREY, CommandName, Variant
+from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, PLAYER_NAME, DrillLog, TrialRow
 from diavolo_stats.drill.session import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import (
+    Flag,
+    Maybe,
+    Number,
+    OneOf,
+    Record,
+    Rule,
+    Text,
+    Whole,
+    check_value,
+    json_spelled,
+)
 
 BROWSER = "browser"
 """The `interface` of the rows the web drill logs."""
@@ -50,121 +64,12 @@ TRIAL_BURST = 100
 
 MAX_SESSIONS_TRACKED = 10_000
 
-TRIAL_FIELDS = ("session_id", "trial", "player", "variant", "command_first", "command", "dice", "positions",
-                "answer", "latency_ms", "too_early", "timed_out", "foreperiod_ms", "seed", "timestamp")
-"""What a browser sends per trial. `expected` and `correct` are not among them: the server works them out."""
-
-_TABLE_FIELDS = ("scatter_mm", "die_mm", "tolerance")
+TABLE_FIELDS = tuple(field.name for field in dataclasses.fields(TableModel))
+"""Keys of `positions` beside the die centers: the table the dice were thrown on (checked by `judged_trial`)."""
 
 
-def trial_row(trial: object) -> TrialRow:
-    """The drill log row of one posted trial (a JSON object), or InputError naming the first bad field.
-
-    The JSON is checked here (types, ranges, where the dice lie); the row is
-    built by `drill.trial.judged_trial`, which works out `expected`,
-    `accepted` and `correct` from the roll, with `interface` browser.
-    """
-    if not isinstance(trial, Mapping):
-        raise InputError("send one JSON object per trial", field="trial")
-    unknown = sorted(set(trial) - set(TRIAL_FIELDS))
-    if unknown:
-        raise InputError("not a field of a trial (the server works out expected and correct itself); "
-                         f"fields: {', '.join(TRIAL_FIELDS)}", field=str(unknown[0]))
-    missing = [name for name in TRIAL_FIELDS if name not in trial]
-    if missing:
-        raise InputError("missing", field=missing[0])
-    session_id = trial["session_id"]
-    if not isinstance(session_id, str) or not _is_uuid(session_id):
-        raise InputError(f"must be a UUID such as {uuid.UUID(int=0)}, got {str(session_id)[:40]!r}",
-                         field="session_id")
-    number = _whole("trial", trial["trial"], 1, MAX_TRIALS_PER_SESSION)
-    name = trial["variant"]
-    if name not in BROWSER_VARIANTS:
-        raise InputError(f"must be one of {', '.join(BROWSER_VARIANTS)}, got {str(name)[:40]!r}", field="variant")
-    variant = Variant.preset(name)
-    command_first = _boolean("command_first", trial["command_first"])
-    dice = _dice(variant, trial["dice"])
-    positions = _checked_positions(variant, trial["positions"])
-    too_early = _boolean("too_early", trial["too_early"])
-    timed_out = _boolean("timed_out", trial["timed_out"])
-    if too_early and timed_out:
-        raise InputError("a trial answered too early did not time out; at most one of too_early and timed_out",
-                         field="timed_out")
-    answer, latency_ms = trial["answer"], trial["latency_ms"]
-    if too_early or timed_out:
-        if answer != NO_ANSWER:
-            raise InputError(f"must be {NO_ANSWER!r} when the trial was answered too early or timed out",
-                             field="answer")
-        if latency_ms is not None:
-            raise InputError("must be null when there was no answer", field="latency_ms")
-        answer = None
-    else:
-        if answer not in (*variant.colors, GREY):
-            raise InputError(f"must be one of {', '.join((*variant.colors, GREY))}, got {str(answer)[:40]!r}",
-                             field="answer")
-        latency_ms = round(_number("latency_ms", latency_ms, MAX_LATENCY_MS), 1)
-    foreperiod_ms = None if trial["foreperiod_ms"] is None else _number(
-        "foreperiod_ms", trial["foreperiod_ms"], MAX_FOREPERIOD_MS)
-    seed = None if trial["seed"] is None else _whole("seed", trial["seed"], 0, MAX_SEED)
-    return judged_trial(
-        variant, trial["command"], dice, positions, answer, latency_ms, interface=BROWSER, player=trial["player"],
-        session_id=session_id, trial=number, timestamp=_timestamp(trial["timestamp"]), command_first=command_first,
-        too_early=too_early, foreperiod_ms=foreperiod_ms, seed=seed)
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        return str(uuid.UUID(text)) == text.lower()
-    except ValueError:
-        return False
-
-
-def _whole(field: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InputError(f"must be a whole number from {low} to {high}, got {str(value)[:40]!r}", field=field)
-    return value
-
-
-def _number(field: str, value: object, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            math.isfinite(value) and 0 <= value <= high):
-        raise InputError(f"must be a finite number of ms from 0 to {high:g}, got {str(value)[:40]!r}", field=field)
-    return float(value)
-
-
-def _boolean(field: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"must be true or false, got {str(value)[:40]!r}", field=field)
-    return value
-
-
-def _dice(variant: Variant, dice: object) -> dict[str, list[int]]:
-    if not isinstance(dice, Mapping) or list(dice) != list(variant.colors):
-        raise InputError(f"must map the colors {', '.join(variant.colors)}, in that order, to their values",
-                         field="dice")
-    for color, values in dice.items():
-        if not isinstance(values, list) or len(values) != variant.dice_per_color or not all(
-                isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= variant.sides for v in values):
-            raise InputError(f"{color} needs {variant.dice_per_color} whole numbers from 1 to {variant.sides}, "
-                             f"got {str(values)[:60]}", field="dice")
-    return {color: list(values) for color, values in dice.items()}
-
-
-def _checked_positions(variant: Variant, positions: object) -> Mapping:
-    """`positions` once its die centers are checked to be a throw the table allows: every die wholly on it,
-    none overlapping (the table's own fields, if given, are checked by `judged_trial`)."""
-    if not isinstance(positions, Mapping):
-        raise InputError("must be a JSON object of die centers", field="positions")
-    centers = {key: value for key, value in positions.items() if key not in _TABLE_FIELDS}
-    if list(centers) != ["command", *variant.colors]:
-        raise InputError(f"needs the keys command, {', '.join(variant.colors)}", field="positions")
-    for key, value in centers.items():
-        points = [value] if key == "command" else value
-        count = 1 if key == "command" else variant.dice_per_color
-        if not (isinstance(points, list) and len(points) == count and all(_is_point(p) for p in points)):
-            raise InputError(f"{key} needs {'one point' if count == 1 else count} [x, y] in mm", field="positions")
-    check_landed(variant.table, positions_from_mapping(variant.colors, variant.dice_per_color, centers))
-    return positions
+def _is_whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_point(point: object) -> bool:
@@ -172,16 +77,145 @@ def _is_point(point: object) -> bool:
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
 
 
-def _timestamp(value: object) -> datetime:
-    if isinstance(value, str):
+@dataclasses.dataclass(frozen=True)
+class Dice(Rule):
+    """The dice values of a roll: a JSON object mapping each color to the list of its dice's values.
+    Of `variant`, when given: its colors in order, each with `dice_per_color` whole numbers from 1 to `sides`."""
+
+    variant: Variant | None = None
+
+    def normalize(self, value: Any) -> dict[str, list[int]]:
+        if not isinstance(value, Mapping) or not all(isinstance(values, list) for values in value.values()):
+            raise ValueError("must map each color to the list of its dice's values")
+        if self.variant is not None:
+            colors, count, sides = self.variant.colors, self.variant.dice_per_color, self.variant.sides
+            if list(value) != list(colors):
+                raise ValueError(f"must map the colors {', '.join(colors)}, in that order, to their values")
+            for color, values in value.items():
+                if len(values) != count or not all(_is_whole(v) and 1 <= v <= sides for v in values):
+                    raise ValueError(f"{color} needs {count} whole numbers from 1 to {sides}")
+        return {color: list(values) for color, values in value.items()}
+
+    def bad_values(self) -> list[Any]:
+        return ["1,2,3", [1, 2, 3], {"black": 3}, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class DieCenters(Rule):
+    """Where a roll's dice lie: a JSON object mapping `command` to one [x, y] in mm and each color to a list of
+    them (the table's fields may follow). Of `variant`, when given: its colors in order, one point per die, and a
+    throw its table allows (every die wholly on it, none overlapping; `table_model.check_landed`)."""
+
+    variant: Variant | None = None
+
+    def normalize(self, value: Any) -> Mapping:
+        if not isinstance(value, Mapping):
+            raise ValueError("must be a JSON object of die centers")
+        centers = {key: points for key, points in value.items() if key not in TABLE_FIELDS}
+        for key, points in centers.items():
+            shaped = _is_point(points) if key == "command" else isinstance(points, list) and all(map(_is_point, points))
+            if not shaped:
+                raise ValueError(f"{key} needs {'one' if key == 'command' else 'a list of'} [x, y] in mm")
+        if self.variant is not None:
+            colors, count = self.variant.colors, self.variant.dice_per_color
+            if list(centers) != ["command", *colors]:
+                raise ValueError(f"needs the keys command, {', '.join(colors)}")
+            short = next((color for color in colors if len(centers[color]) != count), None)
+            if short:
+                raise ValueError(f"{short} needs {count} [x, y] in mm")
+            try:
+                check_landed(self.variant.table, positions_from_mapping(colors, count, centers))
+            except InputError as error:
+                raise ValueError(error.message) from None
+        return value
+
+    def bad_values(self) -> list[Any]:
+        return [[[1, 2]], "command", {"command": [1]}, {"command": [1, "2"]}, {"black": [1, 2]}, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Moment(Rule):
+    """An ISO 8601 time with its zone (`Z` for UTC), kept as a datetime."""
+
+    def normalize(self, value: Any) -> datetime:
         try:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else None
         except ValueError:
             moment = None
-        if moment is not None and moment.tzinfo is not None:
-            return moment
-    raise InputError(f"must be an ISO 8601 time with its zone, e.g. 2026-01-31T12:00:00.000Z, got {str(value)[:40]!r}",
-                     field="timestamp")
+        if moment is None or moment.tzinfo is None:
+            raise ValueError("must be an ISO 8601 time with its zone, e.g. 2026-01-31T12:00:00.000Z")
+        return moment
+
+    def bad_values(self) -> list[Any]:
+        return ["yesterday", "2026-11-30T12:00:00", "", 1764504000, None]
+
+
+def _answers() -> tuple[str, ...]:
+    colors = [color for name in BROWSER_VARIANTS for color in Variant.preset(name).colors]
+    return (*dict.fromkeys(colors), GREY, NO_ANSWER)
+
+
+BOOLEAN = Flag(json=True)
+"""true or false, as a web client sends them."""
+
+TRIAL = Record("trial", {
+    "session_id": Text(max_length=36, pattern=r"(?i)[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}",
+                       described=f"a UUID such as {uuid.UUID(int=0)}"),
+    "trial": Whole(1, MAX_TRIALS_PER_SESSION),
+    "player": PLAYER_NAME,
+    "variant": OneOf(BROWSER_VARIANTS),
+    "command_first": BOOLEAN,
+    "command": CommandName(),
+    "dice": Dice(),
+    "positions": DieCenters(),
+    "answer": OneOf(_answers()),
+    "latency_ms": Maybe(Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms")),
+    "too_early": BOOLEAN,
+    "timed_out": BOOLEAN,
+    "foreperiod_ms": Maybe(Number(at_least=0, at_most=MAX_FOREPERIOD_MS, unit="ms")),
+    "seed": Maybe(Whole(0, MAX_SEED)),
+    "timestamp": Moment(),
+})
+"""What a browser sends per trial, every field required (null where it says so). `expected`, `accepted` and
+`correct` are not among them: the server works them out."""
+
+
+def trial_row(body: object) -> TrialRow:
+    """The drill log row of one posted trial (a JSON object), or InputError naming the first bad field.
+
+    The fields are checked as TRIAL declares them, then against the game
+    they claim (dice and positions of that variant, positions a throw can
+    give); the row is built by `drill.trial.judged_trial`, which works out
+    `expected`, `accepted` and `correct` from the roll, with `interface` browser.
+    """
+    trial = TRIAL.check(body)
+    variant = Variant.preset(trial["variant"])
+    dice = check_value("dice", trial["dice"], Dice(variant), json_spelled)
+    positions = check_value("positions", trial["positions"], DieCenters(variant), json_spelled)
+    answer, latency_ms = trial["answer"], trial["latency_ms"]
+    if trial["too_early"] and trial["timed_out"]:
+        raise InputError("a trial answered too early did not time out; at most one of too_early and timed_out is "
+                         "true", field="timed_out")
+    if trial["too_early"] or trial["timed_out"]:
+        if answer != NO_ANSWER:
+            raise InputError(f'must be "{NO_ANSWER}" when the trial was answered too early or timed out',
+                             field="answer")
+        if latency_ms is not None:
+            raise InputError("must be null when there was no answer", field="latency_ms")
+        answer = None
+    elif answer == NO_ANSWER:
+        raise InputError(f'"{NO_ANSWER}" only when too_early or timed_out is true; else a color or {GREY}',
+                         field="answer")
+    elif latency_ms is None:
+        raise InputError("must be the answer's latency, a number of ms, when there was an answer", field="latency_ms")
+    else:
+        latency_ms = round(float(latency_ms), 1)
+    foreperiod_ms = None if trial["foreperiod_ms"] is None else float(trial["foreperiod_ms"])
+    return judged_trial(
+        variant, trial["command"], dice, positions, answer, latency_ms, interface=BROWSER, player=trial["player"],
+        session_id=trial["session_id"], trial=trial["trial"], timestamp=trial["timestamp"],
+        command_first=trial["command_first"], too_early=trial["too_early"], foreperiod_ms=foreperiod_ms,
+        seed=trial["seed"])
 
 
 class TooFast(InputError):
