@@ -108,6 +108,13 @@ BAD_FIELDS = [
     ("timestamp", "2026-11-30T12:00:00"),
     ("expected", "red"),
     ("correct", True),
+    ("session_id", 5),
+    ("latency_ms", True),
+    ("foreperiod_ms", True),
+    ("foreperiod_ms", 60_001),
+    ("seed", True),
+    ("dice", [1, 2, 3]),
+    ("positions", "on the table"),
 ]
 
 
@@ -117,6 +124,24 @@ def test_a_bad_field_is_refused_by_name_and_nothing_is_written(client, log_path,
     assert response.status_code == 400, response.text
     assert response.json()["error"].startswith(f"{field}: "), response.json()
     assert response.json()["field"] == field
+    assert logged_rows(log_path) == 0
+
+
+def test_a_missing_field_is_named(client, log_path):
+    trial = a_trial(client)
+    del trial["seed"]
+    response = client.post("/api/trials", json=trial)
+    assert response.status_code == 400 and response.json()["field"] == "seed"
+    assert response.json()["error"].startswith("seed: missing")
+    assert logged_rows(log_path) == 0
+
+
+def test_errors_about_a_body_speak_json_and_quote_at_most_40_characters(client, log_path):
+    as_json = {"command_first": ("yes", 'must be true or false, got "yes"'), "trial": (True, "got true"),
+               "seed": ("x" * 5000, 'got "' + "x" * 39 + "...")}
+    for field, (value, words) in as_json.items():
+        error = client.post("/api/trials", json=a_trial(client, **{field: value})).json()["error"]
+        assert error.startswith(f"{field}: ") and error.endswith(words), error
     assert logged_rows(log_path) == 0
 
 
@@ -152,6 +177,36 @@ def test_no_answer_needs_too_early_or_timeout_and_no_latency(client, log_path):
     row = load_logs([log_path]).iloc[0]
     assert (row["answer"], bool(row["too_early"]), bool(row["correct"])) == ("none", True, False)
     assert logged_rows(log_path) == 1
+
+
+@pytest.mark.parametrize(("query", "field", "words"), [
+    ({"trial": "1"}, "seed", "missing"),
+    ({"seed": "7"}, "trial", "missing"),
+    ({"seed": "7", "trial": "1", "sead": "8"}, "sead", "unknown parameter; allowed: variant, command_first"),
+    ({"seed": "seven", "trial": "1"}, "seed", 'must be a whole number from 0 to'),
+    ({"seed": "7", "trial": "0"}, "trial", "must be a whole number from 1 to 10,000"),
+    ({"seed": "7", "trial": "1", "adaptive": "yes"}, "adaptive", 'must be true or false, got "yes"'),
+    ({"seed": "7", "trial": "1", "variant": "giant"}, "variant", "must be one of standard, kids"),
+    ({"seed": "7", "trial": "1", "foreperiod_ms": "900,600"}, "foreperiod_ms", "MIN <= MAX"),
+    ({"seed": "7", "trial": "1", "foreperiod_ms": "600,60001"}, "foreperiod_ms", "from 0 to 60,000"),
+    ({"seed": "7", "trial": "1", "foreperiod_ms": "-1"}, "foreperiod_ms", "from 0 to 60,000"),
+    ({"seed": "7", "trial": "1", "foreperiod_ms": "1,2,3"}, "foreperiod_ms", "need 1 to 2 bounds"),
+    ({"seed": "7", "trial": "1", "foreperiod_ms": "soon"}, "foreperiod_ms", "must be a whole number ms"),
+])
+def test_a_bad_roll_query_is_refused_naming_the_parameter(client, query, field, words):
+    response = client.get("/api/roll", params=query)
+    assert response.status_code == 400
+    assert response.json()["field"] == field and response.json()["error"].startswith(f"{field}: ")
+    assert words in response.json()["error"], response.json()
+
+
+def test_the_foreperiod_is_drawn_from_the_range_asked_for(client):
+    def foreperiod(text: str, trial: int) -> int:
+        query = {"seed": 7, "trial": trial, "foreperiod_ms": text}
+        return client.get("/api/roll", params=query).json()["foreperiod_ms"]
+
+    assert [foreperiod("800", trial) for trial in (1, 2, 3)] == [800] * 3
+    assert all(300 <= foreperiod("300,310", trial) <= 310 for trial in range(1, 20))
 
 
 def test_a_body_that_is_not_a_json_object_is_refused(client, log_path):
@@ -257,11 +312,16 @@ def test_odds_are_exactly_what_the_command_line_prints(client, diavolo, query):
     ({"tolerance": "-1"}, "tolerance"),
     ({"tolerance": "nan"}, "tolerance"),
     ({"dice": "3"}, "dice"),
+    ({"die_mm": "true"}, "die_mm"),
+    ({"colors": ",".join(f"color{n}" for n in range(200))}, "colors"),
 ])
 def test_a_bad_variant_is_refused_naming_the_field(client, query, field):
-    response = client.get("/api/odds", params=query)
-    assert response.status_code == 400
-    assert response.json()["error"].startswith(f"{field}: "), response.json()
+    for endpoint in ("/api/odds", "/api/simulate"):
+        response = client.get(endpoint, params=query)
+        assert response.status_code == 400
+        assert response.json()["error"].startswith(f"{field}: "), response.json()
+        assert response.json()["field"] == field
+        assert len(response.json()["error"].partition(", got ")[2]) <= 45  # a quote of at most 40 characters
 
 
 def test_simulated_closest_has_an_interval_and_a_capped_number_of_rounds(client):
@@ -272,6 +332,9 @@ def test_simulated_closest_has_an_interval_and_a_capped_number_of_rounds(client)
     assert exact["ci95"][0] <= exact["exact"] <= exact["ci95"][1]
     too_many = client.get("/api/simulate", params={"rounds": 10**7})
     assert too_many.status_code == 400 and too_many.json()["field"] == "rounds"
+    for query, field in (({"seed": "-1"}, "seed"), ({"rounds": "1e3"}, "rounds"), ({"trial": "1"}, "trial")):
+        refused = client.get("/api/simulate", params=query)
+        assert refused.status_code == 400 and refused.json()["field"] == field, refused.json()
 
 
 # ------------------------------------------------------------------------------------- token, names
