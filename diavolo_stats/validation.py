@@ -86,16 +86,26 @@ def json_spelled(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+class Refused(ValueError):
+    """A rule's refusal of one part of the value it checks (an item of a list): the message quotes that part."""
+
+    def __init__(self, message: str, part: Any) -> None:
+        super().__init__(message)
+        self.part = part
+
+
 def check_value(name: str, value: Any, rule: Rule, spelled: Callable[[Any], str] = repr, *,
                 text: bool = False) -> Any:
-    """`value` as `rule` keeps it; InputError naming `name` if it is not allowed, quoting the value `shown`.
+    """`value` as `rule` keeps it; InputError naming `name` if it is not allowed, quoting the value `shown`
+    (or the part of it that was refused).
 
     text: `value` is a query string's text, read by the rule's `from_text` first (the message quotes the text).
     """
     try:
         return rule.normalize(rule.from_text(value) if text and isinstance(value, str) else value)
     except ValueError as error:
-        raise InputError(f"{error}, got {shown(value, spelled)}", field=name) from None
+        got = error.part if isinstance(error, Refused) else value
+        raise InputError(f"{error}, got {shown(got, spelled)}", field=name) from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,7 +194,7 @@ class Number(Rule):
 
 @dataclasses.dataclass(frozen=True)
 class Flag(Rule):
-    """True or False (not 0, 1 or "true"); `json`: the message spells them true and false, as a web client does."""
+    """True or False (not 0, 1 or "true"); `json`: the message spells them true and false, as JSON and TOML do."""
 
     json: bool = False
 
@@ -270,15 +280,24 @@ class Several(Rule):
     def normalize(self, value: Any) -> tuple:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise ValueError(f"must be a list of {self.noun}s")
-        items = tuple(self.item.normalize(item) for item in value)
+        items = tuple(self._item(item) for item in value)
         count = (f"{self.least} to {self.most} {self.noun}s" if self.most is not None
                  else f"at least one {self.noun}" if self.least == 1 else f"at least {self.least} {self.noun}s")
         if not (self.least <= len(items) and (self.most is None or len(items) <= self.most)):
-            raise ValueError(f"need {count}, not {len(items)}")
+            raise Refused(f"need {count}", len(items))
         repeated = sorted({str(item) for item in items if items.count(item) > 1})
         if self.unique and repeated:
             raise ValueError(f"{', '.join(repeated)} repeated; each {self.noun} once")
         return items
+
+    def _item(self, item: Any) -> Any:
+        try:
+            return self.item.normalize(item)
+        except Refused:
+            raise
+        except ValueError as error:
+            message = str(error)
+            raise Refused(f"each {self.noun} {message}" if message.startswith("must") else message, item) from None
 
     def from_text(self, text: str) -> Any:
         """Comma-separated items: `black,red,white`."""

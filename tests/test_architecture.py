@@ -90,3 +90,43 @@ def test_importing_the_package_loads_no_heavy_library():
             "print(sorted(m for m in ('pandas', 'matplotlib', 'scipy') if m in sys.modules))")
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "[]"
+
+
+
+def defined_names() -> dict[str, list[str]]:
+    """Every module-level function, class and constant outside cli/: name -> the modules defining it."""
+    found: dict[str, list[str]] = {}
+    for path, parts in modules():
+        if parts[0] == "cli":  # every command module has its register and run
+            continue
+        names = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names |= {target.id for target in targets if isinstance(target, ast.Name)}
+        for name in names - {"__all__"}:
+            found.setdefault(name, []).append("/".join(parts))
+    return found
+
+
+# The playing table, its fields and its drawing on a screen: the only things the code calls a table.
+PLAYING_TABLE = {"TableModel", "TableLayout", "table_layout", "table_rows_needed", "TABLE_FIELDS", "_TABLE_FIELDS"}
+
+
+def test_table_names_only_the_playing_table():
+    # A data frame is a *_frame, printed text is aligned, a precomputed array is a lookup (docs/architecture.md).
+    other = {name: where for name, where in defined_names().items()
+             if re.search(r"(?:^|_)table|Table", name) and name not in PLAYING_TABLE}
+    assert not other, other
+
+
+# Names that mean the same kind of thing in each module that has one: its own output's columns, its routes.
+PER_MODULE = {"COLUMNS", "TEXT_COLUMNS", "SUMMARY_COLUMNS", "routes"}
+
+
+def test_a_name_means_one_thing():
+    # Two modules defining one name either copy a thing (make it one) or mean two things (name them apart).
+    twice = {name: where for name, where in defined_names().items() if len(where) > 1 and name not in PER_MODULE}
+    assert not twice, twice

@@ -28,6 +28,7 @@ from diavolo_stats.validation import (
     Number,
     OneOf,
     Several,
+    Text,
     Whole,
     check_value,
 )
@@ -217,12 +218,19 @@ def test_query_text_is_read_as_the_value_the_rule_checks(rule, text, value):
 
 
 def test_a_long_value_is_quoted_shortened():
-    """A list quoted whole made a message as long as the list."""
-    rule = Several(Whole(0, 9), unique=False)
+    """A value quoted whole made a message as long as the value."""
+    with pytest.raises(InputError) as error:
+        check_value("player", "x" * 10_000, Text())
+    quoted = str(error.value).partition(", got ")[2]
+    assert quoted == repr("x" * 10_000)[:MAX_SHOWN] + "..."
+
+
+def test_a_refused_item_of_a_list_is_quoted_alone():
+    """A list quoted whole hid which item was wrong (and made the message as long as the list)."""
+    rule = Several(Whole(0, 9), unique=False, noun="digit")
     with pytest.raises(InputError) as error:
         check_value("digits", [1] * 10_000 + [10], rule)
-    quoted = str(error.value).partition(", got ")[2]
-    assert quoted == repr([1] * 10_000)[:MAX_SHOWN] + "..."
-    with pytest.raises(InputError) as short:
-        check_value("digits", [10], rule)
-    assert str(short.value).endswith("got [10]")
+    assert str(error.value) == "digits: each digit must be a whole number from 0 to 9, got 10"
+    with pytest.raises(InputError) as count:
+        check_value("digits", [1] * 10_000, Several(Whole(0, 9), most=5, unique=False, noun="digit"))
+    assert str(count.value) == "digits: need 1 to 5 digits, got 10000"

@@ -11,7 +11,7 @@ from enum import Enum
 
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Instance, Rule, Several, Text, Whole, setting
+from diavolo_stats.validation import Configuration, Instance, Rule, Several, Text, Whole, check_value, setting
 
 GREY = "grey"
 """The answer when two or more colors share the winning figure (a tie)."""
@@ -44,11 +44,8 @@ class Command(str, Enum):
 
     @classmethod
     def parse(cls, name: str, field: str = "commands") -> Command:
-        try:
-            return cls(name.strip())
-        except ValueError:
-            allowed = ", ".join(c.value for c in cls)
-            raise InputError(f"unknown command {name!r}; allowed: {allowed}", field=field) from None
+        """The command named `name` (spaces around it ignored); InputError naming `field` if there is none."""
+        return check_value(field, name, CommandName())
 
 
 ALL_COMMANDS = tuple(Command)
@@ -64,7 +61,7 @@ class CommandName(Rule):
         try:
             return Command(value.strip() if isinstance(value, str) else value)
         except ValueError:
-            raise ValueError(f"unknown command {value!r}; allowed: {', '.join(c.value for c in Command)}") from None
+            raise ValueError(f"must be one of {', '.join(c.value for c in Command)}") from None
 
     def bad_values(self) -> list:
         return ["tallest", "", 3]

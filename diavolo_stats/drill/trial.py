@@ -21,7 +21,8 @@ from diavolo_stats.drill.log import NO_ANSWER, TrialRow, logged_positions
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import Flag, check_value
 
-_TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableModel))
+TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableModel))
+"""The table's own fields, which a `positions` cell carries beside the die centers."""
 
 
 def variant_label(variant: Variant) -> str:
@@ -85,11 +86,11 @@ def _die_centers(variant: Variant, positions: Mapping) -> dict:
     if not isinstance(positions, Mapping):
         raise InputError(f"must map 'command' and each color to die centers, got {positions!r}", field="positions")
     table = variant.table
-    for name in _TABLE_FIELDS:
+    for name in TABLE_FIELDS:
         if name in positions and positions[name] != getattr(table, name):
             raise InputError(f"{name} is {positions[name]!r}, but the variant's table has "
                              f"{getattr(table, name)!r}", field="positions")
-    centers = {key: value for key, value in positions.items() if key not in _TABLE_FIELDS}
+    centers = {key: value for key, value in positions.items() if key not in TABLE_FIELDS}
     unknown = sorted(set(centers) - {"command", *variant.colors})
     if unknown:
         raise InputError(f"unknown keys {', '.join(map(repr, unknown))}; give 'command' and "

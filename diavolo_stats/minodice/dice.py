@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Flag, Instance, Rule, Several, Text, Whole, setting
+from diavolo_stats.validation import Configuration, Flag, Instance, Rule, Several, Text, Whole, check_value, setting
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -245,9 +245,7 @@ def _parse_dice(text: str, source: str) -> Bag:
     unknown = sorted(set(document) - set(_FILE_KEYS))
     if unknown:
         raise InputError(f"unknown key {unknown[0]!r}; a dice file has {', '.join(_FILE_KEYS)}")
-    reconstruction = document.get("reconstruction", False)
-    if not isinstance(reconstruction, bool):
-        raise InputError(f"must be true or false, got {reconstruction!r}", field="reconstruction")
+    reconstruction = check_value("reconstruction", document.get("reconstruction", False), Flag(json=True))
     entries = document.get("dice")
     if not isinstance(entries, list) or not entries or not all(isinstance(entry, dict) for entry in entries):
         raise InputError("the file needs [[dice]] tables, one per die type", field="dice")

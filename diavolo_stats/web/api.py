@@ -30,13 +30,13 @@ from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, load_logs
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.session import FOREPERIOD_MS, MAX_FOREPERIOD_MS, summarize_session
+from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
 from diavolo_stats.web.trials import (
     BOOLEAN,
     BROWSER_VARIANTS,
     MAX_TRIALS_PER_SESSION,
-    TABLE_FIELDS,
     TrialStore,
     trial_row,
 )

@@ -31,11 +31,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from diavolo_stats.core.table_model import TableModel, check_landed, positions_from_mapping
+from diavolo_stats.core.table_model import check_landed, positions_from_mapping
 from diavolo_stats.core.variant import GREY, CommandName, Variant
 from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, PLAYER_NAME, DrillLog, TrialRow
 from diavolo_stats.drill.session import MAX_FOREPERIOD_MS
-from diavolo_stats.drill.trial import judged_trial
+from diavolo_stats.drill.trial import TABLE_FIELDS, judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import (
     Flag,
@@ -63,10 +63,6 @@ TRIAL_BURST = 100
 """Rows one session may add at once: what a page kept while the server was away, sent in one go."""
 
 MAX_SESSIONS_TRACKED = 10_000
-
-TABLE_FIELDS = tuple(field.name for field in dataclasses.fields(TableModel))
-"""Keys of `positions` beside the die centers: the table the dice were thrown on (checked by `judged_trial`)."""
-
 
 def _is_whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)

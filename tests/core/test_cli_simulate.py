@@ -86,7 +86,7 @@ def test_same_seed_same_output_with_any_workers():
     (["--colors", "black,red,black"], ["--colors", "repeated"]),
     (["--colors", "black,grey"], ["--colors", "grey"]),
     (["--colors", "black,Red!"], ["--colors", "must be a color name"]),
-    (["--commands", "highest-total,tallest"], ["--commands", "tallest", "allowed"]),
+    (["--commands", "highest-total,tallest"], ["--commands", "tallest", "must be one of highest-total"]),
     (["--workers", "0"], ["--workers", "from 1 to"]),
     (["--tolerance", "-0.1"], ["--tolerance", "from 0 to 1"]),
     (["--out", "/nonexistent-folder/x.csv"], ["--out", "does not exist"]),

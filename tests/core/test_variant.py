@@ -30,7 +30,7 @@ def test_the_kids_variant_has_two_dice_per_color():
     ({"sides": 1}, "sides: must be a whole number from 2"),
     ({"commands": ()}, "commands: need at least one"),
     ({"commands": ("highest-total", "highest-total")}, "repeated"),
-    ({"commands": ("tallest",)}, "unknown command 'tallest'"),
+    ({"commands": ("tallest",)}, "commands: each command must be one of highest-total, .*, got 'tallest'"),
 ])
 def test_bad_variants_name_the_field(fields, message):
     with pytest.raises(InputError, match=message):

@@ -89,6 +89,8 @@ def test_a_dice_file_replaces_the_default(tmp_path):
      "no mermaid die; the bag needs at least one die of each kind"),
     (('faces = [1, 2, 3, 4, 5, 6]', 'faces = ["minotaur", 0, 0, 0, 0, 0]'), "no number die"),
     (('[[dice]]\nname = "minotaur"', '[[dice]\nname = "minotaur"'), "not valid TOML"),
+    (('[[dice]]\nname = "minotaur"', 'reconstruction = "yes"\n[[dice]]\nname = "minotaur"'),
+     "reconstruction: must be true or false, got 'yes'"),
 ])
 def test_an_invalid_dice_file_is_refused_with_the_die_and_face_named(tmp_path, change, message):
     old, new = change
