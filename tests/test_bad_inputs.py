@@ -195,6 +195,8 @@ CASES: dict[str, list[str]] = {
     "drill trials 0": ["drill", "--player", "ana", "--trials", "0"],
     "drill trials arabic": ["drill", "--player", "ana", "--trials", "\u0663"],
     "drill trials underscore": ["drill", "--player", "ana", "--trials", "1_0"],
+    "drill trials over the maximum": ["drill", "--player", "ana", "--trials", "10001"],
+    "drill minutes over the maximum": ["drill", "--player", "ana", "--minutes", "601"],
     "drill minutes 0": ["drill", "--player", "ana", "--minutes", "0"],
     "drill minutes negative": ["drill", "--player", "ana", "--minutes", "-1"],
     "drill minutes inf": ["drill", "--player", "ana", "--minutes", "inf"],

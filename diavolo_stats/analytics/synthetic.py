@@ -31,6 +31,7 @@ import numpy as np
 
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll_many
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Variant
+from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
 from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
@@ -56,7 +57,6 @@ FIRST_SESSION = datetime(2024, 1, 1, 18, 0, tzinfo=timezone.utc)
 
 DEFAULT_PLAYERS = ("preset:novice", "preset:average", "preset:expert")
 MAX_SESSIONS = 1000
-MAX_TRIALS = 10_000
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def practised(model: PlayerModel, session: int) -> PlayerModel:
     return model.scaled(time_factor=1 + PRACTICE_SLOWDOWN * practice, error_factor=1 + PRACTICE_ERRORS * practice)
 
 
-@checked(path=FilePath(), sessions=Whole(1, MAX_SESSIONS), trials=Whole(1, MAX_TRIALS), seed=Whole(0),
+@checked(path=FilePath(), sessions=Whole(1, MAX_SESSIONS), trials=Whole(1, MAX_TRIALS_PER_SESSION), seed=Whole(0),
          variant_name=OneOf(tuple(PRESETS)), replace=Flag())
 def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_PLAYERS, sessions: int = 6,
                         trials: int = 60, seed: int = 7, variant_name: str = "standard",

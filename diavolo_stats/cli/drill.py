@@ -14,6 +14,7 @@ from diavolo_stats.cli.common import (
     variant_from_args,
     whole_number,
 )
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
 from diavolo_stats.errors import InputError
 
 
@@ -27,9 +28,11 @@ def register(subparsers) -> None:
                     "one. A player's first session opens with a one-screen introduction.")
     parser.add_argument("--player", required=True, metavar="NAME", help="who is drilling (any name)")
     length = parser.add_mutually_exclusive_group()
-    length.add_argument("--trials", type=positive_int(), metavar="N", help="trials to show (default 30)")
-    length.add_argument("--minutes", type=non_negative_float(), metavar="M",
-                        help="start new trials for M minutes instead of a number of trials")
+    length.add_argument("--trials", type=positive_int(1, MAX_TRIALS_PER_SESSION), metavar="N",
+                        help=f"trials to show, 1 to {MAX_TRIALS_PER_SESSION:,} (default {DEFAULT_TRIALS})")
+    length.add_argument("--minutes", type=non_negative_float(MAX_SESSION_MINUTES), metavar="M",
+                        help=f"start new trials for M minutes instead of a number of trials, "
+                             f"up to {MAX_SESSION_MINUTES:g}")
     parser.add_argument("--command-first", action="store_true",
                         help="the rulebook's easier game: the command is shown before the dice")
     parser.add_argument("--adaptive", action="store_true",

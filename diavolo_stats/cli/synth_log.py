@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from diavolo_stats.cli.common import add_format_argument, positive_int, print_result
+from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 
 
 def register(subparsers) -> None:
@@ -20,8 +21,8 @@ def register(subparsers) -> None:
                              "(default: preset:novice preset:average preset:expert)")
     parser.add_argument("--sessions", type=positive_int(), default=6, metavar="N",
                         help="sessions per player, one a day (default 6)")
-    parser.add_argument("--trials", type=positive_int(), default=60, metavar="N",
-                        help="trials per session (default 60)")
+    parser.add_argument("--trials", type=positive_int(1, MAX_TRIALS_PER_SESSION), default=60, metavar="N",
+                        help=f"trials per session, 1 to {MAX_TRIALS_PER_SESSION:,} (default 60)")
     parser.add_argument("--seed", type=positive_int(0), default=7, metavar="S", help="random seed (default 7)")
     parser.add_argument("--variant", dest="variant_name", choices=("standard", "kids"), default="standard",
                         help="game drilled (default standard)")

@@ -1,0 +1,12 @@
+"""The reaction drill: sessions, their log, the trial row, the scheduler and the one definition of accuracy.
+
+The length of a session and its limits live here, apart from `session`, so that the
+command line can state them in its help without loading pandas.
+"""
+
+DEFAULT_TRIALS = 30
+"""Trials in a session that asks for neither a number of trials nor minutes."""
+MAX_TRIALS_PER_SESSION = 10_000
+"""The most trials one session holds, in the terminal, the browser or a synthetic log (hours of drilling)."""
+MAX_SESSION_MINUTES = 600.0
+"""The longest session `minutes` may ask for: ten hours."""

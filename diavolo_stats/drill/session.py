@@ -64,6 +64,7 @@ import pandas as pd
 from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, DrillLog, TrialRow, default_log_path, load_logs
 from diavolo_stats.drill.performance import performance
 from diavolo_stats.drill.scheduler import adaptive_roll
@@ -86,7 +87,6 @@ from diavolo_stats.validation import (
 FOREPERIOD_MS = (600, 1500)
 TIMEOUT_S = 10.0
 FEEDBACK_MS = 1200
-DEFAULT_TRIALS = 30
 QUIT_KEY = "q"
 HELP_KEY = "?"
 SIZE_POLL_NS = 100_000_000  # how often a wait looks at the terminal's size while a roll is on screen
@@ -157,8 +157,8 @@ class DrillSettings(Configuration):
 
     player: str = setting(rule=PLAYER_NAME)
     variant: Variant = setting(default_factory=Variant, rule=Instance(Variant))
-    trials: int | None = setting(None, Maybe(Whole(1)))
-    minutes: float | None = setting(None, Maybe(Number(above=0, unit="minutes")))
+    trials: int | None = setting(None, Maybe(Whole(1, MAX_TRIALS_PER_SESSION)))
+    minutes: float | None = setting(None, Maybe(Number(above=0, at_most=MAX_SESSION_MINUTES, unit="minutes")))
     command_first: bool = setting(False, Flag())
     adaptive: bool = setting(False, Flag())
     seed: int | None = setting(None, Maybe(Whole(0, MAX_SEED)))

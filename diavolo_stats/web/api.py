@@ -27,6 +27,7 @@ from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, load_logs
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.session import FOREPERIOD_MS, MAX_FOREPERIOD_MS, summarize_session
@@ -36,7 +37,6 @@ from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declar
 from diavolo_stats.web.trials import (
     BOOLEAN,
     BROWSER_VARIANTS,
-    MAX_TRIALS_PER_SESSION,
     TrialStore,
     trial_row,
 )

@@ -33,6 +33,7 @@ from typing import Any
 
 from diavolo_stats.core.table_model import check_landed, positions_from_mapping
 from diavolo_stats.core.variant import GREY, CommandName, Variant
+from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, PLAYER_NAME, DrillLog, TrialRow
 from diavolo_stats.drill.session import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import TABLE_FIELDS, judged_trial
@@ -55,7 +56,6 @@ BROWSER = "browser"
 BROWSER_VARIANTS = ("standard", "kids")
 """The games the browser drill offers (each also command-first)."""
 
-MAX_TRIALS_PER_SESSION = 10_000
 MAX_LATENCY_MS = 3_600_000.0
 TRIALS_PER_SECOND = 20.0
 """Rows one session may add per second, on average; a person answers a few per second at most."""
