@@ -241,3 +241,49 @@ def test_help_mid_trial_shows_every_command_and_drops_that_trial(server, page, l
     wait_for_summary(page)
     frame = load_logs([log_path])
     assert list(frame["trial"]) == [1] and list(frame["answer"]) == ["black"]
+
+
+
+def test_a_phone_plays_the_kids_game_by_tapping_the_answer_buttons(server, browser, log_path, tmp_path):
+    # A touch screen the size of a phone: the answers are the on-screen buttons, timed when the finger lands.
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    try:
+        page.goto(server.url.rstrip("/") + "/drill?foreperiod_ms=30,60&feedback_ms=0")
+        page.fill("input[name=player]", "Kim")
+        page.fill("input[name=trials]", "3")
+        page.select_option("select[name=variant]", "kids")
+        page.tap("button.start")
+        tapped, banners = ["black", "grey", "white"], []
+        for answer in tapped:
+            wait_for_stimulus(page)
+            banners.append(page.locator("#command-banner").inner_text())
+            buttons = page.locator("#answers button.answer")
+            assert buttons.count() == 4  # black, red, white and grey
+            for index in range(4):
+                box = buttons.nth(index).bounding_box()
+                assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= 390 and box["y"] < 844
+                assert box["height"] >= 40  # big enough for a finger
+            if answer == tapped[-1]:
+                save_screenshot(page, tmp_path, "drill-phone.png")
+            page.tap(f"#answers button.answer-{answer}")
+        wait_for_summary(page)
+        commands = [command.value for command in Command]
+        every_banner = page.evaluate(
+            "async commands => commands.map((await import('/static/table.js')).commandBanner)", commands)
+    finally:
+        context.close()
+    assert not errors, f"errors in the page's scripts: {errors}"
+    for command, banner in zip(commands, every_banner, strict=True):
+        # The banner names the command once: "most odd", not "odd most odd".
+        words = banner.split()
+        assert banner.endswith(command.replace("-", " ")) and len(words) == len(set(words)), banner
+    frame = load_logs([log_path])
+    assert list(frame["trial"]) == [1, 2, 3] and list(frame["answer"]) == tapped
+    assert set(frame["variant"]) == {"kids"} and set(frame["dice_per_color"]) == {2}
+    assert set(frame["interface"]) == {"browser"} and (frame["latency_ms"] > 0).all()
+    for banner, (_, row) in zip(banners, frame.iterrows(), strict=True):
+        assert row["correct"] == (row["answer"] in json.loads(row["accepted"])), row
+        assert banner == every_banner[commands.index(row["command"])]

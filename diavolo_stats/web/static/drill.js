@@ -8,7 +8,7 @@
 // takes to show the frame (its refresh and response time) and the keyboard's own delay.
 
 import * as queue from "./queue.js";
-import { clearRoll, commandLabel, COMMAND_SYMBOLS, drawRoll, setTable, showFixation } from "./table.js";
+import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const SETUP_KEY = "diavolo.drill-setup";
 const QUIT_KEY = "q";
@@ -184,7 +184,7 @@ async function nextTrial() {
   const banner = document.querySelector("#command-banner");
   if (roll.command_first) {
     drawRoll(svg, roll, { dice: false });
-    banner.textContent = `${COMMAND_SYMBOLS[roll.command]} ${commandLabel(roll.command)}`;
+    banner.textContent = commandBanner(roll.command);
   } else {
     banner.textContent = "get ready…";
   }
@@ -197,7 +197,7 @@ function showStimulus(current) {
   const { roll } = current;
   showFixation(svg, false);
   drawRoll(svg, roll);
-  document.querySelector("#command-banner").textContent = `${COMMAND_SYMBOLS[roll.command]} ${commandLabel(roll.command)}`;
+  document.querySelector("#command-banner").textContent = commandBanner(roll.command);
   current.shownAt = Date.now();
   requestAnimationFrame(() => {
     if (current !== trial) return;

@@ -42,6 +42,13 @@ export function commandLabel(command) {
   return command.replace("-", " ");
 }
 
+// The banner above the table: the command's symbol and its name ("most odd" alone: its symbol is a word of it).
+export function commandBanner(command) {
+  const symbol = COMMAND_SYMBOLS[command];
+  const label = commandLabel(command);
+  return label.split(" ").includes(symbol) ? label : `${symbol} ${label}`;
+}
+
 // Size the table to a game: the felt and the fixation cross.
 export function setTable(svg, table) {
   const side = table.scatter_mm;
