@@ -10,6 +10,10 @@ the CPU cost per row relative to the smallest log: linear growth keeps that
 ratio near 1 (a fixed part, imports and drawing, makes it fall).
 Targets: the 1,000,000-row log in under 10 s and under 1 GB peak.
 
+It also times `load_logs` on each log with every column against
+`FIGURE_COLUMNS` (all but the roll's JSON cells), which is what a drill's
+end-of-session summary, the adaptive drill and player fits read.
+
     python benchmarks/bench_report.py [--cache DIR] [--rows 100000 300000 1000000]
 """
 
@@ -23,10 +27,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
+
 REPO = Path(__file__).resolve().parent.parent
 SIMULATION = REPO / "data" / "simulation_standard.csv"
 PLAYERS = ("preset:novice", "preset:average", "preset:expert")
-MAX_TRIALS_PER_SESSION = 10_000
 TARGET_S = 10.0
 TARGET_BYTES = 1 << 30
 
@@ -63,6 +69,13 @@ def timed_report(log: Path, out: Path) -> tuple[float, float, int]:
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024  # Linux reports kilobytes
 
 
+def timed_load(log: Path, columns) -> float:
+    """Seconds `load_logs` takes to read `log` (only `columns`, when given), in this process."""
+    start = time.perf_counter()
+    load_logs([log], columns=columns)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "diavolo_bench_report")
@@ -86,6 +99,11 @@ def main() -> None:
     print(f"largest log: {lines:,} rows in {seconds:.2f} s (target under {TARGET_S:g} s: "
           f"{'met' if seconds < TARGET_S else 'MISSED'}), peak {peak / 2**30:.2f} GiB (target under 1 GiB: "
           f"{'met' if peak < TARGET_BYTES else 'MISSED'})")
+    for rows in sorted(args.rows):
+        log = synthetic_log(args.cache, rows)
+        every, figures = (min(timed_load(log, columns) for _ in range(2)) for columns in (None, FIGURE_COLUMNS))
+        print(f"load_logs of {log.name}: every column {every:.2f} s, FIGURE_COLUMNS {figures:.2f} s "
+              f"({every / figures:.1f}x faster)")
     print(f"load average after: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 

@@ -65,7 +65,15 @@ from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
-from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, DrillLog, TrialRow, default_log_path, load_logs
+from diavolo_stats.drill.log import (
+    FIGURE_COLUMNS,
+    MAX_SEED,
+    PLAYER_NAME,
+    DrillLog,
+    TrialRow,
+    default_log_path,
+    load_logs,
+)
 from diavolo_stats.drill.performance import performance
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.trial import judged_trial
@@ -785,9 +793,10 @@ def run_drill(settings: DrillSettings) -> DrillSummary:
     history = _player_history(log.path, settings.player)
     session = _Session(settings, log, terminal, history)
     session.run(intro=settings.intro and history.empty)
-    return summarize_session(load_logs([log.path]), session.session_id, log.path, settings.player)
+    return summarize_session(load_logs([log.path], columns=FIGURE_COLUMNS), session.session_id, log.path,
+                             settings.player)
 
 
 def _player_history(path: Path, player: str) -> pd.DataFrame:
-    frame = load_logs([path])
+    frame = load_logs([path], columns=FIGURE_COLUMNS)
     return frame.loc[frame["player"] == player]

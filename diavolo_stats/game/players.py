@@ -412,7 +412,7 @@ def load_player_log(log_path: str | Path | None = None) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(drill_log.missing_log_message(path, "use preset:novice|average|expert players"),
                          field="log_path")
-    return drill_log.load_logs([path])
+    return drill_log.load_logs([path], columns=drill_log.FIGURE_COLUMNS)
 
 
 def _fit_skill(cell: pd.DataFrame) -> Skill | None:

@@ -28,7 +28,7 @@ from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
-from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, load_logs
+from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, PLAYER_NAME, load_logs
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.session import FOREPERIOD_MS, MAX_FOREPERIOD_MS, summarize_session
 from diavolo_stats.drill.trial import TABLE_FIELDS
@@ -124,7 +124,8 @@ def routes(store: TrialStore) -> list[Route]:
         player = request.query_params.get("player", "")
 
         def summary() -> dict:
-            found = summarize_session(load_logs([store.log.path]), session_id, store.log.path, player)
+            found = summarize_session(load_logs([store.log.path], columns=FIGURE_COLUMNS), session_id, store.log.path,
+                                      player)
             return {"title": found.title(), "footer": found.footer(), "rows": found.rows()}
 
         return JSONResponse(await run_in_threadpool(summary))
@@ -165,7 +166,7 @@ def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
     shortest, longest = asked["foreperiod_ms"]
     rng = np.random.default_rng([asked["seed"], asked["trial"], asked["attempt"]])
     if asked["adaptive"]:
-        frame = load_logs([store.log.path])
+        frame = load_logs([store.log.path], columns=FIGURE_COLUMNS)
         rolled = adaptive_roll(variant, frame.loc[frame["player"] == asked["player"]], rng)
     else:
         rolled = roll(variant, rng)
