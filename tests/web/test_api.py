@@ -179,6 +179,31 @@ def test_no_answer_needs_too_early_or_timeout_and_no_latency(client, log_path):
     assert logged_rows(log_path) == 1
 
 
+def test_adaptive_rolls_favour_the_command_the_player_gets_wrong(client):
+    # Ann answers 120 rolls through the API: every one right, except most-odd, always wrong.
+    for session in range(3):
+        session_id = f"0b7e5c1a-2f4d-4e6b-9a1c-3d5e7f9a1b{session:02d}"
+        for number in range(1, 41):
+            roll = client.get("/api/roll", params={"seed": session, "trial": number}).json()
+            wrong = next(color for color in ("black", "red", "white", "grey") if color not in roll["accepted"])
+            answer = wrong if roll["command"] == Command.MOST_ODD.value else roll["expected"]
+            trial = {"session_id": session_id, "trial": number, "player": "Ann", "variant": "standard",
+                     "command_first": False, "command": roll["command"], "dice": roll["dice"],
+                     "positions": roll["positions"], "answer": answer, "latency_ms": 500.0, "too_early": False,
+                     "timed_out": False, "foreperiod_ms": roll["foreperiod_ms"], "seed": session,
+                     "timestamp": f"2026-11-30T12:{session:02d}:{number:02d}.000Z"}
+            assert client.post("/api/trials", json=trial).status_code == 201
+    commands = [client.get("/api/roll", params={"seed": 99, "trial": number, "adaptive": "true",
+                                                "player": "Ann"}).json()["command"] for number in range(1, 101)]
+    # The scheduler (drill.scheduler) gives most-odd about three quarters of the rolls; without the
+    # player's rows it would get a sixth. Another player, with no rows, still gets every command.
+    assert commands.count(Command.MOST_ODD.value) > 50, commands
+    fresh = [client.get("/api/roll", params={"seed": 99, "trial": number, "adaptive": "true",
+                                             "player": "Bo"}).json()["command"] for number in range(1, 101)]
+    assert fresh.count(Command.MOST_ODD.value) < 35 and len(set(fresh)) == 6, fresh
+
+
+
 @pytest.mark.parametrize(("query", "field", "words"), [
     ({"trial": "1"}, "seed", "missing"),
     ({"seed": "7"}, "trial", "missing"),
