@@ -112,7 +112,7 @@ def defined_names() -> dict[str, list[str]]:
 
 
 # The playing table, its fields and its drawing on a screen: the only things the code calls a table.
-PLAYING_TABLE = {"TableModel", "TableLayout", "table_layout", "table_rows_needed", "TABLE_FIELDS", "_TABLE_FIELDS"}
+PLAYING_TABLE = {"TableModel", "TableLayout", "table_layout", "table_rows_needed", "TABLE_FIELDS"}
 
 
 def test_table_names_only_the_playing_table():

@@ -64,6 +64,7 @@ TRIAL_BURST = 100
 
 MAX_SESSIONS_TRACKED = 10_000
 
+
 def _is_whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

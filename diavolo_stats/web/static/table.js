@@ -38,7 +38,7 @@ function element(name, attributes, text) {
   return node;
 }
 
-export function commandLabel(command) {
+function commandLabel(command) {
   return command.replace("-", " ");
 }
 
