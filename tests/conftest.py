@@ -32,3 +32,10 @@ def assert_one_line_error(result: subprocess.CompletedProcess, *fragments: str) 
 @pytest.fixture
 def diavolo():
     return run_diavolo
+
+
+def pytest_collection_modifyitems(items):
+    """Every test that drives Chromium (it takes the `browser` fixture) is in the `browser` lane."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)

@@ -7,6 +7,8 @@ import pytest
 from conftest import REPO
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow  # executes a notebook in a Jupyter kernel
+
 NOTEBOOKS = REPO / "notebooks"
 
 

@@ -22,6 +22,8 @@ from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import COLUMNS, load_logs
 
+pytestmark = pytest.mark.slow  # the drill through a real pseudo-terminal
+
 # Fast pacing for tests: the default foreperiod stays random 600-1500 ms. No introduction screen.
 FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0", "--no-intro")
 CURSOR_QUERY = "\x1b[6n"  # blessed asks where the cursor is when it starts; a terminal answers

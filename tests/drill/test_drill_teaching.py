@@ -8,12 +8,15 @@ import re
 import time
 
 import numpy as np
+import pytest
 from test_drill_pty import FAST, Drill
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.drill.log import COLUMNS, load_logs
 from diavolo_stats.drill.session import EXAMPLE_SEED, help_lines
+
+pytestmark = pytest.mark.slow  # the drill through a real pseudo-terminal
 
 # FAST without --no-intro.
 PACE = tuple(arg for arg in FAST if arg != "--no-intro")

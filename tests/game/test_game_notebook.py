@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
+
+pytestmark = pytest.mark.slow  # executes a notebook in a Jupyter kernel
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "game_balance.ipynb"
 

@@ -3,7 +3,10 @@
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
+
+pytestmark = pytest.mark.slow  # executes a notebook in a Jupyter kernel
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "minodice_bids.ipynb"
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import nbformat
+import pytest
 from conftest import REPO
 from nbclient import NotebookClient
+
+pytestmark = pytest.mark.slow  # executes a notebook in a Jupyter kernel
 
 NOTEBOOK = REPO / "notebooks" / "variant_design.ipynb"
 

@@ -15,6 +15,8 @@ from conftest import REPO, run_diavolo
 from diavolo_stats.sweep import SweepGrid, sweep
 from diavolo_stats.sweep.results_file import JOURNAL_SUFFIX
 
+pytestmark = pytest.mark.slow  # worker processes and a Dask LocalCluster
+
 GRID = SweepGrid(colors_count=(2, 3), dice_per_color=(1, 3), sides=(4, 6), tolerance=(0.05, 0.15), rounds=30_000,
                  seed=11)
 

@@ -9,9 +9,12 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
 from conftest import REPO, assert_one_line_error
 
 from web.browser_harness import Server
+
+pytestmark = pytest.mark.slow  # real `diavolo serve` processes
 
 
 def fetch(url: str, timeout: float = 60) -> tuple[int, bytes]:
