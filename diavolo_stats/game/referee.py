@@ -1,0 +1,271 @@
+"""A game of Diavolo refereed round by round, for a table of people (and modelled players) playing it live.
+
+The whole-game engine (`games`) plays thousands of games at once on arrays;
+a table in the browser plays one, a round at a time, and has to say after
+every round who got which devil and why. `referee_round` does that for one
+round: given the gems of every seat, the grabs (each seat's answer and its
+latency, in any order) and the answers the roll accepts, it hands out the
+devils in order of latency and scores the round, under the same rules as
+`games.play_round` (the rules page, docs/rules.md):
+
+- devils per color: one fewer than the players still in, at most 3 under the
+  rulebook's reading (`GameRules.devils` "rulebook"), no cap under the
+  review's ("review"); one grey devil;
+- a devil taken is gone for the round: a player whose color has none left
+  gets none; a player grabs once (the first answer counts: no swapping);
+- a holder of an accepted answer's devil keeps their gems, or gains one for
+  grey (never above 5); every other player still in loses one; 0 gems is out.
+
+Grabs are ordered by latency; equal latencies go to the earlier seat, as in
+the engine. A seat with no answer (timed out, away) grabs nothing and loses
+a gem like a wrong grab.
+
+`Referee` carries a game from round to round and ends it by the game's end
+rule (`EndRule`): the last player standing, or the first player out, and
+`max_rounds` as the engine's round limit. Its `rounds` are the round log;
+`engine_mismatches` replays that log through `games.play_round` and names
+every round where the engine's gems differ from the referee's (none, the
+tests check: one set of rules, two implementations that agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from diavolo_stats.core.rules import GREY_CODE
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.games import (
+    DEFAULT_MAX_ROUNDS,
+    MAX_DEVILS_PER_COLOR,
+    MAX_GEMS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    START_GEMS,
+    EndRule,
+    GameRules,
+    Outcome,
+    play_round,
+)
+from diavolo_stats.game.players import Lineup, PlayerModel
+
+_NO_GRAB_CODE = -2
+"""In the engine's arrays, a seat that grabbed nothing: no color index, not GREY_CODE, never accepted."""
+
+
+def devils_per_color(players_in: int, devils: str = "rulebook") -> int:
+    """Devils of each color on the table for `players_in` players still in: one fewer, at most 3 under the
+    rulebook's reading ("rulebook"), uncapped under the review's ("review")."""
+    count = max(players_in - 1, 0)
+    return min(count, MAX_DEVILS_PER_COLOR) if devils == "rulebook" else count
+
+
+@dataclass(frozen=True)
+class Grab:
+    """What one seat reached for in a round, and when.
+
+    seat: 0-based. answer: a color, `grey`, or None for no answer. latency_ms:
+    ms from the roll on the table to the grab, None without an answer.
+    """
+
+    seat: int
+    answer: str | None
+    latency_ms: float | None
+
+    def as_dict(self) -> dict:
+        return {"seat": self.seat, "answer": self.answer, "latency_ms": self.latency_ms}
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """One refereed round.
+
+    number: 1, 2, ... command: the command die. accepted: the answers counted
+    right, the table's call first (`rules.Resolution.accepted`). reason: the
+    rules' one line (`red: 13 > 12 white > 11 black`). gems_before and
+    gems_after: per seat. grabs: per seat, in seat order. order: the seats
+    that grabbed, fastest first. held: per seat, the devil they got (a color
+    or grey) or None. devils: devils of each color on the table this round.
+    """
+
+    number: int
+    command: str
+    accepted: tuple[str, ...]
+    reason: str
+    gems_before: tuple[int, ...]
+    grabs: tuple[Grab, ...]
+    order: tuple[int, ...]
+    held: tuple[str | None, ...]
+    gems_after: tuple[int, ...]
+    devils: int
+
+    def as_dict(self) -> dict:
+        """The round as plain JSON types."""
+        return {"number": self.number, "command": self.command, "accepted": list(self.accepted),
+                "reason": self.reason, "gems_before": list(self.gems_before),
+                "grabs": [grab.as_dict() for grab in self.grabs], "order": list(self.order),
+                "held": list(self.held), "gems_after": list(self.gems_after), "devils": self.devils}
+
+
+def referee_round(colors: Sequence[str], gems: Sequence[int], grabs: Sequence[Grab], accepted: Sequence[str],
+                  devils: str = "rulebook") -> tuple[tuple[int, ...], tuple[int, ...], tuple[str | None, ...]]:
+    """One round: who gets which devil, and every seat's gems after.
+
+    gems: per seat, 0 for a player already out (who neither grabs nor scores).
+    grabs: at most one per seat (a seat left out grabbed nothing). accepted:
+    the answers counted right. Returns (gems_after per seat, the seats that
+    got a devil or missed one, fastest first, the devil each seat holds or None).
+    InputError for a second grab by one seat, a seat out of range or an answer
+    that is no color of the game.
+    """
+    seats = len(gems)
+    by_seat: dict[int, Grab] = {}
+    for grab in grabs:
+        if not 0 <= grab.seat < seats:
+            raise InputError(f"seat {grab.seat} is not at this table of {seats}", field="seat")
+        if grab.seat in by_seat:
+            raise InputError(f"seat {grab.seat} grabbed twice; one devil per player, no swapping", field="seat")
+        if grab.answer is not None and grab.answer not in (*colors, GREY):
+            raise InputError(f"must be one of {', '.join((*colors, GREY))}, got {grab.answer!r}", field="answer")
+        if grab.answer is not None and grab.latency_ms is None:
+            raise InputError("a grab needs its latency in ms", field="latency_ms")
+        by_seat[grab.seat] = grab
+    players_in = sum(1 for g in gems if g > 0)
+    left = {color: devils_per_color(players_in, devils) for color in colors} | {GREY: 1}
+    reaching = [grab for seat, grab in sorted(by_seat.items()) if gems[seat] > 0 and grab.answer is not None]
+    order = sorted(reaching, key=lambda grab: (grab.latency_ms, grab.seat))
+    held: list[str | None] = [None] * seats
+    for grab in order:
+        if left[grab.answer] > 0:
+            left[grab.answer] -= 1
+            held[grab.seat] = grab.answer
+    gems_after = []
+    for seat, before in enumerate(gems):
+        if before <= 0:
+            gems_after.append(0)
+        elif held[seat] is not None and held[seat] in accepted:
+            gems_after.append(min(before + (held[seat] == GREY), MAX_GEMS))
+        else:
+            gems_after.append(before - 1)
+    return tuple(gems_after), tuple(grab.seat for grab in order), tuple(held)
+
+
+@dataclass
+class Referee:
+    """One game at one table, refereed round by round (see the module docstring).
+
+    names: one per seat, 2 to 6. colors: the game's colors. rules: the end rule
+    and the devils' reading (`games.GameRules`).
+    """
+
+    names: tuple[str, ...]
+    colors: tuple[str, ...]
+    rules: GameRules = field(default_factory=GameRules)
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    gems: tuple[int, ...] = ()
+    rounds: list[RoundRecord] = field(default_factory=list)
+    outcome: Outcome | None = None
+    winners: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.names, self.colors = tuple(self.names), tuple(self.colors)
+        if not MIN_PLAYERS <= len(self.names) <= MAX_PLAYERS:
+            raise InputError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(self.names)}",
+                             field="players")
+        self.gems = tuple(self.gems) or (START_GEMS,) * len(self.names)
+
+    @property
+    def over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def seats_in(self) -> tuple[int, ...]:
+        return tuple(seat for seat, gems in enumerate(self.gems) if gems > 0)
+
+    def devils(self) -> int:
+        """Devils of each color on the table for the next round."""
+        return devils_per_color(len(self.seats_in), self.rules.devils)
+
+    def play(self, command: str, accepted: Sequence[str], reason: str, grabs: Sequence[Grab]) -> RoundRecord:
+        """Referee the next round and end the game if its end rule says so; the round's record."""
+        if self.over:
+            raise InputError("the game is over", field="round")
+        devils = self.devils()
+        gems_after, order, held = referee_round(self.colors, self.gems, grabs, accepted, self.rules.devils)
+        by_seat = {grab.seat: grab for grab in grabs}
+        record = RoundRecord(number=len(self.rounds) + 1, command=str(command), accepted=tuple(accepted),
+                             reason=reason, gems_before=self.gems,
+                             grabs=tuple(by_seat.get(seat, Grab(seat, None, None)) for seat in range(len(self.gems))),
+                             order=order, held=held, gems_after=gems_after, devils=devils)
+        self.rounds.append(record)
+        self._end_round(self.gems, gems_after)
+        self.gems = gems_after
+        return record
+
+    def _end_round(self, before: tuple[int, ...], after: tuple[int, ...]) -> None:
+        """The end rules of `games._play_chunk`, for one game."""
+        still_in = [gems > 0 for gems in after]
+        most = max(after)
+        if self.rules.end is EndRule.LAST_STANDING:
+            decided = sum(still_in) <= 1
+            winners = [seat for seat, alive in enumerate(still_in) if alive]
+        else:
+            decided = any(b > 0 and a <= 0 for b, a in zip(before, after))
+            winners = [seat for seat, gems in enumerate(after) if gems > 0 and gems == most]
+        if decided:
+            self.winners = tuple(winners)
+            self.outcome = (Outcome.ALL_OUT if not winners else Outcome.WINNER if len(winners) == 1
+                            else Outcome.SHARED)
+        elif len(self.rounds) >= self.max_rounds:
+            self.outcome = Outcome.ROUND_LIMIT
+
+    def document(self) -> dict:
+        """The game as plain JSON types: seats, gems, rules, outcome, winners and every round."""
+        return {"names": list(self.names), "colors": list(self.colors), **self.rules.as_dict(),
+                "gems": list(self.gems), "devils": self.devils(), "over": self.over,
+                "outcome": self.outcome.label if self.outcome is not None else None,
+                "winners": list(self.winners), "rounds": [record.as_dict() for record in self.rounds]}
+
+
+def modelled_grabs(players: Sequence[PlayerModel], seats: Sequence[int], command: Command | str,
+                   accepted: Sequence[str], colors: Sequence[str], rng: np.random.Generator) -> list[Grab]:
+    """What each modelled player grabs on this roll, and when: their answer and latency drawn from their
+    model for this command and kind of roll (tie or not), as the engine draws them (`players.Lineup.respond`).
+
+    players[i] sits at seats[i]. accepted: the roll's accepted answers, the table's call first.
+    """
+    codes = {color: index for index, color in enumerate(colors)} | {GREY: GREY_CODE}
+    names = {code: name for name, code in codes.items()}
+    command_index = np.array([ALL_COMMANDS.index(Command(command))])
+    # accepted codes: (2, 1) int8, row 0 the table's call, as `rules.accepted_answers` gives them
+    accepted_codes = np.array([[codes[accepted[0]]], [codes[accepted[-1]]]], dtype=np.int8)
+    grabbed, latency_ms = Lineup(players).respond(command_index, accepted_codes, len(colors), rng)
+    return [Grab(seat, names[int(code)], round(float(latency), 1))
+            for seat, code, latency in zip(seats, grabbed[:, 0], latency_ms[:, 0])]
+
+
+def engine_mismatches(colors: Sequence[str], rounds: Sequence[RoundRecord | Mapping],
+                      rules: GameRules = GameRules()) -> list[int]:
+    """The numbers of the rounds whose gems after, replayed through the vectorized engine
+    (`games.play_round`, every round one column), differ from the round log's; [] when they all agree.
+
+    rounds: `RoundRecord`s or their `as_dict()` (a round log read back from JSON).
+    """
+    records = [record.as_dict() if isinstance(record, RoundRecord) else record for record in rounds]
+    if not records:
+        return []
+    codes = {color: index for index, color in enumerate(colors)} | {GREY: GREY_CODE}
+    # gems, grabbed: (players, rounds) int8; latency_ms: (players, rounds) float64; accepted: (2, rounds) int8
+    gems = np.array([record["gems_before"] for record in records], dtype=np.int8).T
+    grabbed = np.array([[_NO_GRAB_CODE if grab["answer"] is None else codes[grab["answer"]]
+                         for grab in record["grabs"]] for record in records], dtype=np.int8).T
+    latency_ms = np.array([[np.inf if grab["latency_ms"] is None else grab["latency_ms"]
+                            for grab in record["grabs"]] for record in records], dtype=np.float64).T
+    accepted = np.array([[codes[record["accepted"][0]], codes[record["accepted"][-1]]] for record in records],
+                        dtype=np.int8).T
+    gems_after, _ = play_round(gems, grabbed, latency_ms, accepted, rules.devil_cap)
+    logged = np.array([record["gems_after"] for record in records], dtype=np.int8).T
+    return [int(record["number"]) for record, same in zip(records, (gems_after == logged).all(axis=0)) if not same]
