@@ -80,7 +80,7 @@ class Grab:
 
 
 @dataclass(frozen=True)
-class RoundRecord:
+class RefereedRound:
     """One refereed round.
 
     number: 1, 2, ... command: the command die. accepted: the answers counted
@@ -166,7 +166,7 @@ class Referee:
     rules: GameRules = field(default_factory=GameRules)
     max_rounds: int = DEFAULT_MAX_ROUNDS
     gems: tuple[int, ...] = ()
-    rounds: list[RoundRecord] = field(default_factory=list)
+    rounds: list[RefereedRound] = field(default_factory=list)
     outcome: Outcome | None = None
     winners: tuple[int, ...] = ()
 
@@ -189,14 +189,14 @@ class Referee:
         """Devils of each color on the table for the next round."""
         return devils_per_color(len(self.seats_in), self.rules.devils)
 
-    def play(self, command: str, accepted: Sequence[str], reason: str, grabs: Sequence[Grab]) -> RoundRecord:
+    def play(self, command: str, accepted: Sequence[str], reason: str, grabs: Sequence[Grab]) -> RefereedRound:
         """Referee the next round and end the game if its end rule says so; the round's record."""
         if self.over:
             raise InputError("the game is over", field="round")
         devils = self.devils()
         gems_after, order, held = referee_round(self.colors, self.gems, grabs, accepted, self.rules.devils)
         by_seat = {grab.seat: grab for grab in grabs}
-        record = RoundRecord(number=len(self.rounds) + 1, command=str(command), accepted=tuple(accepted),
+        record = RefereedRound(number=len(self.rounds) + 1, command=str(command), accepted=tuple(accepted),
                              reason=reason, gems_before=self.gems,
                              grabs=tuple(by_seat.get(seat, Grab(seat, None, None)) for seat in range(len(self.gems))),
                              order=order, held=held, gems_after=gems_after, devils=devils)
@@ -247,14 +247,14 @@ def modelled_grabs(players: Sequence[PlayerModel], seats: Sequence[int], command
             for seat, code, latency in zip(seats, grabbed[:, 0], latency_ms[:, 0])]
 
 
-def engine_mismatches(colors: Sequence[str], rounds: Sequence[RoundRecord | Mapping],
+def engine_mismatches(colors: Sequence[str], rounds: Sequence[RefereedRound | Mapping],
                       rules: GameRules = GameRules()) -> list[int]:
     """The numbers of the rounds whose gems after, replayed through the vectorized engine
     (`games.play_round`, every round one column), differ from the round log's; [] when they all agree.
 
-    rounds: `RoundRecord`s or their `as_dict()` (a round log read back from JSON).
+    rounds: `RefereedRound`s or their `as_dict()` (a round log read back from JSON).
     """
-    records = [record.as_dict() if isinstance(record, RoundRecord) else record for record in rounds]
+    records = [record.as_dict() if isinstance(record, RefereedRound) else record for record in rounds]
     if not records:
         return []
     codes = {color: index for index, color in enumerate(colors)} | {GREY: GREY_CODE}
