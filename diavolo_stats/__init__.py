@@ -33,7 +33,7 @@ _HOMES = {
     "exact_odds": "diavolo_stats.core.odds",
     "simulate": "diavolo_stats.core.simulate",
     # drill: the reaction drill and its log
-    "DrillSettings": "diavolo_stats.drill.session",
+    "DrillSettings": "diavolo_stats.drill.settings",
     "run_drill": "diavolo_stats.drill.session",
     "load_logs": "diavolo_stats.drill.log",
     # game: player models and whole games

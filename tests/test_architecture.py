@@ -130,3 +130,24 @@ def test_a_name_means_one_thing():
     # Two modules defining one name either copy a thing (make it one) or mean two things (name them apart).
     twice = {name: where for name, where in defined_names().items() if len(where) > 1 and name not in PER_MODULE}
     assert not twice, twice
+
+
+
+# The terminal's screen is the terminal drill's alone: the web and the analytics take the drill's defaults from
+# drill.settings and its words from drill.teaching, so a server or a notebook never loads the screen.
+SCREEN = "diavolo_stats.drill.screen"
+
+
+def test_only_the_terminal_drill_imports_its_screen():
+    users = set()
+    for path, parts in modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                named = {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+            elif isinstance(node, ast.Import):
+                named = {alias.name for alias in node.names}
+            else:
+                continue
+            if SCREEN in named:  # also `from diavolo_stats.drill import screen`
+                users.add("/".join(parts))
+    assert users == {"drill/session.py"}

@@ -11,7 +11,7 @@ import pytest
 from diavolo_stats import Variant, exact_odds, game_report, simulate
 from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.drill.log import DrillLog, load_logs
-from diavolo_stats.drill.session import summarize_session
+from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.minodice import advise_bid, die_odds, score_sheet
 from diavolo_stats.results import TEXT_WIDTH, Result, render
 

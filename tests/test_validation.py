@@ -108,7 +108,7 @@ def test_a_bad_argument_is_refused_naming_its_parameter(function, name, bad):
 @pytest.mark.parametrize("name", ["trials", "seed"])
 def test_the_drill_refuses_a_bool_for_a_number(name):
     """The drill's settings once took trials=True and seed=True as 1."""
-    from diavolo_stats.drill.session import DrillSettings
+    from diavolo_stats.drill.settings import DrillSettings
 
     with pytest.raises(InputError) as error:
         DrillSettings(player="ann", **{name: True})

@@ -33,7 +33,7 @@ from diavolo_stats.core.rules import GREY_CODE, resolve, roll_many
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
-from diavolo_stats.drill.session import FOREPERIOD_MS, TIMEOUT_S
+from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace):
-    from diavolo_stats.drill.session import DrillSettings
+    from diavolo_stats.drill.settings import DrillSettings
 
     variant = variant_from_args(args)
     keys = None

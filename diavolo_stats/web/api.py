@@ -30,7 +30,8 @@ from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, PLAYER_NAME, load_logs
 from diavolo_stats.drill.scheduler import adaptive_roll
-from diavolo_stats.drill.session import FOREPERIOD_MS, MAX_FOREPERIOD_MS, summarize_session
+from diavolo_stats.drill.settings import FOREPERIOD_MS, MAX_FOREPERIOD_MS
+from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared

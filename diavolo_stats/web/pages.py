@@ -22,7 +22,8 @@ from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.drill.session import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED, FEEDBACK_MS, GREY_KEY, TIMEOUT_S
+from diavolo_stats.drill.settings import FEEDBACK_MS, GREY_KEY, TIMEOUT_S
+from diavolo_stats.drill.teaching import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.api import Busy
 from diavolo_stats.web.trials import BROWSER_VARIANTS, TrialStore
@@ -31,7 +32,7 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 def command_examples() -> list[dict]:
     """Each command with what it asks and one worked example (the rules' own reason line), then grey: the
-    terminal drill's commands screen (`drill.session.help_lines`), worked on the same roll."""
+    terminal drill's commands screen (`drill.teaching.help_lines`), worked on the same roll."""
     variant = Variant()
     thrown = roll(variant, np.random.default_rng(EXAMPLE_SEED))
     dice = dict(EXAMPLE_DICE)

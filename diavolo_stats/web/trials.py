@@ -35,7 +35,7 @@ from diavolo_stats.core.table_model import check_landed, positions_from_mapping
 from diavolo_stats.core.variant import GREY, CommandName, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, PLAYER_NAME, DrillLog, TrialRow
-from diavolo_stats.drill.session import MAX_FOREPERIOD_MS
+from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import TABLE_FIELDS, judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import (

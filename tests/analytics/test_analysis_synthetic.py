@@ -13,7 +13,7 @@ from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.drill.session import FOREPERIOD_MS
+from diavolo_stats.drill.settings import FOREPERIOD_MS
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
 

@@ -242,7 +242,7 @@ def contract_examples() -> list[tuple[str, str, list[str]]]:
 
 def test_the_drill_summary_columns_on_the_contracts_page_are_the_ones_the_drill_prints():
     # The drill needs a terminal, so its summary is not run here: the page is checked against its columns.
-    from diavolo_stats.drill.session import SUMMARY_COLUMNS
+    from diavolo_stats.drill.summary import SUMMARY_COLUMNS
 
     page = (DOCS / "reference" / "contracts.md").read_text(encoding="utf-8")
     section = page.split("## `diavolo drill` session summary", 1)[1].split("\n## ", 1)[0]

@@ -14,13 +14,10 @@ from diavolo_stats.analytics import summaries
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
-from diavolo_stats.drill.session import (
-    DrillSettings,
-    _Interrupts,
-    summarize_session,
-    table_layout,
-    terminal_size_needed,
-)
+from diavolo_stats.drill.screen import table_layout, terminal_size_needed
+from diavolo_stats.drill.session import _Interrupts
+from diavolo_stats.drill.settings import DrillSettings
+from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.trial import variant_label
 from diavolo_stats.errors import InputError
 

@@ -14,7 +14,7 @@ from test_drill_pty import FAST, Drill
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.drill.log import COLUMNS, load_logs
-from diavolo_stats.drill.session import EXAMPLE_SEED, help_lines
+from diavolo_stats.drill.teaching import EXAMPLE_SEED, help_lines
 
 pytestmark = pytest.mark.slow  # the drill through a real pseudo-terminal
 

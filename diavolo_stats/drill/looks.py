@@ -1,0 +1,34 @@
+"""How the terminal drill paints the dice and the table: a color per die color, for every kind of terminal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a die (or the table) is painted: background and digit colors, as RGB for terminals with 256
+    or more colors (blessed picks the nearest it has) and as basic colors for 8- and 16-color terminals,
+    where the nearest color would paint a black die the color of the table."""
+
+    background: tuple[int, int, int]
+    digit: tuple[int, int, int]
+    basic_background: str
+    basic_digit: str
+
+
+DIE_LOOKS: dict[str, Look] = {
+    "black": Look((25, 25, 25), (255, 255, 255), "black", "white"),
+    "red": Look((205, 30, 40), (255, 255, 255), "red", "white"),
+    "white": Look((245, 245, 245), (0, 0, 0), "white", "black"),
+    "blue": Look((40, 90, 220), (255, 255, 255), "blue", "white"),
+    "green": Look((70, 190, 80), (0, 0, 0), "green", "black"),
+    "yellow": Look((240, 210, 40), (0, 0, 0), "yellow", "black"),
+    "orange": Look((245, 130, 30), (0, 0, 0), "yellow", "black"),
+    "purple": Look((130, 60, 180), (255, 255, 255), "magenta", "white"),
+    "pink": Look((240, 130, 190), (0, 0, 0), "magenta", "black"),
+    "brown": Look((125, 75, 40), (255, 255, 255), "yellow", "white"),
+    "cyan": Look((60, 200, 220), (0, 0, 0), "cyan", "black"),
+}
+COMMAND_DIE_LOOK = Look((150, 150, 150), (0, 0, 0), "cyan", "black")
+FELT_LOOK = Look((24, 92, 56), (255, 255, 255), "green", "white")

@@ -1,0 +1,109 @@
+"""One drill session's settings and the drill's defaults: lengths, waits, answer keys.
+
+`DrillSettings` is what the terminal drill runs; the defaults beside it are
+the ones the browser drill, the synthetic log and the command line's help
+state too. Importing this module loads no terminal library and no pandas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from diavolo_stats.core.variant import GREY, Variant
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, default_log_path
+from diavolo_stats.drill.looks import DIE_LOOKS
+from diavolo_stats.errors import InputError
+from diavolo_stats.validation import (
+    Configuration,
+    FilePath,
+    Flag,
+    Instance,
+    Maybe,
+    Number,
+    Several,
+    TextMap,
+    Whole,
+    setting,
+)
+
+FOREPERIOD_MS = (600, 1500)
+TIMEOUT_S = 10.0
+FEEDBACK_MS = 1200
+QUIT_KEY = "q"
+HELP_KEY = "?"
+GREY_KEY = "g"
+MAX_FOREPERIOD_MS = 60_000
+MAX_SIDES_SHOWN = 99
+
+
+@dataclass(frozen=True)
+class DrillSettings(Configuration):
+    """One drill session.
+
+    trials: trials to show (default 30), or None with `minutes`: how long new
+    trials start, in minutes. timeout_s: seconds to wait for an answer.
+    foreperiod_ms: (shortest, longest) wait between the fixation mark and the
+    stimulus, drawn uniformly in whole ms. feedback_ms: how long the feedback
+    stays before the next trial. keys: answer (color or grey) -> key; by
+    default each color's first letter and `g` for grey. seed: for the rolls
+    and foreperiods (a fresh one, logged, when None). log: the CSV (default
+    `default_log_path()`). intro: open a player's first session (no rows of
+    theirs in the log) with the introduction screen.
+    """
+
+    player: str = setting(rule=PLAYER_NAME)
+    variant: Variant = setting(default_factory=Variant, rule=Instance(Variant))
+    trials: int | None = setting(None, Maybe(Whole(1, MAX_TRIALS_PER_SESSION)))
+    minutes: float | None = setting(None, Maybe(Number(above=0, at_most=MAX_SESSION_MINUTES, unit="minutes")))
+    command_first: bool = setting(False, Flag())
+    adaptive: bool = setting(False, Flag())
+    seed: int | None = setting(None, Maybe(Whole(0, MAX_SEED)))
+    log: Path | None = setting(None, Maybe(FilePath()))
+    timeout_s: float = setting(TIMEOUT_S, Number(above=0, at_most=3600, unit="s"))
+    foreperiod_ms: tuple[int, int] = setting(FOREPERIOD_MS, Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), least=2,
+                                                                    most=2, unique=False, noun="bound"))
+    feedback_ms: int = setting(FEEDBACK_MS, Whole(0, MAX_FOREPERIOD_MS, unit="ms"))
+    keys: Mapping[str, str] | None = setting(None, Maybe(TextMap()))
+    intro: bool = setting(True, Flag())
+
+    def check(self) -> None:
+        unknown = [c for c in self.variant.colors if c not in DIE_LOOKS]
+        if unknown:
+            raise InputError(f"the drill has no screen color for {', '.join(unknown)}; "
+                             f"it knows {', '.join(DIE_LOOKS)}", field="colors")
+        # Every die is drawn on the table, even when `closest` is not drilled.
+        self.variant.table.check_fits(1 + self.variant.dice_count)
+        if self.variant.sides > MAX_SIDES_SHOWN:
+            raise InputError(f"the drill shows faces up to {MAX_SIDES_SHOWN}, got {self.variant.sides}", field="sides")
+        if self.trials is not None and self.minutes is not None:
+            raise InputError("give a number of trials or of minutes, not both", field="trials")
+        if self.trials is None and self.minutes is None:
+            object.__setattr__(self, "trials", DEFAULT_TRIALS)
+        shortest, longest = self.foreperiod_ms
+        if shortest > longest:
+            raise InputError(f"need whole ms MIN,MAX with MIN <= MAX, got {shortest},{longest}", field="foreperiod_ms")
+        object.__setattr__(self, "keys", _answer_keys(self.variant, self.keys or {}))
+        object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
+
+
+def _answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
+    """Answer -> key for every color and grey: the chosen ones, else the color's first letter (grey: g)."""
+    answers = variant.colors + (GREY,)
+    unknown = [a for a in chosen if a not in answers]
+    if unknown:
+        raise InputError(f"{', '.join(unknown)} is not an answer; answers: {', '.join(answers)}", field="keys")
+    keys = {a: str(chosen.get(a, GREY_KEY if a == GREY else a[0])).lower() for a in answers}
+    for answer, key in keys.items():
+        if len(key) != 1 or not key.isprintable() or key == " ":
+            raise InputError(f"{answer} needs a single printable key, got {key!r}", field="keys")
+        if key in (QUIT_KEY, HELP_KEY):
+            raise InputError(f"{key!r} {'quits the drill' if key == QUIT_KEY else 'shows the commands'}; "
+                             f"choose another key for {answer}", field="keys")
+    shared = sorted({k for k in keys.values() if list(keys.values()).count(k) > 1})
+    if shared:
+        raise InputError(f"{', '.join(shared)} would answer two colors; set them apart, "
+                         "e.g. black=k,blue=u", field="keys")
+    return keys

@@ -1,0 +1,110 @@
+"""A drill session's summary: per command, the trials, accuracy and median time, and the change since before."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from diavolo_stats.core.variant import Command
+from diavolo_stats.drill.performance import performance
+from diavolo_stats.results import TextResult, render_aligned, wrap
+
+SUMMARY_COLUMNS = ("command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms",
+                   "anticipations", "timed_out", "earlier_trials")
+# What a person reads at the end of a session, in 80 columns; the rest goes in DrillSummary.footer().
+SUMMARY_TEXT_COLUMNS = SUMMARY_COLUMNS[:7]
+
+
+@dataclass(frozen=True)
+class DrillSummary(TextResult):
+    """A session's results: one row per command drilled, then `all`; columns SUMMARY_COLUMNS.
+
+    The figures are `performance`'s, as in `diavolo report`:
+    trials: answered and timed-out trials (anticipations left out); correct:
+    right answers; accuracy_pct: right answers over trials, in % (a timeout
+    counts as wrong); median_ms: median latency of the right answers;
+    change_pp: accuracy minus the accuracy in the player's earlier sessions
+    in this log, in percentage points; change_ms: median latency minus the
+    earlier one, in ms (negative: faster); anticipations: keys pressed
+    before a roll (of that command) appeared, counted apart; timed_out:
+    trials with no answer in time; earlier_trials: the trials those changes
+    compare with. None where there is nothing to compute. Whole numbers,
+    rounded.
+    """
+
+    session_id: str
+    player: str
+    log: Path
+    command_rows: list[dict]
+
+    columns = SUMMARY_COLUMNS
+
+    def rows(self) -> list[dict]:
+        """One row per command drilled, then `all`."""
+        return list(self.command_rows)
+
+    def document(self) -> dict:
+        """Keys `session_id`, `player`, `log` (its path) and `rows`."""
+        return {"session_id": self.session_id, "player": self.player, "log": str(self.log),
+                "rows": self.rows()}
+
+    def text(self) -> str:
+        """The title, the table of SUMMARY_TEXT_COLUMNS and the footer; within 80 columns."""
+        if not self.command_rows:
+            return f"{self.title()}\nno trials were answered"
+        return "\n".join([self.title(), render_aligned(self.command_rows, SUMMARY_TEXT_COLUMNS), self.footer()])
+
+    def title(self) -> str:
+        trials = self.command_rows[-1]["trials"] if self.command_rows else 0
+        return wrap(f"drill summary: player {self.player}, {trials} trial{'' if trials == 1 else 's'}, "
+                    f"session {self.session_id}, log {self.log}", "  ")
+
+    def footer(self) -> str:
+        """The counts the table leaves out: anticipations, timeouts, and what the changes compare with."""
+        if not self.command_rows:
+            return ""
+        overall = self.command_rows[-1]
+        return "\n".join([
+            wrap(f"anticipations (keys before the roll, not counted as trials): {overall['anticipations']}; "
+                 f"timed out: {overall['timed_out']}"),
+            wrap(f"changes against {overall['earlier_trials']} earlier trials of {self.player} in this log")])
+
+
+def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), player: str = "") -> DrillSummary:
+    """Summary of session `session_id` from `frame` (rows from `load_logs`), against the player's earlier sessions.
+
+    player: who drilled, named in the summary even when the session has no rows yet.
+    """
+    session = frame.loc[frame["session_id"] == session_id]
+    if session.empty:
+        return DrillSummary(session_id, player, log, [])
+    player = str(session["player"].iloc[0])
+    started = session["timestamp"].min()
+    starts = frame.loc[frame["player"] == player].groupby("session_id", observed=True)["timestamp"].min()
+    earlier_ids = starts.index[(starts < started) & (starts.index != session_id)]
+    earlier = frame.loc[frame["session_id"].isin(earlier_ids) & (frame["player"] == player)]
+    commands = [c.value for c in Command if (session["command"] == c.value).any()]
+    rows = [_summary_row(c, session.loc[session["command"] == c], earlier.loc[earlier["command"] == c])
+            for c in commands]
+    rows.append(_summary_row("all", session, earlier))
+    return DrillSummary(session_id, player, log, rows)
+
+
+def _summary_row(command: str, now: pd.DataFrame, before: pd.DataFrame) -> dict:
+    current, earlier = performance(now), performance(before)
+    return {
+        "command": command, "trials": current["trials"], "correct": current["correct"],
+        "accuracy_pct": _rounded(current["accuracy"] * 100), "median_ms": _rounded(current["median_latency_ms"]),
+        "change_pp": _rounded((current["accuracy"] - earlier["accuracy"]) * 100),
+        "change_ms": _rounded(current["median_latency_ms"] - earlier["median_latency_ms"]),
+        "anticipations": current["anticipations"], "timed_out": current["timeouts"],
+        "earlier_trials": earlier["trials"],
+    }
+
+
+def _rounded(value: float) -> int | None:
+    return None if math.isnan(value) else int(round(value))
+
