@@ -251,6 +251,7 @@ def test_a_log_row_whose_player_the_writer_would_refuse_is_refused_with_its_line
             load_logs([path])
 
 
+@pytest.mark.slow  # scale: fifty players' charts
 def test_a_report_on_fifty_players_draws_without_a_warning(tmp_path):
     # With more players than colors a reader tells apart, the charts change form instead of piling up series.
     specs = []

@@ -1,4 +1,4 @@
-"""`diavolo odds` through the real command line: the JSON contract, the formats, bad input."""
+"""`diavolo odds` through its command line: the JSON contract, the formats, bad input."""
 
 from __future__ import annotations
 
@@ -6,19 +6,18 @@ import csv
 import io
 import json
 import subprocess
-import sys
 from fractions import Fraction
 from math import gcd
 
 import pytest
+from conftest import run_diavolo
 
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.variant import GREY, Command, Variant
 
 
 def diavolo_odds(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "diavolo_stats", "odds", *args],
-                          capture_output=True, text=True, timeout=60)
+    return run_diavolo("odds", *args)
 
 
 @pytest.fixture(scope="module")

@@ -104,6 +104,7 @@ def test_a_bad_out_leaves_an_existing_file_untouched(tmp_path):
     assert out.read_text() == "precious\n"
 
 
+@pytest.mark.slow  # a signal to a real process
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_stops_cleanly_with_status_130(tmp_path, workers):
     out = tmp_path / "keep.csv"
@@ -120,6 +121,7 @@ def test_ctrl_c_stops_cleanly_with_status_130(tmp_path, workers):
     assert out.read_text() == "precious\n"
 
 
+@pytest.mark.slow  # a terminal (pty)
 def test_progress_bar_on_a_terminal_for_a_long_run():
     child = pexpect.spawn(sys.executable, ["-m", "diavolo_stats", "simulate", "--rounds", "40000000",
                                            "--seed", "1"], cwd=str(REPO), env={**os.environ, "COLUMNS": "100"},

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_diavolo
 from markdown_examples import (
     DOCS,
     FLAG,
@@ -276,10 +277,14 @@ def key_pattern(documented: str) -> re.Pattern:
 @pytest.mark.parametrize("where, command, documented", contract_examples(),
                          ids=[where for where, _, _ in contract_examples()])
 def test_the_contracts_page_lists_exactly_what_the_command_prints(where, command, documented, example_folder):
-    environment = {key: value for key, value in os.environ.items() if key != "DIAVOLO_LOG"}
-    environment["PATH"] = str(Path(sys.executable).parent) + os.pathsep + environment.get("PATH", "")
-    result = subprocess.run(["sh", "-c", command], cwd=example_folder, capture_output=True, text=True,
-                            timeout=300, env=environment)
+    argv = diavolo_argv(command) if shell_commands(command) == [command] else None
+    if argv is not None:  # one `diavolo` command: run in this process
+        result = run_diavolo(*argv, cwd=example_folder, env={"DIAVOLO_LOG": ""})
+    else:
+        environment = {key: value for key, value in os.environ.items() if key != "DIAVOLO_LOG"}
+        environment["PATH"] = str(Path(sys.executable).parent) + os.pathsep + environment.get("PATH", "")
+        result = subprocess.run(["sh", "-c", command], cwd=example_folder, capture_output=True, text=True,
+                                timeout=300, env=environment)
     assert result.returncode == 0, (where, result.stderr)
     printed = printed_keys(result.stdout)
     patterns = [key_pattern(key) for key in documented]

@@ -435,6 +435,7 @@ def _append_many(path: str, session: str, count: int) -> None:
         log.append(make_row(trial, session_id=session, player=session * 40))
 
 
+@pytest.mark.slow  # two real processes
 def test_two_processes_appending_at_once_never_interleave_rows(tmp_path):
     path = tmp_path / "drills.csv"
     context = multiprocessing.get_context("spawn")

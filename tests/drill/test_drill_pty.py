@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,14 +14,12 @@ import pandas as pd
 import pexpect
 import pyte
 import pytest
-from conftest import assert_one_line_error
+from conftest import assert_one_line_error, run_diavolo
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import COLUMNS, load_logs
-
-pytestmark = pytest.mark.slow  # the drill through a real pseudo-terminal
 
 # Fast pacing for tests: the default foreperiod stays random 600-1500 ms. No introduction screen.
 FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0", "--no-intro")
@@ -103,6 +100,7 @@ def expected_from_row(row: pd.Series) -> str:
     return resolve(variant, Command(row["command"]), dice, positions).answer
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_each_answer_is_logged_with_its_latency_and_a_recomputable_expected_answer(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Σοφία Ivanova", "--trials", "4", "--seed", "12", "--log", str(log), *FAST,
@@ -135,6 +133,7 @@ def test_each_answer_is_logged_with_its_latency_and_a_recomputable_expected_answ
     assert frame["timestamp"].is_monotonic_increasing
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_a_session_killed_mid_way_keeps_every_completed_row(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--trials", "10", "--log", str(log), *FAST, cwd=tmp_path)
@@ -148,6 +147,7 @@ def test_a_session_killed_mid_way_keeps_every_completed_row(tmp_path):
     assert log.read_bytes().endswith(b"\n")
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 @pytest.mark.parametrize("how", ["q", "ctrl-c"])
 def test_q_and_ctrl_c_end_the_session_with_exit_0_and_its_summary(tmp_path, how):
     log = tmp_path / "drills.csv"
@@ -167,6 +167,7 @@ def test_q_and_ctrl_c_end_the_session_with_exit_0_and_its_summary(tmp_path, how)
     assert len(load_logs([log])) == 1
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_two_sessions_appending_to_one_log_at_once_keep_every_row_intact(tmp_path):
     log = tmp_path / "drills.csv"
     sessions = [Drill("--player", name, "--trials", "5", "--log", str(log), *FAST, cwd=tmp_path)
@@ -183,6 +184,7 @@ def test_two_sessions_appending_to_one_log_at_once_keep_every_row_intact(tmp_pat
     assert log.read_text(encoding="utf-8").count(",".join(COLUMNS)) == 1
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_new_roll(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--trials", "2", "--log", str(log), "--foreperiod-ms", "500,500",
@@ -213,6 +215,7 @@ def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_ne
         "all", 2, int(answered["correct"].sum()), 1)
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_no_answer_within_the_timeout_is_logged_as_none(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--trials", "1", "--timeout", "0.3", "--log", str(log), *FAST, cwd=tmp_path)
@@ -223,6 +226,7 @@ def test_no_answer_within_the_timeout_is_logged_as_none(tmp_path):
     assert row["timed_out"] and row["answer"] == "none" and not row["correct"] and pd.isna(row["latency_ms"])
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_minutes_stops_starting_trials_once_the_time_is_up(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--minutes", "0.01", "--log", str(log), *FAST, cwd=tmp_path)
@@ -236,6 +240,7 @@ def test_minutes_stops_starting_trials_once_the_time_is_up(tmp_path):
     assert (frame["timestamp"].max() - frame["timestamp"].min()).total_seconds() < 0.6 + 1.0
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_command_first_shows_the_command_before_the_dice(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--trials", "1", "--command-first", "--commands", "most-odd", "--log", str(log),
@@ -249,6 +254,7 @@ def test_command_first_shows_the_command_before_the_dice(tmp_path):
     assert row["variant"] == "custom"  # one command of six is not the standard game
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_adaptive_drills_only_the_chosen_commands_and_uses_the_log_history(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--trials", "3", "--adaptive", "--commands", "closest,highest-die",
@@ -259,6 +265,7 @@ def test_adaptive_drills_only_the_chosen_commands_and_uses_the_log_history(tmp_p
     assert set(load_logs([log])["command"]) <= {"closest", "highest-die"}
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_the_log_is_data_drills_csv_or_diavolo_log(tmp_path):
     drill = Drill("--player", "Ana", "--trials", "1", *FAST, cwd=tmp_path)
     drill.answer_after(10, "b")
@@ -271,6 +278,7 @@ def test_the_log_is_data_drills_csv_or_diavolo_log(tmp_path):
     assert len(load_logs([elsewhere])) == 1
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_a_log_with_a_foreign_header_is_refused_and_left_untouched(tmp_path):
     log = tmp_path / "scores.csv"
     original = b"name,score\nada,3\n"
@@ -283,6 +291,7 @@ def test_a_log_with_a_foreign_header_is_refused_and_left_untouched(tmp_path):
     assert log.read_bytes() == original
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_a_terminal_smaller_than_80x24_is_refused_naming_the_size_needed(tmp_path):
     drill = Drill("--player", "Ana", "--log", str(tmp_path / "d.csv"), cwd=tmp_path, size=(20, 70))
     status, output = drill.finish()
@@ -291,6 +300,7 @@ def test_a_terminal_smaller_than_80x24_is_refused_naming_the_size_needed(tmp_pat
     assert not (tmp_path / "d.csv").exists()
 
 
+@pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_with_no_color_set_the_drill_says_it_needs_colors(tmp_path):
     drill = Drill("--player", "Ana", "--log", str(tmp_path / "d.csv"), cwd=tmp_path, env={"NO_COLOR": "1"})
     status, output = drill.finish()
@@ -299,8 +309,7 @@ def test_with_no_color_set_the_drill_says_it_needs_colors(tmp_path):
 
 
 def test_without_a_terminal_the_drill_exits_2_and_says_it_needs_one(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "diavolo_stats", "drill", "--player", "Ana"], cwd=tmp_path,
-                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    result = run_diavolo("drill", "--player", "Ana", cwd=tmp_path)
     assert_one_line_error(result, "interactive terminal")
     assert not (tmp_path / "data").exists()
 

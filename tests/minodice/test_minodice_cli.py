@@ -1,12 +1,12 @@
-"""`diavolo minodice`: real commands, their outputs, and one-line errors with exit status 2 for bad input."""
+"""`diavolo minodice`: the commands, their outputs, and one-line errors with exit status 2 for bad input."""
 
 import csv
 import io
 import json
 import subprocess
-import sys
 
 import pytest
+from conftest import run_diavolo
 
 from diavolo_stats.cli import main
 
@@ -18,7 +18,7 @@ SMALL_DICE = "".join(f'[[dice]]\nname = "{name}"\ncount = 1\nfaces = ["{name}", 
                      for name in ("minotaur", "griffin", "mermaid"))
 SMALL_DICE += '[[dice]]\nname = "white"\ncount = 3\nfaces = [1, 2, 3, 4, 5, 6]\n'
 
-# Bad input the issue lists, each as a real command, and what its one-line error must say.
+# Bad input the issue lists, each as a command line, and what its one-line error must say.
 BAD_COMMANDS = {
     "unknown die": (["bid", "--hand", "black,purple", "--round", "2", "--players", "4"],
                     "--hand: unknown die 'purple'"),
@@ -40,19 +40,12 @@ GOOD_COMMANDS = {
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
-    """Every real command, started at once (each pays the interpreter's start-up), once they have all ended."""
+    """What every command of the lists above prints and exits with."""
     bad_dice = tmp_path_factory.mktemp("minodice_cli") / "bad.toml"
     bad_dice.write_text(BAD_DICE, encoding="utf-8")
     commands = {**{name: args for name, (args, _) in BAD_COMMANDS.items()}, **GOOD_COMMANDS}
-    running = {name: subprocess.Popen([sys.executable, "-m", "diavolo_stats", "minodice",
-                                       *(arg.format(bad=bad_dice) for arg in args)],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for name, args in commands.items()}
-    results = {}
-    for name, process in running.items():
-        stdout, stderr = process.communicate(timeout=120)
-        results[name] = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
-    return results
+    return {name: run_diavolo("minodice", *(arg.format(bad=bad_dice) for arg in args))
+            for name, args in commands.items()}
 
 
 @pytest.mark.parametrize("name", BAD_COMMANDS)
@@ -160,11 +153,10 @@ def test_other_bad_values_name_their_flag_or_line(tmp_path, capsys, args, messag
      "line 6: griffins_beaten = 99999999999999999999, above (tricks 2 - mermaid_tricks 0) x 2 other players = 4"),
     ("1,Ann,1,1,0,0", "1,Ann,1,1,50,0", "line 2: griffins_beaten = 50, above (tricks 1 - mermaid_tricks 0) x 2"),
 ])
-def test_a_sheet_with_impossible_values_is_one_line_from_the_real_command(tmp_path, old, new, message):
+def test_a_sheet_with_impossible_values_is_one_line_from_the_command(tmp_path, old, new, message):
     path = tmp_path / "sheet.csv"
     path.write_text(SHEET.replace(old, new), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "diavolo_stats", "minodice", "score", str(path)],
-                            capture_output=True, text=True, timeout=120)
+    result = run_diavolo("minodice", "score", str(path))
     assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
 

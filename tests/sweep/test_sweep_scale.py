@@ -10,17 +10,16 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import REPO, run_diavolo
+from conftest import REPO, run_diavolo, run_diavolo_process
 
 from diavolo_stats.sweep import SweepGrid, sweep
 from diavolo_stats.sweep.results_file import JOURNAL_SUFFIX
-
-pytestmark = pytest.mark.slow  # worker processes and a Dask LocalCluster
 
 GRID = SweepGrid(colors_count=(2, 3), dice_per_color=(1, 3), sides=(4, 6), tolerance=(0.05, 0.15), rounds=30_000,
                  seed=11)
 
 
+@pytest.mark.slow  # a Dask cluster
 def test_identical_output_with_one_and_two_workers_and_on_a_dask_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     one = sweep(GRID, workers=1, out=tmp_path / "one.csv")
@@ -35,11 +34,12 @@ def test_identical_output_with_one_and_two_workers_and_on_a_dask_cluster(tmp_pat
     assert first == (tmp_path / "two.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
 
 
+@pytest.mark.slow  # a Dask cluster
 def test_local_dask_cluster_from_the_command_line(tmp_path):
     pytest.importorskip("distributed")
     flags = ["sweep", "--colors-count", "2,3", "--dice-per-color", "1,3", "--sides", "4,6", "--tolerance",
              "0.05,0.15", "--rounds", "30000", "--seed", "11", "--format", "csv"]
-    on_dask = run_diavolo(*flags, "--scheduler", "local:2", timeout=240)
+    on_dask = run_diavolo_process(*flags, "--scheduler", "local:2")
     assert on_dask.returncode == 0, on_dask.stderr
     here = run_diavolo(*flags)
     assert on_dask.stdout == here.stdout and here.stdout.count("\n") == 1 + GRID.size * len(GRID.commands)
@@ -51,6 +51,7 @@ KILL_FLAGS = ["sweep", "--colors-count", "2..4", "--dice-per-color", "1..4", "--
 KILL_VARIANTS = 12
 
 
+@pytest.mark.slow  # a real sweep with workers, killed midway
 def test_killed_midway_then_resumed_equals_an_uninterrupted_run(tmp_path):
     killed = tmp_path / "killed.csv"
     process = subprocess.Popen([sys.executable, "-m", "diavolo_stats", *KILL_FLAGS, "--out", str(killed),
@@ -71,15 +72,16 @@ def test_killed_midway_then_resumed_equals_an_uninterrupted_run(tmp_path):
     assert text.endswith("\n")  # no cut row
     written = pd.read_csv(killed)
     assert 3 <= len(written) // 2 < KILL_VARIANTS and len(written) % 2 == 0
-    resumed = run_diavolo(*KILL_FLAGS, "--out", str(killed), "--resume", timeout=240)
+    resumed = run_diavolo(*KILL_FLAGS, "--out", str(killed), "--resume")
     assert resumed.returncode == 0, resumed.stderr
     whole = tmp_path / "whole.csv"
-    uninterrupted = run_diavolo(*KILL_FLAGS, "--out", str(whole), timeout=240)
+    uninterrupted = run_diavolo(*KILL_FLAGS, "--out", str(whole))
     assert uninterrupted.returncode == 0, uninterrupted.stderr
     assert killed.read_bytes() == whole.read_bytes()
     assert resumed.stdout == uninterrupted.stdout
 
 
+@pytest.mark.slow  # a real sweep with workers, killed midway
 def test_ctrl_c_keeps_the_finished_variants_and_resume_completes(tmp_path):
     stopped = tmp_path / "stopped.csv"
     process = subprocess.Popen([sys.executable, "-m", "diavolo_stats", *KILL_FLAGS, "--out", str(stopped),
@@ -97,9 +99,9 @@ def test_ctrl_c_keeps_the_finished_variants_and_resume_completes(tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130 and stderr.strip() == "diavolo: interrupted"
     assert stopped.read_text().endswith("\n") and len(pd.read_csv(stopped)) >= 4
-    resumed = run_diavolo(*KILL_FLAGS, "--out", str(stopped), "--resume", timeout=240)
+    resumed = run_diavolo(*KILL_FLAGS, "--out", str(stopped), "--resume")
     assert resumed.returncode == 0, resumed.stderr
-    whole = run_diavolo(*KILL_FLAGS, timeout=240)
+    whole = run_diavolo(*KILL_FLAGS)
     assert resumed.stdout == whole.stdout
 
 

@@ -179,6 +179,7 @@ def test_no_answer_needs_too_early_or_timeout_and_no_latency(client, log_path):
     assert logged_rows(log_path) == 1
 
 
+@pytest.mark.slow  # scale: 240 requests
 def test_adaptive_rolls_favour_the_command_the_player_gets_wrong(client):
     # Ann answers 120 rolls through the API: every one right, except most-odd, always wrong.
     for session in range(3):

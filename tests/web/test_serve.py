@@ -14,8 +14,6 @@ from conftest import REPO, assert_one_line_error
 
 from web.browser_harness import Server
 
-pytestmark = pytest.mark.slow  # real `diavolo serve` processes
-
 
 def fetch(url: str, timeout: float = 60) -> tuple[int, bytes]:
     try:
@@ -25,6 +23,7 @@ def fetch(url: str, timeout: float = 60) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
+@pytest.mark.slow  # a real server process
 def test_the_first_line_is_the_address_and_it_answers(log_path):
     server = Server(log_path)
     try:
@@ -35,6 +34,7 @@ def test_the_first_line_is_the_address_and_it_answers(log_path):
         server.stop()
 
 
+@pytest.mark.slow  # a real server process
 def test_ctrl_c_answers_the_requests_in_flight_then_exits_0(tmp_path):
     log = tmp_path / "drills.csv"
     shutil.copy(REPO / "data" / "sample_drills.csv", log)
@@ -57,10 +57,11 @@ def test_a_port_in_use_is_a_one_line_error(diavolo, log_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        result = diavolo("serve", "--port", str(taken.getsockname()[1]), "--log", str(log_path), timeout=60)
+        result = diavolo("serve", "--port", str(taken.getsockname()[1]), "--log", str(log_path))
     assert_one_line_error(result, "--port", "cannot listen on 127.0.0.1")
 
 
+@pytest.mark.slow  # a real server process
 def test_a_token_is_asked_of_every_request(log_path):
     server = Server(log_path, 0, "--token", "t0ken")
     try:
