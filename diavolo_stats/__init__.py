@@ -38,8 +38,8 @@ _HOMES = {
     "load_logs": "diavolo_stats.drill.log",
     # game: player models and whole games
     "PlayerModel": "diavolo_stats.game.players",
-    "play_games": "diavolo_stats.game.games",
-    "game_report": "diavolo_stats.game.games",
+    "play_games": "diavolo_stats.game.engine",
+    "game_report": "diavolo_stats.game.report",
     # analytics: summaries, tie frequency, the report, synthetic logs
     "summarize": "diavolo_stats.analytics.summaries",
     "tie_frequency_frame": "diavolo_stats.analytics.tie_frequency",

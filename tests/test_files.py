@@ -27,8 +27,9 @@ from diavolo_stats.files import (
     write_atomically,
     write_folder,
 )
-from diavolo_stats.game import games as game_module
-from diavolo_stats.game.games import game_report
+from diavolo_stats.game import engine
+from diavolo_stats.game import report as game_module
+from diavolo_stats.game.report import game_report
 
 REPO = Path(__file__).resolve().parent.parent
 SIMULATION = REPO / "data" / "simulation_standard.csv"
@@ -104,7 +105,7 @@ def test_an_interrupted_atomic_write_leaves_the_old_file_and_no_temporary(tmp_pa
 def test_game_out_interrupted_between_chunks_leaves_the_old_file(tmp_path, monkeypatch):
     out = tmp_path / "games.csv"
     out.write_text("precious\n")
-    monkeypatch.setattr(game_module, "CHUNK_GAMES", 50)
+    monkeypatch.setattr(engine, "CHUNK_GAMES", 50)
     real = game_module.records_frame
 
     def interrupted(records, names=None, first_game=0):
@@ -120,7 +121,7 @@ def test_game_out_interrupted_between_chunks_leaves_the_old_file(tmp_path, monke
 
 
 def test_game_out_in_chunks_is_the_whole_record_with_game_numbers_in_order(tmp_path, monkeypatch):
-    monkeypatch.setattr(game_module, "CHUNK_GAMES", 64)
+    monkeypatch.setattr(engine, "CHUNK_GAMES", 64)
     game_report(["preset:novice", "preset:expert"], games=200, seed=1, design_games=0, out=tmp_path / "g.csv")
     saved = pd.read_csv(tmp_path / "g.csv")
     assert saved["game"].tolist() == list(range(200))

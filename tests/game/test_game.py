@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import diavolo_stats.game.games as game_module
+import diavolo_stats.game.engine as engine
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
@@ -23,6 +23,7 @@ from diavolo_stats.game.games import (
     summarize_games,
 )
 from diavolo_stats.game.players import PlayerModel, Skill
+from diavolo_stats.game.tally import GameLengths, GameTally
 from diavolo_stats.stats import proportion_estimate
 
 BLACK, RED, WHITE, GREY = 0, 1, 2, GREY_CODE
@@ -136,7 +137,7 @@ class TestEndRules:
         records = play_games(Variant(), [wrong] * 3, 200, seed=1)
         assert (records.rounds == 5).all()
         assert (records.outcome == Outcome.ALL_OUT).all()
-        assert summarize_games(records)["no_winner"] == 1.0
+        assert summarize_games(records).no_winner == 1.0
 
     def test_last_standing_plays_on_when_players_go_out_together_while_others_hold_gems(self):
         # «Αν χάσουν πολλοί παίκτες ταυτόχρονα το τελευταίο τους πετράδι δεν υπάρχει νικητής» is read as
@@ -154,7 +155,7 @@ class TestEndRules:
         assert (records.rounds == 5).all()
         assert (records.outcome == Outcome.ALL_OUT).all()
         assert (records.win_share == 0).all()
-        assert summarize_games(records)["no_winner"] == 1.0
+        assert summarize_games(records).no_winner == 1.0
 
     def test_first_out_shares_the_win_on_equal_gems(self):
         # No ties: the two always-right players keep every devil they reach for; the third goes out in round 5.
@@ -192,9 +193,9 @@ class TestEndRules:
         records = play_games(Variant(), [fixed_player("wrong", 0.0)] * 2, 50, seed=5, max_rounds=3)
         summary = summarize_games(records)
         assert (records.rounds == 3).all()
-        assert summary["round_limit_games"] == 50
-        assert summary["no_winner"] == 1.0
-        assert summary["outcomes"]["round-limit"] == 50
+        assert summary.round_limit_games == 50
+        assert summary.no_winner == 1.0
+        assert summary.outcomes["round-limit"] == 50
 
 
 class TestManyGames:
@@ -210,17 +211,17 @@ class TestManyGames:
         games = 8000
         records = play_games(Variant(), [PlayerModel.preset("average")] * 4, games, seed=7)
         summary = summarize_games(records)
-        fair = (1 - summary["no_winner"]) / 4
-        for player in summary["players"]:
-            estimate = proportion_estimate(player["win_probability"] * games, games, confidence=0.999)
+        fair = (1 - summary.no_winner) / 4
+        for player in summary.players:
+            estimate = proportion_estimate(player.win.value * games, games, confidence=0.999)
             assert fair in estimate, player
 
     def test_a_strictly_better_player_wins_more(self):
         average = PlayerModel.preset("average")
         records = play_games(Variant(), [average.scaled(0.9, 0.9), average, average], 4000, seed=8)
         summary = summarize_games(records)
-        better, *others = summary["players"]
-        assert all(better["ci95"][0] > other["ci95"][1] for other in others)
+        better, *others = summary.players
+        assert all(better.win.low > other.win.high for other in others)
 
     def test_the_same_seed_gives_the_same_games_and_another_seed_others(self):
         players = [PlayerModel.preset("average"), PlayerModel.preset("novice")]
@@ -232,7 +233,7 @@ class TestManyGames:
 
     def test_a_game_depends_on_the_seed_and_its_chunk_only(self, monkeypatch):
         # Every full chunk is played by its own spawned generator: asking for more games keeps them.
-        monkeypatch.setattr(game_module, "CHUNK_GAMES", 64)
+        monkeypatch.setattr(engine, "CHUNK_GAMES", 64)
         players = [PlayerModel.preset("average")] * 3
         fewer, more = play_games(Variant(), players, 100, seed=11), play_games(Variant(), players, 300, seed=11)
         np.testing.assert_array_equal(fewer.rounds[:64], more.rounds[:64])
@@ -241,12 +242,12 @@ class TestManyGames:
     def test_summary_figures_are_what_the_records_say(self):
         records = play_games(Variant(), [PlayerModel.preset("average")] * 3, 1000, seed=12)
         summary = summarize_games(records, ["a", "b", "c"])
-        assert [p["name"] for p in summary["players"]] == ["a", "b", "c"]
-        assert sum(p["win_probability"] for p in summary["players"]) + summary["no_winner"] == pytest.approx(1)
-        assert summary["rounds"]["median"] == np.median(records.rounds)
-        assert summary["grey_share"] == records.grey_rounds.sum() / records.rounds.sum()
+        assert [p.name for p in summary.players] == ["a", "b", "c"]
+        assert sum(p.win.value for p in summary.players) + summary.no_winner == pytest.approx(1)
+        assert summary.rounds.median == np.median(records.rounds)
+        assert summary.grey_share == records.grey_rounds.sum() / records.rounds.sum()
         # Each round, every player still in either keeps, gains or loses one gem: at most 3 lost a round.
-        assert 0 < summary["gems_lost_per_round"] <= 3
+        assert 0 < summary.gems_lost_per_round <= 3
 
     def test_per_game_records_frame(self):
         records = play_games(Variant(), [PlayerModel.preset("average")] * 2, 200, seed=13)
@@ -262,9 +263,8 @@ class TestManyGames:
 class TestDesign:
     def test_balance_of_equal_players_is_near_one_and_the_better_player_beats_fair_share(self):
         metrics = design_metrics(Variant(), 3, games=4000, seed=14)
-        assert 1 - Z_999 * 2 * metrics["standard_error"] <= metrics["balance"]
-        skill = metrics["skill"]
-        assert skill["ci95"][0] > skill["fair_share"]
+        assert 1 - Z_999 * 2 * metrics.standard_error <= metrics.balance
+        assert metrics.skill.win.low > metrics.skill.fair_share
 
     def test_skill_gap_curve_rises_with_the_gap(self):
         curve = skill_gap_curve(Variant(), 3, [1.0, 0.7], games=2000, seed=15)
@@ -291,23 +291,23 @@ class TestBadInput:
 
 def test_the_tally_kept_chunk_by_chunk_gives_the_figures_of_all_records_at_once(monkeypatch):
     # game_report keeps only a GameTally, so memory stays flat; its figures must be those of the records.
-    monkeypatch.setattr(game_module, "CHUNK_GAMES", 97)
+    monkeypatch.setattr(engine, "CHUNK_GAMES", 97)
     records = play_games(Variant(), [PlayerModel.preset(n) for n in ("novice", "average", "expert")], 1000,
                          seed=21, rules=GameRules(end=EndRule.FIRST_OUT))
-    tally = game_module.GameTally(3)
+    tally = GameTally(3)
     for start in range(0, 1000, 97):
-        part = {name: getattr(records, name)[start:start + 97] for name in game_module._RECORD_COLUMNS}
-        tally.add(game_module.GameRecords(players=records.players, rules=records.rules,
-                                          max_rounds=records.max_rounds, **part))
-    summary = tally.summary(["a", "b", "c"])
-    assert summary["rounds"] == {"mean": pytest.approx(records.rounds.mean()),
-                                 "median": float(np.median(records.rounds)),
-                                 "p90": pytest.approx(float(np.percentile(records.rounds, 90))),
-                                 "max": int(records.rounds.max())}
-    assert [p["win_probability"] for p in summary["players"]] == pytest.approx(records.win_share.mean(axis=0))
+        part = {name: getattr(records, name)[start:start + 97] for name in engine._RECORD_COLUMNS}
+        tally.add(engine.GameRecords(players=records.players, rules=records.rules,
+                                     max_rounds=records.max_rounds, **part))
+    summary = tally.summary(["a", "b", "c"], records.rules, records.max_rounds)
+    assert summary.rounds == GameLengths(mean=pytest.approx(records.rounds.mean()),
+                                         median=float(np.median(records.rounds)),
+                                         p90=pytest.approx(float(np.percentile(records.rounds, 90))),
+                                         max=int(records.rounds.max()))
+    assert [p.win.value for p in summary.players] == pytest.approx(records.win_share.mean(axis=0))
     won = records.winner_worst_deficit[np.isfinite(records.winner_worst_deficit)]
-    assert summary["drama"]["winner_worst_deficit"] == pytest.approx(won.mean())
-    assert summary["drama"]["comeback_share"] == pytest.approx((won > 0).mean())
-    assert summary["grey_share"] == pytest.approx(records.grey_rounds.sum() / records.rounds.sum())
+    assert summary.drama.winner_worst_deficit == pytest.approx(won.mean())
+    assert summary.drama.comeback_share == pytest.approx((won > 0).mean())
+    assert summary.grey_share == pytest.approx(records.grey_rounds.sum() / records.rounds.sum())
     with pytest.raises(InputError, match="games: must be a whole number from 1 to 1,000,000,000"):
-        next(game_module.game_chunks(Variant(), records.players, 10**12))
+        next(engine.game_chunks(Variant(), records.players, 10**12))

@@ -1,0 +1,356 @@
+"""The game engine: whole Diavolo games between modelled players, many thousands at once.
+
+The games run in lockstep: every round rolls the dice for all unfinished
+games with numpy, resolves them with `rules.answers` (`table.throw_on_grid` first for
+`closest`), samples every player's answer and latency (`players.Lineup`),
+lets players grab in order of latency and scores the round (`play_round`).
+Finished games leave the working arrays, so late rounds cost little.
+
+The rules (the rules page, docs/rules.md): each player grabs at most one
+devil; devils in play per color are one fewer than the players still in, at
+most 3 (`GameRules.devils` "rulebook"; "review" drops the cap), plus one
+grey; a player whose chosen color has no devil left gets none. A color
+answer: a holder of that color keeps their gems, everyone else loses one. A
+tie (grey): the holder of the grey devil gains one (never above 5), everyone
+else loses one. A player at 0 gems is out. A `closest` roll that is grey
+only by the perception tolerance accepts both answers (`rules.accepted_answers`):
+the grey holder gains one and a holder of the strictly nearest color keeps
+their gems.
+
+End rules (`EndRule`): `last-standing` (the rulebook; the last player holding
+gems wins, no winner when the last players go out together) and `first-out`
+(the French review: the game ends at the first elimination and the most gems
+wins, shared on equal gems; if everyone went out at once nobody holds gems
+and there is no winner). A game reaching `max_rounds` stops with no winner
+and is counted apart.
+
+The readings a game is played under are one `GameRules`: the end rule, the
+devils per color, and whether the command die is shown first (which changes
+the players, not the dice: players fitted from a drill log use the rows of
+that variant).
+
+Repeatability: games g * CHUNK_GAMES .. (g + 1) * CHUNK_GAMES - 1 are played
+by the generator seeded with the g-th `SeedSequence.spawn` child of the seed.
+The chunk size is a fixed constant, not a setting, so the same seed and the
+same number of games always give the same games, and there is no batch
+size that could change them. Every full chunk's games stay the same when
+more games are asked for; only a partial last chunk changes (it draws
+fewer games from its stream).
+
+What the games add up to is `tally` (`summarize_games`), the design
+experiments are `design`, and the report `diavolo game` prints is `report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+import numpy as np
+
+from diavolo_stats.core import seeding
+from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers
+from diavolo_stats.core.seeding import root_sequence
+from diavolo_stats.core.table_model import nearest_distances, throw_on_grid
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import Lineup, PlayerModel
+from diavolo_stats.validation import Configuration, Flag, Instance, OneOf, Rule, Whole, check_value, checked, setting
+
+START_GEMS = 5
+MAX_GEMS = 5
+MAX_DEVILS_PER_COLOR = 3
+"""The rulebook's cap on devils per color (4, 5 and 6 players use 3)."""
+
+DEVILS = ("rulebook", "review")
+"""Devils per color: one fewer than the players still in, at most 3 (rulebook) or with no cap (review)."""
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+DEFAULT_MAX_ROUNDS = 500
+"""Far beyond any real game (a 6-player game lasts well under 100 rounds); only a degenerate model reaches it."""
+
+CHUNK_GAMES = 1 << 15
+"""Games per seeding chunk: the unit of randomness, fixed so results never depend on a setting."""
+
+MAX_GAMES = 10**9
+"""The most games one run plays (and per design lineup): hours of work. Games are played, counted and
+saved one chunk at a time, so memory stays flat up to it; more is refused."""
+
+MAX_GAME_ROUNDS = 100_000
+"""The most rounds a game may be allowed (`max_rounds`); real games last well under 100."""
+
+_RECORD_COLUMNS = ("rounds", "outcome", "win_share", "final_gems", "grey_rounds", "gems_lost", "lead_changes",
+                   "winner_worst_deficit")
+
+
+class EndRule(str, Enum):
+    """When a game ends: at the last player standing (rulebook) or at the first player out."""
+
+    LAST_STANDING = "last-standing"
+    FIRST_OUT = "first-out"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, name: str) -> EndRule:
+        """The end rule called `name` (or given itself); InputError naming `end` otherwise."""
+        return check_value("end", name, EndRuleName())
+
+
+class EndRuleName(Rule):
+    """An `EndRule`, or its name."""
+
+    def normalize(self, value: object) -> EndRule:
+        try:
+            return EndRule(value)
+        except ValueError:
+            raise ValueError(f"unknown end rule; allowed: {', '.join(rule.value for rule in EndRule)}") from None
+
+    def bad_values(self) -> list:
+        return ["sudden-death", "", 1, None]
+
+
+@dataclass(frozen=True)
+class GameRules(Configuration):
+    """The readings of the rules a whole game is played under, checked once at construction.
+
+    end: `EndRule` (or its name), default last-standing (the rulebook).
+    devils: devils per color, "rulebook" (default: players still in - 1, at most
+        3) or "review" (players still in - 1, no cap).
+    command_first: the rulebook's easier variant where the command die is shown
+        before the colored dice; players fitted from a drill log then use their
+        rows of that variant. The dice and the answers are the same.
+    """
+
+    end: EndRule = setting(EndRule.LAST_STANDING, EndRuleName())
+    devils: str = setting("rulebook", OneOf(DEVILS))
+    command_first: bool = setting(False, Flag())
+
+    @property
+    def devil_cap(self) -> int | None:
+        """The most devils of one color in play, or None for no cap."""
+        return MAX_DEVILS_PER_COLOR if self.devils == "rulebook" else None
+
+    def as_dict(self) -> dict[str, object]:
+        """The readings as plain JSON types: end, devils, command_first."""
+        return {"end": self.end.value, "devils": self.devils, "command_first": self.command_first}
+
+
+class Outcome(IntEnum):
+    """How one game ended."""
+
+    WINNER = 0       # one player won
+    SHARED = 1       # first-out: several players share the most gems
+    ALL_OUT = 2      # the last players went out together: no winner
+    ROUND_LIMIT = 3  # stopped at max_rounds: no winner
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+
+@dataclass(frozen=True, eq=False)  # arrays: compare them with numpy, not ==
+class GameRecords:
+    """One entry per game, in game order.
+
+    rounds: rounds played. outcome: `Outcome` codes. win_share: 1 for a sole
+    winner, 1/k for each of k sharing the win, else 0. final_gems: gems at the
+    end. grey_rounds: rounds that were ties. gems_lost: gems lost over the
+    game, all players. lead_changes: times the sole leader (strictly most
+    gems) changed to another player. winner_worst_deficit: the most gems the
+    winner was ever behind the leader (mean over shared winners), NaN when no
+    one won.
+    """
+
+    players: tuple[PlayerModel, ...]
+    rules: GameRules
+    max_rounds: int
+    rounds: np.ndarray                # (games,) int32
+    outcome: np.ndarray               # (games,) int8
+    win_share: np.ndarray             # (games, players) float64
+    final_gems: np.ndarray            # (games, players) int8
+    grey_rounds: np.ndarray           # (games,) int32
+    gems_lost: np.ndarray             # (games,) int32
+    lead_changes: np.ndarray          # (games,) int32
+    winner_worst_deficit: np.ndarray  # (games,) float64
+
+    @property
+    def games(self) -> int:
+        return len(self.rounds)
+
+
+def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
+               accepted: np.ndarray, devil_cap: int | None = MAX_DEVILS_PER_COLOR) -> tuple[np.ndarray, np.ndarray]:
+    """One round in many games: who gets which devil, and everyone's gems after.
+
+    Players still in (gems above 0) grab in order of latency; each takes a
+    devil of the color they chose if one is left: players still in - 1 per
+    color, at most `devil_cap` (None: no cap), and one grey. A player holding
+    an accepted answer's devil keeps their gems, or gains one for grey.
+    Returns (gems_after: (players, games) int8, 0 = out; held: (players,
+    games) bool, whether the player got the devil they reached for).
+    """
+    # gems: (players, games) int8; grabbed: (players, games) int8 color index or GREY_CODE;
+    # latency_ms: (players, games) float64; accepted: (2, games) int8 color index or GREY_CODE,
+    # as `rules.accepted_answers` gives them (row 0 the table's call)
+    alive = gems > 0
+    player_count = len(gems)
+    devils_per_color = alive.sum(axis=0, dtype=np.int8) - 1
+    if devil_cap is not None:
+        devils_per_color = np.minimum(devils_per_color, devil_cap)
+    devils = np.where(grabbed == GREY_CODE, np.int8(1), devils_per_color)
+    # Grabbing in order of latency, a player gets a devil of the color they reach for
+    # exactly when fewer faster players still in reached for that color than there are
+    # devils of it: each of those took one while any were left. Counted pairwise over
+    # the players (at most 6), so there is no per-game loop and no sort.
+    # faster[q, p]: q grabs before p (equal latencies: the earlier seat first).
+    seat = np.arange(player_count)[:, None, None]
+    faster = ((latency_ms[:, None] < latency_ms[None, :])
+              | ((latency_ms[:, None] == latency_ms[None, :]) & (seat < seat.transpose(1, 0, 2))))
+    rivals = (faster & alive[:, None] & (grabbed[:, None] == grabbed[None, :])).sum(axis=0, dtype=np.int8)
+    held = alive & (rivals < devils)
+    kept = held & ((grabbed == accepted[0]) | (grabbed == accepted[1]))
+    # Kept grey (a tie): +1; kept a color: 0; anything else: -1.
+    change = np.where(kept, (grabbed == GREY_CODE).astype(np.int8), np.int8(-1))
+    gems_after = np.where(alive, np.minimum(gems + change, MAX_GEMS), 0).astype(np.int8)
+    return gems_after, held
+
+
+def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Roll the command die and the dice for `games` rounds and resolve them.
+
+    Returns (commands: (games,) int8 index into tuple(Command); accepted:
+    (2, games) int8 color index or GREY_CODE, the answers counted right as
+    `rules.accepted_answers` gives them, row 0 the table's call).
+    """
+    # returns: (games,) int8, (2, games) int8
+    command_index = rng.integers(len(variant.commands), size=games)
+    # dice: (colors, dice_per_color, games) uint8, color-major as `rules.answers` takes them
+    dice = rng.integers(1, variant.sides + 1, size=(len(variant.colors), variant.dice_per_color, games),
+                        dtype=np.uint8)
+    accepted = np.empty((2, games), dtype=np.int8)
+    for index, command in enumerate(variant.commands):
+        rows = np.flatnonzero(command_index == index)
+        if not rows.size:
+            continue
+        if command is Command.CLOSEST:
+            # Grid steps, as the simulator uses: only ratios of distances decide closest.
+            positions = throw_on_grid(variant.table, 1 + variant.dice_count, rows.size, rng)
+            distances = nearest_distances(positions, len(variant.colors), variant.dice_per_color)
+            accepted[:, rows] = accepted_answers(command, distances, variant.table.tolerance)
+        else:
+            accepted[:, rows] = answers(variant, command, dice=dice[:, :, rows])
+    global_index = np.array([ALL_COMMANDS.index(c) for c in variant.commands], dtype=np.int8)
+    return global_index[command_index], accepted
+
+
+@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
+def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
+               seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
+               max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
+    """Play `games` whole games between `players` (2 to 6) under `rules`; the records of every game, held in
+    memory (about 60 bytes a game: for more games than fit, use `game_chunks` and `GameTally`).
+
+    `rules.command_first` is carried to the records only: the players given already are the
+    players of that variant (see `players_from_specs`).
+    """
+    chunks = list(game_chunks(variant, players, games, seed, rules, max_rounds))
+    columns = {name: np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in _RECORD_COLUMNS}
+    return GameRecords(players=chunks[0].players, rules=rules, max_rounds=max_rounds, **columns)
+
+
+@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
+def game_chunks(variant: Variant, players: Sequence[PlayerModel], games: int,
+                seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
+                max_rounds: int = DEFAULT_MAX_ROUNDS) -> Iterator[GameRecords]:
+    """The games of `play_games`, one seeding chunk (CHUNK_GAMES games) at a time, so that memory stays flat.
+
+    games: 1 to MAX_GAMES. InputError, before any game is played, for a count out of range.
+    """
+    players = tuple(players)
+    check_player_count(len(players))
+    root = root_sequence(seed)
+    lineup = Lineup(players)
+    return (GameRecords(players=players, rules=rules, max_rounds=max_rounds,
+                        **_play_chunk(variant, lineup, min(CHUNK_GAMES, games - start), rules, max_rounds,
+                                      np.random.default_rng(seeding.child(root, index))))
+            for index, start in enumerate(range(0, games, CHUNK_GAMES)))
+
+
+def _play_chunk(variant: Variant, lineup: Lineup, games: int, rules: GameRules, max_rounds: int,
+                rng: np.random.Generator) -> dict[str, np.ndarray]:
+    player_count = len(lineup.players)
+    # Records: one row per game, as `GameRecords` holds them.
+    records = {
+        "rounds": np.zeros(games, dtype=np.int32),
+        "outcome": np.zeros(games, dtype=np.int8),
+        "win_share": np.zeros((games, player_count)),
+        "final_gems": np.zeros((games, player_count), dtype=np.int8),
+        "grey_rounds": np.zeros(games, dtype=np.int32),
+        "gems_lost": np.zeros(games, dtype=np.int32),
+        "lead_changes": np.zeros(games, dtype=np.int32),
+        "winner_worst_deficit": np.full(games, np.nan),
+    }
+    # Working state of the unfinished games, player-major: gems (players, live games) int8;
+    # `game` maps a live column to its record.
+    game = np.arange(games)
+    gems = np.full((player_count, games), START_GEMS, dtype=np.int8)
+    worst_deficit = np.zeros((player_count, games), dtype=np.int8)
+    leader = np.full(games, -1, dtype=np.int8)
+    grey_rounds = np.zeros(games, dtype=np.int32)
+    gems_lost = np.zeros(games, dtype=np.int32)
+    lead_changes = np.zeros(games, dtype=np.int32)
+    played = 0
+    while game.size:
+        played += 1
+        commands, accepted = roll_answers(variant, game.size, rng)
+        grabbed, latency_ms = lineup.respond(commands, accepted, len(variant.colors), rng)
+        gems_after, _ = play_round(gems, grabbed, latency_ms, accepted, rules.devil_cap)
+        grey_rounds += accepted[0] == GREY_CODE
+        gems_lost += (gems_after < gems).sum(axis=0, dtype=np.int32)
+        most = gems_after.max(axis=0)
+        np.maximum(worst_deficit, most - gems_after, out=worst_deficit)
+        at_top = gems_after == most
+        sole_leader = np.where(at_top.sum(axis=0) == 1, at_top.argmax(axis=0), -1).astype(np.int8)
+        lead_changes += (sole_leader >= 0) & (leader >= 0) & (sole_leader != leader)
+        leader = np.where(sole_leader >= 0, sole_leader, leader)
+
+        still_in = gems_after > 0
+        if rules.end is EndRule.LAST_STANDING:
+            decided = still_in.sum(axis=0) <= 1
+            win = still_in
+        else:
+            decided = ((gems > 0) & ~still_in).any(axis=0)
+            win = at_top & still_in
+        gems = gems_after
+        done = decided | (played >= max_rounds)
+        if not done.any():
+            continue
+        columns = np.flatnonzero(done)
+        ids = game[columns]
+        winners = win[:, columns] & decided[columns]
+        winner_count = winners.sum(axis=0)
+        share = winners / np.maximum(winner_count, 1)
+        records["rounds"][ids] = played
+        records["outcome"][ids] = np.select(
+            [~decided[columns], winner_count == 0, winner_count == 1],
+            [Outcome.ROUND_LIMIT, Outcome.ALL_OUT, Outcome.WINNER], Outcome.SHARED)
+        records["win_share"][ids] = share.T
+        records["final_gems"][ids] = gems[:, columns].T
+        records["grey_rounds"][ids] = grey_rounds[columns]
+        records["gems_lost"][ids] = gems_lost[columns]
+        records["lead_changes"][ids] = lead_changes[columns]
+        records["winner_worst_deficit"][ids] = np.where(
+            winner_count > 0, (share * worst_deficit[:, columns]).sum(axis=0), np.nan)
+        keep = ~done
+        game, gems, worst_deficit = game[keep], gems[:, keep], worst_deficit[:, keep]
+        leader, grey_rounds = leader[keep], grey_rounds[keep]
+        gems_lost, lead_changes = gems_lost[keep], lead_changes[keep]
+    return records
+
+
+def check_player_count(count: int) -> None:
+    """InputError naming `players` unless a game can have `count` players (MIN_PLAYERS to MAX_PLAYERS)."""
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise InputError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, got {count}", field="players")
