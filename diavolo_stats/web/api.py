@@ -12,7 +12,6 @@ bad request gets status 400 and `{"error": "field: what is wrong", "field": "...
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +34,7 @@ from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
+from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.trials import (
     BOOLEAN,
     BROWSER_VARIANTS,
@@ -98,13 +98,9 @@ ROLL_QUERY = Record("roll", {
 """`/api/roll?...`: the session's seed and the trial's number are required."""
 
 
-class Busy(Exception):
-    """The server is already running as many of this kind of request as it allows (HTTP 429)."""
-
-
-def routes(store: TrialStore) -> list[Route]:
-    """The API's routes, writing trials through `store`."""
-    simulations = threading.BoundedSemaphore(1)
+def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
+    """The API's routes, writing trials through `store`; summaries, adaptive rolls and simulations run
+    within `heavy`'s bound."""
 
     async def post_trial(request: Request) -> JSONResponse:
         try:
@@ -118,7 +114,10 @@ def routes(store: TrialStore) -> list[Route]:
                             status_code=201 if stored else 200)
 
     async def get_roll(request: Request) -> JSONResponse:
-        return JSONResponse(await run_in_threadpool(next_roll, store, dict(request.query_params)))
+        query = dict(request.query_params)
+        if query.get("adaptive") == "true":  # reads the player's rows in the log
+            return JSONResponse(await heavy.run("an adaptive roll", next_roll, store, query))
+        return JSONResponse(await run_in_threadpool(next_roll, store, query))
 
     async def get_summary(request: Request) -> JSONResponse:
         session_id = request.path_params["session_id"]
@@ -129,7 +128,7 @@ def routes(store: TrialStore) -> list[Route]:
                                       player)
             return {"title": found.title(), "footer": found.footer(), "rows": found.rows()}
 
-        return JSONResponse(await run_in_threadpool(summary))
+        return JSONResponse(await heavy.run("the summary", summary))
 
     async def get_odds(request: Request) -> JSONResponse:
         return JSONResponse(exact_odds(variant_of(ODDS_QUERY.check(request.query_params))).document())
@@ -137,12 +136,7 @@ def routes(store: TrialStore) -> list[Route]:
     async def get_simulation(request: Request) -> JSONResponse:
         asked = SIMULATE_QUERY.check(request.query_params)
         variant = variant_of(asked)
-        if not simulations.acquire(blocking=False):
-            raise Busy("a simulation is already running; ask again when it is done")
-        try:
-            result = await run_in_threadpool(simulate, variant, asked["rounds"], asked["seed"])
-        finally:
-            simulations.release()
+        result = await heavy.run("the simulation", simulate, variant, asked["rounds"], asked["seed"])
         return JSONResponse(result.document())
 
     return [

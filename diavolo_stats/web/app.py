@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.web import api, pages
+from diavolo_stats.web.busy import RETRY_AFTER_S, Busy, Heavy
 from diavolo_stats.web.security import Guard
 from diavolo_stats.web.trials import TooFast, TrialStore
 
@@ -49,14 +50,14 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     host names the server answers to besides the loopback names (the address
     it listens on, when that is not loopback).
     """
-    store = TrialStore(log)
-    routes = [*api.routes(store), *pages.routes(store),
+    store, heavy = TrialStore(log), Heavy()
+    routes = [*api.routes(store, heavy), *pages.routes(store, heavy),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [
         Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_NAMES, *hosts]),
         Middleware(Guard, token=token),
     ]
-    handlers = {InputError: _input_error, api.Busy: _busy, HTTPException: _http_error, Exception: _unexpected}
+    handlers = {InputError: _input_error, Busy: _busy, HTTPException: _http_error, Exception: _unexpected}
     return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
 
 
@@ -73,7 +74,9 @@ async def _input_error(request: Request, error: Exception) -> Response:
 
 
 async def _busy(request: Request, error: Exception) -> Response:
-    return _answer(request, 429, str(error))
+    answer = _answer(request, 503, str(error))
+    answer.headers["retry-after"] = str(RETRY_AFTER_S)
+    return answer
 
 
 async def _http_error(request: Request, error: Exception) -> Response:

@@ -8,11 +8,9 @@ modules in `static/`; nothing is fetched from another site.
 from __future__ import annotations
 
 import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
@@ -25,7 +23,7 @@ from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.settings import FEEDBACK_MS, GREY_KEY, TIMEOUT_S
 from diavolo_stats.drill.teaching import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED
 from diavolo_stats.errors import InputError
-from diavolo_stats.web.api import Busy
+from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.trials import BROWSER_VARIANTS, TrialStore
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -55,8 +53,7 @@ def error_page(request: Request, status: int, error: str) -> Response:
                                       status_code=status)
 
 
-def routes(store: TrialStore) -> list[Route]:
-    reports = threading.BoundedSemaphore(1)
+def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
 
     async def home(request: Request) -> Response:
         return templates.TemplateResponse(request, "home.html", {"log": store.log.path})
@@ -74,17 +71,11 @@ def routes(store: TrialStore) -> list[Route]:
     async def report(request: Request) -> Response:
         player = request.query_params.get("player")
         if player is None:
-            frame = await run_in_threadpool(load_logs, [store.log.path])
+            frame = await heavy.run("the list of players", load_logs, [store.log.path])
             players = sorted(frame["player"].astype(str).unique())
             return templates.TemplateResponse(request, "report_players.html",
                                               {"players": players, "log": store.log.path})
-        if not reports.acquire(blocking=False):
-            raise Busy("a report is already being drawn; ask again when it is done")
-        try:
-            page = await run_in_threadpool(_report_html, store.log.path, player)
-        finally:
-            reports.release()
-        return HTMLResponse(page)
+        return HTMLResponse(await heavy.run("the report", _report_html, store.log.path, player))
 
     return [Route("/", home), Route("/drill", drill), Route("/explore", explore), Route("/report", report)]
 

@@ -11,7 +11,9 @@ import webbrowser
 from pathlib import Path
 from typing import TextIO
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from diavolo_stats.drill.log import default_log_path
 from diavolo_stats.errors import InputError
@@ -19,8 +21,47 @@ from diavolo_stats.web.app import create_app, is_loopback
 
 GRACEFUL_SHUTDOWN_S = 10
 """On Ctrl-C, how long the requests in flight get to finish."""
-MAX_CONNECTIONS = 100
-"""Requests handled at once; more are answered 503 at once (uvicorn's limit_concurrency)."""
+MAX_CONNECTIONS = 1000
+"""Connections open at once (idle ones included); beyond it, every request is answered 503 (uvicorn's
+limit_concurrency). Each lives at most REQUEST_TIMEOUT_S without a whole request, so holding them all takes
+a client opening this many every few seconds; the heavy requests have their own, lower bound (`api.HEAVY`)."""
+REQUEST_TIMEOUT_S = 5
+"""A connection that has not sent a whole request this long after it opened, or after its last answer, is
+closed (uvicorn's keep-alive timeout, also running before the first request: `TimedH11Protocol`)."""
+MAX_HEADER_BYTES = 16 * 1024
+"""A request's line and headers are at most this long, else 400 and the connection is closed (h11's
+max_incomplete_event_size)."""
+
+
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with its keep-alive timer armed from the moment a connection opens and kept
+    while the request is incomplete.
+
+    uvicorn starts that timer only once a response is sent and stops it at the first byte received, so a
+    connection that sends nothing, or dribbles its headers a byte at a time, was held for ever. Here the
+    timer runs from the connection's start (and from each answer) until a whole request has arrived: a
+    client has REQUEST_TIMEOUT_S to send one, however it spreads the bytes.
+    """
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+    def data_received(self, data: bytes) -> None:
+        deadline, self.timeout_keep_alive_task = self.timeout_keep_alive_task, None  # uvicorn would cancel it
+        super().data_received(data)
+        if deadline is None:
+            return
+        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and self.timeout_keep_alive_task is None:
+            self.timeout_keep_alive_task = deadline  # the request is not whole yet: its deadline stands
+        else:
+            deadline.cancel()
+
+    def timeout_keep_alive_handler(self) -> None:
+        # Closed mid-request too (uvicorn's own handler expects none in progress); the app's receive then
+        # says the client is gone.
+        if not self.transport.is_closing():
+            self.transport.close()
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = None, token: str | None = None,
@@ -47,7 +88,9 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     shown_host = f"[{host.strip('[]')}]" if ":" in host else host
     url = f"http://{shown_host}:{bound}/" + (f"?token={token}" if token else "")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S, limit_concurrency=MAX_CONNECTIONS)
+                            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S, limit_concurrency=MAX_CONNECTIONS,
+                            http=TimedH11Protocol, timeout_keep_alive=REQUEST_TIMEOUT_S,
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES)
     server = uvicorn.Server(config)
     try:
         asyncio.run(_run(server, listener, url, open_browser, out))

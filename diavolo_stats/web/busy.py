@@ -1,0 +1,45 @@
+"""What the server cannot do now but will later: answered 503 with `Retry-After`, which the pages ask again.
+
+Two things: the heavy requests, those that read the whole drill log or
+simulate (a session's summary, a report, an adaptive roll, a simulation),
+of which at most HEAVY_AT_ONCE run at once (`Heavy`); and a trial the log
+could not take (the disk is full, another program holds the log's lock),
+which the page keeps and sends again until it is stored.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from starlette.concurrency import run_in_threadpool
+
+HEAVY_AT_ONCE = 2
+"""Heavy requests running at once (the machine's cores are shared with the drill); more get 503 at once."""
+RETRY_AFTER_S = 1
+"""The `Retry-After` of a 503: seconds after which asking again may succeed."""
+
+T = TypeVar("T")
+
+
+class Busy(Exception):
+    """The server cannot answer this now; asking again after RETRY_AFTER_S may succeed (HTTP 503)."""
+
+
+class Heavy:
+    """At most `at_once` heavy requests at a time, each run in a worker thread; Busy beyond that."""
+
+    def __init__(self, at_once: int = HEAVY_AT_ONCE):
+        self._slots = threading.BoundedSemaphore(at_once)
+        self.at_once = at_once
+
+    async def run(self, what: str, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)` in a worker thread once a slot is free now, else Busy naming `what` is waiting."""
+        if not self._slots.acquire(blocking=False):
+            raise Busy(f"busy: the server computes at most {self.at_once} summaries, reports, adaptive rolls or "
+                       f"simulations at once; ask for {what} again in a moment")
+        try:
+            return await run_in_threadpool(function, *args)
+        finally:
+            self._slots.release()
