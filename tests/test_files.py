@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from diavolo_stats.analytics.report import write_report
-from diavolo_stats.drill import log as drill_log
 from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
+from diavolo_stats.drill.log import writer as log_writer
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import (
     atomic_file,
@@ -222,7 +222,7 @@ def test_a_log_in_proc_says_what_is_wrong_with_the_path_at_once(tmp_path):
 def test_two_sessions_lock_the_log_itself(tmp_path, monkeypatch):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    monkeypatch.setattr(drill_log, "LOCK_TIMEOUT_S", 0.1)
+    monkeypatch.setattr(log_writer, "LOCK_TIMEOUT_S", 0.1)
     with open(path, "rb") as other:
         fcntl.flock(other, fcntl.LOCK_EX)  # another session in the middle of writing its row
         with pytest.raises(InputError, match="stayed locked"):

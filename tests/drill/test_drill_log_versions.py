@@ -16,7 +16,7 @@ from diavolo_stats.drill.log import (
     DrillLog,
     TrialRow,
     TruncatedLogWarning,
-    _csv_line,
+    csv_line,
     load_logs,
     upgrade_log,
 )
@@ -36,7 +36,7 @@ def v2_row(trial: int, expected: str = "red", answer: str = "red") -> TrialRow:
 def v1_line(row: TrialRow) -> str:
     """The row as the version-1 writer wrote it: schema_version 1, no interface or accepted."""
     cells = row.cells()[:len(COLUMNS_V1)]
-    return _csv_line(["1", *cells[1:]])
+    return csv_line(["1", *cells[1:]])
 
 
 def write_v1_log(path, rows: list[TrialRow], tail: str = "", crlf_row: int | None = None) -> bytes:

@@ -1,0 +1,648 @@
+"""The drill log's schema: its columns, and ONE rule per column that both the writer and the reader follow.
+
+Columns (COLUMNS, in this order) and how each cell is written:
+
+- schema_version: 2 (this schema; see "Schema versions" below).
+- session_id: text, the same for every row of one session.
+- player: text as typed (`check_player`: 1 to 100 characters, no control,
+  zero-width or text-direction characters; the reader applies the same
+  rule); a name starting with `=`, `+`, `-`, `@` or `'` is written with one
+  `'` in front (`files.guard_cell`) so that a spreadsheet shows it as text
+  instead of running it as a formula (`load_logs` removes that quote).
+- trial: 1, 2, ... within the session (too-early rows have their own number).
+- timestamp: ISO 8601 in UTC with microseconds, when the stimulus appeared;
+  in a too-early row, when the key was read (no stimulus was shown).
+- variant: text naming the game: `standard` or `kids` when it is exactly that
+  preset (colors, dice, sides, commands and table), else `custom`.
+- dice_per_color: whole number.
+- command_first: `true` or `false`.
+- command: a command name (`highest-total`, ...).
+- dice: JSON, the values per color, `{"black": [2, 3, 6], ...}`.
+- positions: JSON, die centers in mm on the table, then the table model's
+  fields (`logged_positions`): `{"command": [x, y], "black": [[x, y], ...],
+  ..., "scatter_mm": 300.0, "die_mm": 16.0, "tolerance": 0.1}`.
+- expected: a color or `grey`, the table's call (`rules.resolve`).
+  answer: a color, `grey` or `none`.
+- correct: `true` when the answer is one of `accepted`, else `false`.
+- too_early, timed_out: `true` or `false`.
+- latency_ms: milliseconds from stimulus on screen to key read, 3 decimals;
+  empty when there was no answer.
+- foreperiod_ms: milliseconds between the fixation mark and the stimulus;
+  empty if unknown.
+- seed: the session's random seed (whole number 0 to 2**63 - 1), or empty.
+- app_version: the version of the program that wrote the row.
+- interface: what the player answered on: `terminal` (`diavolo drill`) or
+  `browser` (the web drill).
+- accepted: JSON list of the answers counted right for the roll, `expected`
+  first: one answer, or two for a `closest` roll grey only by the perception
+  tolerance (grey and the strictly nearest color; `rules.accepted_answers`).
+
+Schema versions. 1: the first 20 columns (up to `app_version`). 2 adds
+`interface` and `accepted`. `load_logs` reads both: a version-1 row loads as
+`interface` terminal and `accepted` [expected], keeping its `schema_version`
+1.
+
+`CELLS` holds each column's rule (a `Cell`): `write` turns a value into
+its cell's text or refuses it, `read` types a column of cells at once and
+says which it refuses, and `allowed` says what both accept. The rules
+between columns (an answer is a color of the dice or grey, `accepted` lists
+the expected answer first) are the `Answer` and `AcceptedAnswers` cells'
+own, applied by the writer to one row and by the reader to each distinct
+set of colors.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats import __version__
+from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.variant import GREY, Command
+from diavolo_stats.errors import InputError
+from diavolo_stats.files import GUARD, guard_cell
+from diavolo_stats.validation import CONTROL, CONTROL_CODES, Flag, Maybe, Number, OneOf, Rule, Whole, check_value
+
+SCHEMA_VERSION: int = 2
+
+COLUMNS: tuple[str, ...] = (
+    "schema_version", "session_id", "player", "trial", "timestamp", "variant", "dice_per_color",
+    "command_first", "command", "dice", "positions", "expected", "answer", "correct", "latency_ms",
+    "too_early", "timed_out", "foreperiod_ms", "seed", "app_version", "interface", "accepted",
+)
+
+COLUMNS_V1: tuple[str, ...] = COLUMNS[:-2]
+"""The columns of schema version 1: all but `interface` and `accepted`."""
+
+INTERFACES: tuple[str, ...] = ("terminal", "browser")
+"""The `interface` values: the terminal drill and the web drill."""
+
+NO_ANSWER = "none"
+"""The `answer` of a trial with no answer: timed out, or a key pressed too early."""
+
+LOG_ENV = "DIAVOLO_LOG"
+HEADER_LINE = ",".join(COLUMNS)
+HEADER_LINE_V1 = ",".join(COLUMNS_V1)
+MAX_SEED = 2**63 - 1
+MAX_PLAYER_LENGTH = 100
+
+# In a name also: zero-width characters, bidi embeddings, overrides and isolates (U+202E turns the
+# rest of a line around on screen), word joiners and the byte order mark.
+_HIDDEN_CODES = (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x206A), 0xFEFF)
+# Character classes written with the characters themselves (none is special inside brackets), so that
+# Python's `re` and Arrow's RE2 (which does not read \u escapes) read them alike; NUL is checked apart.
+_CONTROL_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES)) + "]"
+_NOT_IN_NAME_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES + _HIDDEN_CODES)) + "]"
+_NOT_IN_NAME = re.compile(_NOT_IN_NAME_CHARACTERS + "|\x00")
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class TruncatedLogWarning(UserWarning):
+    """A drill log ends in an incomplete row (the writer stopped mid-row): skipped by the reader, moved to
+    `<log>.partial` by the writer."""
+
+
+def default_log_path() -> Path:
+    """The log a drill appends to: $DIAVOLO_LOG if set, else `data/drills.csv` under the current directory."""
+    configured = os.environ.get(LOG_ENV, "").strip()
+    return Path(configured) if configured else Path("data") / "drills.csv"
+
+
+SAMPLE_LOG = Path("data") / "sample_drills.csv"
+"""The synthetic drill log shipped with the project (relative to a clone's root), to try commands before drilling."""
+
+
+def missing_log_message(path: str | Path, *alternatives: str) -> str:
+    """One line for a drill log that is not there: drill first, give the shipped sample if it is at hand,
+    or any of `alternatives`."""
+    suggestions = ["drill first"]
+    if SAMPLE_LOG.is_file() and Path(path) != SAMPLE_LOG:
+        suggestions.append(f"give the shipped sample, {SAMPLE_LOG.as_posix()}")
+    suggestions += alternatives
+    listed = suggestions[0] if len(suggestions) == 1 else ", ".join(suggestions[:-1]) + " or " + suggestions[-1]
+    return f"no drill log at {str(path)!r}; {listed}"
+
+
+class PlayerName(Rule):
+    """Who drilled: what the drill settings, the log writer and the log reader accept (`player_problem`)."""
+
+    def normalize(self, value: object) -> str:
+        problem = player_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    def bad_values(self) -> list:
+        return ["", "  ", "tab\there", "zero\u200bwidth", "x" * (MAX_PLAYER_LENGTH + 1), 5, None]
+
+
+PLAYER_NAME = PlayerName()
+
+
+def check_player(name: object) -> str:
+    """The player name as given, or InputError: any letters, digits, spaces and punctuation, 1 to 100 characters.
+
+    Refused: control characters (tabs, line breaks, NUL), zero-width characters and bidi controls (U+200B to
+    U+200F, U+202A to U+202E, U+2060 to U+2069, U+FEFF), which hide or reorder what a name shows.
+    """
+    problem = player_problem(name)
+    if problem:
+        raise InputError(problem, field="player")
+    return name
+
+
+def player_problem(name: object) -> str | None:
+    """What is wrong with a player name (see `check_player`), or None: the writer's and the reader's one rule."""
+    if not isinstance(name, str) or not name.strip():
+        return "give a name (any letters, spaces allowed)"
+    hidden = _NOT_IN_NAME.search(name)
+    if hidden:
+        return (f"a name cannot contain control, zero-width or text-direction characters; this one has "
+                f"U+{ord(hidden.group()):04X} at position {hidden.start() + 1}")
+    if len(name) > MAX_PLAYER_LENGTH:
+        return f"at most {MAX_PLAYER_LENGTH} characters, not {len(name)}"
+    return None
+
+
+def logged_positions(positions: Mapping, table: TableModel) -> dict:
+    """The `positions` cell of a roll: its die centers (mm) and every field of the table it was thrown on,
+    so that a row alone gives its expected answer."""
+    return {**positions, **dataclasses.asdict(table)}
+
+
+def _has(text: pd.Series, characters: str) -> np.ndarray:
+    """Which cells contain any of `characters` (a regex class) or a NUL: (rows,) bool."""
+    return (text.str.contains(characters, regex=True) | text.str.contains("\x00", regex=False)).to_numpy(dtype=bool)
+
+
+def _refusal(rule: Rule) -> str:
+    """What `rule` allows, in the words of its refusal ('a whole number from 1 to 2')."""
+    try:
+        rule.normalize(object())  # no rule here accepts a bare object
+    except ValueError as error:
+        return str(error).removeprefix("must be ")
+    raise AssertionError(f"{rule} accepts anything")
+
+
+class Cell:
+    """How one column's values are written and read back.
+
+    `write(value)`: the cell's text, or InputError (field: the column) saying
+    what is allowed. `read(text)`: (typed values, refused), `text` a column
+    of cells (rows,) as text, refused (rows,) bool. `allowed`: what a cell
+    must be, as the reader says of a refused one.
+    """
+
+    allowed: str
+
+    def write(self, column: str, value: object) -> str:
+        raise NotImplementedError
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        raise NotImplementedError
+
+    def problem(self, column: str, cell: str) -> str:
+        """Why the reader refuses `cell`."""
+        return f"{column} must be {self.allowed}, got {cell!r}"
+
+
+@dataclass(frozen=True)
+class WholeCell(Cell):
+    """A whole number from `low` to `high` (no bound when None), written in digits; `optional`: or empty."""
+
+    low: int
+    high: int | None = None
+    optional: bool = False
+
+    @property
+    def rule(self) -> Rule:
+        whole = Whole(self.low, self.high)
+        return Maybe(whole) if self.optional else whole
+
+    @property
+    def allowed(self) -> str:
+        return _refusal(self.rule) + (", or empty" if self.optional else "")
+
+    def write(self, column: str, value: object) -> str:
+        if isinstance(value, np.integer):
+            value = int(value)
+        value = check_value(column, value, self.rule)
+        return "" if value is None else str(value)
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        # text: (rows,) str -> (rows,) int64, or Int64 with <NA> for an empty optional cell
+        given = (text != "").to_numpy(dtype=bool)
+        digits = text.str.fullmatch(r"[0-9]{1,19}").to_numpy(dtype=bool)
+        numbers = pd.to_numeric(text.where(digits, "0"), errors="coerce").to_numpy(dtype=np.uint64)
+        fits = digits & (numbers >= self.low) & (numbers <= (MAX_SEED if self.high is None else self.high))
+        values = np.where(fits, numbers, 0).astype(np.int64)
+        if not self.optional:
+            return values, ~fits
+        typed = pd.array(values, dtype="Int64")
+        typed[~given] = pd.NA
+        return typed, given & ~fits
+
+
+@dataclass(frozen=True)
+class TextCell(Cell):
+    """Non-empty text without control characters, written as it is."""
+
+    allowed = "non-empty text without control characters"
+
+    def write(self, column: str, value: object) -> str:
+        if not isinstance(value, str) or not value or CONTROL.search(value):
+            raise InputError(f"must be {self.allowed}, got {value!r}", field=column)
+        return value
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        return text, (text == "").to_numpy(dtype=bool) | _has(text, _CONTROL_CHARACTERS)
+
+
+@dataclass(frozen=True)
+class PlayerCell(Cell):
+    """A player's name (`check_player`), guarded against spreadsheet formulas (`files.guard_cell`)."""
+
+    allowed = "a player's name"
+
+    def write(self, column: str, value: object) -> str:
+        return guard_cell(check_player(value))
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        players = _unguarded(text)
+        bad = (_has(players, _NOT_IN_NAME_CHARACTERS) | (players.str.len() > MAX_PLAYER_LENGTH).to_numpy(bool)
+               | (players.str.strip() == "").to_numpy(dtype=bool))
+        return players, bad
+
+    def problem(self, column: str, cell: str) -> str:
+        return f"{column}: {player_problem(_unguarded(pd.Series([cell])).iloc[0])}"
+
+
+def _unguarded(text: pd.Series) -> pd.Series:
+    guarded = text.str.startswith(GUARD).to_numpy(dtype=bool)
+    return text.where(~guarded, text.str.slice(len(GUARD)))
+
+
+@dataclass(frozen=True)
+class TimeCell(Cell):
+    """A time with its zone, written in UTC, ISO 8601 with microseconds; read as datetime64[ns, UTC]."""
+
+    allowed = "an ISO 8601 time"
+
+    def write(self, column: str, value: object) -> str:
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                raise InputError(f"not an ISO 8601 time: {value!r}", field=column) from None
+        if not isinstance(value, datetime) or value.tzinfo is None:
+            raise InputError(f"must be a time with its time zone (UTC), got {value!r}", field=column)
+        return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        """Arrow's parser first (fast), pandas' to find a bad one."""
+        import pyarrow as pa
+
+        try:
+            strings = pa.array(text, type=pa.string(), from_pandas=True)
+            parsed = strings.cast(pa.timestamp("us", tz="UTC"))
+            times = pd.Series(parsed.to_pandas(), index=text.index).astype("datetime64[ns, UTC]")
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            times = pd.to_datetime(text.astype(object), utc=True, format="ISO8601", errors="coerce")
+        return times.astype("datetime64[ns, UTC]"), times.isna().to_numpy(dtype=bool)
+
+
+@dataclass(frozen=True)
+class FlagCell(Cell):
+    """True or False, written `true` or `false`."""
+
+    @property
+    def allowed(self) -> str:
+        return _refusal(Flag(json=True))
+
+    def write(self, column: str, value: object) -> str:
+        if isinstance(value, np.bool_):
+            value = bool(value)
+        return "true" if check_value(column, value, Flag(json=True)) else "false"
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        is_true = (text == "true").to_numpy(dtype=bool)
+        return is_true, ~is_true & (text != "false").to_numpy(dtype=bool)
+
+
+@dataclass(frozen=True)
+class ChoiceCell(Cell):
+    """One of a few names (a command, an interface), written as it is."""
+
+    choices: tuple[str, ...]
+
+    @property
+    def allowed(self) -> str:
+        return _refusal(OneOf(self.choices))
+
+    def write(self, column: str, value: object) -> str:
+        return check_value(column, getattr(value, "value", value), OneOf(self.choices))
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        return text, ~text.isin(list(self.choices)).to_numpy(dtype=bool)
+
+
+@dataclass(frozen=True)
+class MillisecondsCell(Cell):
+    """A number of ms of 0 or more, written with 3 decimals; None (no such time) is written empty."""
+
+    @property
+    def allowed(self) -> str:
+        return _refusal(Number(at_least=0, unit="ms")) + ", or empty"
+
+    def write(self, column: str, value: object) -> str:
+        if isinstance(value, np.number):
+            value = value.item()
+        value = check_value(column, value, Maybe(Number(at_least=0, unit="ms")))
+        return "" if value is None else f"{float(value):.3f}"
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        # text: (rows,) str -> (rows,) float64 ms, NaN for an empty cell
+        given = (text != "").to_numpy(dtype=bool)
+        numbers = pd.to_numeric(text.where(given, "0"), errors="coerce").to_numpy(dtype=np.float64)
+        return np.where(given, numbers, np.nan), given & ~(np.isfinite(numbers) & (numbers >= 0))
+
+
+@dataclass(frozen=True)
+class JsonObjectCell(Cell):
+    """A non-empty JSON object (the roll's dice or positions), written by `json.dumps`."""
+
+    allowed = "a JSON object"
+
+    def write(self, column: str, value: object) -> str:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise InputError(f"not JSON: {value[:40]!r}", field=column) from None
+        if not isinstance(value, Mapping) or not value:
+            raise InputError(f"must be a non-empty JSON object, got {value!r}", field=column)
+        value = self.written(column, value)
+        try:
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise InputError(f"cannot be written as JSON ({error})", field=column) from None
+
+    def written(self, column: str, value: Mapping) -> Mapping:
+        return value
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        return text, np.array([_json_object(cell) is None for cell in text], dtype=bool)
+
+    def problem(self, column: str, cell: str) -> str:
+        return f"{column} must be {self.allowed}, got {cell[:40]!r}"
+
+
+# A strict, fast form of the dice cell as the writer writes it; other JSON objects are parsed one by one.
+_DICE_AS_WRITTEN = r'\{"[a-z][a-z0-9_]*": \[\d+(?:, \d+)*\](?:, "[a-z][a-z0-9_]*": \[\d+(?:, \d+)*\])*\}'
+
+
+@dataclass(frozen=True)
+class DiceCell(JsonObjectCell):
+    """The dice values per color: a JSON object of color names, each with a list of whole numbers."""
+
+    def written(self, column: str, value: Mapping) -> Mapping:
+        for color, faces in value.items():
+            if not (isinstance(color, str) and _NAME.match(color) and isinstance(faces, Sequence) and faces
+                    and all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in faces)):
+                raise InputError(f"each color name needs a list of whole numbers, got {color!r}: {faces!r}",
+                                 field=column)
+        return {color: [int(f) for f in faces] for color, faces in value.items()}
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        codes, _ = self.colors(text)
+        return text, codes < 0
+
+    def colors(self, text: pd.Series) -> tuple[np.ndarray, list[frozenset[str]]]:
+        """The colors named in each cell, as (codes: (rows,) int, -1 for a cell that is not a JSON object;
+        sets of colors: one per code).
+
+        Cells as the writer writes them are matched by one regular expression and read by their few distinct
+        color lists; any other cell is parsed as JSON.
+        """
+        as_written = text.str.fullmatch(_DICE_AS_WRITTEN).to_numpy(dtype=bool)
+        # The color names alone, e.g. '{"black": , "red": , "white": }': a handful of distinct values.
+        templates = text.where(as_written, "").str.replace(r"\[[0-9, ]*\]", "", regex=True)
+        codes, distinct = pd.factorize(templates)
+        color_sets = [frozenset(json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}"))) if template
+                      else frozenset() for template in distinct]
+        for row in np.flatnonzero(~as_written):  # written otherwise (by hand?): each parsed as JSON
+            value = _json_object(text.iloc[row])
+            if value is None:
+                codes[row] = -1
+                continue
+            colors = frozenset(value)
+            if colors not in color_sets:
+                color_sets.append(colors)
+            codes[row] = color_sets.index(colors)
+        return codes, color_sets
+
+
+@dataclass(frozen=True)
+class AnswerCell(TextCell):
+    """An answer (`expected`, or the player's `answer`): a color of the roll's dice, grey, or one of `others`."""
+
+    others: tuple[str, ...] = ()
+
+    def answers(self, colors: frozenset[str]) -> frozenset[str]:
+        """The cells allowed in a row whose dice have `colors`."""
+        return frozenset(colors) | {GREY, *self.others}
+
+    @property
+    def allowed(self) -> str:
+        return "a color of the dice, " + " or ".join((GREY, *self.others))
+
+
+@dataclass(frozen=True)
+class AcceptedCell(Cell):
+    """The answers counted right: a JSON list of one or two different answers, the expected one first, each a
+    color of the dice or grey."""
+
+    allowed = "a JSON list of the answers counted right, the expected one first"
+
+    def write(self, column: str, value: object) -> str:
+        if isinstance(value, str) or not isinstance(value, Sequence) or not 1 <= len(value) <= 2 or not all(
+                isinstance(answer, str) for answer in value) or len(set(value)) != len(value):
+            raise InputError(f"must be one or two different answers, got {value!r}", field=column)
+        return json.dumps(list(value), ensure_ascii=False)
+
+    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
+        return text, np.zeros(len(text), dtype=bool)  # checked against the row's dice by `fits`
+
+    @staticmethod
+    def fits(accepted: object, expected: str, colors: frozenset[str]) -> bool:
+        """Whether `accepted` (the cell's JSON, parsed) is allowed in a row whose dice have `colors`."""
+        return (isinstance(accepted, list) and 1 <= len(accepted) <= 2 and accepted[0] == expected
+                and all(isinstance(answer, str) for answer in accepted)
+                and len(set(accepted)) == len(accepted) and set(accepted) <= colors | {GREY})
+
+
+DICE = DiceCell()
+EXPECTED = AnswerCell(others=())
+ANSWER = AnswerCell(others=(NO_ANSWER,))
+ACCEPTED = AcceptedCell()
+
+CELLS: dict[str, Cell] = {
+    "schema_version": WholeCell(1, SCHEMA_VERSION),
+    "session_id": TextCell(),
+    "player": PlayerCell(),
+    "trial": WholeCell(1),
+    "timestamp": TimeCell(),
+    "variant": TextCell(),
+    "dice_per_color": WholeCell(1),
+    "command_first": FlagCell(),
+    "command": ChoiceCell(tuple(c.value for c in Command)),
+    "dice": DICE,
+    "positions": JsonObjectCell(),
+    "expected": EXPECTED,
+    "answer": ANSWER,
+    "correct": FlagCell(),
+    "latency_ms": MillisecondsCell(),
+    "too_early": FlagCell(),
+    "timed_out": FlagCell(),
+    "foreperiod_ms": MillisecondsCell(),
+    "seed": WholeCell(0, MAX_SEED, optional=True),
+    "app_version": TextCell(),
+    "interface": ChoiceCell(INTERFACES),
+    "accepted": ACCEPTED,
+}
+"""Each column's rule, in COLUMNS order: what the writer writes and the reader reads."""
+
+
+def _json_object(text: str) -> dict | None:
+    """The non-empty JSON object in a cell, or None."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and value else None
+
+
+def format_row(row: Mapping) -> list[str]:
+    """The cells of one row, in COLUMNS order, as written; InputError naming the column if a value is not allowed."""
+    values = {"schema_version": SCHEMA_VERSION, "app_version": __version__, **row}
+    unknown = sorted(set(values) - set(COLUMNS))
+    missing = [c for c in COLUMNS if c not in values]
+    if unknown or missing:
+        raise InputError(f"unknown columns {unknown}, missing columns {missing}", field="row")
+    if values["schema_version"] != SCHEMA_VERSION:
+        raise InputError(f"must be {SCHEMA_VERSION}, got {values['schema_version']!r}", field="schema_version")
+    cells = {column: rule.write(column, values[column]) for column, rule in CELLS.items()}
+    colors = frozenset(json.loads(cells["dice"]))
+    for column, rule in (("expected", EXPECTED), ("answer", ANSWER)):
+        if cells[column] not in rule.answers(colors):
+            raise InputError(f"must be {rule.allowed}, got {cells[column]!r}", field=column)
+    accepted = json.loads(cells["accepted"])
+    if not ACCEPTED.fits(accepted, cells["expected"], colors):
+        raise InputError(f"must list the expected answer first, then other colors of the dice or grey, "
+                         f"got {accepted}", field="accepted")
+    _check_outcome(values, cells["answer"], accepted)
+    return [cells[c] for c in COLUMNS]
+
+
+def _check_outcome(values: Mapping, answer: str, accepted: list[str]) -> None:
+    """InputError unless correct, too_early, timed_out and latency_ms agree with the answer."""
+    if values["correct"] != (answer in accepted):
+        raise InputError(f"must be {answer in accepted} for the answer {answer!r} when {accepted} are accepted",
+                         field="correct")
+    if (values["too_early"] or values["timed_out"]) and answer != NO_ANSWER:
+        raise InputError(f"a too-early or timed-out trial has no answer, got {answer!r}", field="answer")
+    if values["too_early"] and values["timed_out"]:
+        raise InputError("a trial cannot be both too early and timed out", field="timed_out")
+    if answer == NO_ANSWER and not (values["too_early"] or values["timed_out"]):
+        raise InputError("a trial with no answer is too early or timed out", field="answer")
+    if (answer == NO_ANSWER) != (values["latency_ms"] is None):
+        raise InputError("an answer has a latency and no answer has none, got "
+                         f"{values['latency_ms']!r} for {answer!r}", field="latency_ms")
+
+
+def csv_line(cells: Sequence[str]) -> str:
+    """One row of cells as a CSV line with its `\\n`."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(cells)
+    return buffer.getvalue()
+
+
+def v1_extra_cells(cells: Sequence[str]) -> list[str]:
+    """The `interface` and `accepted` cells of a version-1 row: the terminal, and its expected answer alone."""
+    return [INTERFACES[0], json.dumps([cells[COLUMNS.index("expected")]], ensure_ascii=False)]
+
+
+def header_version(line: str) -> int | None:
+    """The schema version whose header `line` is, or None."""
+    return {HEADER_LINE: SCHEMA_VERSION, HEADER_LINE_V1: 1}.get(line.rstrip("\r"))
+
+
+def is_header_start(content: bytes) -> bool:
+    """Whether `content` (a whole file) is empty or the header cut before its line end: a new, empty log."""
+    return b"\n" not in content and HEADER_LINE.encode("ascii").startswith(content.removesuffix(b"\r"))
+
+
+@contextmanager
+def os_errors(failed: str) -> Iterator[None]:
+    """Raise an OSError met inside as InputError about the log: `failed` (naming the file), then the system's reason."""
+    try:
+        yield
+    except OSError as error:
+        raise InputError(f"{failed} ({error.strerror or error})", field="log") from None
+
+
+@dataclass(frozen=True)
+class TrialRow:
+    """One trial as the log stores it: every column but `schema_version` (always this schema).
+
+    Checked at construction: a value the schema does not allow raises
+    InputError naming its field, so a `TrialRow` can always be written.
+    Build one with `drill.trial.judged_trial`, which works out `expected`,
+    `accepted` and `correct` from the roll; the column list in the module doc
+    says what each field holds.
+    """
+
+    session_id: str
+    player: str
+    trial: int
+    timestamp: datetime
+    variant: str
+    dice_per_color: int
+    command_first: bool
+    command: Command
+    dice: Mapping[str, Sequence[int]]
+    positions: Mapping
+    expected: str
+    answer: str
+    correct: bool
+    latency_ms: float | None
+    too_early: bool
+    timed_out: bool
+    foreperiod_ms: float | None
+    seed: int | None
+    interface: str
+    accepted: tuple[str, ...]
+    app_version: str = __version__
+
+    def __post_init__(self) -> None:
+        if isinstance(self.accepted, (list, tuple)):
+            object.__setattr__(self, "accepted", tuple(self.accepted))
+        cells = dict(zip(COLUMNS, self.cells()))  # every check of the schema
+        object.__setattr__(self, "command", Command(cells["command"]))
+        object.__setattr__(self, "timestamp", datetime.fromisoformat(cells["timestamp"]))
+
+    def cells(self) -> list[str]:
+        """The row's cells in COLUMNS order, as written."""
+        return format_row({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})

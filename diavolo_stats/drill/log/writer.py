@@ -1,0 +1,208 @@
+"""The drill log's writer: `DrillLog` appends rows under a lock on the file, each fsynced, and repairs a crash.
+
+Each row is written with its line end in a single `write` under an OS lock
+on the log file itself (`flock`; no lock file beside it), then `os.fsync`ed
+before `DrillLog.append` returns, so two sessions appending at once never
+interleave and an answer is on disk before the next trial is shown. So a
+last line without its line end is by construction what a crash mid-write
+left: the writer moves it to `<log>.partial` and cuts it off before it
+appends the next row. A file holding nothing but the start of the header (a
+crash while the log was created) is a new, empty log. The log and
+`<log>.partial` are never written through a symbolic link, nor when they
+are not regular files. The writer appends only to a log of this schema and
+never rewrites a log by itself: a version-1 log is refused, naming
+`diavolo log upgrade FILE`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from diavolo_stats.drill.log.schema import (
+    COLUMNS,
+    HEADER_LINE,
+    HEADER_LINE_V1,
+    SCHEMA_VERSION,
+    TrialRow,
+    TruncatedLogWarning,
+    csv_line,
+    is_header_start,
+    os_errors,
+)
+from diavolo_stats.errors import InputError
+from diavolo_stats.files import fsync_folder, open_regular
+
+LOCK_TIMEOUT_S = 10.0
+LOCK_POLL_S = 0.02
+
+
+class DrillLog:
+    """An append-only drill log at `path`.
+
+    Creating it creates the file (and its folder) with the header, or checks
+    that an existing file's header is this schema and that the file can be
+    appended to: InputError naming the file otherwise, and the file is left
+    untouched. A file holding nothing but the start of the header (a crash
+    while the log was created) is a new, empty log: its header is completed.
+    The log must be a regular file, not a symbolic link (so is `<log>.partial`).
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        with os_errors(f"cannot read {self.path}"):
+            is_folder = self.path.is_dir() and not self.path.is_symlink()
+        if is_folder:
+            raise InputError(f"{self.path} is a folder, not a file", field="log")
+        with os_errors(f"cannot create the folder for {self.path}"):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
+        with self._locked(create=True) as descriptor:
+            if _is_header_start(descriptor):
+                _replace_content(descriptor, self.path, HEADER_LINE + "\n")
+            else:
+                self._check_header(descriptor)
+        if created:
+            _sync_new_entry(self.path)
+
+    def append(self, row: TrialRow) -> None:
+        """Write one trial; returns once the row is fsynced."""
+        self.append_rows([row])
+
+    def append_rows(self, rows: Sequence[TrialRow]) -> None:
+        """Write several trials at once, as `append` writes one, in one write, then fsynced. For rows no
+        person is waiting on (a synthetic log); a drill appends each answer as it is given."""
+        for row in rows:
+            if not isinstance(row, TrialRow):
+                raise InputError(f"must be a TrialRow, got {type(row).__name__}", field="row")
+        data = "".join(csv_line(row.cells()) for row in rows).encode("utf-8")
+        with self._locked(create=True) as descriptor:
+            if _is_header_start(descriptor):  # deleted, emptied or cut since the session started
+                _replace_content(descriptor, self.path, HEADER_LINE + "\n")
+            else:
+                self._end_last_line(descriptor)
+            _write_synced(descriptor, self.path, data)
+
+    @contextmanager
+    def _locked(self, create: bool) -> Iterator[int]:
+        """The log opened for appending, under an exclusive OS lock on the file itself (`flock`), so that
+        two sessions appending at once never interleave; no lock file is left beside the log."""
+        try:
+            descriptor = open_regular(self.path, os.O_RDWR | os.O_APPEND, create=create)
+        except InputError as error:
+            raise InputError(error.message, field="log") from None
+        try:
+            waited = 0.0
+            while True:
+                try:
+                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if waited >= LOCK_TIMEOUT_S:
+                        raise InputError(f"{self.path} stayed locked by another program for "
+                                         f"{LOCK_TIMEOUT_S:g} s", field="log") from None
+                    time.sleep(LOCK_POLL_S)
+                    waited += LOCK_POLL_S
+                except OSError as error:
+                    raise InputError(f"cannot lock {self.path} ({error.strerror})", field="log") from None
+            yield descriptor
+        finally:
+            os.close(descriptor)  # closing releases the lock
+
+    def _check_header(self, descriptor: int) -> None:
+        with os_errors(f"cannot read {self.path}"):
+            first = os.pread(descriptor, len(HEADER_LINE) + 2, 0).split(b"\n")[0]
+        header = first.rstrip(b"\r").decode("utf-8", errors="replace")
+        if header == HEADER_LINE_V1:
+            raise InputError(f"{self.path} is a drill log of schema 1, and this program writes schema "
+                             f"{SCHEMA_VERSION}; it was left untouched. Upgrade it with: diavolo log upgrade "
+                             f"{self.path}", field="log")
+        if header != HEADER_LINE:
+            raise InputError(f"{self.path} is not a drill log of schema {SCHEMA_VERSION} (its first line "
+                             f"is not the header {COLUMNS[0]},{COLUMNS[1]},...); it was left untouched: "
+                             "choose another log file", field="log")
+
+    def _end_last_line(self, descriptor: int) -> None:
+        """Make the next row start on a line of its own.
+
+        The writer writes every row with its line end in one write, so a last
+        line without one was cut by a crash mid-write: it is appended to
+        `<log>.partial`, so nothing a person produced is lost, and cut off
+        the log, with a TruncatedLogWarning.
+        """
+        with os_errors(f"cannot read {self.path}"):
+            size = os.fstat(descriptor).st_size
+            if os.pread(descriptor, 1, size - 1) == b"\n":
+                return
+            # Rows are short: the last line end is in the last few kilobytes.
+            start = max(0, size - 65536)
+            tail = os.pread(descriptor, size - start, start)
+        cut = start + tail.rfind(b"\n") + 1
+        if cut == start:
+            raise InputError(f"{self.path} has no complete line at its end; it was left untouched", field="log")
+        partial = self.path.with_name(self.path.name + ".partial")
+        _append_synced(partial, tail[cut - start:] + b"\n")
+        with os_errors(f"cannot cut the incomplete last row off {self.path}"):
+            os.ftruncate(descriptor, cut)
+            os.fsync(descriptor)
+        warnings.warn(f"{self.path}: an incomplete last row (a crash mid-write) was moved to {partial} "
+                      "before appending", TruncatedLogWarning, stacklevel=3)
+
+
+
+def _is_header_start(descriptor: int) -> bool:
+    """Whether the open log holds nothing but the start of the header (or nothing): a log being created."""
+    size = os.fstat(descriptor).st_size
+    if size > len(HEADER_LINE) + 1:
+        return False
+    return is_header_start(os.pread(descriptor, size, 0))
+
+
+
+def is_drill_log(path: Path) -> bool:
+    """Whether the file at `path` starts with this schema's header line (or the start of it: a new log)."""
+    with os_errors(f"cannot read {path}"), open(path, "rb") as file:
+        start = file.read(len(HEADER_LINE) + 2)
+    return is_header_start(start) or start.split(b"\n")[0].rstrip(b"\r") == HEADER_LINE.encode("ascii")
+
+
+def _replace_content(descriptor: int, path: Path, text: str) -> None:
+    with os_errors(f"cannot write the header of {path}"):
+        os.ftruncate(descriptor, 0)
+    _write_synced(descriptor, path, text.encode("utf-8"))
+
+
+def _write_synced(descriptor: int, path: Path, data: bytes) -> None:
+    """Write all of `data` to an open file and fsync it; InputError naming the file and what failed."""
+    with os_errors(f"cannot write to {path}"):
+        while data:  # os.write may write less than asked (a full disk, a signal)
+            data = data[os.write(descriptor, data):]
+    with os_errors(f"cannot save {path} to disk (fsync)"):
+        os.fsync(descriptor)
+
+
+def _append_synced(path: Path, data: bytes) -> None:
+    """Append `data` to `path` (created if missing; never through a link) and fsync it."""
+    created = not path.exists()
+    try:
+        descriptor = open_regular(path, os.O_WRONLY | os.O_APPEND, create=True)
+    except InputError as error:
+        raise InputError(error.message, field="log") from None
+    try:
+        _write_synced(descriptor, path, data)
+    finally:
+        os.close(descriptor)
+    if created:
+        _sync_new_entry(path)
+
+
+def _sync_new_entry(path: Path) -> None:
+    """The new directory entry of `path` must survive a crash too, not only the data."""
+    with os_errors(f"cannot save the folder of {path} to disk (fsync)"):
+        fsync_folder(path.parent)
+
