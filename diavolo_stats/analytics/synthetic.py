@@ -1,18 +1,25 @@
 """Synthetic drill logs: modelled players drilling, so the report and notebooks have data anywhere.
 
-Every row is a real roll (`rules.roll_many`, a session at a time) answered by a `players.PlayerModel`,
-judged by `drill.trial.judged_trial` as the drill judges a person and
+Every row is a real roll (`rules.roll_many`, a session at a time) answered by
+a `reading.ReadingModel`, the model `diavolo players` fits: its answer time
+and accuracy depend on the roll's dice, near ties, grey and the command. It
+is judged by `drill.trial.judged_trial` as the drill judges a person and
 written through `drill.log.DrillLog`, so a synthetic log has exactly the
-format and the checks of a real one. Player
-names start with `synthetic-` so that nobody mistakes them for people.
+format and the checks of a real one. Player names start with `synthetic-`
+so that nobody mistakes them for people. `write_reading_log` takes reading
+models themselves, so a test or a notebook can write a log with known
+effects and see a fit find them.
 
 Players get better with practice. A model (a preset or a TOML file) is how
 the player plays once practised; in their n-th session they are slower and
 make more errors, by the power law of practice (Newell and Rosenbloom 1981):
-latency times 1 + PRACTICE_SLOWDOWN * n^-PRACTICE_EXPONENT, error rate times
+latency times 1 + PRACTICE_SLOWDOWN * n^-PRACTICE_EXPONENT, error odds times
 1 + PRACTICE_ERRORS * n^-PRACTICE_EXPONENT. With the defaults a first
-session is 1.5 times slower with twice the errors, a sixth about 1.14 times
-slower with 1.29 times the errors, so the learning curves show something.
+session is 1.5 times slower with twice the error odds, a sixth about 1.14
+times slower with 1.29 times the error odds, so the learning curves show
+something. `practice=False` leaves it out (every session as practised).
+
+Several variants may be drilled: session n plays the n-th of them, in turn.
 
 What synthetic players never do: press a key too early. They time out like
 people do, when a sampled latency passes the drill's 10 s timeout.
@@ -30,16 +37,18 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll_many
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Variant
+from diavolo_stats.core.variant import GREY, PRESETS, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
 from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target
-from diavolo_stats.game.players import PRESET_PREFIX, Lineup, PlayerModel, player_from_spec
+from diavolo_stats.game.players import PRESET_PREFIX, grabbed_answers, player_from_spec
+from diavolo_stats.game.reading import ReadingModel
+from diavolo_stats.game.roll_features import played_features
 from diavolo_stats.results import TextResult, wrap
-from diavolo_stats.validation import FilePath, Flag, OneOf, Whole, checked
+from diavolo_stats.validation import FilePath, Flag, OneOf, Several, Whole, checked
 
 PLAYER_PREFIX = "synthetic-"
 PRACTICE_SLOWDOWN = 0.5
@@ -81,33 +90,49 @@ class SyntheticLog(TextResult):
 
 
 @checked(session=Whole(1))
-def practised(model: PlayerModel, session: int) -> PlayerModel:
+def practised(model: ReadingModel, session: int) -> ReadingModel:
     """`model` as it plays in its `session`-th session (1 = first): slower and less accurate early on."""
     practice = session ** -PRACTICE_EXPONENT
     return model.scaled(time_factor=1 + PRACTICE_SLOWDOWN * practice, error_factor=1 + PRACTICE_ERRORS * practice)
 
 
+_VARIANTS = Several(OneOf(tuple(PRESETS)), unique=False, noun="variant")
+
+
 @checked(path=FilePath(), sessions=Whole(1, MAX_SESSIONS), trials=Whole(1, MAX_TRIALS_PER_SESSION), seed=Whole(0),
-         variant_name=OneOf(tuple(PRESETS)), replace=Flag())
+         variant_names=_VARIANTS, replace=Flag(), practice=Flag())
 def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_PLAYERS, sessions: int = 6,
-                        trials: int = 60, seed: int = 7, variant_name: str = "standard",
-                        replace: bool = False) -> SyntheticLog:
+                        trials: int = 60, seed: int = 7, variant_names: Sequence[str] = ("standard",),
+                        replace: bool = False, practice: bool = True) -> SyntheticLog:
     """Write a seeded synthetic drill log of `sessions` sessions of `trials` trials per player.
 
     player_specs: `preset:novice|average|expert` or a player TOML file (see
-    `players.PlayerModel.from_toml`); each is logged as `synthetic-<name>`.
-    The same arguments always write the same file. An existing file is
-    refused unless `replace` (a real drill log is never overwritten by
-    accident); the new log is written beside it and moved into place whole.
+    `players.PlayerModel.from_toml`), each read as `ReadingModel.from_player`
+    and logged as `synthetic-<name>`. variant_names: the presets drilled,
+    session by session in turn. The same arguments always write the same file.
+    An existing file is refused unless `replace` (a real drill log is never
+    overwritten by accident); the new log is written beside it and moved into
+    place whole.
     """
-    path = Path(path)
-    models = [_player(spec) for spec in player_specs]
-    names = [PLAYER_PREFIX + model.name for model in models]
+    models = [ReadingModel.from_player(_player(spec)) for spec in player_specs]
     if not models:
         raise InputError("give at least one player", field="player_specs")
+    return write_reading_log(path, models, sessions, trials, seed, variant_names, replace, practice)
+
+
+@checked(path=FilePath(), sessions=Whole(1, MAX_SESSIONS), trials=Whole(1, MAX_TRIALS_PER_SESSION), seed=Whole(0),
+         variant_names=_VARIANTS, replace=Flag(), practice=Flag())
+def write_reading_log(path: str | Path, models: Sequence[ReadingModel], sessions: int = 6, trials: int = 60,
+                      seed: int = 7, variant_names: Sequence[str] = ("standard",), replace: bool = False,
+                      practice: bool = True) -> SyntheticLog:
+    """`write_synthetic_log` for reading models given as they are (known effects, for a fit to recover)."""
+    path = Path(path)
+    names = [PLAYER_PREFIX + model.name for model in models]
+    if not models:
+        raise InputError("give at least one player", field="models")
     if len(set(names)) != len(names):
         raise InputError(f"each player once; got {', '.join(names)}", field="player_specs")
-    variant = Variant.preset(variant_name)
+    variants = [Variant.preset(name) for name in variant_names]
     try:
         check_target(path)
     except InputError as error:
@@ -126,15 +151,16 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
             for session, session_seeds in enumerate(player_seeds.spawn(sessions), start=1):
                 start = FIRST_SESSION + timedelta(days=session - 1, hours=index)
                 session_seed = int(session_seeds.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-                log.append_rows(_session_rows(practised(model, session), name, variant, trials, session_seed,
-                                              start))
+                playing = practised(model, session) if practice else model
+                log.append_rows(_session_rows(playing, name, variants[(session - 1) % len(variants)], trials,
+                                              session_seed, start))
         os.replace(draft, path)
     finally:
         draft.unlink(missing_ok=True)
     return SyntheticLog(path=path, players=tuple(names), trials=len(models) * sessions * trials)
 
 
-def _player(spec: str) -> PlayerModel:
+def _player(spec: str):
     if not (spec.startswith(PRESET_PREFIX) or spec.lower().endswith(".toml")):
         raise InputError(f"{spec!r} is neither preset:novice|average|expert nor a player .toml file",
                          field="player_specs")
@@ -144,18 +170,19 @@ def _player(spec: str) -> PlayerModel:
         raise InputError(error.message, field="player_specs") from None
 
 
-def _session_rows(model: PlayerModel, name: str, variant: Variant, trials: int, session_seed: int,
+def _session_rows(model: ReadingModel, name: str, variant: Variant, trials: int, session_seed: int,
                   start: datetime) -> list[TrialRow]:
     """One session's rows, judged as the drill judges them."""
     rng = np.random.default_rng(session_seed)
     session_id = str(uuid.UUID(bytes=rng.bytes(16), version=4))
     rolls = roll_many(variant, trials, rng)
     codes = {answer: code for code, answer in enumerate(variant.colors)} | {GREY: GREY_CODE}
-    # commands: (trials,) index into ALL_COMMANDS; accepted: (2, trials) int8 color index or GREY_CODE
-    commands = np.array([ALL_COMMANDS.index(r.command) for r in rolls])
+    # accepted: (2, trials) int8 color index or GREY_CODE
     judged = [resolve(variant, r.command, r.dice, r.positions).accepted for r in rolls]
     accepted = np.array([[codes[a[0]] for a in judged], [codes[a[-1]] for a in judged]], dtype=np.int8)
-    grabbed, latency_ms = Lineup((model,)).respond(commands, accepted, len(variant.colors), rng)
+    correct, latency = model.sample(played_features(variant, rolls), rng)
+    grabbed = grabbed_answers(correct[None], accepted, len(variant.colors), model.wrong_grey_share, rng)
+    latency_ms = latency[None]
     foreperiod_ms = rng.uniform(*FOREPERIOD_MS, size=trials)  # the drill's random wait before each roll
     rows = []
     elapsed_ms = 0.0

@@ -24,8 +24,12 @@ def register(subparsers) -> None:
     parser.add_argument("--trials", type=positive_int(1, MAX_TRIALS_PER_SESSION), default=60, metavar="N",
                         help=f"trials per session, 1 to {MAX_TRIALS_PER_SESSION:,} (default 60)")
     parser.add_argument("--seed", type=positive_int(0), default=7, metavar="S", help="random seed (default 7)")
-    parser.add_argument("--variant", dest="variant_name", choices=("standard", "kids"), default="standard",
-                        help="game drilled (default standard)")
+    parser.add_argument("--variant", dest="variant_names", nargs="+", choices=("standard", "kids"),
+                        default=["standard"], metavar="NAME",
+                        help="game drilled, standard or kids; several take turns, session by session "
+                             "(default standard)")
+    parser.add_argument("--no-practice", dest="practice", action="store_false",
+                        help="every session as practised (default: early sessions slower, more errors)")
     parser.add_argument("--replace", action="store_true",
                         help="write over an existing file (default: refuse, so a real log is never lost)")
     add_format_argument(parser)
@@ -36,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from diavolo_stats.analytics.synthetic import DEFAULT_PLAYERS, write_synthetic_log
 
     print_result(write_synthetic_log(args.path, args.player_specs or DEFAULT_PLAYERS, sessions=args.sessions,
-                                     trials=args.trials, seed=args.seed, variant_name=args.variant_name,
+                                     trials=args.trials, seed=args.seed, variant_names=args.variant_names,
+                                     practice=args.practice,
                                      replace=args.replace), args.format)
     return 0

@@ -353,19 +353,30 @@ class Lineup:
         """
         # commands: (n,) int index into tuple(Command); accepted: (2, n) int8 color index or GREY_CODE,
         # as `rules.accepted_answers` gives them (row 0 the table's call)
-        answer_codes, also_accepted = accepted
-        is_tie = answer_codes == GREY_CODE
-        ambiguous = is_tie & (also_accepted != GREY_CODE)
-        correct, latency_ms = self.sample(commands, is_tie, rng)
-        pick = rng.random(correct.shape)
-        grey_when_wrong = rng.random(correct.shape) < self.wrong_grey_share
-        # A wrong answer on a tie is any color (but the accepted one); on a non-tie roll, grey or another color.
-        any_color = (pick * color_count).astype(np.int8)
-        other = (pick * (color_count - 1)).astype(np.int8)
-        other += other >= also_accepted
-        wrong = np.where(is_tie & ~ambiguous, any_color,
-                         np.where(grey_when_wrong & ~is_tie, np.int8(GREY_CODE), other))
-        return np.where(correct, answer_codes, wrong).astype(np.int8), latency_ms
+        correct, latency_ms = self.sample(commands, accepted[0] == GREY_CODE, rng)
+        return grabbed_answers(correct, accepted, color_count, self.wrong_grey_share, rng), latency_ms
+
+
+def grabbed_answers(correct: np.ndarray, accepted: np.ndarray, color_count: int, wrong_grey_share,
+                    rng: np.random.Generator) -> np.ndarray:
+    """What players grab, right or wrong: (players, n) int8, a color index or GREY_CODE.
+
+    Right players grab the table's call. A wrong answer on a tie is any color
+    (but one also accepted); on a roll that is not a tie, grey with
+    probability `wrong_grey_share`, else another color, uniformly.
+    """
+    # correct: (players, n) bool; accepted: (2, n) int8 as `rules.accepted_answers`; wrong_grey_share: (players, 1)
+    answer_codes, also_accepted = accepted
+    is_tie = answer_codes == GREY_CODE
+    ambiguous = is_tie & (also_accepted != GREY_CODE)
+    pick = rng.random(correct.shape)
+    grey_when_wrong = rng.random(correct.shape) < wrong_grey_share
+    any_color = (pick * color_count).astype(np.int8)
+    other = (pick * (color_count - 1)).astype(np.int8)
+    other += other >= also_accepted
+    wrong = np.where(is_tie & ~ambiguous, any_color,
+                     np.where(grey_when_wrong & ~is_tie, np.int8(GREY_CODE), other))
+    return np.where(correct, answer_codes, wrong).astype(np.int8)
 
 
 def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = None,

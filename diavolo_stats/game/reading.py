@@ -1,0 +1,185 @@
+"""How a player reads a roll: answer time and accuracy that depend on what makes the roll hard.
+
+A `ReadingModel` is one player. Their answer time on a roll is a shifted
+log-normal: `shift_ms` (the fastest anyone can see, decide and press) plus
+exp(x . time + spread * z), z standard normal, so the time keeps the right
+skew of reaction times and each feature multiplies the part above the shift.
+The chance of answering right is logistic: 1 / (1 + exp(-x . accuracy)).
+
+x is the roll's row of the design (`design`), one entry per COEFFICIENTS
+name: which command (one column each), the colored dice beyond the box's 9
+(`per_extra_die`), a near tie on each command (`near_tie:<command>`), a grey
+answer and the command die shown first (`roll_features` says what each one
+is). So a roll of 48 dice is slower and more error-prone than one of 9 by
+the fitted (or assumed) effect of 39 extra dice, and a near tie on
+`highest-total` costs what it costs that player on that command.
+
+Where a model comes from: fitted from a drill log (`reading_fit.fit_reading`,
+partial pooling across the players of the log), or made from a `players.
+PlayerModel` preset or TOML file (`from_player`): its per-command figures
+become the command columns and the roll effects are the assumptions of
+ASSUMED_EFFECTS, chosen inside published ranges:
+
+- Dice. Summing and scanning grow with the dice: mental addition takes about
+  0.3 to 0.5 s a term (Ashcraft 1992) and visual search some 20 to 50 ms an
+  item (Wolfe 1998), set against the 1.2 to 2.4 s a box roll takes: 4 % more
+  time above the shift per extra die, and error odds 5 % higher a die.
+- Near ties. Telling 13 from 12 is slower and more error-prone than 13 from
+  9, the distance effect of number comparison (Moyer and Landauer 1967):
+  15 % more time, error odds doubled.
+- Command first. Knowing what to look for before the dice appear saves the
+  search a little: 5 % less time, accuracy unchanged.
+- Grey comes from the PlayerModel's own tie figures (1.3 times the time,
+  twice the errors for the presets).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.game.players import MAX_NAME_LENGTH, MAX_SKILL_MS, MIN_LATENCY_MS, PlayerModel
+from diavolo_stats.game.roll_features import REFERENCE_DICE, RollFeatures
+from diavolo_stats.validation import Configuration, Number, Several, Text, checked, setting
+
+COMMAND_COEFFICIENTS = tuple(f"command:{command}" for command in ALL_COMMANDS)
+NEAR_TIE_COEFFICIENTS = tuple(f"near_tie:{command}" for command in ALL_COMMANDS)
+COEFFICIENTS = (*COMMAND_COEFFICIENTS, "per_extra_die", *NEAR_TIE_COEFFICIENTS, "grey", "command_first")
+"""The columns of the design, in order: what a model's `time` and `accuracy` coefficients multiply."""
+
+ROLL_EFFECTS = COEFFICIENTS[len(ALL_COMMANDS):]
+"""The coefficients that are effects of the roll (all but the commands' own)."""
+
+_DICE = COEFFICIENTS.index("per_extra_die")
+_GREY = COEFFICIENTS.index("grey")
+_FIRST = COEFFICIENTS.index("command_first")
+_NEAR = COEFFICIENTS.index(NEAR_TIE_COEFFICIENTS[0])
+
+ASSUMED_EFFECTS = {
+    "time": {"per_extra_die": math.log(1.04), "near_tie": math.log(1.15), "command_first": math.log(0.95)},
+    "accuracy": {"per_extra_die": -math.log(1.05), "near_tie": -math.log(2.0), "command_first": 0.0},
+}
+"""The roll effects of a model made from a PlayerModel (see the module docstring): on the log of the time above
+the shift, and on the log-odds of a right answer."""
+
+SHIFT_MS = 300.0
+"""The shift of a model made from a PlayerModel, ms (at most half its fastest mean time): the time to see the
+roll and press a key that no reading shortens, about that of a simple reaction (Luce 1986). Practice shortens
+the reading, not this, so `scaled` leaves it alone."""
+
+_ACCURACY_LIMIT = 1e-4  # an accuracy of exactly 0 or 1 has no log-odds; held this far inside
+_COEFFICIENT = Number(at_least=-50, at_most=50)
+
+
+def design(features: RollFeatures) -> np.ndarray:
+    """The design of some rolls: (rolls, len(COEFFICIENTS)) float64, one row per roll (see the module docstring)."""
+    rolls = len(features)
+    rows = np.zeros((rolls, len(COEFFICIENTS)))
+    command = features.command.astype(np.intp)
+    rows[np.arange(rolls), command] = 1.0
+    rows[:, _DICE] = features.dice.astype(np.float64) - REFERENCE_DICE
+    rows[np.arange(rolls), _NEAR + command] = features.near_tie
+    rows[:, _GREY] = features.grey
+    rows[:, _FIRST] = features.command_first
+    return rows
+
+
+@dataclass(frozen=True)
+class ReadingModel(Configuration):
+    """One player's reading of rolls (see the module docstring).
+
+    time: log-scale coefficients of the answer time above `shift_ms`, one per
+    COEFFICIENTS name. spread: the standard deviation of that log. shift_ms:
+    the time no answer is faster than, ms. accuracy: log-odds coefficients of a
+    right answer, one per COEFFICIENTS name. wrong_grey_share: when wrong on a
+    roll that is not grey, the chance of grabbing grey (else another color).
+    """
+
+    name: str = setting(rule=Text(max_length=MAX_NAME_LENGTH))
+    time: tuple[float, ...] = setting(rule=Several(_COEFFICIENT, least=len(COEFFICIENTS), most=len(COEFFICIENTS),
+                                                   unique=False, noun="coefficient"))
+    spread: float = setting(rule=Number(above=0, at_most=5))
+    shift_ms: float = setting(rule=Number(at_least=0, at_most=MAX_SKILL_MS, unit="ms"))
+    accuracy: tuple[float, ...] = setting(rule=Several(_COEFFICIENT, least=len(COEFFICIENTS),
+                                                       most=len(COEFFICIENTS), unique=False, noun="coefficient"))
+    wrong_grey_share: float = setting(1 / 3, Number(at_least=0, at_most=1))
+
+    def mean_latency_ms(self, features: RollFeatures) -> np.ndarray:
+        """The mean answer time on each roll, ms: (rolls,) float64."""
+        return self.shift_ms + np.exp(design(features) @ np.array(self.time) + self.spread**2 / 2)
+
+    def chance_right(self, features: RollFeatures) -> np.ndarray:
+        """The chance of answering each roll right: (rolls,) float64 probability."""
+        return _logistic(design(features) @ np.array(self.accuracy))
+
+    def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """This player on each roll: (correct: (rolls,) bool, latency_ms: (rolls,) float64, at least 100 ms)."""
+        rows = design(features)
+        correct = rng.random(len(features)) < _logistic(rows @ np.array(self.accuracy))
+        above = np.exp(rows @ np.array(self.time) + self.spread * rng.standard_normal(len(features)))
+        return correct, np.maximum(self.shift_ms + above, MIN_LATENCY_MS)
+
+    def log_likelihood(self, features: RollFeatures, correct: np.ndarray,
+                       latency_ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How likely this model finds some answers: (latency: (rolls,) log density per ms, NaN where no
+        latency is given; accuracy: (rolls,) log probability of right or wrong as answered)."""
+        # correct: (rolls,) bool; latency_ms: (rolls,) float64 ms, NaN for no latency
+        rows = design(features)
+        above = np.asarray(latency_ms, dtype=np.float64) - self.shift_ms
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_above = np.log(above)
+            residual = (log_above - rows @ np.array(self.time)) / self.spread
+            latency = np.where(above > 0, -0.5 * residual**2 - math.log(self.spread * math.sqrt(2 * math.pi))
+                               - log_above, -np.inf)
+        latency[~np.isfinite(np.asarray(latency_ms, dtype=np.float64))] = np.nan
+        log_odds = rows @ np.array(self.accuracy)
+        accuracy = -np.logaddexp(0.0, np.where(correct, -log_odds, log_odds))
+        return latency, accuracy
+
+    @checked(time_factor=Number(at_least=0.01, at_most=100), error_factor=Number(at_least=0, at_most=100))
+    def scaled(self, time_factor: float = 1.0, error_factor: float = 1.0) -> ReadingModel:
+        """This player with the time above the shift times `time_factor` and the error odds times `error_factor`."""
+        time = np.array(self.time)
+        time[: len(ALL_COMMANDS)] += math.log(time_factor)
+        accuracy = np.array(self.accuracy)
+        accuracy[: len(ALL_COMMANDS)] -= math.log(max(error_factor, _ACCURACY_LIMIT))
+        return replace(self, time=tuple(time.tolist()),
+                       accuracy=tuple(np.clip(accuracy, -50, 50).tolist()))
+
+    @classmethod
+    def from_player(cls, player: PlayerModel) -> ReadingModel:
+        """A PlayerModel (a preset or a TOML file) as a reading model: its own figures per command and for ties,
+        the roll effects of ASSUMED_EFFECTS (see the module docstring)."""
+        clear = [player.skills[(command, False)] for command in ALL_COMMANDS]
+        tied = [player.skills[(command, True)] for command in ALL_COMMANDS]
+        shift = min(SHIFT_MS, 0.5 * min(skill.mean_ms for skill in clear))
+        above = np.array([max(skill.mean_ms - shift, 1.0) for skill in clear])
+        spread_of = [math.sqrt(math.log(1 + (skill.sigma_ms**2 + skill.tau_ms**2) / a**2))
+                     for skill, a in zip(clear, above)]
+        spread = max(float(np.median(spread_of)), 0.01)
+        time = np.zeros(len(COEFFICIENTS))
+        accuracy = np.zeros(len(COEFFICIENTS))
+        time[: len(ALL_COMMANDS)] = np.log(above) - spread**2 / 2
+        accuracy[: len(ALL_COMMANDS)] = [_log_odds(skill.accuracy) for skill in clear]
+        time[_GREY] = float(np.mean([math.log(max(t.mean_ms - shift, 1.0)) for t in tied]) - np.mean(np.log(above)))
+        accuracy[_GREY] = float(np.mean([_log_odds(t.accuracy) - _log_odds(c.accuracy)
+                                         for t, c in zip(tied, clear)]))
+        for part, coefficients in (("time", time), ("accuracy", accuracy)):
+            effects = ASSUMED_EFFECTS[part]
+            coefficients[_DICE] = effects["per_extra_die"]
+            coefficients[_NEAR: _NEAR + len(ALL_COMMANDS)] = effects["near_tie"]
+            coefficients[_FIRST] = effects["command_first"]
+        return cls(name=player.name, time=tuple(time.tolist()), spread=spread, shift_ms=shift,
+                   accuracy=tuple(np.clip(accuracy, -50, 50).tolist()), wrong_grey_share=player.wrong_grey_share)
+
+
+def _logistic(log_odds: np.ndarray) -> np.ndarray:
+    return 0.5 * (1 + np.tanh(0.5 * log_odds))  # 1 / (1 + exp(-x)) without overflow
+
+
+def _log_odds(probability: float) -> float:
+    probability = min(max(probability, _ACCURACY_LIMIT), 1 - _ACCURACY_LIMIT)
+    return math.log(probability / (1 - probability))

@@ -1,0 +1,326 @@
+"""Fitting reading models to a drill log, with partial pooling across its players (empirical Bayes).
+
+Every player of the log gets a `ReadingModel` (see `reading`). Their
+coefficients are drawn from the club's: coefficient j of each player is
+normal around the club's mean for j with the club's spread for j. The club's
+means and spreads are fitted from all players together, and each player's
+coefficients are the posterior given their own answers and the club: a
+player with 30 answers sits near the club, one with thousands on their own
+figures, and a roll type a player never saw (a near tie on a command they
+never drilled) is the club's figure for them.
+
+- Time: the log of (latency - shift) of the correct answers is a linear
+  model with normal noise, so each player's posterior is exact and needs only
+  sums over their answers. The club's means and spreads and each player's
+  noise come from an EM iteration; the shift, one for the log, maximizes the
+  marginal likelihood (scipy's bounded scalar minimizer).
+- Accuracy: logistic, every trial that is not an anticipation (a timeout is
+  wrong), each player's posterior by the Laplace approximation (Newton's
+  method to its mode), the club's means and spreads by the same EM.
+- Hyperpriors keep every figure defined: each club mean has a weak normal
+  prior around the `average` preset's reading (ASSUMED_EFFECTS for the roll
+  effects), each club spread one pseudo-player at PRIOR_SPREAD. A figure no
+  answer of the log informs (dice never varied) is that prior, and its
+  interval says so by its width; `answers` says how many answers each rests on.
+
+The answers are counted by cells (player x roll type), so a log of a
+million rows fits in seconds. Intervals are 95 % by default: a player's
+posterior spread, widened for the uncertainty of the club's mean (Morris
+1983).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.drill.performance import answered_correctly
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import PRIOR_WRONG_ANSWERS, PlayerModel
+from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
+from diavolo_stats.game.roll_features import RollFeatures, logged_features
+from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
+
+PRIOR_SPREAD = {"time": (0.3, 0.1), "accuracy": (0.7, 0.3)}
+"""The club spread a pseudo-player pulls toward: (command coefficients, roll effects), log scale / log-odds."""
+
+PRIOR_MEAN_SPREAD = {"time": (2.0, 0.5), "accuracy": (3.0, 1.0)}
+"""How far the club mean may stray from the `average` preset's reading a priori: (commands, roll effects)."""
+
+NOISE_PSEUDO_ANSWERS = 10
+"""Pseudo-answers pulling a player's time noise toward the club's."""
+
+_COMMANDS = sum(name.startswith("command:") for name in COEFFICIENTS)
+_EM_STEPS, _EM_TOLERANCE = 500, 1e-7
+
+
+@dataclass(frozen=True)
+class PlayerReading:
+    """One player's fit: the model, its coefficients' posterior, and what it rests on.
+
+    time_covariance, accuracy_covariance: (coefficients, coefficients) posterior
+    covariance, widened for the club mean's uncertainty. answers: trials that are
+    not anticipations; answers_per_coefficient: how many of them have each
+    design column non-zero (the rolls that inform it). dice_drilled: the fewest
+    and most dice of their rolls.
+    """
+
+    model: ReadingModel
+    time_covariance: np.ndarray
+    accuracy_covariance: np.ndarray
+    answers: int
+    answers_per_coefficient: tuple[int, ...]
+    dice_drilled: tuple[int, int]
+
+    def interval(self, part: str, coefficient: str, confidence: float = 0.95) -> Estimate:
+        """A coefficient with its interval: `part` "time" (log scale) or "accuracy" (log-odds)."""
+        index = COEFFICIENTS.index(coefficient)
+        value = getattr(self.model, part)[index]
+        half = z_for(confidence) * math.sqrt(getattr(self, f"{part}_covariance")[index, index])
+        return Estimate(value, value - half, value + half)
+
+    def draws(self, part: str, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Coefficient vectors drawn from the posterior: (count, coefficients) float64."""
+        return rng.multivariate_normal(np.array(getattr(self.model, part)), getattr(self, f"{part}_covariance"),
+                                       size=count, method="cholesky")
+
+
+@dataclass(frozen=True)
+class ReadingFit:
+    """Every player of a log fitted together: `players` by name (in the log's order), the club, the log's range."""
+
+    players: dict[str, PlayerReading]
+    club: PlayerReading
+    dice_drilled: tuple[int, int]
+    too_few: dict[str, int]
+    """Players left out of the fit, with their answers (fewer than the minimum)."""
+    min_answers: int
+
+    def player(self, name: str) -> PlayerReading:
+        """The fit of player `name`; InputError (field `player`) if the log has no fit for them."""
+        if name in self.players:
+            return self.players[name]
+        if name in self.too_few:
+            raise InputError(f"{name!r} has {self.too_few[name]} answers in the drill log; a fit needs at least "
+                             f"{self.min_answers}", field="player")
+        known = ", ".join(list(self.players)[:10]) or "none"
+        raise InputError(f"{name!r} is not a player of the drill log; its players: {known}", field="player")
+
+    def extrapolated_dice(self, features: RollFeatures) -> np.ndarray:
+        """How many dice each roll has beyond the most any roll of the log had: (rolls,) int, 0 within it."""
+        return np.maximum(features.dice.astype(np.int64) - self.dice_drilled[1], 0)
+
+
+def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> ReadingFit:
+    """Fit every player of a drill log frame (`load_logs` with FIT_COLUMNS) with at least `min_answers` answers.
+
+    InputError (field `log`) if no player has that many. Raises rather than
+    return a figure that is not finite.
+    """
+    rows = drills.loc[~drills["too_early"].to_numpy(dtype=bool)]
+    counts = rows["player"].value_counts(sort=False)
+    too_few = {str(name): int(count) for name, count in counts.items() if count < min_answers}
+    rows = rows.loc[~rows["player"].isin(list(too_few)).to_numpy()]
+    if rows.empty:
+        raise InputError(f"no player of the drill log has the {min_answers} answers a fit needs "
+                         f"(most: {int(counts.max()) if len(counts) else 0})", field="log")
+    player_codes, names = pd.factorize(rows["player"], sort=False)
+    features = logged_features(rows)
+    roll_type = _roll_types(features)
+    type_codes, type_index = np.unique(roll_type, return_inverse=True)
+    first_rows = np.zeros(len(type_codes), dtype=np.int64)
+    first_rows[type_index[::-1]] = np.arange(len(roll_type))[::-1]
+    patterns = design(features.take(first_rows))  # (roll types, coefficients)
+    players, types = len(names), len(type_codes)
+    cell = player_codes * types + type_index
+
+    def per_cell(weights: np.ndarray | None = None, where: np.ndarray | None = None) -> np.ndarray:
+        chosen = cell if where is None else cell[where]
+        return np.bincount(chosen, weights=weights, minlength=players * types).reshape(players, types)
+
+    trials = per_cell()
+    right = per_cell(where=rows["correct"].to_numpy(dtype=bool))
+    timed = answered_correctly(rows).to_numpy(dtype=bool)
+    latency_ms = rows["latency_ms"].to_numpy(dtype=np.float64)[timed]
+    prior = ReadingModel.from_player(PlayerModel.preset("average"))
+    time_fit = _fit_time(latency_ms, cell[timed], players, types, patterns, np.array(prior.time))
+    accuracy_fit = _fit_accuracy(trials, right, patterns, np.array(prior.accuracy))
+    informed = np.einsum("pu,uk->pk", trials, patterns != 0).astype(np.int64)
+    dice = features.dice.astype(np.int64)
+    low = pd.Series(dice).groupby(player_codes).min().to_numpy()
+    high = pd.Series(dice).groupby(player_codes).max().to_numpy()
+    shares = _wrong_grey_shares(rows, player_codes, players)
+    fitted = {}
+    for index, name in enumerate(names):
+        model = ReadingModel(name=str(name), time=tuple(time_fit.means[index].tolist()),
+                             spread=float(time_fit.noise[index]), shift_ms=time_fit.shift_ms,
+                             accuracy=tuple(accuracy_fit.means[index].tolist()), wrong_grey_share=shares[index])
+        fitted[str(name)] = PlayerReading(model, time_fit.covariances[index], accuracy_fit.covariances[index],
+                                          int(trials[index].sum()), tuple(informed[index].tolist()),
+                                          (int(low[index]), int(high[index])))
+    club_model = ReadingModel(name="club", time=tuple(time_fit.club.tolist()), spread=float(time_fit.club_noise),
+                              shift_ms=time_fit.shift_ms, accuracy=tuple(accuracy_fit.club.tolist()),
+                              wrong_grey_share=float(np.mean(shares)))
+    club = PlayerReading(club_model, np.diag(time_fit.club_variance), np.diag(accuracy_fit.club_variance),
+                         int(trials.sum()), tuple(informed.sum(axis=0).tolist()), (int(dice.min()), int(dice.max())))
+    for reading in (*fitted.values(), club):
+        _check_finite(reading)
+    return ReadingFit(fitted, club, (int(dice.min()), int(dice.max())), too_few, min_answers)
+
+
+@dataclass(frozen=True)
+class _Pooled:
+    means: np.ndarray        # (players, coefficients) posterior means
+    covariances: np.ndarray  # (players, coefficients, coefficients)
+    club: np.ndarray         # (coefficients,) club means
+    club_variance: np.ndarray  # (coefficients,) variance of the club means
+    noise: np.ndarray | None = None  # (players,) time noise (log scale)
+    club_noise: float = 0.0
+    shift_ms: float = 0.0
+
+
+def _prior(part: str, prior_means: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(prior club means, their variance, the pseudo-player's spread squared), each (coefficients,)."""
+    commands, effects = PRIOR_MEAN_SPREAD[part]
+    mean_variance = np.where(np.arange(len(COEFFICIENTS)) < _COMMANDS, commands, effects) ** 2
+    commands, effects = PRIOR_SPREAD[part]
+    spread = np.where(np.arange(len(COEFFICIENTS)) < _COMMANDS, commands, effects) ** 2
+    return prior_means, mean_variance, spread
+
+
+def _club_step(means: np.ndarray, variances: np.ndarray, spread: np.ndarray, prior_means: np.ndarray,
+               prior_variance: np.ndarray, prior_spread: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The club's means, the variance of those means and its spreads from the players' posteriors (an EM step)."""
+    # means, variances: (players, coefficients); the rest (coefficients,)
+    players = len(means)
+    precision = players / spread + 1 / prior_variance
+    club = (means.sum(axis=0) / spread + prior_means / prior_variance) / precision
+    new_spread = (((means - club) ** 2 + variances).sum(axis=0) + prior_spread) / (players + 1)
+    return club, 1 / precision, new_spread
+
+
+def _widened(covariances: np.ndarray, spread: np.ndarray, club_variance: np.ndarray) -> np.ndarray:
+    """Posterior covariances widened for the club mean's uncertainty: V + (V / spread) var(club) (V / spread)'."""
+    shrink = covariances / spread[None, None, :]
+    return covariances + np.einsum("pij,j,pkj->pik", shrink, club_variance, shrink)
+
+
+def _fit_time(latency_ms: np.ndarray, cells: np.ndarray, players: int, types: int, patterns: np.ndarray,
+              prior_means: np.ndarray) -> _Pooled:
+    # latency_ms: (answers,) ms of the correct answers; cells: (answers,) int player * types + roll type
+    from scipy import optimize
+
+    counts = np.bincount(cells, minlength=players * types).reshape(players, types).astype(np.float64)
+    gram = np.einsum("pu,uk,ul->pkl", counts, patterns, patterns)
+    fastest = float(latency_ms.min()) if latency_ms.size else 0.0
+
+    def fit(shift_ms: float) -> tuple[float, _Pooled]:
+        logged = np.log(latency_ms - shift_ms)
+        sums = np.bincount(cells, weights=logged, minlength=players * types).reshape(players, types)
+        squares = np.bincount(cells, weights=logged**2, minlength=players * types).reshape(players, types)
+        pooled, marginal = _gaussian_em(gram, sums @ patterns, squares.sum(axis=1), counts.sum(axis=1),
+                                        prior_means)
+        return -(marginal - float(logged.sum())), pooled
+
+    if fastest > 1.0:
+        found = optimize.minimize_scalar(lambda shift: fit(shift)[0], bounds=(0.0, 0.9 * fastest),
+                                         method="bounded", options={"xatol": 1.0})
+        shift_ms = float(found.x)
+    else:
+        shift_ms = 0.0
+    return _replace_shift(fit(shift_ms)[1], shift_ms)
+
+
+def _replace_shift(pooled: _Pooled, shift_ms: float) -> _Pooled:
+    return _Pooled(pooled.means, pooled.covariances, pooled.club, pooled.club_variance, pooled.noise,
+                   pooled.club_noise, shift_ms)
+
+
+def _gaussian_em(gram: np.ndarray, cross: np.ndarray, squares: np.ndarray, counts: np.ndarray,
+                 prior_means: np.ndarray) -> tuple[_Pooled, float]:
+    """The pooled linear model from each player's sums; returns it and the marginal log-likelihood."""
+    # gram: (players, k, k) X'X; cross: (players, k) X'y; squares, counts: (players,) y'y and answers
+    club, club_variance_prior, prior_spread = _prior("time", prior_means)
+    spread = prior_spread.copy()
+    total = max(counts.sum(), 1.0)
+    noise = np.full(len(counts), 0.25)
+    for _ in range(_EM_STEPS):
+        precision = gram / noise[:, None, None] + np.diag(1 / spread)[None]
+        covariances = np.linalg.inv(precision)
+        means = np.einsum("pkl,pl->pk", covariances, cross / noise[:, None] + club / spread)
+        residual = (squares - 2 * np.einsum("pk,pk->p", means, cross)
+                    + np.einsum("pkl,pkl->p", gram, covariances + means[:, :, None] * means[:, None, :]))
+        residual = np.maximum(residual, 0.0)
+        club_noise = max(residual.sum() / total, 1e-6)
+        new_noise = (residual + NOISE_PSEUDO_ANSWERS * club_noise) / (counts + NOISE_PSEUDO_ANSWERS)
+        new_club, club_variance, new_spread = _club_step(means, np.diagonal(covariances, axis1=1, axis2=2), spread,
+                                                         prior_means, club_variance_prior, prior_spread)
+        change = max(np.abs(new_club - club).max(), np.abs(new_spread - spread).max(), np.abs(new_noise - noise).max())
+        club, spread, noise = new_club, new_spread, new_noise
+        if change < _EM_TOLERANCE:
+            break
+    # Marginal likelihood of every player's logs: y ~ N(X club, noise I + X diag(spread) X'), by Woodbury.
+    inner = np.diag(1 / spread)[None] * noise[:, None, None] + gram
+    residual_cross = cross - gram @ club
+    residual_squares = squares - 2 * cross @ club + np.einsum("k,pkl,l->p", club, gram, club)
+    quadratic = (residual_squares - np.einsum("pk,pk->p", residual_cross,
+                                              np.linalg.solve(inner, residual_cross[:, :, None])[:, :, 0])) / noise
+    _, log_det = np.linalg.slogdet(np.eye(len(club))[None] + gram * spread[None, None, :] / noise[:, None, None])
+    marginal = float(np.sum(-0.5 * counts * np.log(2 * math.pi * noise) - 0.5 * log_det - 0.5 * quadratic))
+    pooled = _Pooled(means, _widened(covariances, spread, club_variance), club, club_variance,
+                     np.sqrt(noise), math.sqrt(club_noise))
+    return pooled, marginal
+
+
+def _fit_accuracy(trials: np.ndarray, right: np.ndarray, patterns: np.ndarray, prior_means: np.ndarray) -> _Pooled:
+    """The pooled logistic model from each player's trials and right answers per roll type (Laplace EM)."""
+    # trials, right: (players, roll types) counts; patterns: (roll types, k)
+    club, club_variance_prior, prior_spread = _prior("accuracy", prior_means)
+    spread = prior_spread.copy()
+    means = np.tile(club, (len(trials), 1))
+    for _ in range(_EM_STEPS):
+        for _newton in range(50):
+            chance = 0.5 * (1 + np.tanh(0.5 * means @ patterns.T))  # (players, roll types)
+            gradient = (right - trials * chance) @ patterns - (means - club) / spread
+            precision = np.einsum("pu,uk,ul->pkl", trials * chance * (1 - chance), patterns, patterns) \
+                + np.diag(1 / spread)[None]
+            step = np.linalg.solve(precision, gradient[:, :, None])[:, :, 0]
+            means = means + step
+            if np.abs(step).max() < 1e-9:
+                break
+        covariances = np.linalg.inv(precision)
+        new_club, club_variance, new_spread = _club_step(means, np.diagonal(covariances, axis1=1, axis2=2), spread,
+                                                         prior_means, club_variance_prior, prior_spread)
+        change = max(np.abs(new_club - club).max(), np.abs(new_spread - spread).max())
+        club, spread = new_club, new_spread
+        if change < _EM_TOLERANCE:
+            break
+    return _Pooled(means, _widened(covariances, spread, club_variance), club, club_variance)
+
+
+def _roll_types(features: RollFeatures) -> np.ndarray:
+    """A whole number per roll naming its row of the design: (rolls,) int64."""
+    kind = ((features.command.astype(np.int64) * 2 + features.near_tie) * 2 + features.grey) * 2 \
+        + features.command_first
+    return kind * 1000 + features.dice.astype(np.int64)
+
+
+def _wrong_grey_shares(rows: pd.DataFrame, player_codes: np.ndarray, players: int) -> list[float]:
+    """Each player's share of grey among their wrong answers on rolls that were not grey (as `PlayerModel`)."""
+    wrong = (~rows["correct"].to_numpy(dtype=bool) & (rows["expected"] != "grey").to_numpy(dtype=bool)
+             & (rows["answer"] != "none").to_numpy(dtype=bool))
+    grey = wrong & (rows["answer"] == "grey").to_numpy(dtype=bool)
+    wrong_count = np.bincount(player_codes[wrong], minlength=players)
+    grey_count = np.bincount(player_codes[grey], minlength=players)
+    return ((grey_count + PRIOR_WRONG_ANSWERS / 3) / (wrong_count + PRIOR_WRONG_ANSWERS)).tolist()
+
+
+def _check_finite(reading: PlayerReading) -> None:
+    values = [*reading.model.time, *reading.model.accuracy, reading.model.spread, reading.model.shift_ms]
+    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(reading.time_covariance))
+            and np.all(np.isfinite(reading.accuracy_covariance))):
+        raise InputError(f"the fit of {reading.model.name!r} has undefined figures; the log is too small or too "
+                         "uniform to fit", field="log")

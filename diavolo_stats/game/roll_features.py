@@ -1,0 +1,198 @@
+"""What makes a roll hard to read: the features a player's answer time and accuracy depend on.
+
+Each roll is described by its command, the colored dice in play (colors x
+dice per color), whether the best figure is shared (the answer is grey),
+whether the best and second-best figures are a near tie, and whether the
+command die was shown before the dice. The figures are the rules' own
+(`rules.figures`, `table_model.nearest_distances`), so a feature means what the
+table sees.
+
+A near tie is a roll with one winner whose figure beats the runner-up by the
+smallest step the figure has: one pip of a total, a spread or a highest die,
+one odd die. For `closest` the figure is a distance, and a near tie is a
+winner whose nearest die is within NEAR_TIE_RATIO of the runner-up's (a ratio
+within the table's tolerance is already grey).
+
+Two roads lead here, both vectorized: `roll_features` from dice and position
+arrays (the game simulator, synthetic logs) and `logged_features` from a drill
+log's `dice` and `positions` cells, read by `drill.log.load_logs`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.core.rules import GREY_CODE, SMALLEST_WINS, Roll, figures, winners
+from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+
+NEAR_TIE_RATIO = 1.25
+"""For `closest`: a winner whose nearest die is at most this many times nearer than the runner-up's is a near tie."""
+
+REFERENCE_DICE = 9
+"""The dice of the box (3 colors x 3 dice): the roll every player figure is quoted on."""
+
+FEATURE_COLUMNS = ("command", "dice", "near_tie", "grey", "command_first")
+"""The columns of a `RollFeatures.frame()`, one row per roll."""
+
+LOG_FEATURE_COLUMNS = ("dice_per_color", "command_first", "command", "dice", "positions", "expected")
+"""The drill log columns `logged_features` reads (with what a fit needs, they go to `load_logs`)."""
+
+
+@dataclass(frozen=True)
+class RollFeatures:
+    """The features of many rolls, one entry per roll.
+
+    command: (rolls,) int8 index into ALL_COMMANDS; dice: (rolls,) int16 colored
+    dice in play; near_tie, grey, command_first: (rolls,) bool.
+    """
+
+    command: np.ndarray
+    dice: np.ndarray
+    near_tie: np.ndarray
+    grey: np.ndarray
+    command_first: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.command)
+
+    def frame(self) -> pd.DataFrame:
+        """The features as a data frame, FEATURE_COLUMNS, the command by name."""
+        names = np.array([command.value for command in ALL_COMMANDS])
+        return pd.DataFrame({"command": names[self.command], "dice": self.dice, "near_tie": self.near_tie,
+                             "grey": self.grey, "command_first": self.command_first})
+
+    def take(self, index: np.ndarray) -> RollFeatures:
+        """The rolls at `index` (an index array or a mask), in that order."""
+        return RollFeatures(*(getattr(self, name)[index] for name in _FIELDS))
+
+    @classmethod
+    def joined(cls, parts: list[RollFeatures]) -> RollFeatures:
+        """Several runs of rolls one after another."""
+        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in _FIELDS))
+
+
+_FIELDS = ("command", "dice", "near_tie", "grey", "command_first")
+
+
+def near_ties(command: Command, color_figures: np.ndarray, answer_codes: np.ndarray) -> np.ndarray:
+    """Which rolls are near ties (see the module docstring): (rounds,) bool, never on a grey roll."""
+    # color_figures: (colors, rounds) int16, or float32 mm for closest; answer_codes: (rounds,) int8
+    ordered = np.sort(color_figures, axis=0)
+    if command in SMALLEST_WINS:
+        best, second = ordered[0], ordered[1]
+    else:
+        best, second = ordered[-1], ordered[-2]
+    if command is Command.CLOSEST:
+        close = second <= best * NEAR_TIE_RATIO
+    else:
+        close = np.abs(best.astype(np.int32) - second) == 1
+    return close & (answer_codes != GREY_CODE)
+
+
+def roll_features(command: Command, color_count: int, dice_per_color: int, dice: np.ndarray | None = None,
+                  positions: np.ndarray | None = None, tolerance: float = 0.0,
+                  command_first: bool = False) -> RollFeatures:
+    """The features of many rolls of one command: value commands need `dice`, `closest` needs `positions`.
+
+    `tolerance` is the table's (`TableModel.tolerance`), which makes near distances grey.
+    """
+    # dice: (colors, dice_per_color, rounds) uint8; positions: (1 + colors * dice_per_color, 2, rounds) mm
+    if command is Command.CLOSEST:
+        color_figures = nearest_distances(positions, color_count, dice_per_color)
+        codes = winners(command, color_figures, tolerance)
+    else:
+        color_figures = figures(command, dice)
+        codes = winners(command, color_figures)
+    rounds = color_figures.shape[1]
+    return RollFeatures(command=np.full(rounds, ALL_COMMANDS.index(command), dtype=np.int8),
+                        dice=np.full(rounds, color_count * dice_per_color, dtype=np.int16),
+                        near_tie=near_ties(command, color_figures, codes), grey=codes == GREY_CODE,
+                        command_first=np.full(rounds, bool(command_first)))
+
+
+def played_features(variant: Variant, rolls: Sequence[Roll], command_first: bool = False) -> RollFeatures:
+    """The features of some rolls as `rules.roll_many` gives them, in order (a session's rolls)."""
+    parts, order = [], []
+    for command in variant.commands:
+        index = [i for i, played in enumerate(rolls) if played.command is command]
+        if not index:
+            continue
+        # dice: (colors, dice_per_color, rolls) uint8; positions: (1 + dice, 2, rolls) mm
+        dice = np.array([[rolls[i].dice[color] for i in index] for color in variant.colors], dtype=np.uint8)
+        positions = np.stack([positions_from_mapping(variant.colors, variant.dice_per_color, rolls[i].positions)
+                              for i in index], axis=2)
+        parts.append(roll_features(command, len(variant.colors), variant.dice_per_color,
+                                   dice=dice.transpose(0, 2, 1), positions=positions,
+                                   tolerance=variant.table.tolerance, command_first=command_first))
+        order.extend(index)
+    return RollFeatures.joined(parts).take(np.argsort(np.array(order, dtype=np.int64), kind="stable"))
+
+
+def logged_features(drills: pd.DataFrame) -> RollFeatures:
+    """The features of every row of a drill log frame (`load_logs` with LOG_FEATURE_COLUMNS), in row order.
+
+    Grey is the table's call as logged (`expected`); the near tie is worked
+    out from the dice (or, for `closest`, the positions) of the row.
+    """
+    rows = len(drills)
+    commands = drills["command"].cat.codes.to_numpy(dtype=np.int8)  # categories are the commands in die order
+    per_color = drills["dice_per_color"].to_numpy(dtype=np.int64)
+    # The dice cell without its color names: '[3, 6, 4], [5, 4, 1], [2, 4, 3]'; its groups count the colors.
+    values_text = drills["dice"].astype(str).str.replace(r'"[^"]*": |[{}]', "", regex=True)
+    color_count = values_text.str.count(r"\[").to_numpy(dtype=np.int64)
+    near_tie = np.zeros(rows, dtype=bool)
+    grey = (drills["expected"] == "grey").to_numpy(dtype=bool)
+    group_keys = pd.DataFrame({"command": commands, "colors": color_count, "per_color": per_color})
+    for (command_code, colors, dice_per_color), index in group_keys.groupby(
+            ["command", "colors", "per_color"], sort=False).indices.items():
+        command = ALL_COMMANDS[command_code]
+        if command is Command.CLOSEST:
+            landed, tolerance = _positions(drills["positions"].iloc[index], colors * dice_per_color)
+            found = roll_features(command, colors, dice_per_color, positions=landed, tolerance=tolerance)
+        else:
+            values = _numbers(values_text.iloc[index], colors * dice_per_color).astype(np.uint8)
+            # values: (rows, colors * dice_per_color) -> (colors, dice_per_color, rows), the rules' layout
+            found = roll_features(command, colors, dice_per_color,
+                                  dice=np.ascontiguousarray(values.T.reshape(colors, dice_per_color, -1)))
+        near_tie[index] = found.near_tie
+    return RollFeatures(command=commands, dice=(color_count * per_color).astype(np.int16), near_tie=near_tie,
+                        grey=grey, command_first=drills["command_first"].to_numpy(dtype=bool))
+
+
+def _numbers(cells: pd.Series, per_row: int) -> np.ndarray:
+    """Every number of some cells holding `per_row` numbers each: (rows, per_row) float64."""
+    joined = ", ".join(cells.str.replace(r"[\[\]]", "", regex=True).tolist())
+    numbers = np.fromstring(joined, sep=",", dtype=np.float64) if joined else np.zeros(0)
+    return numbers.reshape(len(cells), per_row)
+
+
+_POSITIONS_KEYS = r'"command": \[[^\]]*\], (?:"[a-z][a-z0-9_]*": \[[^"]*\], )+"scatter_mm": [^,]+, ' \
+                  r'"die_mm": [^,]+, "tolerance": [^,}]+'
+
+
+def _positions(cells: pd.Series, dice: int) -> tuple[np.ndarray, np.ndarray]:
+    """The throws of some positions cells: ((1 + dice, 2, rows) float32 mm, tolerance: (rows,) float32).
+
+    Cells as the writer writes them (command die, each color's dice, then the
+    table's fields) are read in one pass; any other order is parsed as JSON.
+    """
+    text = cells.astype(str)
+    as_written = text.str.fullmatch(r"\{" + _POSITIONS_KEYS + r"\}").to_numpy(dtype=bool)
+    numbers = np.empty((len(text), 2 * (1 + dice) + 3))
+    if as_written.any():
+        stripped = text[as_written].str.replace(r'"[^"]*": |[{}]', "", regex=True)
+        numbers[as_written] = _numbers(stripped, numbers.shape[1])
+    for row in np.flatnonzero(~as_written):
+        cell = json.loads(text.iloc[row])
+        points = [cell["command"]] + [point for key, value in cell.items()
+                                      if key not in ("command", "scatter_mm", "die_mm", "tolerance")
+                                      for point in value]
+        numbers[row] = [*np.ravel(points), cell["scatter_mm"], cell["die_mm"], cell["tolerance"]]
+    landed = numbers[:, : 2 * (1 + dice)].reshape(len(text), 1 + dice, 2).transpose(1, 2, 0)
+    return np.ascontiguousarray(landed, dtype=np.float32), numbers[:, -1].astype(np.float32)

@@ -1,0 +1,164 @@
+"""Reading models: roll features from a log's cells, a fit that recovers known effects, partial pooling."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from diavolo_stats.analytics.synthetic import write_reading_log
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, ReadingModel
+from diavolo_stats.game.reading_fit import fit_reading
+from diavolo_stats.game.roll_features import LOG_FEATURE_COLUMNS, NEAR_TIE_RATIO, RollFeatures, logged_features
+
+COLUMNS = sorted(set(FIGURE_COLUMNS) | set(LOG_FEATURE_COLUMNS))
+
+
+def with_effects(model: ReadingModel, name: str, per_die: float, near_tie: float, near_tie_errors: float):
+    """`model` renamed, with its own effect of a die and of a near tie on time and on the log-odds of being right."""
+    time, accuracy = list(model.time), list(model.accuracy)
+    time[COEFFICIENTS.index("per_extra_die")] = per_die
+    for command in ALL_COMMANDS:
+        time[COEFFICIENTS.index(f"near_tie:{command}")] = near_tie
+        accuracy[COEFFICIENTS.index(f"near_tie:{command}")] = -near_tie_errors
+    return replace(model, name=name, time=tuple(time), accuracy=tuple(accuracy))
+
+
+AVERAGE = ReadingModel.from_player(PlayerModel.preset("average"))
+KNOWN = (with_effects(AVERAGE, "steady", 0.03, 0.15, 0.6),
+         with_effects(AVERAGE.scaled(0.6, 0.5), "quick", 0.07, 0.25, 0.9),
+         with_effects(AVERAGE.scaled(1.5, 2.0), "slow", 0.05, 0.10, 0.4))
+
+
+@pytest.fixture(scope="module")
+def known_log(tmp_path_factory):
+    """Three players with known, different effects, 3,600 answers each on 6 and 9 dice, no practice effect."""
+    path = tmp_path_factory.mktemp("reading") / "known.csv"
+    write_reading_log(path, KNOWN, sessions=12, trials=300, seed=11, variant_names=("standard", "kids"),
+                      practice=False)
+    return load_logs([path], columns=COLUMNS)
+
+
+@pytest.fixture(scope="module")
+def known_fit(known_log):
+    return fit_reading(known_log)
+
+
+def test_features_of_each_logged_roll_are_what_the_rules_say(known_log):
+    rows = known_log.iloc[:1500]
+    features = logged_features(rows)
+    for index, row in enumerate(rows.itertuples()):
+        variant = Variant(dice_per_color=row.dice_per_color)
+        command, dice, positions = Command(row.command), json.loads(row.dice), json.loads(row.positions)
+        resolution = resolve(variant, command, dice, positions)
+        if command is Command.CLOSEST:
+            landed = positions_from_mapping(variant.colors, variant.dice_per_color, positions)
+            best, second = np.sort(nearest_distances(landed[:, :, None], 3, variant.dice_per_color)[:, 0])[:2]
+            near = second <= best * NEAR_TIE_RATIO
+        else:
+            ordered = sorted(resolution.figures.values())
+            best, second = (ordered[0], ordered[1]) if command is Command.LOWEST_TOTAL else (ordered[-1], ordered[-2])
+            near = abs(best - second) == 1
+        grey = resolution.answer == GREY
+        assert features.grey[index] == grey
+        assert features.near_tie[index] == (near and not grey), row
+        assert features.dice[index] == 3 * row.dice_per_color
+        assert ALL_COMMANDS[features.command[index]] is command
+
+
+@pytest.mark.parametrize("part", ["time", "accuracy"])
+def test_the_fit_recovers_every_known_roll_effect_within_its_interval(known_fit, part):
+    for truth in KNOWN:
+        fitted = known_fit.player("synthetic-" + truth.name)
+        for coefficient in ROLL_EFFECTS:
+            true_value = getattr(truth, part)[COEFFICIENTS.index(coefficient)]
+            estimate = fitted.interval(part, coefficient, confidence=0.999)
+            assert true_value in estimate, (truth.name, part, coefficient, true_value, estimate)
+
+
+def test_intervals_are_narrow_where_the_answers_are_many(known_fit):
+    # The effects the log informs are pinned down: ms per die to about a percent, a near tie to a few percent.
+    fitted = known_fit.player("synthetic-steady")
+    die = fitted.interval("time", "per_extra_die")
+    assert die.high - die.low < 0.03
+    near = fitted.interval("time", "near_tie:highest-total")
+    assert near.high - near.low < 0.2
+
+
+def test_a_player_with_few_answers_is_pulled_toward_the_club_one_with_many_is_not(tmp_path, known_log):
+    # A fourth player, much slower than the club, with 40 answers: their fitted speed lies between the club's
+    # and their own; the same player with 3,600 answers is fitted at their own speed.
+    outlier = with_effects(AVERAGE.scaled(2.5, 1.0), "outlier", 0.05, 0.15, 0.6)
+    few, many = tmp_path / "few.csv", tmp_path / "many.csv"
+    write_reading_log(few, [outlier], sessions=1, trials=40, seed=3, practice=False)
+    write_reading_log(many, [outlier], sessions=12, trials=300, seed=3, variant_names=("standard", "kids"),
+                      practice=False)
+    commands = slice(0, len(ALL_COMMANDS))
+    truth = np.array(outlier.time[commands])
+    for path, pulled in ((few, True), (many, False)):
+        drills = load_logs([path], columns=COLUMNS)
+        fit = fit_reading(pd.concat([known_log, drills], ignore_index=True))
+        fitted = np.array(fit.player("synthetic-outlier").model.time[commands])
+        club = np.array(fit.club.model.time[commands])
+        share_of_the_way = float(np.mean((fitted - club) / (truth - club)))
+        if pulled:
+            assert 0.2 < share_of_the_way < 0.8
+        else:
+            assert share_of_the_way > 0.9
+            reading = fit.player("synthetic-outlier")
+            assert all(t in reading.interval("time", c, 0.999) for t, c in zip(truth, COEFFICIENTS[commands]))
+
+
+def test_a_player_not_in_the_log_or_with_too_few_answers_is_refused_saying_what_is_needed(tmp_path, known_log):
+    path = tmp_path / "short.csv"
+    write_reading_log(path, [replace(AVERAGE, name="brief")], sessions=1, trials=12, seed=1)
+    fit = fit_reading(pd.concat([known_log, load_logs([path], columns=COLUMNS)], ignore_index=True))
+    with pytest.raises(InputError, match=r"'synthetic-brief' has 12 answers in the drill log; a fit needs at least 30"):
+        fit.player("synthetic-brief")
+    with pytest.raises(InputError, match="'nobody' is not a player of the drill log; its players: synthetic-steady"):
+        fit.player("nobody")
+    with pytest.raises(InputError, match="no player of the drill log has the 30 answers a fit needs .most: 12."):
+        fit_reading(load_logs([path], columns=COLUMNS))
+
+
+def test_a_roll_with_more_dice_than_the_log_is_extrapolated_by_the_difference(known_fit):
+    assert known_fit.dice_drilled == (6, 9)
+    rolls = RollFeatures(command=np.zeros(3, dtype=np.int8), dice=np.array([6, 9, 48], dtype=np.int16),
+                         near_tie=np.zeros(3, bool), grey=np.zeros(3, bool), command_first=np.zeros(3, bool))
+    assert known_fit.extrapolated_dice(rolls).tolist() == [0, 0, 39]
+    # The prediction itself follows the fitted slope: 39 dice more cost exp(39 x slope) on the time above the shift.
+    model = known_fit.player("synthetic-quick").model
+    above = model.mean_latency_ms(rolls) - model.shift_ms
+    assert math.isclose(above[2] / above[1], math.exp(39 * model.time[COEFFICIENTS.index("per_extra_die")]))
+
+
+def test_sampling_a_model_gives_its_mean_and_accuracy():
+    rng = np.random.default_rng(5)
+    rolls = RollFeatures(command=np.full(200_000, 2, dtype=np.int8), dice=np.full(200_000, 12, dtype=np.int16),
+                         near_tie=np.ones(200_000, bool), grey=np.zeros(200_000, bool),
+                         command_first=np.zeros(200_000, bool))
+    correct, latency_ms = AVERAGE.sample(rolls, rng)
+    mean, chance = AVERAGE.mean_latency_ms(rolls)[0], AVERAGE.chance_right(rolls)[0]
+    standard_error = latency_ms.std() / math.sqrt(len(latency_ms))
+    assert abs(latency_ms.mean() - mean) < 4 * standard_error
+    assert abs(correct.mean() - chance) < 4 * math.sqrt(chance * (1 - chance) / len(correct))
+
+
+def test_a_preset_reads_a_harder_roll_slower_and_worse():
+    easy = RollFeatures(command=np.zeros(2, dtype=np.int8), dice=np.array([6, 24], dtype=np.int16),
+                        near_tie=np.array([False, True]), grey=np.zeros(2, bool), command_first=np.zeros(2, bool))
+    for level in ("novice", "average", "expert"):
+        model = ReadingModel.from_player(PlayerModel.preset(level))
+        slow_easy, slow_hard = model.mean_latency_ms(easy)
+        right_easy, right_hard = model.chance_right(easy)
+        assert slow_hard > slow_easy and right_hard < right_easy
