@@ -51,6 +51,8 @@ def example(cls):
         "Die": {"name": "white", "faces": (1, 2, 3, 4, 5, 6), "count": 3},
         "Bag": {"dice": load_dice().dice},
         "ExGaussian": {"mu_ms": 500.0, "sigma_ms": 50.0, "tau_ms": 150.0},
+        "ReadingModel": {"name": "ann", "time": (7.0,) * 15, "spread": 0.4, "shift_ms": 300.0,
+                         "accuracy": (2.0,) * 15},
     }
     return dict(required.get(cls.__name__, {}))
 

@@ -16,7 +16,8 @@ from diavolo_stats.cli.common import OneLineErrorParser, error_line, fail
 from diavolo_stats.errors import InputError
 
 # Subcommand modules, in the order `diavolo --help` lists them.
-SUBCOMMANDS = ("odds", "simulate", "sweep", "drill", "log", "synth-log", "report", "game", "minodice", "serve")
+SUBCOMMANDS = ("odds", "simulate", "sweep", "drill", "log", "synth-log", "report", "players", "game", "minodice",
+               "serve")
 
 
 def build_parser() -> OneLineErrorParser:

@@ -14,14 +14,12 @@ from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
-from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
+from diavolo_stats.drill.log import load_logs
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, ReadingModel
-from diavolo_stats.game.reading_fit import fit_reading
-from diavolo_stats.game.roll_features import LOG_FEATURE_COLUMNS, NEAR_TIE_RATIO, RollFeatures, logged_features
-
-COLUMNS = sorted(set(FIGURE_COLUMNS) | set(LOG_FEATURE_COLUMNS))
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
+from diavolo_stats.game.roll_features import NEAR_TIE_RATIO, RollFeatures, logged_features
 
 
 def with_effects(model: ReadingModel, name: str, per_die: float, near_tie: float, near_tie_errors: float):
@@ -46,7 +44,7 @@ def known_log(tmp_path_factory):
     path = tmp_path_factory.mktemp("reading") / "known.csv"
     write_reading_log(path, KNOWN, sessions=12, trials=300, seed=11, variant_names=("standard", "kids"),
                       practice=False)
-    return load_logs([path], columns=COLUMNS)
+    return load_logs([path], columns=FIT_COLUMNS)
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +104,7 @@ def test_a_player_with_few_answers_is_pulled_toward_the_club_one_with_many_is_no
     commands = slice(0, len(ALL_COMMANDS))
     truth = np.array(outlier.time[commands])
     for path, pulled in ((few, True), (many, False)):
-        drills = load_logs([path], columns=COLUMNS)
+        drills = load_logs([path], columns=FIT_COLUMNS)
         fit = fit_reading(pd.concat([known_log, drills], ignore_index=True))
         fitted = np.array(fit.player("synthetic-outlier").model.time[commands])
         club = np.array(fit.club.model.time[commands])
@@ -122,13 +120,13 @@ def test_a_player_with_few_answers_is_pulled_toward_the_club_one_with_many_is_no
 def test_a_player_not_in_the_log_or_with_too_few_answers_is_refused_saying_what_is_needed(tmp_path, known_log):
     path = tmp_path / "short.csv"
     write_reading_log(path, [replace(AVERAGE, name="brief")], sessions=1, trials=12, seed=1)
-    fit = fit_reading(pd.concat([known_log, load_logs([path], columns=COLUMNS)], ignore_index=True))
+    fit = fit_reading(pd.concat([known_log, load_logs([path], columns=FIT_COLUMNS)], ignore_index=True))
     with pytest.raises(InputError, match=r"'synthetic-brief' has 12 answers in the drill log; a fit needs at least 30"):
         fit.player("synthetic-brief")
     with pytest.raises(InputError, match="'nobody' is not a player of the drill log; its players: synthetic-steady"):
         fit.player("nobody")
     with pytest.raises(InputError, match="no player of the drill log has the 30 answers a fit needs .most: 12."):
-        fit_reading(load_logs([path], columns=COLUMNS))
+        fit_reading(load_logs([path], columns=FIT_COLUMNS))
 
 
 def test_a_roll_with_more_dice_than_the_log_is_extrapolated_by_the_difference(known_fit):

@@ -1,0 +1,193 @@
+"""`diavolo players`: each player's reading figures, per command and per roll feature, with intervals.
+
+The figures are the fitted reading models (`game.reading_fit`) put in a
+player's units: the mean answer time (ms) and the chance of a right answer on
+each command, on a plain roll of the box (9 dice, no near tie, not grey, the
+dice shown first); what an extra die, a near tie, a grey answer and seeing
+the command first cost or save, in ms and in accuracy. Each comes with its
+interval (from the posterior of the player's coefficients, drawn with a fixed
+seed so the same log gives the same figures) and the number of the player's
+answers on the rolls that inform it: a figure resting on none is the club's,
+or the prior's when no one in the log drilled such rolls.
+
+Figures can be quoted on a roll of other dice (`dice`); beyond the most dice
+of any roll in the log they are extrapolated from the per-die effect, and the
+result says so and by how many dice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from diavolo_stats.core.variant import ALL_COMMANDS, MAX_COLORS, MAX_DICE_PER_COLOR
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.reading import COEFFICIENTS, design
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit, fit_reading
+from diavolo_stats.game.roll_features import REFERENCE_DICE, RollFeatures
+from diavolo_stats.results import NotedRows, render_fitted, wrap
+from diavolo_stats.stats import CONFIDENCE, MIN_FIT_ANSWERS, Estimate
+from diavolo_stats.validation import FilePath, Maybe, Several, Text, Whole, checked
+
+DRAWS = 2000
+"""Posterior draws behind each interval (seeded: the same log always gives the same intervals)."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of one player: what it is, its value and interval in `unit`, and the answers it rests on."""
+
+    player: str
+    figure: str
+    estimate: Estimate
+    unit: str
+    answers: int
+
+
+@dataclass(frozen=True)
+class PlayerFigures(NotedRows):
+    """Every player's figures (`figures`, player by player), the roll they are quoted on, who was left out."""
+
+    log: str
+    dice: int
+    dice_drilled: tuple[int, int]
+    confidence: float
+    figures: tuple[Figure, ...]
+    answers: dict[str, int]
+    left_out: dict[str, int]
+
+    columns = ("player", "figure", "value", "low", "high", "unit", "answers", "dice", "extrapolated_dice")
+    text_columns = ("figure", "value", "interval", "unit", "answers")
+
+    @property
+    def extrapolated_dice(self) -> int:
+        """Dice of the quoted roll beyond the most of any roll in the log (0 within it)."""
+        return max(self.dice - self.dice_drilled[1], 0)
+
+    def rows(self) -> list[dict]:
+        return [{"player": f.player, "figure": f.figure, "value": round(f.estimate.value, 4),
+                 "low": round(f.estimate.low, 4), "high": round(f.estimate.high, 4), "unit": f.unit,
+                 "answers": f.answers, "dice": self.dice, "extrapolated_dice": self.extrapolated_dice}
+                for f in self.figures]
+
+    def document(self) -> dict:
+        players = []
+        for name, answers in self.answers.items():
+            players.append({"player": name, "answers": answers, "figures": [
+                {"figure": f.figure, "value": f.estimate.value, "interval": f.estimate.bounds, "unit": f.unit,
+                 "answers": f.answers} for f in self.figures if f.player == name]})
+        return {"log": self.log, "dice": self.dice, "dice_drilled": list(self.dice_drilled),
+                "extrapolated_dice": self.extrapolated_dice, "confidence": self.confidence,
+                "players": players, "left_out": dict(self.left_out)}
+
+    def text(self) -> str:
+        blocks = []
+        for name, answers in self.answers.items():
+            rows = [{"figure": f.figure, "value": _shown(f.estimate.value, f.unit),
+                     "interval": f"{_shown(f.estimate.low, f.unit)} to {_shown(f.estimate.high, f.unit)}",
+                     "unit": f.unit, "answers": f.answers} for f in self.figures if f.player == name]
+            blocks += [wrap(f"{name}: {answers} answers"), render_fitted(rows, self.text_columns, keep=3), ""]
+        return "\n".join([*blocks, *(wrap(note) for note in self.notes())])
+
+    def notes(self) -> list[str]:
+        quoted = (f"Figures on a roll of {self.dice} dice, no near tie, not grey, the dice shown first; "
+                  f"intervals {self.confidence:.0%}; answers: the player's answers on the rolls that inform "
+                  "the figure (none: the club's figure, or the prior's if no one drilled such rolls).")
+        notes = [quoted]
+        if self.extrapolated_dice:
+            notes.append(f"Extrapolated: {self.dice} dice is {self.extrapolated_dice} more than any roll of the log "
+                         f"({self.dice_drilled[1]}); the figures follow the fitted per-die effect that far.")
+        if self.left_out:
+            listed = ", ".join(f"{name} ({answers})" for name, answers in self.left_out.items())
+            notes.append(f"Not fitted, fewer than {MIN_FIT_ANSWERS} answers: {listed}.")
+        return notes
+
+
+@checked(log_path=FilePath(), players=Maybe(Several(Text(max_length=100), noun="player")),
+         dice=Whole(2, MAX_COLORS * MAX_DICE_PER_COLOR), confidence=CONFIDENCE)
+def player_figures(log_path: str | Path, players: Sequence[str] | None = None, dice: int = REFERENCE_DICE,
+                   confidence: float = 0.95) -> PlayerFigures:
+    """Fit the drill log at `log_path` and give each player's figures (only `players`, if given).
+
+    InputError for a file that is not a drill log, a player not in it or with
+    fewer than MIN_FIT_ANSWERS answers.
+    """
+    try:
+        fit = fit_of_log(log_path)
+        names = list(players) if players else list(fit.players)
+        readings = {name: fit.player(name) for name in names}
+    except InputError as error:  # named as this function's parameters: the log, the players
+        raise InputError(error.message, field={"log": "log_path", "player": "players"}.get(error.field)) from None
+    figures = [figure for name, reading in readings.items()
+               for figure in reading_figures(name, reading, dice, confidence)]
+    return PlayerFigures(log=str(log_path), dice=dice, dice_drilled=fit.dice_drilled, confidence=confidence,
+                         figures=tuple(figures), answers={name: r.answers for name, r in readings.items()},
+                         left_out=dict(fit.too_few) if not players else {})
+
+
+def reading_figures(name: str, reading: PlayerReading, dice: int = REFERENCE_DICE,
+                    confidence: float = 0.95) -> list[Figure]:
+    """One player's figures (see the module docstring), each an Estimate from posterior draws."""
+    rng = np.random.default_rng(0)
+    time = reading.draws("time", DRAWS, rng)  # (draws, coefficients)
+    accuracy = reading.draws("accuracy", DRAWS, rng)
+    model = reading.model
+    informed = dict(zip(COEFFICIENTS, reading.answers_per_coefficient))
+    low_share, high_share = (1 - confidence) / 2, (1 + confidence) / 2
+
+    def mean_ms(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) mean answer time, ms
+        rows = design(rolls)
+        return model.shift_ms + np.exp(time @ rows.T + model.spread**2 / 2)
+
+    def chance(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) probability of a right answer
+        return 0.5 * (1 + np.tanh(0.5 * accuracy @ design(rolls).T))
+
+    def figure(label: str, draws: np.ndarray, unit: str, coefficient: str) -> Figure:
+        # draws: (draws,) the figure under each posterior draw; its value is their median
+        low, high = np.quantile(draws, [low_share, high_share])
+        return Figure(name, label, Estimate(float(np.median(draws)), float(low), float(high)), unit,
+                      informed[coefficient])
+
+    plain = _rolls(dice=dice)
+    base_ms, base_right = mean_ms(plain), chance(plain)
+    figures = []
+    for index, command in enumerate(ALL_COMMANDS):
+        figures.append(figure(f"time {command}", base_ms[:, index], "ms", f"command:{command}"))
+        figures.append(figure(f"accuracy {command}", base_right[:, index], "probability", f"command:{command}"))
+    more = _rolls(dice=dice + 1)
+    figures.append(figure("per extra die", (mean_ms(more) - base_ms).mean(axis=1), "ms", "per_extra_die"))
+    figures.append(figure("accuracy per extra die", (chance(more) - base_right).mean(axis=1), "probability",
+                          "per_extra_die"))
+    near = _rolls(dice=dice, near_tie=True)
+    near_ms, near_right = mean_ms(near) - base_ms, chance(near) - base_right
+    for index, command in enumerate(ALL_COMMANDS):
+        figures.append(figure(f"near tie {command}", near_ms[:, index], "ms", f"near_tie:{command}"))
+        figures.append(figure(f"accuracy near tie {command}", near_right[:, index], "probability",
+                              f"near_tie:{command}"))
+    grey = _rolls(dice=dice, grey=True)
+    figures.append(figure("grey", (mean_ms(grey) - base_ms).mean(axis=1), "ms", "grey"))
+    figures.append(figure("accuracy on grey", chance(grey).mean(axis=1), "probability", "grey"))
+    first = _rolls(dice=dice, command_first=True)
+    figures.append(figure("command first", (mean_ms(first) - base_ms).mean(axis=1), "ms", "command_first"))
+    return figures
+
+
+def _rolls(dice: int, near_tie: bool = False, grey: bool = False, command_first: bool = False) -> RollFeatures:
+    """One roll of each command with these features."""
+    count = len(ALL_COMMANDS)
+    return RollFeatures(command=np.arange(count, dtype=np.int8), dice=np.full(count, dice, dtype=np.int16),
+                        near_tie=np.full(count, near_tie), grey=np.full(count, grey),
+                        command_first=np.full(count, command_first))
+
+
+def _shown(value: float, unit: str) -> str:
+    return f"{value:.0f}" if unit == "ms" else f"{value:.3f}"
+
+
+def fit_of_log(log_path: str | Path) -> ReadingFit:
+    """The reading fit of the drill log at `log_path` (what `player_figures` reports on)."""
+    return fit_reading(load_logs([log_path], columns=FIT_COLUMNS))

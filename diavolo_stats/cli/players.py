@@ -1,0 +1,31 @@
+"""`diavolo players`: each player's fitted reading figures from a drill log, with intervals."""
+
+from __future__ import annotations
+
+import argparse
+
+from diavolo_stats.cli.common import add_format_argument, positive_int, print_result
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "players", help="each player's reading figures from a drill log (time, accuracy, cost of dice and ties)",
+        description="Fit every player of a drill log together (partial pooling: a player with few answers "
+                    "borrows from the club) and print, per player, the mean answer time and accuracy on each "
+                    "command and what an extra die, a near tie, a grey answer and seeing the command first "
+                    "cost, each with its 95% interval and the answers it rests on.")
+    parser.add_argument("--log", dest="log_path", required=True, metavar="PATH", help="the drill log to fit")
+    parser.add_argument("--player", dest="players", nargs="+", metavar="NAME",
+                        help="only these players (default: everyone with enough answers)")
+    parser.add_argument("--dice", type=positive_int(2, 96), default=9, metavar="N",
+                        help="quote the figures on a roll of N colored dice, 2 to 96 (default 9, the box); "
+                             "beyond the log's rolls they are extrapolated, and the output says so")
+    add_format_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from diavolo_stats.analytics.player_figures import player_figures
+
+    print_result(player_figures(args.log_path, players=args.players, dice=args.dice), args.format)
+    return 0
