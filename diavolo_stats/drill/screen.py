@@ -167,17 +167,19 @@ class Screen:
     def _status(self, status: str) -> str:
         return self.term.move_yx(self.term.height - 1, 0) + self.term.normal + status
 
-    def feedback(self, resolution: Resolution, answer: str | None, timed_out: bool) -> tuple[str, str]:
-        """The two feedback lines: right or wrong with the answers counted right, and the one-line why."""
+    def feedback(self, resolution: Resolution, answer: str | None, latency_ms: float | None) -> tuple[str, str]:
+        """The two feedback lines: right or wrong with the answer's time (no answer: the timeout) and the
+        answers counted right, then the one-line why."""
         term = self.term
         right = " or ".join(resolution.accepted) + (" (both count)" if len(resolution.accepted) > 1 else "")
-        if timed_out:
+        if answer is None:
             headline = term.bold_yellow(f"NO ANSWER within {self.settings.timeout_s:g} s") + f": the answer is {right}"
         elif answer in resolution.accepted:
             others = [a for a in resolution.accepted if a != answer]
-            headline = term.bold_green("RIGHT") + f": {answer}" + (f" ({others[0]} counts too)" if others else "")
+            headline = (term.bold_green("RIGHT") + f": {answer}, {latency_ms:.0f} ms"
+                        + (f" ({others[0]} counts too)" if others else ""))
         else:
-            headline = term.bold_red("WRONG") + f": you said {answer}, the answer is {right}"
+            headline = term.bold_red("WRONG") + f": you said {answer}, {latency_ms:.0f} ms; the answer is {right}"
         return headline, resolution.reason
 
     def too_early(self) -> tuple[str, str]:

@@ -255,9 +255,9 @@ class _Session:
                 break
             answer = next((a for a, k in settings.keys.items() if key.lower() == k), None)
         latency_ms = (read_ns - shown_ns) / 1e6 if answer is not None else None
-        self._log(number, rolled, foreperiod_ms, shown_at, answer, False, latency_ms)
+        row = self._log(number, rolled, foreperiod_ms, shown_at, answer, False, latency_ms)
         self.shown += 1
-        feedback = self.screen.feedback(resolution, answer, answer is None)
+        feedback = self.screen.feedback(resolution, answer, row.latency_ms)  # the time as logged
         self._show(self.screen.stimulus(layout, progress, rolled, feedback, f"answered (trial {shown})"))
         self._pause()
 
@@ -268,7 +268,8 @@ class _Session:
             pass
 
     def _log(self, number: int, rolled: Roll, foreperiod_ms: int, when: datetime, answer: str | None,
-             too_early: bool, latency_ms: float | None = None) -> None:
+             too_early: bool, latency_ms: float | None = None) -> TrialRow:
+        """Append the trial to the log (a Ctrl-C waits until it is on disk); the row written."""
         row = judged_trial(
             self.settings.variant, rolled.command, rolled.dice, rolled.positions, answer, latency_ms,
             interface="terminal", player=self.settings.player, session_id=self.session_id, trial=number,
@@ -279,6 +280,7 @@ class _Session:
         self.rows_logged += 1
         if self.settings.adaptive:
             self.history = pd.concat([self.history, _history_row(row)], ignore_index=True)
+        return row
 
 
 def _history_row(row: TrialRow) -> pd.DataFrame:

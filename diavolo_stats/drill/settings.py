@@ -36,6 +36,7 @@ QUIT_KEY = "q"
 HELP_KEY = "?"
 GREY_KEY = "g"
 MAX_FOREPERIOD_MS = 60_000
+MAX_TIMEOUT_S = 3600.0
 MAX_SIDES_SHOWN = 99
 
 
@@ -62,7 +63,7 @@ class DrillSettings(Configuration):
     adaptive: bool = setting(False, Flag())
     seed: int | None = setting(None, Maybe(Whole(0, MAX_SEED)))
     log: Path | None = setting(None, Maybe(FilePath()))
-    timeout_s: float = setting(TIMEOUT_S, Number(above=0, at_most=3600, unit="s"))
+    timeout_s: float = setting(TIMEOUT_S, Number(above=0, at_most=MAX_TIMEOUT_S, unit="s"))
     foreperiod_ms: tuple[int, int] = setting(FOREPERIOD_MS, Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), least=2,
                                                                     most=2, unique=False, noun="bound"))
     feedback_ms: int = setting(FEEDBACK_MS, Whole(0, MAX_FOREPERIOD_MS, unit="ms"))
@@ -85,11 +86,11 @@ class DrillSettings(Configuration):
         shortest, longest = self.foreperiod_ms
         if shortest > longest:
             raise InputError(f"need whole ms MIN,MAX with MIN <= MAX, got {shortest},{longest}", field="foreperiod_ms")
-        object.__setattr__(self, "keys", _answer_keys(self.variant, self.keys or {}))
+        object.__setattr__(self, "keys", answer_keys(self.variant, self.keys or {}))
         object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
 
 
-def _answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
+def answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
     """Answer -> key for every color and grey: the chosen ones, else the color's first letter (grey: g)."""
     answers = variant.colors + (GREY,)
     unknown = [a for a in chosen if a not in answers]

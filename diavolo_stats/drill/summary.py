@@ -14,7 +14,7 @@ from diavolo_stats.results import TextResult, render_aligned, wrap
 
 SUMMARY_COLUMNS = ("command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms",
                    "anticipations", "timed_out", "earlier_trials")
-# What a person reads at the end of a session, in 80 columns; the rest goes in DrillSummary.footer().
+# The table a person reads at the end of a session, in 80 columns, under DrillSummary.sentences().
 SUMMARY_TEXT_COLUMNS = SUMMARY_COLUMNS[:7]
 
 
@@ -52,25 +52,50 @@ class DrillSummary(TextResult):
                 "rows": self.rows()}
 
     def text(self) -> str:
-        """The title, the table of SUMMARY_TEXT_COLUMNS and the footer; within 80 columns."""
+        """The title, the sentences (one fact a line), then the table of SUMMARY_TEXT_COLUMNS; within 80 columns."""
         if not self.command_rows:
             return f"{self.title()}\nno trials were answered"
-        return "\n".join([self.title(), render_aligned(self.command_rows, SUMMARY_TEXT_COLUMNS), self.footer()])
+        sentences = [wrap(sentence, "  ") for sentence in self.sentences()]
+        return "\n".join([self.title(), *sentences, "", render_aligned(self.command_rows, SUMMARY_TEXT_COLUMNS)])
 
     def title(self) -> str:
         trials = self.command_rows[-1]["trials"] if self.command_rows else 0
         return wrap(f"drill summary: player {self.player}, {trials} trial{'' if trials == 1 else 's'}, "
                     f"session {self.session_id}, log {self.log}", "  ")
 
-    def footer(self) -> str:
-        """The counts the table leaves out: anticipations, timeouts, and what the changes compare with."""
+    def sentences(self) -> list[str]:
+        """The session in sentences, one fact each, in the order a player asks: the median time of the right
+        answers and the accuracy, each with its change since the player's earlier sessions; what those
+        changes compare with; the timeouts; the anticipations. Empty when the session has no rows."""
         if not self.command_rows:
-            return ""
+            return []
         overall = self.command_rows[-1]
-        return "\n".join([
-            wrap(f"anticipations (keys before the roll, not counted as trials): {overall['anticipations']}; "
-                 f"timed out: {overall['timed_out']}"),
-            wrap(f"changes against {overall['earlier_trials']} earlier trials of {self.player} in this log")])
+        trials, earlier = overall["trials"], overall["earlier_trials"]
+        if not trials:
+            lines = ["No trial was answered: every key came before its roll."]
+        else:
+            if overall["median_ms"] is None:
+                lines = ["Median time: none, as no answer was right."]
+            else:
+                lines = [f"Median time of your right answers: {overall['median_ms']:,} ms"
+                         f"{_change(overall['change_ms'], 'ms', 'faster', 'slower')}."]
+            lines.append(f"Accuracy: {overall['accuracy_pct']} % ({overall['correct']} of {trials} right)"
+                         f"{_change(overall['change_pp'], 'point', 'lower', 'higher')}.")
+        lines.append(f"The changes compare with your {earlier:,} earlier trial{'' if earlier == 1 else 's'} "
+                     "in this log." if earlier else "No earlier trials of yours in this log to compare with yet.")
+        lines.append(f"Timed out (no answer in time): {overall['timed_out']}.")
+        lines.append(f"Too early (a key before the roll, not counted as a trial): {overall['anticipations']}.")
+        return lines
+
+
+def _change(change: int | None, unit: str, less: str, more: str) -> str:
+    """`, 45 ms faster than before` for a change of -45 ms (`less` is the word for a negative change)."""
+    if change is None:
+        return ""
+    if change == 0:
+        return ", the same as before"
+    size = abs(change)
+    return f", {size:,} {unit}{'' if size == 1 or unit == 'ms' else 's'} {less if change < 0 else more} than before"
 
 
 def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), player: str = "") -> DrillSummary:

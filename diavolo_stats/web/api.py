@@ -126,7 +126,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         def summary() -> dict:
             found = summarize_session(load_logs([store.log.path], columns=FIGURE_COLUMNS), session_id, store.log.path,
                                       player)
-            return {"title": found.title(), "footer": found.footer(), "rows": found.rows()}
+            return {"title": found.title(), "sentences": found.sentences(), "rows": found.rows()}
 
         return JSONResponse(await heavy.run("the summary", summary))
 

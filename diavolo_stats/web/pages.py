@@ -19,8 +19,17 @@ from starlette.templating import Jinja2Templates
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command, Variant
-from diavolo_stats.drill.log import load_logs
-from diavolo_stats.drill.settings import FEEDBACK_MS, GREY_KEY, TIMEOUT_S
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill.log import NO_ANSWER, load_logs
+from diavolo_stats.drill.settings import (
+    FEEDBACK_MS,
+    HELP_KEY,
+    MAX_FOREPERIOD_MS,
+    MAX_TIMEOUT_S,
+    QUIT_KEY,
+    TIMEOUT_S,
+    answer_keys,
+)
 from diavolo_stats.drill.teaching import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.busy import Heavy
@@ -48,6 +57,19 @@ def command_examples() -> list[dict]:
     return examples
 
 
+def drill_settings() -> dict:
+    """What the browser drill's page takes from the library, served in the page as JSON: a session's trials
+    (default and limit), the answer time and the feedback time (defaults and limits; the page's own query may
+    change them for tests), the default answer keys and the keys taken, and the answer logged for none."""
+    return {
+        "trials": {"default": DEFAULT_TRIALS, "least": 1, "most": MAX_TRIALS_PER_SESSION},
+        "timeout_s": {"default": TIMEOUT_S, "most": MAX_TIMEOUT_S},
+        "feedback_ms": {"default": FEEDBACK_MS, "most": MAX_FOREPERIOD_MS},
+        "keys": answer_keys(Variant(), {}),
+        "quit_key": QUIT_KEY, "help_key": HELP_KEY, "no_answer": NO_ANSWER,
+    }
+
+
 def error_page(request: Request, status: int, error: str) -> Response:
     return templates.TemplateResponse(request, "error.html", {"status": status, "error": error},
                                       status_code=status)
@@ -59,10 +81,9 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         return templates.TemplateResponse(request, "home.html", {"log": store.log.path})
 
     async def drill(request: Request) -> Response:
-        keys = {**{color: color[0] for color in Variant().colors}, GREY: GREY_KEY}
         return templates.TemplateResponse(request, "drill.html", {
-            "variants": BROWSER_VARIANTS, "keys": keys, "examples": command_examples(), "timeout_s": TIMEOUT_S,
-            "feedback_ms": FEEDBACK_MS, "log": store.log.path})
+            "variants": BROWSER_VARIANTS, "settings": drill_settings(), "examples": command_examples(),
+            "log": store.log.path})
 
     async def explore(request: Request) -> Response:
         return templates.TemplateResponse(request, "explore.html", {

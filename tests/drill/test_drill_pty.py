@@ -8,18 +8,22 @@ import re
 import signal
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pexpect
 import pyte
 import pytest
 from conftest import assert_one_line_error, run_diavolo
 
-from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.drill.log import COLUMNS, load_logs
+from diavolo_stats.drill.log import COLUMNS, DrillLog, load_logs
+from diavolo_stats.drill.summary import summarize_session
+from diavolo_stats.drill.trial import judged_trial
 
 # Fast pacing for tests: the default foreperiod stays random 600-1500 ms. No introduction screen.
 FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0", "--no-intro")
@@ -327,3 +331,41 @@ def test_without_a_terminal_the_drill_exits_2_and_says_it_needs_one(tmp_path):
 def test_bad_flags_are_one_line_errors(tmp_path, args, fragment, diavolo):
     result = diavolo("drill", "--player", "Ana", *args, cwd=tmp_path)
     assert_one_line_error(result, fragment)
+
+
+def test_each_answer_shows_its_time_and_the_summary_leads_with_the_median_time_and_accuracy(tmp_path):
+    log = tmp_path / "drills.csv"
+    variant = Variant()
+    earlier = [roll(variant, np.random.default_rng(seed)) for seed in range(3)]
+    DrillLog(log).append_rows([judged_trial(
+        variant, rolled.command, rolled.dice, rolled.positions, "red", 2000.0, interface="terminal", player="Ana",
+        session_id="earlier", trial=number, timestamp=datetime(2024, 5, 1, 12, number, tzinfo=timezone.utc))
+        for number, rolled in enumerate(earlier, start=1)])
+    drill = Drill("--player", "Ana", "--trials", "2", "--log", str(log), "--foreperiod-ms", "30,60",
+                  "--feedback-ms", "0", cwd=tmp_path)
+    feedback = []
+    for key in ("r", "b"):
+        drill.answer_after(120, key)
+        number = drill.expect(r"answered \(trial (\d+)\)").group(1)
+        # The whole feedback frame is on screen (its status line is written last): the line under the table.
+        feedback.append(next(line for line in drill.screen().splitlines() if re.match("RIGHT|WRONG", line)))
+        assert f"trial {number} of 2" in drill.screen()
+    status, output = drill.finish()
+    assert status == 0
+    frame = load_logs([log])
+    session = frame.loc[frame["session_id"] != "earlier"]
+    for line, (_, row) in zip(feedback, session.iterrows(), strict=True):
+        # "RIGHT: red, 431 ms" or "WRONG: you said black, 431 ms; the answer is red": the time as logged.
+        verdict = "RIGHT" if row["correct"] else "WRONG"
+        match = re.match(rf"{verdict}: (?:you said )?{row['answer']}, (\d+) ms", line)
+        assert match, (line, row["answer"], row["correct"])
+        assert abs(int(match.group(1)) - row["latency_ms"]) <= 0.5 + 1e-3
+    # The summary's first lines are its sentences, one fact a line, as the library states them.
+    lines = output.replace("\r\n", "\n").split("\n")
+    sentences = summarize_session(frame, session["session_id"].iloc[0]).sentences()
+    first = lines.index(sentences[0])
+    assert "drill summary: player Ana, 2 trials" in "".join(lines[:first])  # the title, then the sentences
+    assert lines[first:first + len(sentences)] == sentences
+    assert sentences[0].startswith(("Median time of your right answers: ", "Median time: none"))
+    assert sentences[1].startswith("Accuracy: ") and sentences[2] == (
+        "The changes compare with your 3 earlier trials in this log.")

@@ -130,8 +130,30 @@ def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_se
     assert rows["all"]["trials"] == 4 and rows["all"]["median_ms"] == 800
     assert summary.player == "Ana"
     assert summary.title().startswith("drill summary: player Ana, 4 trials,")
-    assert summary.footer().startswith("anticipations (keys before the roll, not counted as trials): 1; "
-                                       "timed out: 1\n")
+    # The summary leads with the session's median time and accuracy and their change, one fact a line.
+    assert summary.sentences() == [
+        "Median time of your right answers: 800 ms, 200 ms faster than before.",  # Ana was right once, in 1000
+        "Accuracy: 75 % (3 of 4 right), 25 points higher than before.",  # 3 of 4 against 1 of 2
+        "The changes compare with your 2 earlier trials in this log.",  # Bo's trial is not Ana's
+        "Timed out (no answer in time): 1.",
+        "Too early (a key before the roll, not counted as a trial): 1.",
+    ]
+    assert summary.text().splitlines()[1:6] == summary.sentences()
+
+
+def test_a_first_session_says_there_is_nothing_to_compare_with_and_a_faster_one_says_faster(tmp_path):
+    log = DrillLog(tmp_path / "d.csv")
+    day = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    log_session(log, "first", "Ana", day, [("highest-total", "red", 900.0, False),
+                                           ("highest-total", "white", 500.0, False)])
+    first = summarize_session(load_logs([log.path]), "first").sentences()
+    assert first[:3] == ["Median time of your right answers: 900 ms.", "Accuracy: 50 % (1 of 2 right).",
+                         "No earlier trials of yours in this log to compare with yet."]
+    log_session(log, "second", "Ana", day + timedelta(days=1), [("highest-total", "red", 899.0, False)])
+    second = summarize_session(load_logs([log.path]), "second").sentences()
+    assert second[:3] == ["Median time of your right answers: 899 ms, 1 ms faster than before.",
+                          "Accuracy: 100 % (1 of 1 right), 50 points higher than before.",
+                          "The changes compare with your 2 earlier trials in this log."]
 
 
 def test_the_drill_summary_and_the_report_agree_on_a_session(tmp_path):

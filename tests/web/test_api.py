@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from starlette.testclient import TestClient
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.settings import FEEDBACK_MS, TIMEOUT_S, DrillSettings
+from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.security import MAX_BODY_BYTES
 from diavolo_stats.web.trials import TRIAL_BURST, TRIALS_PER_SECOND
@@ -412,3 +416,22 @@ def test_an_ambiguous_closest_accepts_the_nearest_color_and_grey(client, log_pat
         assert response.json()["expected"] == "grey" and sorted(response.json()["accepted"]) == ["grey", "red"]
     assert answers == {"red": True, "grey": True, "black": False}
     assert list(load_logs([log_path])["correct"]) == [True, True, False]
+
+
+def test_the_session_summary_leads_with_the_librarys_sentences(client, log_path):
+    for number in (1, 2):
+        assert client.post("/api/trials", json=a_trial(client, number)).status_code == 201
+    summary = client.get(f"/api/sessions/{SESSION}/summary", params={"player": "Ann"}).json()
+    library = summarize_session(load_logs([log_path]), SESSION)
+    assert summary["sentences"] == library.sentences() and summary["rows"] == library.rows()
+    assert summary["sentences"][1].startswith("Accuracy: ") and "of 2 right" in summary["sentences"][1]
+
+
+def test_the_drill_page_takes_its_limits_and_defaults_from_the_library(client):
+    page = client.get("/drill").text
+    served = json.loads(re.search(r'<script type="application/json" id="drill-settings">(.*?)</script>', page,
+                                  re.DOTALL).group(1))
+    assert served["trials"] == {"default": DEFAULT_TRIALS, "least": 1, "most": MAX_TRIALS_PER_SESSION}
+    assert served["timeout_s"]["default"] == TIMEOUT_S and served["feedback_ms"]["default"] == FEEDBACK_MS
+    assert served["keys"] == DrillSettings(player="Ann").keys
+    assert f'max="{MAX_TRIALS_PER_SESSION}"' in page

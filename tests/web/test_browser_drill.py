@@ -8,6 +8,7 @@ the manual's pictures).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -22,7 +23,9 @@ import pytest
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.summary import summarize_session
 from web.browser_harness import Server, answer_after, press_at, start_drill, wait_for_stimulus
 
 # How far after the intended moment a key usually arrives: the harness itself (the DevTools message,
@@ -287,3 +290,48 @@ def test_a_phone_plays_the_kids_game_by_tapping_the_answer_buttons(server, brows
     for banner, (_, row) in zip(banners, frame.iterrows(), strict=True):
         assert row["correct"] == (row["answer"] in json.loads(row["accepted"])), row
         assert banner == every_banner[commands.index(row["command"])]
+
+
+def test_each_answer_shows_its_time_and_the_summary_leads_with_the_median_time_and_accuracy(
+        server, page, log_path, tmp_path):
+    start_drill(page, server.url, "Ann", 3, feedback_ms="300")
+    # Every verdict the page shows, seen by an observer of the test's own (a verdict stays only 300 ms).
+    page.evaluate("""() => { window.verdicts = [];
+        new MutationObserver(() => { const text = document.querySelector('#verdict').textContent;
+            if (text) verdicts.push(text); }).observe(document.querySelector('#verdict'), {childList: true}); }""")
+    cdp = page.context.new_cdp_session(page)
+    for delay, key in ((150, "r"), (300, "b"), (200, "w")):
+        answer_after(page, cdp, delay, key)
+        if key == "b":
+            page.wait_for_function("() => verdicts.length === 2")
+            save_screenshot(page, tmp_path, "drill-feedback-time.png")
+    wait_for_summary(page)
+    verdicts = page.evaluate("() => verdicts")
+    frame = load_logs([log_path])
+    assert len(verdicts) == len(frame) == 3
+    for verdict, (_, row) in zip(verdicts, frame.iterrows(), strict=True):
+        # "RIGHT: red, 431 ms" or "WRONG: you said black, 431 ms; the answer is red": the time logged, whole ms.
+        shown = f"{row['answer']}, {math.floor(row['latency_ms'] + 0.5)} ms"
+        assert verdict.startswith(f"RIGHT: {shown}" if row["correct"] else f"WRONG: you said {shown}; "), verdict
+    # The summary leads with the library's sentences, each fact in its own paragraph.
+    sentences = page.locator("#summary-sentences > p").all_inner_texts()
+    assert sentences == summarize_session(frame, frame["session_id"].iloc[0]).sentences()
+    assert sentences[0].startswith("Median time") and sentences[1].startswith("Accuracy: ")
+    save_screenshot(page, tmp_path, "drill-summary.png")
+
+
+def test_a_session_may_be_as_long_as_the_library_allows(server, page):
+    page.goto(server.url.rstrip("/") + "/drill")
+    trials = page.locator("input[name=trials]")
+    assert trials.get_attribute("max") == str(MAX_TRIALS_PER_SESSION)
+    assert trials.input_value() == str(DEFAULT_TRIALS)
+    page.fill("input[name=player]", "Ann")
+    page.fill("input[name=trials]", str(MAX_TRIALS_PER_SESSION))
+    page.click("button.start")
+    page.wait_for_function("() => document.body.dataset.state === 'fixation'")
+    assert page.locator("#progress").inner_text() == f"trial 1 of {MAX_TRIALS_PER_SESSION}"
+    page.goto(server.url.rstrip("/") + "/drill")
+    page.fill("input[name=trials]", str(MAX_TRIALS_PER_SESSION + 1))
+    page.click("button.start")  # the form itself refuses one trial more
+    assert page.locator("input[name=trials]").evaluate("input => input.validity.rangeOverflow")
+    assert page.evaluate("() => document.body.dataset.state") == "setup"

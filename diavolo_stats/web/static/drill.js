@@ -11,20 +11,26 @@ import * as queue from "./queue.js";
 import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const SETUP_KEY = "diavolo.drill-setup";
-const QUIT_KEY = "q";
-const HELP_KEY = "?";
-const GREY = "grey";
-const NO_ANSWER = "none";
+// The library's defaults and limits, served in the page (web/pages.py: drill_settings).
+const SETTINGS = JSON.parse(document.querySelector("#drill-settings").textContent);
+const { quit_key: QUIT_KEY, help_key: HELP_KEY, no_answer: NO_ANSWER } = SETTINGS;
 
 const body = document.body;
-const main = document.querySelector("main.drill");
 const svg = document.querySelector("#table");
 const params = new URLSearchParams(location.search);
+
+// A number from the page's query, if it is one within the library's limit, else the library's default.
+function asked(name, { default: fallback, most }) {
+  const value = Number(params.get(name) ?? NaN);
+  return params.has(name) && Number.isFinite(value) && value >= 0 && value <= most ? value : fallback;
+}
+
 // For tests and experiments, as the terminal drill's flags: ?foreperiod_ms=MIN,MAX&feedback_ms=MS&timeout_s=S
+// (the server checks the foreperiod, which it draws).
 const timing = {
   foreperiod: params.get("foreperiod_ms"),
-  feedbackMs: Number(params.get("feedback_ms") ?? main.dataset.feedbackMs),
-  timeoutMs: 1000 * Number(params.get("timeout_s") ?? main.dataset.timeoutS),
+  feedbackMs: asked("feedback_ms", SETTINGS.feedback_ms),
+  timeoutMs: 1000 * asked("timeout_s", SETTINGS.timeout_s),
 };
 
 let session = null; // the running session, or null
@@ -96,7 +102,10 @@ function readSetup() {
 
 function checkSetup(setup) {
   if (!setup.player.trim()) return "player: give a name";
-  if (!(Number.isInteger(setup.trials) && setup.trials >= 1 && setup.trials <= 1000)) return "trials: 1 to 1000";
+  const { least, most } = SETTINGS.trials;
+  if (!(Number.isInteger(setup.trials) && setup.trials >= least && setup.trials <= most)) {
+    return `trials: ${least} to ${most.toLocaleString("en")}`;
+  }
   const used = Object.values(setup.keys);
   if (used.some((key) => key.length !== 1 || key === " ")) return "keys: one key per answer";
   if (used.includes(QUIT_KEY) || used.includes(HELP_KEY)) return `keys: ${QUIT_KEY} quits and ${HELP_KEY} is help`;
@@ -224,7 +233,7 @@ function record(current, answer, latencyMs, { tooEarly = false, timedOut = false
   const sent = queue.add({
     session_id: session.id, trial: current.number, player: session.player, variant: roll.variant,
     command_first: roll.command_first, command: roll.command, dice: roll.dice, positions: roll.positions,
-    answer, latency_ms: latencyMs === null ? null : Math.round(latencyMs * 10) / 10,
+    answer, latency_ms: latencyMs,
     too_early: tooEarly, timed_out: timedOut, foreperiod_ms: roll.foreperiod_ms, seed: session.seed,
     timestamp: onsetTime(current),
   });
@@ -247,15 +256,16 @@ function answered(answer, timeStamp) {
   if (current.phase !== "stimulus") return;
   stopTimers(current);
   current.phase = "feedback";
-  const latency = timeStamp - current.onset;
+  const latency = Math.round((timeStamp - current.onset) * 10) / 10; // ms, to the 0.1 ms the log keeps
   record(current, answer, latency);
   session.shown += 1;
   // An ambiguous closest accepts two answers: the strictly nearest color, and grey (the table's call).
   const { accepted } = current.roll;
   const right = accepted.includes(answer);
   const also = accepted.filter((name) => name !== answer);
-  feedback(right ? `RIGHT: ${answer}${also.length ? ` (${also.join(", ")} also counted)` : ""}`
-    : `WRONG: you said ${answer}, the answer is ${accepted.join(" or ")}`, current.roll.reason,
+  const time = `${Math.round(latency)} ms`; // the time logged, in whole ms
+  feedback(right ? `RIGHT: ${answer}, ${time}${also.length ? ` (${also.join(", ")} also counted)` : ""}`
+    : `WRONG: you said ${answer}, ${time}; the answer is ${accepted.join(" or ")}`, current.roll.reason,
   right ? "right" : "wrong");
 }
 
@@ -306,7 +316,9 @@ async function finish() {
     if (summary === null) await sleep(1000);
   }
   document.querySelector("#summary-title").textContent = summary.rows.length ? summary.title : "no trials were answered";
-  document.querySelector("#summary-footer").textContent = summary.footer;
+  // Each fact on its own line: the median time and accuracy with their change, then the counts.
+  document.querySelector("#summary-sentences").replaceChildren(
+    ...summary.sentences.map((sentence) => Object.assign(document.createElement("p"), { textContent: sentence })));
   document.querySelector("#report-link").href = `/report?${new URLSearchParams({ player: ended.player })}`;
   const columns = ["command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms"];
   const table = document.querySelector("#summary-table");
