@@ -32,8 +32,8 @@ from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS, MAX_FOREPERIOD_MS
 from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.trial import TABLE_FIELDS
-from diavolo_stats.errors import InputError
 from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
+from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.trials import (
     BOOLEAN,
@@ -103,11 +103,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
     within `heavy`'s bound."""
 
     async def post_trial(request: Request) -> JSONResponse:
-        try:
-            body = await request.json()
-        except ValueError:
-            raise InputError("the body must be one JSON object", field="trial") from None
-        row = trial_row(body)
+        row = trial_row(parse_body(await request.body(), "trial"))
         stored = await run_in_threadpool(store.add, row)
         return JSONResponse({"stored": stored, "session_id": row.session_id, "trial": row.trial,
                              "expected": row.expected, "accepted": list(row.accepted), "correct": row.correct},

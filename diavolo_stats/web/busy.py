@@ -27,6 +27,11 @@ class Busy(Exception):
     """The server cannot answer this now; asking again after RETRY_AFTER_S may succeed (HTTP 503)."""
 
 
+class NotStored(Busy):
+    """A valid trial the log could not take now (disk full, lock held by another program): the page keeps it
+    and sends it again."""
+
+
 class Heavy:
     """At most `at_once` heavy requests at a time, each run in a worker thread; Busy beyond that."""
 

@@ -50,6 +50,7 @@ from diavolo_stats.validation import (
     check_value,
     json_spelled,
 )
+from diavolo_stats.web.busy import NotStored
 
 BROWSER = "browser"
 """The `interface` of the rows the web drill logs."""
@@ -234,16 +235,22 @@ class TrialStore:
     def add(self, row: TrialRow) -> bool:
         """Append `row` (from `trial_row`) unless its trial is already in the log: True if it was appended.
 
-        InputError when the session sends trials faster than TRIALS_PER_SECOND (after a burst of
-        TRIAL_BURST), or when the log cannot be written.
+        TooFast (an InputError) when the session sends trials faster than TRIALS_PER_SECOND (after a
+        burst of TRIAL_BURST); NotStored (HTTP 503) when the log cannot take the row now (disk full, the
+        lock held by another program): the trial is valid, and sent again later.
         """
         key = (row.session_id, row.trial)
         with self._lock:
-            self._catch_up()
-            if key in self._stored:
-                return False
-            self._take_token(row.session_id)
-            self.log.append(row)
+            try:
+                self._catch_up()
+                if key in self._stored:
+                    return False
+                self._take_token(row.session_id)
+                self.log.append(row)
+            except InputError as error:
+                if error.field != "log":
+                    raise
+                raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
             self._stored.add(key)
             return True
 

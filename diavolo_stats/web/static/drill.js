@@ -401,11 +401,13 @@ function setStatus(text) {
   document.querySelector("#queue-status").textContent = text;
 }
 
+let refusal = ""; // the last trial refused for good stays shown while the others go on
 queue.onChange(({ pending, offline, rejected }) => {
-  if (rejected) setStatus(`the server refused a trial: ${rejected}`);
-  else if (pending && offline) setStatus(`${pending} answer${pending === 1 ? "" : "s"} kept in this browser until the server can be reached`);
-  else if (pending) setStatus(`sending ${pending} answer${pending === 1 ? "" : "s"}…`);
-  else setStatus("");
+  if (rejected) refusal = `the server refused a trial (kept aside in this browser): ${rejected}`;
+  const answers = `${pending} answer${pending === 1 ? "" : "s"}`;
+  const sending = !pending ? "" : offline ? `${answers} kept in this browser until the server has stored them`
+    : `sending ${answers}…`;
+  setStatus([sending, refusal].filter(Boolean).join("; "));
 });
 
 loadSetup();

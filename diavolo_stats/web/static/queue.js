@@ -1,11 +1,17 @@
 // Trials on their way to the log. Each answered trial is first kept in the browser's storage
 // (localStorage), then posted; it leaves the storage only once the server has answered that it is
-// stored (201) or already was (200, a trial sent twice). While the server cannot be reached the
-// trials stay, and are sent again every few seconds and whenever a page of this app is loaded.
+// stored (201) or already was (200, a trial sent twice). While the server cannot be reached, or
+// answers that it cannot store the trial now (503: the disk is full, the log's lock is held; 429:
+// sent too fast), the trials stay, and are sent again after the server's Retry-After (else a second)
+// and whenever a page of this app is loaded. Any other answer is final for that trial (400: the
+// trial itself is invalid): it is kept aside, the page shows why, and the trials behind it go on.
 
 const KEY = "diavolo.pending-trials";
 const REJECTED_KEY = "diavolo.rejected-trials";
 const RETRY_MS = 1000;
+const MAX_RETRY_MS = 30000;
+// What the server answers when it cannot take a trial now, but may later: send it again.
+const AGAIN = new Set([429, 502, 503, 504]);
 
 let sending = null;
 let retry = null;
@@ -78,7 +84,7 @@ async function sendAll() {
       tell({ offline: false });
       continue;
     }
-    if (response && response.status >= 400 && response.status < 500 && response.status !== 429) {
+    if (response && !AGAIN.has(response.status)) {
       // Refused for good (the server named the field): kept aside, so that it is not lost either.
       let error = `status ${response.status}`;
       try { error = (await response.json()).error; } catch { /* keep the status */ }
@@ -88,7 +94,8 @@ async function sendAll() {
       continue;
     }
     tell({ offline: true });
-    retry = setTimeout(flush, RETRY_MS);
+    const after = Number(response?.headers.get("Retry-After"));
+    retry = setTimeout(flush, after > 0 ? Math.min(after * 1000, MAX_RETRY_MS) : RETRY_MS);
     return false;
   }
 }

@@ -1,0 +1,83 @@
+"""What a client's JSON body may be: checked before it is parsed, and every text in it once parsed.
+
+A body is at most `security.MAX_BODY_BYTES` (checked while it is read),
+UTF-8, and one JSON value nested at most MAX_DEPTH objects and lists deep
+(counted on the bytes, before parsing, so a body of 10,000 nested objects
+costs one pass over 64 KB, not the parser's stack). A number is at most
+MAX_DIGITS digits long: a longer one reaches the field's rule as its digits,
+which the rule refuses by name (Python reads no integer over 4,300 digits).
+Every text, keys included, is Unicode characters: a lone surrogate (`\\ud800`,
+which JSON can spell but UTF-8 cannot) is refused naming its field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+
+from diavolo_stats.errors import InputError
+
+MAX_DEPTH = 8
+"""Objects and lists nested in a body at most (a trial needs 4: the trial, positions, a color, a point)."""
+MAX_DIGITS = 40
+"""Digits of one number at most (a seed up to 2**63 - 1 has 19)."""
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class LongNumber:
+    """A number longer than MAX_DIGITS, as its digits: neither a number nor text, so every rule refuses it."""
+
+    def __init__(self, digits: str):
+        self.digits = digits
+
+    def __str__(self) -> str:
+        return self.digits
+
+
+def _number(text: str) -> int | str:
+    return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else LongNumber(text)
+
+
+def parse_body(body: bytes, name: str) -> Any:
+    """The JSON value of a request body, or InputError (field `name`, or the field holding a bad text)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("the body must be one JSON object in UTF-8", field=name) from None
+    depth = nesting(body)
+    if depth > MAX_DEPTH:
+        raise InputError(f"objects and lists may be nested at most {MAX_DEPTH} deep, got {depth:,}", field=name)
+    try:
+        value = json.loads(text, parse_int=_number)
+    except ValueError:
+        raise InputError("the body must be one JSON object", field=name) from None
+    _check_texts(value, name)
+    return value
+
+
+def nesting(body: bytes) -> int:
+    """How deep the objects and lists of the JSON `body` nest (its strings left out)."""
+    codes = np.frombuffer(_JSON_STRING.sub(b'""', body), dtype=np.uint8)
+    steps = np.isin(codes, (ord("{"), ord("["))).astype(np.int32) - np.isin(codes, (ord("}"), ord("]")))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _check_texts(value: Any, field: str, top: bool = True) -> None:
+    """InputError naming `field` (at the top, each key of the object) if a text in `value` is no Unicode."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        if found:
+            raise InputError(f"must be text of Unicode characters, got a lone surrogate "
+                             f"(U+{ord(found.group()):04X}), which UTF-8 cannot spell", field=field)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_texts(key, field, top=False)
+            _check_texts(item, key if top else field, top=False)
+    elif isinstance(value, list):
+        for item in value:
+            _check_texts(item, field, top=False)
