@@ -62,6 +62,46 @@ def variant_rows(variant: Variant, sweep_id: str, simulated: tuple[int, int, int
     return rows
 
 
+def resume_problem(rows: Sequence[dict[str, Any]], variant: Variant, sweep_id: str,
+                   simulated: tuple[int, int] | None) -> str | None:
+    """Why `rows`, read back from a sweep's file, are not what this sweep writes for `variant`; None when they are.
+
+    simulated: (rounds, seed) of its `closest` simulation, None without one.
+    Checked: the variant's columns and commands, in order; every probability
+    finite and in [0, 1]; an exact row its own interval; a simulated row the
+    sweep's rounds and seed, 0 <= ties <= rounds, and its value and interval
+    exactly those `proportion_estimate` gives for its ties (so a row edited
+    by hand, or corrupted, does not land in the result: its variant is
+    computed again). An exact value changed consistently in all four of its
+    cells is not detected: that would take computing it again.
+    """
+    fields = {**variant_fields(variant), "sweep_id": sweep_id}
+    if [row["command"] for row in rows] != [command.value for command in variant.commands]:
+        return "its commands differ"
+    for row in rows:
+        command = row["command"]
+        changed = next((column for column, value in fields.items() if row[column] != value), None)
+        if changed:
+            return f"{command}: {changed} is not the variant's"
+        probabilities = [row[column] for column in ("tie_probability", "ci95_low", "ci95_high")]
+        if not all(isinstance(p, float) and 0.0 <= p <= 1.0 for p in probabilities):  # NaN fails too
+            return f"{command}: a probability outside [0, 1]"
+        if command != Command.CLOSEST.value:
+            exact = row["exact_tie_probability"]
+            if (row["rounds"], row["ties"], row["seed"]) != (0, None, None) or probabilities != [exact] * 3:
+                return f"{command}: an exact value that is not its own interval"
+            continue
+        ties = row["ties"]
+        if simulated is None or (row["rounds"], row["seed"]) != simulated or row["exact_tie_probability"] is not None:
+            return f"{command}: rounds or seed not this sweep's"
+        if not isinstance(ties, int) or not 0 <= ties <= row["rounds"]:
+            return f"{command}: ties outside 0 to rounds"
+        estimate = proportion_estimate(ties, row["rounds"])
+        if probabilities != [estimate.value, estimate.low, estimate.high]:
+            return f"{command}: a value or interval that its ties and rounds do not give"
+    return None
+
+
 def variant_fields(variant: Variant) -> dict[str, Any]:
     """The columns that name a variant: its dice, and its table model when it reports `closest`."""
     has_table = Command.CLOSEST in variant.commands

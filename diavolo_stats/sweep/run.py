@@ -18,6 +18,7 @@ import logging
 import multiprocessing
 import re
 import signal
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
@@ -27,7 +28,7 @@ from diavolo_stats.core.simulate import MAX_WORKERS, simulate
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import SweepGrid, variant_seed
-from diavolo_stats.sweep.result import SweepResult, variant_fields, variant_key, variant_rows
+from diavolo_stats.sweep.result import SweepResult, resume_problem, variant_fields, variant_key, variant_rows
 from diavolo_stats.sweep.results_file import ResultsFile, check_output
 from diavolo_stats.validation import FilePath, Flag, Instance, Maybe, Text, Whole, checked
 
@@ -65,7 +66,7 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
         results = None
         if out is not None:
             results = closing.enter_context(ResultsFile(Path(out), sweep_id, len(grid.commands), resume))
-        finished: dict[tuple, list[dict]] = dict(results.done) if results is not None else {}
+        finished = _resumed(grid, sweep_id, results) if results is not None else {}
         to_do = [variant for variant in grid.variants if _key(variant) not in finished]
         done = 0
         # Value commands are exact: only closest needs tasks.
@@ -82,6 +83,26 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
         if results is not None:
             results.finish(records)
     return SweepResult(description=grid.describe(), sweep_id=sweep_id, variants=grid.size, records=tuple(records))
+
+
+def _resumed(grid: SweepGrid, sweep_id: str, results: ResultsFile) -> dict[tuple, list[dict]]:
+    """The variants of `results` whose rows check (`result.resume_problem`); a warning names those that do
+    not, which are computed again."""
+    kept, problems = {}, []
+    for variant in grid.variants:
+        rows = results.done.get(_key(variant))
+        if rows is None:
+            continue
+        simulated = (grid.rounds, variant_seed(grid.seed, variant)) if Command.CLOSEST in variant.commands else None
+        problem = resume_problem(rows, variant, sweep_id, simulated)
+        if problem is None:
+            kept[_key(variant)] = rows
+        else:
+            problems.append(f"{variant.describe()}: {problem}")
+    if problems:
+        warnings.warn(f"{results.path}: {len(problems)} variant(s) whose rows do not check are computed again "
+                      f"(first: {problems[0]})", stacklevel=3)
+    return kept
 
 
 def closest_ties(variant: Variant, rounds: int, seed: int) -> int:
