@@ -83,6 +83,26 @@ def proportion_estimate(successes: float, trials: int, confidence: float = 0.95)
     return Estimate(successes / trials if trials > 0 else math.nan, low, high)
 
 
+def median_estimate(samples: Sequence[float] | np.ndarray, confidence: float = 0.95) -> Estimate:
+    """The median of samples (NaN ignored), with the distribution-free interval between two order statistics.
+
+    The interval runs from the sorted samples' ranks n/2 -+ z sqrt(n)/2 (Conover's normal approximation of
+    the binomial with p = 1/2): it assumes nothing about the shape of the samples, which reaction times
+    (skewed to the right) need. With few samples it widens to the smallest and largest. NaN (value and
+    bounds) with no samples; units those of the samples.
+    """
+    # samples: (samples,) float
+    values = np.sort(np.asarray(samples, dtype=np.float64))
+    values = values[np.isfinite(values)]
+    count = values.size
+    if count == 0:
+        return Estimate(math.nan, math.nan, math.nan)
+    half_width = z_for(confidence) * math.sqrt(count) / 2
+    low_rank = max(1, math.floor(count / 2 - half_width))  # 1-based ranks
+    high_rank = min(count, math.ceil(1 + count / 2 + half_width))
+    return Estimate(float(np.median(values)), float(values[low_rank - 1]), float(values[high_rank - 1]))
+
+
 def mean_estimate(samples: np.ndarray, confidence: float = 0.95) -> Estimate:
     """The mean of independent whole-number samples, with its normal-approximation interval (2 samples or more)."""
     # samples: (simulations,) integer dtype

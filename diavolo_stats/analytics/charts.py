@@ -93,25 +93,44 @@ def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[
 def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Figure:
     """Histograms of correct-answer latency (ms) per command, one outline per player.
 
-    The y axis is the % of the player's correct answers per 100 ms. A player
-    with fewer than MIN_HISTOGRAM_ANSWERS correct answers on the axis in a
-    panel gets no histogram: the panel says "too few answers" and names them.
-    With `fits`, each player's ex-Gaussian fit is drawn over the histogram
-    where there are enough correct answers for one (see `stats.fit_ex_gaussian`);
-    `fits` may be the `summaries.summarize` frame by player and command, whose
-    fits are drawn instead of fitting the same answers again. With more than
-    MANY_PLAYERS players each panel shows all players' answers as one
-    histogram and each player's median as a tick below it.
+    The y axis is the % of the player's correct answers per 100 ms. The x
+    axis ends at the LATENCY_AXIS_QUANTILE of all correct latencies (one
+    9-second lapse would squash the rest), and every slower answer is counted
+    in the last bar, so every answer is drawn; the axis label says from
+    which time on. A command gets a panel when a player has at least
+    MIN_HISTOGRAM_ANSWERS correct answers at it; the commands without are
+    named once, in a sentence under the panels (a chart of nothing but that
+    sentence when no command has enough), and a player with too few in a
+    drawn panel is named in its corner. With `fits`, each player's
+    ex-Gaussian fit is drawn over the histogram where there are enough
+    correct answers for one (see `stats.fit_ex_gaussian`); `fits` may be the
+    `summaries.summarize` frame by player and command, whose fits are drawn
+    instead of fitting the same answers again. With more than MANY_PLAYERS
+    players each panel shows all players' answers as one histogram and each
+    player's median as a tick below it.
     """
     # Columns picked and compared as categories: a report's log can hold a million rows.
     answered = drills.loc[answered_correctly(drills), ["command", "player", "latency_ms"]]
     present = {str(command) for command in drills["command"].unique()}
-    commands = [command for command in COMMAND_ORDER if command in present]
     colors = player_colors([str(player) for player in drills["player"].unique()])
     many = len(colors) > MANY_PLAYERS
+    counts = answered.groupby(["command", "player"], observed=True).size()
+    most = {str(command): int(count) for command, count in counts.groupby(level=0, observed=True).max().items()}
+    commands = [command for command in COMMAND_ORDER if command in present
+                and most.get(command, 0) >= MIN_HISTOGRAM_ANSWERS]
+    left_out = [command for command in COMMAND_ORDER if command in present and command not in commands]
+    sentence = (f"Too few correct answers to draw ({MIN_HISTOGRAM_ANSWERS} needed from one player; the most "
+                "one player has): " + ", ".join(f"{command} {most.get(command, 0)}" for command in left_out) + ".")
+    if not commands:
+        figure = Figure(figsize=(8, 0.9), layout="constrained")
+        figure.text(0.5, 0.5, "Latency per command: " + sentence[0].lower() + sentence[1:], ha="center",
+                    va="center", wrap=True)
+        return figure
     figure, panels = _panel_grid(len(commands), sharex=True)
     latencies = answered["latency_ms"].to_numpy(dtype=np.float64)
-    top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE)) if latencies.size else 1000.0
+    top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE))
+    top = max(LATENCY_UNIT_MS, LATENCY_UNIT_MS * np.ceil(top / LATENCY_UNIT_MS))  # a round end, in whole 100 ms
+    slower = int((latencies > top).sum())
     bins = np.linspace(0, top, 31)
     grid = np.linspace(0, top, 300)
     # % of the player's answers per LATENCY_UNIT_MS: a density per ms times this.
@@ -130,30 +149,26 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
         too_few = []
         for player in drilled:
             values = by_player.get(player, np.empty(0))
-            shown = int((values <= top).sum())
-            if shown < MIN_HISTOGRAM_ANSWERS:
-                past = f", {values.size - shown} past the axis" if shown < values.size else ""
-                too_few.append(f"{player}: {values.size} correct{past}")
+            if values.size < MIN_HISTOGRAM_ANSWERS:
+                too_few.append(f"{player}: {values.size} correct")
                 continue
-            # Density over all of the player's answers, so it matches the fit even where the axis
-            # leaves out the slowest 1 % (numpy's own density would renormalize to what is shown).
+            # Slower answers go in the last bar: each answer weighs its share of the player's answers.
             weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
-            axes.hist(values, bins=bins, weights=weights, histtype="step", color=colors[player], label=player)
+            axes.hist(np.minimum(values, top), bins=bins, weights=weights, histtype="step", color=colors[player],
+                      label=player)
             fit = _summary_fit(fits, player, command) if isinstance(fits, pd.DataFrame) else (
                 fit_ex_gaussian(values) if fits else None)
             if fit is not None:
                 axes.plot(grid, percent_per_unit * fit.pdf(grid), color=colors[player], linestyle="--",
                           linewidth=1)
-        if len(too_few) == len(drilled):  # nothing drawn: say why in the middle of the panel
-            axes.set_yticks([])
-            axes.text(0.5, 0.5, "too few answers\n" + "\n".join(too_few), transform=axes.transAxes,
-                      ha="center", va="center", fontsize="small", color="dimgrey")
-        elif too_few:
+        if too_few:
             axes.text(0.98, 0.95, "too few answers:\n" + "\n".join(too_few), transform=axes.transAxes,
                       ha="right", va="top", fontsize="small", color="dimgrey")
         axes.set_ylim(bottom=0)  # after drawing: set first, it would freeze the top at 1
-    panels[0].set_xlim(0, top)  # shared by every panel, drawn or not
-    figure.supxlabel("latency of correct answers (ms)")
+    panels[0].set_xlim(0, top)  # shared by every panel
+    last_bar = f"; the last bar also holds every answer from {top:,.0f} ms on ({slower})" if slower else ""
+    figure.supxlabel("latency of correct answers (ms)" + last_bar
+                     + ("\n" + sentence if left_out else ""), fontsize="medium")
     if many:
         figure.supylabel(f"% of all players' correct answers per {LATENCY_UNIT_MS} ms")
         panels[0].legend(handles=[Patch(color="lightgrey", label="all players"),
@@ -174,8 +189,9 @@ def _latency_spread(axes, answered: pd.DataFrame, bins: np.ndarray, percent_per_
     values = answered["latency_ms"].to_numpy(dtype=np.float64)
     if values.size:
         weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
-        axes.hist(values, bins=bins, weights=weights, color="lightgrey", edgecolor="grey")
+        axes.hist(np.minimum(values, bins[-1]), bins=bins, weights=weights, color="lightgrey", edgecolor="grey")
     medians = answered.groupby("player", observed=True)["latency_ms"].median().to_numpy(dtype=np.float64)
+    medians = np.minimum(medians, bins[-1])  # a median past the axis is shown at its end, like the answers
     axes.plot(medians, np.zeros_like(medians), marker="|", linestyle="", markersize=12, color="tab:blue",
               clip_on=False)
 
@@ -190,11 +206,14 @@ def _summary_fit(summary: pd.DataFrame, player: str, command: str) -> ExGaussian
                       tau_ms=float(row["exgauss_tau_ms"]))
 
 
-def learning_curve_chart(curve: pd.DataFrame) -> Figure:
-    """Accuracy (95 % interval) and median correct latency (ms) by session number, one line per player."""
+def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
+    """Accuracy (95 % interval) and median correct latency (ms) by session number, one line per player.
+
+    narrow: the two panels one above the other, for a phone's screen, instead of side by side.
+    """
     colors = player_colors(curve["player"].astype(str))
-    figure = Figure(figsize=(10, 3.6), layout="constrained")
-    accuracy_axes, latency_axes = figure.subplots(1, 2, sharex=True)
+    figure = Figure(figsize=(4.2, 6.4) if narrow else (10, 3.6), layout="constrained")
+    accuracy_axes, latency_axes = figure.subplots(2 if narrow else 1, 1 if narrow else 2, sharex=True)
     many = len(colors) > MANY_PLAYERS
     for player, rows in curve.groupby(curve["player"].astype(str), sort=True):
         if many:  # every player a thin grey line; their mean is drawn over them below

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from diavolo_stats.analytics import charts, summaries
+from diavolo_stats.analytics import charts, summaries, wording
 from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_frame
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
@@ -187,15 +187,24 @@ def is_report_file(name: str) -> bool:
     return name in REPORT_FILES or (name.startswith("tie_frequency_") and name.endswith(".png"))
 
 
+def _table_html(frame: pd.DataFrame, digits: int = 0) -> str:
+    """A table for people (`wording.readable`: headings in words, intervals "82 % (74-88 %)") in a box that
+    scrolls sideways on its own when it is wider than the screen, never the page."""
+    table = wording.readable(frame, digits).to_html(index=False, na_rep="", border=0, classes="summary")
+    return f'<div class="scroll">{table}</div>'
+
+
 def _tie_frequency_html(frame: pd.DataFrame) -> str:
-    """The tie-frequency table as HTML; a command with no exact odds (closest) says "no exact value"."""
+    """The tie-frequency table; a command with no exact odds (closest) says "no exact value"."""
     shown = frame.astype({"exact_tie_probability": object, "exact_in_interval": object})
     missing = frame["exact_tie_probability"].isna().to_numpy()
     shown["exact_tie_probability"] = [
-        "no exact value" if absent else f"{value:.5f}"
+        "no exact value" if absent else wording.percent(value, 2)
         for absent, value in zip(missing, frame["exact_tie_probability"])]
-    shown.loc[missing, "exact_in_interval"] = ""
-    return shown.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.5f}", border=0, classes="summary")
+    shown["exact_in_interval"] = ["" if absent else ("yes" if inside else "no")
+                                  for absent, inside in zip(missing, frame["exact_in_interval"])]
+    shown["rounds"] = [f"{rounds:,}" for rounds in frame["rounds"]]
+    return _table_html(shown, digits=2)
 
 
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
@@ -203,16 +212,22 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
           notes: Sequence[str]) -> str:
     players = ", ".join(sorted(drills["player"].astype(str).unique()))
     sessions = drills["session_id"].nunique()
+    # The header counts what the table counts: trials are answers and timeouts, anticipations apart.
+    trials, early = int(summary["trials"].sum()), int(summary["anticipations"].sum())
+    anticipations = (f", and {early} key{'s' if early != 1 else ''} pressed before the roll appeared (not trials)"
+                     if early else "")
     sections = [
         "<h1>Diavolo drill report</h1>",
-        f"<p>{html.escape(players)}: {len(drills)} trials in {sessions} sessions, from "
+        f"<p>{html.escape(players)}: {trials} trials in {sessions} session{'s' if sessions != 1 else ''}"
+        f"{anticipations}, from "
         f"{html.escape(', '.join(map(str, paths)))}.</p>",
-        "<p>Accuracy is correct answers over all trials (a timeout or a key pressed too early counts as "
-        "wrong), with a Wilson 95&nbsp;% interval. Latencies are over correct answers, in ms; the spread "
-        "is the interquartile range; the ex-Gaussian fit (mu, sigma, tau) needs at least "
-        f"{MIN_FIT_ANSWERS} correct answers.</p>",
+        "<p>Accuracy is correct answers over trials, with a Wilson 95&nbsp;% interval; a timeout counts as "
+        "wrong. A key pressed before the roll appeared answers no roll: it is not a trial, and the "
+        "<em>pressed too early</em> column counts it. Times are over correct answers, in ms; the spread "
+        "is the middle half of them (the interquartile range); the ex-Gaussian fit (mu, sigma, tau) needs at "
+        f"least {MIN_FIT_ANSWERS} correct answers.</p>",
         "<h2>Summary</h2>",
-        summary.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3f}", border=0, classes="summary"),
+        _table_html(summary),
     ]
     for file_name, (caption, png) in images.items():
         encoded = base64.b64encode(png).decode("ascii")
@@ -224,9 +239,12 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
                 sections.append(_tie_frequency_html(frame))
     sections.extend(f"<p>{html.escape(note)}.</p>" for note in notes)
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+             ".scroll{overflow-x:auto;max-width:100%}"
              "table.summary{border-collapse:collapse;font-size:0.9em}"
              "table.summary td,table.summary th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
-             "img{max-width:100%}")
+             "table.summary td{white-space:nowrap}table.summary th{vertical-align:bottom}"
+             "img{max-width:100%;height:auto}")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Diavolo drill report: {html.escape(players)}</title><style>{style}</style></head>"
             f"<body>\n{chr(10).join(sections)}\n</body></html>\n")

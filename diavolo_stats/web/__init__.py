@@ -1,4 +1,4 @@
-"""`diavolo serve`: the drill, the variant explorer and reports in the browser.
+"""`diavolo serve`: the drill, the variant explorer, a player's progress and reports in the browser.
 
 `app.create_app` builds the Starlette application over one drill log;
 `server.serve` runs it on uvicorn. `trials` checks and logs what a browser

@@ -1,4 +1,5 @@
-"""The pages: the drill (`/drill`), the variant explorer (`/explore`) and a player's report (`/report`).
+"""The pages: the drill (`/drill`), the variant explorer (`/explore`), a player's progress (`/me`, see `me`)
+and a player's report (`/report`).
 
 Pages are Jinja2 templates with autoescaping on, so every name a player
 typed is escaped wherever it appears. Their scripts are plain JavaScript
@@ -33,6 +34,7 @@ from diavolo_stats.drill.settings import (
 from diavolo_stats.drill.teaching import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.busy import Heavy
+from diavolo_stats.web.me import progress_context
 from diavolo_stats.web.trials import BROWSER_VARIANTS, TrialStore
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -98,7 +100,13 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
                                               {"players": players, "log": store.log.path})
         return HTMLResponse(await heavy.run("the report", _report_html, store.log.path, player))
 
-    return [Route("/", home), Route("/drill", drill), Route("/explore", explore), Route("/report", report)]
+    async def me(request: Request) -> Response:
+        context = await heavy.run("the progress page", progress_context, store.log.path,
+                                  request.query_params.get("player"))
+        return templates.TemplateResponse(request, "me.html", context)
+
+    return [Route("/", home), Route("/drill", drill), Route("/explore", explore), Route("/me", me),
+            Route("/report", report)]
 
 
 def _report_html(log: Path, player: str) -> str:

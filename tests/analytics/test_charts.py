@@ -19,21 +19,34 @@ def texts(axes) -> str:
     return "\n".join(text.get_text() for text in axes.texts)
 
 
-def test_latency_has_a_labelled_scale_and_a_panel_with_too_few_answers_says_so(tmp_path):
-    # Ann: 12 correct highest-total answers, and one correct highest-die answer far past the axis cut.
-    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", 900.0 + 10 * i)
-                                           for i in range(12)] + [trial("ann", "s1", "highest-die", "grey", 9000.0)])
+def test_latency_has_a_labelled_scale_and_commands_with_too_few_answers_are_named_once(tmp_path):
+    # Ann: 12 correct highest-total answers, one far slower than the rest; one correct highest-die answer.
+    latencies = [900.0 + 10 * i for i in range(11)] + [9000.0]
+    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", ms) for ms in latencies]
+                    + [trial("ann", "s1", "highest-die", "grey", 1000.0)])
     figure = charts.latency_chart(load_logs([log]))
     assert "% of a player's correct answers per 100 ms" in figure.get_supylabel()
+    assert [axes.get_title() for axes in figure.axes if axes.get_visible()] == ["highest-total"]
     drawn = panel(figure, "highest-total")
     assert drawn.patches and drawn.get_yticks().size and drawn.get_ylim()[0] == 0
-    # % per 100 ms: the area under Ann's outline, in % x 100 ms, is the 100 % of her answers on the axis.
+    # % per 100 ms: the area under Ann's outline, in % x 100 ms, is 100 % of her answers: every one is drawn,
+    # the slow one in the last bar, which the axis label names.
     (outline,) = drawn.patches
     x, y = outline.get_path().vertices.T
     assert abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2 / 100 == pytest.approx(100)
-    empty = panel(figure, "highest-die")
-    assert not empty.patches and not empty.lines
-    assert "too few answers" in texts(empty) and "ann: 1 correct, 1 past the axis" in texts(empty)
+    assert x.max() == drawn.get_xlim()[1] < 9000
+    label = figure.get_supxlabel()
+    assert f"the last bar also holds every answer from {drawn.get_xlim()[1]:,.0f} ms on (1)" in label
+    assert label.count("Too few correct answers") == 1 and "highest-die 1" in label
+
+
+def test_a_latency_chart_with_no_command_to_draw_is_one_sentence(tmp_path):
+    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", 900.0),
+                                           trial("ann", "s1", "highest-die", "grey", 1000.0)])
+    figure = charts.latency_chart(load_logs([log]))
+    assert not figure.axes
+    (sentence,) = [text.get_text() for text in figure.texts]
+    assert "too few correct answers to draw" in sentence and "highest-total 1, highest-die 1" in sentence
 
 
 def test_a_panel_names_the_players_too_few_to_draw_beside_those_drawn(tmp_path):

@@ -79,7 +79,7 @@ def test_html_is_one_self_contained_page(default_run):
 def test_html_says_closest_has_no_exact_value(default_run):
     folder, _ = default_run
     page = (folder / "data" / "reports" / "report.html").read_text(encoding="utf-8")
-    tie_table = page[page.index("exact_tie_probability"):]
+    tie_table = page[page.index("exact tie odds"):]
     row = re.search(r"<td>closest</td>\s*<td>([^<]*)</td>", tie_table)
     assert row and row.group(1) == "no exact value"
     assert "&lt;NA&gt;" not in page
@@ -168,3 +168,23 @@ def test_a_custom_games_trials_get_a_note_instead_of_another_games_tie_odds(tmp_
         assert not [name for name in names if name.startswith("tie_frequency_") and "standard" not in name]
         assert [line for line in report.notes if line.startswith(note)] == [report.notes[-1]]
         assert note in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_html_counts_agree_and_its_headings_are_words(tmp_path):
+    # ann: 10 answers, one timeout and 2 keys pressed before the roll: 11 trials, 2 anticipations apart.
+    trials = [trial("ann", "s1", "highest-total", "red", 800.0 + 10 * i) for i in range(10)]
+    trials += [trial("ann", "s1", "highest-total", "none", None)]
+    trials += [trial("ann", "s1", "highest-die", "none", None, too_early=True) for _ in range(2)]
+    out = tmp_path / "out"
+    report = write_report([write_log(tmp_path / "log.csv", trials)], out,
+                          simulation_path=REPO / "data" / "simulation_standard.csv")
+    page = (out / "report.html").read_text(encoding="utf-8")
+    header = re.search(r"ann: (\d+) trials in 1 session, and (\d+) keys pressed before the roll", page)
+    assert header and int(header.group(1)) == report.summary["trials"].sum() == 11
+    assert int(header.group(2)) == report.summary["anticipations"].sum() == 2
+    assert "the <em>pressed too early</em> column counts it" in page
+    headings = re.findall(r"<th>([^<]*)</th>", page)
+    assert "pressed too early" in headings and "median time (ms)" in headings
+    assert not [heading for heading in headings if "_" in heading]
+    assert re.search(r"<td>\d+ % \(\d+-\d+ %\)</td>", page)  # accuracy with its interval in one cell
+    assert page.count('<div class="scroll"><table') == 2  # the summary and the tie odds scroll in their box

@@ -290,7 +290,7 @@ def test_one_session_posting_faster_than_a_person_is_slowed_down(client, log_pat
 
 
 def test_every_answer_carries_a_policy_that_allows_only_the_apps_own_scripts(client):
-    for path in ("/", "/drill", "/explore", "/report", "/api/odds", "/static/drill.js", "/nowhere"):
+    for path in ("/", "/drill", "/explore", "/me", "/report", "/api/odds", "/static/drill.js", "/nowhere"):
         policy = client.get(path).headers["content-security-policy"]
         directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
         assert directives["script-src"] == "'self'" and directives["default-src"] == "'self'", (path, policy)
@@ -298,7 +298,7 @@ def test_every_answer_carries_a_policy_that_allows_only_the_apps_own_scripts(cli
 
 
 def test_pages_load_no_script_or_style_from_elsewhere(client):
-    for path in ("/", "/drill", "/explore", "/report"):
+    for path in ("/", "/drill", "/explore", "/me", "/report"):
         page = client.get(path).text
         assert "<script>" not in page and "style=" not in page and "http://" not in page and "https://" not in page
 
@@ -400,6 +400,8 @@ def test_names_are_escaped_on_every_page(client, log_path):
     assert HOSTILE not in report.text and "&lt;script&gt;" in report.text
     unknown = client.get("/report", params={"player": "<b>nobody</b>"})
     assert unknown.status_code == 400 and "<b>nobody</b>" not in unknown.text
+    progress = client.get("/me", params={"player": HOSTILE})
+    assert progress.status_code == 200 and HOSTILE not in progress.text and "&lt;script&gt;" in progress.text
 
 
 def test_an_ambiguous_closest_accepts_the_nearest_color_and_grey(client, log_path):

@@ -77,6 +77,7 @@ function loadSetup() {
     else input.value = value;
   }
   if (params.get("player")) form.elements.player.value = params.get("player");
+  if (params.get("adaptive")) form.elements.adaptive.checked = true; // the progress page's "drill your weak spots"
 }
 
 function readSetup() {

@@ -1,0 +1,186 @@
+"""A player's progress: the figures of the progress page (`diavolo serve`'s `/me`), from one drill log.
+
+`player_progress` gives, for one player, the two headline figures (the
+median time of correct answers and the accuracy, each with its 95 %
+interval) for their last session and for the last 7 days of their drilling,
+each against the time before it; their personal bests; the figures of every
+session, for the chart; and their weak spots, in words. Every figure is
+the one `summaries.summarize` gives for the same rows (`performance` is the
+one definition of accuracy and latency), so the page, the report and the
+drill's own summary agree.
+
+The 7 days end at the player's last trial, not at today: a player back
+after a month's break still sees how their last week of drilling went.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pandas as pd
+
+from diavolo_stats.analytics import summaries
+from diavolo_stats.drill.performance import correct_latencies_ms, performance
+from diavolo_stats.errors import InputError
+from diavolo_stats.stats import Estimate, median_estimate, proportion_estimate
+
+WEEK = timedelta(days=7)
+
+MIN_BEST_TRIALS = 10
+"""A session counts for a personal best from this many trials (a 2-trial session of luck is no record)."""
+
+WEAK_SPOT_TRIALS = 200
+"""Weak spots are read from the player's most recent this many trials: how they play now, not a year ago."""
+
+MIN_WEAK_SPOT_TRIALS = 5
+"""A command needs this many of those trials (this many correct answers, for its time) to be judged."""
+
+WEAK_SPOTS_SHOWN = 3
+"""At most this many weak spots of each kind (slowest, most wrong)."""
+
+WEAK_SPOT_KINDS: Mapping[str, str] = {"command": "command"}
+"""The columns weak spots are looked for in, and the word for one value of each. A column the player
+models add to the log's frame (a roll type, say) joins here and is judged the same way."""
+
+
+@dataclass(frozen=True)
+class Period:
+    """The headline figures of some of a player's trials, against the trials before them.
+
+    label: what the trials are ("last session"); before_label: what they are compared with.
+    accuracy: correct over trials (a probability, Wilson 95 % interval); median_ms: of the correct
+    answers, ms, with its distribution-free 95 % interval (NaN without correct answers). The changes are
+    this period minus the one before (accuracy in probability, time in ms), NaN when there is nothing to
+    compare with.
+    """
+
+    label: str
+    trials: int
+    accuracy: Estimate
+    median_ms: Estimate
+    before_label: str
+    before_trials: int
+    accuracy_change: float
+    median_change_ms: float
+
+
+@dataclass(frozen=True)
+class Best:
+    """A personal best: the figure and the session (number, start in UTC) that set it."""
+
+    value: float
+    session_number: int
+    session_start: pd.Timestamp
+
+
+@dataclass(frozen=True)
+class WeakSpot:
+    """Where a player is slowest or most often wrong.
+
+    kind: the word for what is judged ("command"); name: which one ("closest"); problem: "slowest" (the
+    estimate is the median correct time, ms) or "most wrong" (the estimate is the accuracy, a
+    probability); trials: how many trials the estimate is read from.
+    """
+
+    kind: str
+    name: str
+    problem: str
+    estimate: Estimate
+    trials: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What `player_progress` returns. sessions: `summaries.learning_curve` of the player, without fits."""
+
+    player: str
+    last_session: Period
+    last_week: Period
+    fastest: Best | None
+    most_accurate: Best | None
+    sessions: pd.DataFrame
+    weak_spots: tuple[WeakSpot, ...]
+    weak_spot_trials: int
+
+
+def player_progress(drills: pd.DataFrame, player: str) -> Progress:
+    """The progress of `player` in `drills` (rows from `load_logs`, any players); InputError if they have none."""
+    mine = summaries.select_players(drills, [player])
+    if mine.empty:
+        raise InputError(f"no trials for {player!r}", field="player")
+    sessions = summaries.learning_curve(mine, fit=False)
+    numbered = summaries.with_session_numbers(mine)
+    last = int(sessions["session_number"].max())
+    last_session = _period("last session", numbered[numbered["session_number"] == last],
+                           "the session before", numbered[numbered["session_number"] == last - 1])
+    end = mine["timestamp"].max()
+    week = mine[mine["timestamp"] > end - WEEK]
+    week_before = mine[(mine["timestamp"] <= end - WEEK) & (mine["timestamp"] > end - 2 * WEEK)]
+    recent = mine.sort_values("timestamp", kind="stable")
+    recent = recent[~recent["too_early"].to_numpy(dtype=bool)].tail(WEAK_SPOT_TRIALS)
+    return Progress(
+        player=player,
+        last_session=last_session,
+        last_week=_period("last 7 days", week, "the 7 days before", week_before),
+        fastest=_best(sessions, "median_latency_ms", lowest=True),
+        most_accurate=_best(sessions, "accuracy", lowest=False),
+        sessions=sessions,
+        weak_spots=weak_spots(recent),
+        weak_spot_trials=len(recent),
+    )
+
+
+def _period(label: str, rows: pd.DataFrame, before_label: str, before: pd.DataFrame) -> Period:
+    now, earlier = performance(rows), performance(before)
+    return Period(
+        label=label, trials=now["trials"],
+        accuracy=proportion_estimate(now["correct"], now["trials"]),
+        median_ms=median_estimate(correct_latencies_ms(rows)),
+        before_label=before_label, before_trials=earlier["trials"],
+        accuracy_change=now["accuracy"] - earlier["accuracy"],
+        median_change_ms=now["median_latency_ms"] - earlier["median_latency_ms"],
+    )
+
+
+def _best(sessions: pd.DataFrame, column: str, lowest: bool) -> Best | None:
+    counted = sessions[(sessions["trials"] >= MIN_BEST_TRIALS) & sessions[column].notna()]
+    if counted.empty:
+        return None
+    # the first session to reach the best figure set the record
+    row = counted.loc[counted[column].idxmin() if lowest else counted[column].idxmax()]
+    return Best(value=float(row[column]), session_number=int(row["session_number"]),
+                session_start=row["session_start"])
+
+
+def weak_spots(rows: pd.DataFrame) -> tuple[WeakSpot, ...]:
+    """The slowest and the most often wrong values of each WEAK_SPOT_KINDS column present in `rows`.
+
+    Slowest: the highest median correct time (at least MIN_WEAK_SPOT_TRIALS correct answers), most
+    wrong: the lowest accuracy below the player's own over `rows` (at least MIN_WEAK_SPOT_TRIALS
+    trials); WEAK_SPOTS_SHOWN of each, worst first. With one value only (a game of one command) there
+    is nothing to compare and no weak spot.
+    """
+    overall = performance(rows)["accuracy"]
+    spots: list[WeakSpot] = []
+    for column, kind in WEAK_SPOT_KINDS.items():
+        if column not in rows.columns:
+            continue
+        summary = summaries.summarize(rows, by=(column,), fit=False)
+        if len(summary) < 2:
+            continue
+        timed = [(column_value, group) for column_value, group in rows.groupby(column, observed=True)
+                 if correct_latencies_ms(group).size >= MIN_WEAK_SPOT_TRIALS]
+        slow = sorted(((median_estimate(correct_latencies_ms(group)), str(value), len(group))
+                       for value, group in timed), key=lambda spot: -spot[0].value)
+        spots += [WeakSpot(kind, name, "slowest", estimate, trials)
+                  for estimate, name, trials in slow[:WEAK_SPOTS_SHOWN]]
+        wrong = summary[(summary["trials"] >= MIN_WEAK_SPOT_TRIALS) & (summary["accuracy"] < overall)]
+        wrong = wrong.sort_values("accuracy", kind="stable").head(WEAK_SPOTS_SHOWN)
+        spots += [WeakSpot(kind, str(row[column]), "most wrong",
+                           Estimate(row["accuracy"], row["accuracy_ci_low"], row["accuracy_ci_high"]),
+                           int(row["trials"]))
+                  for _, row in wrong.iterrows()]
+    return tuple(spot for spot in spots if not math.isnan(spot.estimate.value))

@@ -1,0 +1,98 @@
+"""The progress page, `/me?player=NAME`: a player's headline figures, their chart and weak spots, in words.
+
+The figures are `analytics.progress.player_progress` of the drill log, said
+in words by `analytics.wording`; the chart is `charts.learning_curve_chart`
+of the same sessions, drawn twice (side by side for a wide screen, one
+panel above the other for a phone) and embedded as PNG, so the page fetches
+nothing. Without `player` the page is that of whoever drilled last.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from pathlib import Path
+
+from diavolo_stats.analytics import wording
+from diavolo_stats.analytics.progress import (
+    MIN_BEST_TRIALS,
+    MIN_WEAK_SPOT_TRIALS,
+    Best,
+    Period,
+    Progress,
+    WeakSpot,
+    player_progress,
+)
+from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
+
+
+def progress_context(log: Path, player: str | None) -> dict:
+    """What `me.html` shows for `player` of `log` (the last to drill when None); InputError for an unknown one."""
+    drills = load_logs([log], columns=FIGURE_COLUMNS)
+    players = sorted(drills["player"].astype(str).unique())
+    if not players:
+        return {"log": log, "players": [], "progress": None}
+    if not player:
+        player = str(drills.loc[drills["timestamp"].idxmax(), "player"])
+    progress = player_progress(drills, player)
+    return {"log": log, "players": players, "player": player, "progress": progress,
+            "periods": [_period(progress.last_session), _period(progress.last_week)],
+            "bests": _bests(progress), "weak_spots": [_weak_spot(spot) for spot in progress.weak_spots],
+            "weak_spot_trials": progress.weak_spot_trials, "min_weak_spot_trials": MIN_WEAK_SPOT_TRIALS,
+            "sessions": len(progress.sessions), "charts": _charts(progress)}
+
+
+def _period(period: Period) -> dict:
+    """A headline card: the two figures in big type, their intervals and changes in words."""
+    against = f"than {period.before_label}"
+    return {
+        "label": period.label, "trials": period.trials,
+        "median": wording.milliseconds(period.median_ms.value),
+        "median_interval": "" if math.isnan(period.median_ms.value) else wording.milliseconds_range(period.median_ms),
+        "median_change": _change(wording.time_change(period.median_change_ms), against),
+        "accuracy": wording.percent(period.accuracy.value),
+        "accuracy_interval": "" if math.isnan(period.accuracy.value) else wording.percent_range(period.accuracy),
+        "accuracy_change": _change(wording.accuracy_change(period.accuracy_change), against),
+        "compared": f"against {period.before_label}, {period.before_trials} trials" if period.before_trials else
+        f"nothing to compare with: no trials in {period.before_label}",
+    }
+
+
+def _change(change: str, against: str) -> str:
+    return f"{change} {against}" if change and change != "no change" else change
+
+
+def _bests(progress: Progress) -> list[str]:
+    def when(best: Best) -> str:
+        return f"session {best.session_number}, {best.session_start:%d %b %Y}"
+
+    lines = []
+    if progress.fastest:
+        lines.append(f"Fastest session: a median of {wording.milliseconds(progress.fastest.value)} "
+                     f"({when(progress.fastest)}).")
+    if progress.most_accurate:
+        lines.append(f"Most accurate session: {wording.percent(progress.most_accurate.value)} right "
+                     f"({when(progress.most_accurate)}).")
+    if not lines:
+        lines.append(f"A session counts for a personal best from {MIN_BEST_TRIALS} trials: none yet.")
+    return lines
+
+
+def _weak_spot(spot: WeakSpot) -> str:
+    if spot.problem == "slowest":
+        return (f"{spot.name}: one of your slowest {spot.kind}s, a median of "
+                f"{wording.milliseconds_interval(spot.estimate)} over its correct answers ({spot.trials} trials).")
+    return (f"{spot.name}: right {wording.percent_interval(spot.estimate)} of the time, below your own "
+            f"accuracy ({spot.trials} trials).")
+
+
+def _charts(progress: Progress) -> dict[str, str] | None:
+    """The chart as PNG data URLs, wide and narrow; None with fewer than two sessions (a sentence says so)."""
+    if len(progress.sessions) < 2:
+        return None
+    from diavolo_stats.analytics.charts import learning_curve_chart
+    from diavolo_stats.plots import figure_png
+
+    return {layout: "data:image/png;base64," + base64.b64encode(
+        figure_png(learning_curve_chart(progress.sessions, narrow=layout == "narrow"))).decode("ascii")
+        for layout in ("wide", "narrow")}

@@ -1,0 +1,52 @@
+"""The progress page, `/me`, in-process: the figures of `player_progress` in words, and what it says without them."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+from conftest import REPO
+from web.test_api import a_trial
+
+from diavolo_stats.analytics import wording
+from diavolo_stats.analytics.progress import player_progress
+from diavolo_stats.drill.log import load_logs
+
+SAMPLE = REPO / "data" / "sample_drills.csv"
+
+
+def figures(page: str) -> list[str]:
+    return re.findall(r'<p class="big" data-figure="\w+">([^<]*)</p>', page)
+
+
+def test_the_page_shows_the_players_figures_chart_weak_spots_and_an_adaptive_drill(client, log_path):
+    shutil.copy(SAMPLE, log_path)
+    page = client.get("/me", params={"player": "synthetic-novice"})
+    assert page.status_code == 200
+    progress = player_progress(load_logs([SAMPLE]), "synthetic-novice")
+    expected = [wording.milliseconds(progress.last_session.median_ms.value),
+                wording.percent(progress.last_session.accuracy.value),
+                wording.milliseconds(progress.last_week.median_ms.value),
+                wording.percent(progress.last_week.accuracy.value)]
+    assert figures(page.text) == expected
+    assert page.text.count('src="data:image/png;base64,') == 2  # the chart, wide and narrow
+    spots = re.findall(r"<li>([^<]*)</li>", page.text.split('class="weak-spots"')[1])
+    assert len(spots) == len(progress.weak_spots) > 0
+    assert wording.milliseconds_interval(progress.weak_spots[0].estimate) in spots[0]
+    assert 'href="/drill?player=synthetic-novice&amp;adaptive=1"' in page.text
+
+
+def test_without_a_name_the_page_is_the_last_players_and_the_report_list_links_to_it(client, log_path):
+    shutil.copy(SAMPLE, log_path)
+    frame = load_logs([SAMPLE])
+    last = frame.loc[frame["timestamp"].idxmax(), "player"]
+    assert f"<h1>{last}: your progress</h1>" in client.get("/me").text
+    assert f'href="/me?player={last}"' in client.get("/report").text
+
+
+def test_an_empty_log_and_a_single_session_say_so_in_a_sentence(client, log_path):
+    assert "No trials in" in client.get("/me").text
+    assert client.post("/api/trials", json=a_trial(client, player="ann")).status_code == 201
+    page = client.get("/me", params={"player": "ann"}).text
+    assert "One session so far" in page and "<img" not in page
+    assert client.get("/me", params={"player": "bob"}).status_code == 400
