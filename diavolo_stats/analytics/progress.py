@@ -93,7 +93,7 @@ class WeakSpot:
 
 
 @dataclass(frozen=True)
-class Progress:
+class PlayerProgress:
     """What `player_progress` returns. sessions: `summaries.learning_curve` of the player, without fits."""
 
     player: str
@@ -106,7 +106,7 @@ class Progress:
     weak_spot_trials: int
 
 
-def player_progress(drills: pd.DataFrame, player: str) -> Progress:
+def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     """The progress of `player` in `drills` (rows from `load_logs`, any players); InputError if they have none."""
     mine = summaries.select_players(drills, [player])
     if mine.empty:
@@ -121,7 +121,7 @@ def player_progress(drills: pd.DataFrame, player: str) -> Progress:
     week_before = mine[(mine["timestamp"] <= end - WEEK) & (mine["timestamp"] > end - 2 * WEEK)]
     recent = mine.sort_values("timestamp", kind="stable")
     recent = recent[~recent["too_early"].to_numpy(dtype=bool)].tail(WEAK_SPOT_TRIALS)
-    return Progress(
+    return PlayerProgress(
         player=player,
         last_session=last_session,
         last_week=_period("last 7 days", week, "the 7 days before", week_before),

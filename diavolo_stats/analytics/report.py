@@ -187,7 +187,7 @@ def is_report_file(name: str) -> bool:
     return name in REPORT_FILES or (name.startswith("tie_frequency_") and name.endswith(".png"))
 
 
-def _table_html(frame: pd.DataFrame, digits: int = 0) -> str:
+def _scrolling_html(frame: pd.DataFrame, digits: int = 0) -> str:
     """A table for people (`wording.readable`: headings in words, intervals "82 % (74-88 %)") in a box that
     scrolls sideways on its own when it is wider than the screen, never the page."""
     table = wording.readable(frame, digits).to_html(index=False, na_rep="", border=0, classes="summary")
@@ -204,7 +204,7 @@ def _tie_frequency_html(frame: pd.DataFrame) -> str:
     shown["exact_in_interval"] = ["" if absent else ("yes" if inside else "no")
                                   for absent, inside in zip(missing, frame["exact_in_interval"])]
     shown["rounds"] = [f"{rounds:,}" for rounds in frame["rounds"]]
-    return _table_html(shown, digits=2)
+    return _scrolling_html(shown, digits=2)
 
 
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
@@ -227,7 +227,7 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
         "is the middle half of them (the interquartile range); the ex-Gaussian fit (mu, sigma, tau) needs at "
         f"least {MIN_FIT_ANSWERS} correct answers.</p>",
         "<h2>Summary</h2>",
-        _table_html(summary),
+        _scrolling_html(summary),
     ]
     for file_name, (caption, png) in images.items():
         encoded = base64.b64encode(png).decode("ascii")

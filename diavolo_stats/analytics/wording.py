@@ -41,7 +41,9 @@ def percent(value: float, digits: int = 0) -> str:
 
 def percent_interval(estimate: Estimate, digits: int = 0) -> str:
     """A probability with its interval, "82 % (74-88 %)"."""
-    return "none" if _missing(estimate.value) else f"{percent(estimate.value, digits)} ({percent_range(estimate, digits)})"
+    if _missing(estimate.value):
+        return "none"
+    return f"{percent(estimate.value, digits)} ({percent_range(estimate, digits)})"
 
 
 def percent_range(estimate: Estimate, digits: int = 0) -> str:

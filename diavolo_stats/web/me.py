@@ -19,7 +19,7 @@ from diavolo_stats.analytics.progress import (
     MIN_WEAK_SPOT_TRIALS,
     Best,
     Period,
-    Progress,
+    PlayerProgress,
     WeakSpot,
     player_progress,
 )
@@ -36,13 +36,13 @@ def progress_context(log: Path, player: str | None) -> dict:
         player = str(drills.loc[drills["timestamp"].idxmax(), "player"])
     progress = player_progress(drills, player)
     return {"log": log, "players": players, "player": player, "progress": progress,
-            "periods": [_period(progress.last_session), _period(progress.last_week)],
+            "periods": [_headline(progress.last_session), _headline(progress.last_week)],
             "bests": _bests(progress), "weak_spots": [_weak_spot(spot) for spot in progress.weak_spots],
             "weak_spot_trials": progress.weak_spot_trials, "min_weak_spot_trials": MIN_WEAK_SPOT_TRIALS,
             "sessions": len(progress.sessions), "charts": _charts(progress)}
 
 
-def _period(period: Period) -> dict:
+def _headline(period: Period) -> dict:
     """A headline card: the two figures in big type, their intervals and changes in words."""
     against = f"than {period.before_label}"
     return {
@@ -62,7 +62,7 @@ def _change(change: str, against: str) -> str:
     return f"{change} {against}" if change and change != "no change" else change
 
 
-def _bests(progress: Progress) -> list[str]:
+def _bests(progress: PlayerProgress) -> list[str]:
     def when(best: Best) -> str:
         return f"session {best.session_number}, {best.session_start:%d %b %Y}"
 
@@ -86,7 +86,7 @@ def _weak_spot(spot: WeakSpot) -> str:
             f"accuracy ({spot.trials} trials).")
 
 
-def _charts(progress: Progress) -> dict[str, str] | None:
+def _charts(progress: PlayerProgress) -> dict[str, str] | None:
     """The chart as PNG data URLs, wide and narrow; None with fewer than two sessions (a sentence says so)."""
     if len(progress.sessions) < 2:
         return None

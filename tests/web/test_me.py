@@ -6,11 +6,11 @@ import re
 import shutil
 
 from conftest import REPO
-from web.test_api import a_trial
 
 from diavolo_stats.analytics import wording
 from diavolo_stats.analytics.progress import player_progress
 from diavolo_stats.drill.log import load_logs
+from web.test_api import a_trial
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 

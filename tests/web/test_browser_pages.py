@@ -1,0 +1,120 @@
+"""Every page at a laptop's size and a phone's: nothing scrolls sideways, headings are words, figures are right.
+
+At 1280x800 and at 390x844 (a touch screen, as a phone is), each page of
+`diavolo serve` is opened on the shipped sample log and checked: the page is
+no wider than the screen (`document.documentElement.scrollWidth`), and no
+heading a player reads (titles, table headings, labels) contains a field
+name of the log or of its summaries. The progress page's figures are
+compared with the library's own summary of the same log.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+from conftest import REPO
+
+from diavolo_stats.analytics import summaries, wording
+from diavolo_stats.analytics.progress import WEEK
+from diavolo_stats.analytics.tie_frequency import FRAME_COLUMNS
+from diavolo_stats.drill.log import COLUMNS, load_logs
+from diavolo_stats.drill.session import SUMMARY_COLUMNS
+from web.browser_harness import Server, wait_for_stimulus
+from web.test_browser_drill import save_screenshot, wait_for_summary
+
+SAMPLE = REPO / "data" / "sample_drills.csv"
+PLAYER = "synthetic-novice"
+SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+PAGES = ("/", "/drill", "/explore", "/me", f"/me?player={PLAYER}", "/report", f"/report?player={PLAYER}")
+FIELD_NAMES = sorted({name for name in (*COLUMNS, *summaries.SUMMARY_FIGURES, *FRAME_COLUMNS, *SUMMARY_COLUMNS)
+                      if "_" in name})
+"""Names a script reads and a person should not have to: every one with an underscore (`latency_ms`); the
+plain words among them (`player`, `trials`) are words."""
+HEADINGS = "h1, h2, h3, th, caption, legend, label, summary, button, dt"
+
+
+@pytest.fixture(scope="module")
+def sample_server(tmp_path_factory):
+    log = tmp_path_factory.mktemp("pages") / "drills.csv"
+    shutil.copy(SAMPLE, log)
+    running = Server(log)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(params=list(SIZES))
+def sized_page(request, browser):
+    phone = request.param == "phone"
+    context = browser.new_context(viewport=SIZES[request.param], has_touch=phone, is_mobile=phone)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    yield request.param, page
+    context.close()
+    assert not errors, f"errors in the page's scripts: {errors}"
+
+
+def check_fits_and_reads(page, size: str, where: str) -> None:
+    width = SIZES[size]["width"]
+    scroll_width = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll_width <= width, f"{where} at {size} size is {scroll_width} px wide, the screen {width} px"
+    headings = page.evaluate(f"""() => [...document.querySelectorAll({HEADINGS!r})]
+        .filter((element) => element.offsetParent !== null).map((element) => element.innerText)""")
+    named = [(heading, name) for heading in headings for name in FIELD_NAMES if name in heading]
+    assert not named, f"{where}: headings with field names: {named}"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_fits_the_screen_and_its_headings_are_words(sample_server, sized_page, path, tmp_path):
+    size, page = sized_page
+    page.goto(sample_server.url.rstrip("/") + path)
+    if path == "/explore":
+        page.wait_for_function("() => document.body.dataset.state === 'ready'")
+    page.wait_for_load_state("networkidle")
+    check_fits_and_reads(page, size, path)
+
+
+def test_the_session_summary_fits_the_screen(sample_server, sized_page):
+    size, page = sized_page
+    page.goto(sample_server.url.rstrip("/") + "/drill?foreperiod_ms=30,60&feedback_ms=0")
+    page.fill("input[name=player]", "Kim")
+    page.fill("input[name=trials]", "2")
+    page.click("button.start")
+    for _ in range(2):
+        wait_for_stimulus(page)
+        check_fits_and_reads(page, size, "a roll of the drill")
+        header = page.locator(".bar").bounding_box()
+        assert header["height"] < 3 * page.locator("#progress").bounding_box()["height"]  # one line, not two
+        page.click("#answers button.answer-grey")
+    wait_for_summary(page)
+    check_fits_and_reads(page, size, "the session summary")
+
+
+def test_the_progress_page_shows_the_librarys_summary_of_the_log(sample_server, sized_page, tmp_path):
+    size, page = sized_page
+    page.goto(sample_server.url.rstrip("/") + f"/me?player={PLAYER}")
+    drills = load_logs([SAMPLE])
+    mine = drills[drills["player"] == PLAYER]
+    curve = summaries.learning_curve(mine, fit=False)
+    week = summaries.summarize(mine[mine["timestamp"] > mine["timestamp"].max() - WEEK], by=("player",), fit=False)
+    expected = {
+        "last session": (curve["median_latency_ms"].iloc[-1], curve["accuracy"].iloc[-1]),
+        "last 7 days": (week["median_latency_ms"].iloc[0], week["accuracy"].iloc[0]),
+    }
+    for period, (median_ms, accuracy) in expected.items():
+        card = page.locator(f'section.headline[data-period="{period}"]')
+        assert card.locator('[data-figure="median"]').inner_text() == wording.milliseconds(median_ms)
+        assert card.locator('[data-figure="accuracy"]').inner_text() == wording.percent(accuracy)
+        big = card.locator('[data-figure="median"]').evaluate("figure => parseFloat(getComputedStyle(figure).fontSize)")
+        assert big >= 2 * page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+    shown_chart = page.locator("img.chart").evaluate_all("images => images.filter((i) => i.offsetParent).length")
+    assert shown_chart == 1  # the wide chart or the stacked one, never both
+    spots = page.locator("ul.weak-spots li").all_inner_texts()
+    assert spots and all(re.search(r"\(\d[\d,]*-\d[\d,]* (ms|%)\)", spot) for spot in spots)
+    save_screenshot(page, tmp_path, "progress.png" if size == "laptop" else "progress-phone.png")
+    page.click("a.button.start")
+    page.wait_for_url("**/drill?**")
+    assert page.locator("input[name=player]").input_value() == PLAYER
+    assert page.locator("input[name=adaptive]").is_checked()
