@@ -451,8 +451,9 @@ class Record:
         """Every declared name's value: `given`'s as its rule keeps it, else its default.
 
         InputError naming the first name not allowed: one `given` does not
-        declare (listing those it does), a required one missing, or a value
-        its rule refuses.
+        declare (listing those it does), a required one missing; else every
+        value its rule refuses, each said as `name: what is wrong`, joined by
+        "; " (the error's field is the first), so a form can mark them all.
         """
         if not isinstance(given, Mapping):
             raise InputError(f"must be one object of named {self.noun}s, got {shown(given, json_spelled)}",
@@ -463,8 +464,16 @@ class Record:
         missing = [name for name in self.required if name not in given]
         if missing:
             raise InputError(f"missing; required {self.noun}s: {', '.join(self.required)}", field=missing[0])
-        return {name: check_value(name, given[name], rule, json_spelled, text=self.text) if name in given
-                else self.defaults[name] for name, rule in self.rules.items()}
+        checked, refused = {}, []
+        for name, rule in self.rules.items():
+            try:
+                checked[name] = (check_value(name, given[name], rule, json_spelled, text=self.text) if name in given
+                                 else self.defaults[name])
+            except InputError as error:
+                refused.append(error)
+        if refused:
+            raise InputError("; ".join([refused[0].message, *map(str, refused[1:])]), field=refused[0].field)
+        return checked
 
 
 def declared(cls: type, names: Sequence[str]) -> tuple[dict[str, Rule], dict[str, Any]]:

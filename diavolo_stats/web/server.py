@@ -71,7 +71,8 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
 
     The first line written to `out`, once the server accepts connections, is
     `serving on URL` with the address to open (carrying the token when there
-    is one). Binding an address other than loopback without a token makes one
+    is one); with `open_browser`, a second line says so when no web browser
+    could be opened, and repeats the address. Binding an address other than loopback without a token makes one
     up. InputError when the address cannot be bound or the log is not a drill log.
     """
     if not is_loopback(host) and token is None:
@@ -107,6 +108,7 @@ async def _run(server: uvicorn.Server, listener: socket.socket, url: str, open_b
         await asyncio.sleep(0.01)
     if server.started:
         print(f"serving on {url}  (Ctrl-C stops)", file=out, flush=True)
-        if open_browser:
-            webbrowser.open(url)
+        # webbrowser waits for a browser it starts in a terminal: off the loop, which is serving already
+        if open_browser and not await asyncio.to_thread(webbrowser.open, url):
+            print(f"no web browser could be opened here; open {url} in one yourself", file=out, flush=True)
     await running

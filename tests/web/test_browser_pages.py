@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 
 import pytest
 from conftest import REPO
@@ -20,7 +22,7 @@ from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.progress import WEEK
 from diavolo_stats.analytics.tie_frequency import FRAME_COLUMNS
 from diavolo_stats.drill.log import COLUMNS, load_logs
-from diavolo_stats.drill.session import SUMMARY_COLUMNS
+from diavolo_stats.drill.summary import SUMMARY_COLUMNS
 from web.browser_harness import Server, wait_for_stimulus
 from web.test_browser_drill import save_screenshot, wait_for_summary
 
@@ -85,8 +87,12 @@ def test_the_session_summary_fits_the_screen(sample_server, sized_page):
     for _ in range(2):
         wait_for_stimulus(page)
         check_fits_and_reads(page, size, "a roll of the drill")
-        header = page.locator(".bar").bounding_box()
-        assert header["height"] < 3 * page.locator("#progress").bounding_box()["height"]  # one line, not two
+        lines = page.evaluate("""() => { const range = document.createRange();
+            range.selectNodeContents(document.querySelector('#progress')); return range.getClientRects().length; }""")
+        assert lines == 1, "'trial 1 of 2' wraps"
+        dice = page.locator("#dice .die > rect").evaluate_all(
+            "rects => rects.map((rect) => rect.getBoundingClientRect().width)")
+        assert dice and min(dice) >= 28, dice
         page.click("#answers button.answer-grey")
     wait_for_summary(page)
     check_fits_and_reads(page, size, "the session summary")
@@ -118,3 +124,57 @@ def test_the_progress_page_shows_the_librarys_summary_of_the_log(sample_server, 
     page.wait_for_url("**/drill?**")
     assert page.locator("input[name=player]").input_value() == PLAYER
     assert page.locator("input[name=adaptive]").is_checked()
+
+
+def test_the_explorer_keeps_long_fractions_in_their_cells_and_clears_a_refused_variant(sample_server, sized_page):
+    size, page = sized_page
+    page.goto(sample_server.url.rstrip("/") + "/explore")
+    page.wait_for_function("() => document.body.dataset.state === 'ready'")
+    page.uncheck("input[value=closest]")
+    page.fill("input[name=dice_per_color]", "12")
+    page.fill("input[name=sides]", "100")
+    page.wait_for_function("() => document.body.dataset.state === 'ready'")
+    fractions = page.locator("#odds td.fraction").evaluate_all(
+        "cells => cells.map((cell) => [cell.textContent.length, cell.scrollWidth, cell.clientWidth])")
+    assert max(length for length, _, _ in fractions) > 60
+    assert all(scroll_width <= client_width for _, scroll_width, client_width in fractions), fractions
+    check_fits_and_reads(page, size, "the explorer with 137-digit fractions")
+    page.fill("input[name=dice_per_color]", "0")
+    page.fill("input[name=sides]", "1")
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
+    error = page.locator("#explore-error").inner_text()
+    assert error.startswith("dice_per_color: ") and "; sides: " in error
+    assert page.locator("#odds tr").count() == 0 and page.locator("#chart *").count() == 0
+    assert page.locator("#command-line").inner_text() == ""
+    invalid = page.locator("input[aria-invalid]").evaluate_all("inputs => inputs.map((input) => input.name)")
+    assert invalid == ["dice_per_color", "sides"]
+
+
+@pytest.mark.slow  # builds the whole manual
+def test_search_works_in_the_manual_opened_from_disk_and_its_pages_fit_a_phone(browser, tmp_path):
+    site = tmp_path / "site"
+    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=REPO,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert "https://" not in " ".join(re.findall(r'<script src="([^"]*)"', (site / "index.html").read_text()))
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, offline=True)
+    page = context.new_page()
+    try:
+        page.goto((site / "index.html").as_uri())
+        page.keyboard.press("s")  # Material's shortcut to the search box
+        page.wait_for_function("() => document.activeElement.classList.contains('md-search__input')")
+        page.keyboard.type("anticipation")
+        page.wait_for_selector(".md-search-result__item")
+        titles = page.locator(".md-search-result__item").all_inner_texts()
+    finally:
+        context.close()
+    assert any("anticipation" in title.lower() for title in titles), titles
+    phone = browser.new_context(viewport=SIZES["phone"], has_touch=True, is_mobile=True, offline=True)
+    page = phone.new_page()
+    try:
+        for html in sorted(site.rglob("*.html")):
+            page.goto(html.as_uri())
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= SIZES["phone"]["width"], f"{html.relative_to(site)} is {width} px wide on a phone"
+    finally:
+        phone.close()

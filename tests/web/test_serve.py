@@ -70,3 +70,18 @@ def test_a_token_is_asked_of_every_request(log_path):
         assert fetch(server.url)[0] == 200
     finally:
         server.stop()
+
+
+@pytest.mark.slow  # a real server process
+def test_open_without_a_browser_says_so_in_one_line_with_the_address(log_path, tmp_path, monkeypatch):
+    # No display and a browser that is not there: nothing can be opened (the child inherits this environment).
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("BROWSER", str(tmp_path / "no-such-browser"))
+    server = Server(log_path, 0, "--open")
+    try:
+        second = server.process.stdout.readline()
+        assert second == f"no web browser could be opened here; open {server.url} in one yourself\n"
+        assert fetch(server.url + "me")[0] == 200  # and it serves all the same
+    finally:
+        server.stop()

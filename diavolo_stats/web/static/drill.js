@@ -321,14 +321,16 @@ async function finish() {
   document.querySelector("#summary-sentences").replaceChildren(
     ...summary.sentences.map((sentence) => Object.assign(document.createElement("p"), { textContent: sentence })));
   document.querySelector("#report-link").href = `/report?${new URLSearchParams({ player: ended.player })}`;
-  const columns = ["command", "trials", "correct", "accuracy_pct", "median_ms", "change_pp", "change_ms"];
+  // The summary's fields, and the words a player reads for them
+  const columns = { command: "command", trials: "trials", correct: "correct", accuracy_pct: "accuracy (%)",
+    median_ms: "median time (ms)", change_pp: "change (points)", change_ms: "change (ms)" };
   const table = document.querySelector("#summary-table");
   const head = document.createElement("tr");
-  for (const column of columns) head.append(Object.assign(document.createElement("th"), { textContent: column }));
+  for (const words of Object.values(columns)) head.append(Object.assign(document.createElement("th"), { textContent: words }));
   table.tHead.replaceChildren(head);
   table.tBodies[0].replaceChildren(...summary.rows.map((row) => {
     const line = document.createElement("tr");
-    for (const column of columns) {
+    for (const column of Object.keys(columns)) {
       line.append(Object.assign(document.createElement("td"), { textContent: row[column] ?? "" }));
     }
     return line;

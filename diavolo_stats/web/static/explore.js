@@ -94,11 +94,24 @@ function flags(values) {
   return lines.map((names) => names.map(flag).filter(Boolean).join(" ")).filter(Boolean).join(" \\\n    ");
 }
 
+// A refused variant leaves no odds of another on the page: the results go, the error names every bad field
+// ("field: what is wrong; field: ...") and marks its control.
+function clearResults(message) {
+  const odds = document.querySelector("#odds");
+  odds.tHead.replaceChildren();
+  odds.tBodies[0].replaceChildren();
+  for (const id of ["closest", "command-line"]) document.getElementById(id).textContent = "";
+  document.querySelector("#chart").replaceChildren();
+  for (const id of ["chart", "command-line"]) document.getElementById(id).hidden = Boolean(message);
+  document.querySelector("#explore-error").textContent = message;
+  const named = message.split("; ").map((part) => part.split(":")[0]);
+  for (const input of form.querySelectorAll("input")) input.toggleAttribute("aria-invalid", named.includes(input.name));
+}
+
 async function update() {
   const mine = ++asked;
   const values = fields();
   const query = new URLSearchParams(values);
-  const error = document.querySelector("#explore-error");
   try {
     const odds = await getJson(`/api/odds?${query}`);
     let simulation = null;
@@ -106,11 +119,10 @@ async function update() {
       simulation = await getJson(`/api/simulate?${query}&${new URLSearchParams({ rounds: SIMULATION.rounds, seed: SIMULATION.seed })}`);
     }
     if (mine !== asked) return;
-    error.textContent = "";
+    clearResults("");
     drawTable(odds);
     const bars = Object.entries(odds.commands).map(([command, entry]) => ({ command, value: entry.tie_probability }));
     const closest = document.querySelector("#closest");
-    closest.textContent = "";
     if (simulation) {
       const entry = simulation.commands.closest;
       bars.push({ command: "closest", value: entry.tie_probability, low: entry.ci95[0], high: entry.ci95[1], simulated: true });
@@ -124,7 +136,7 @@ async function update() {
     document.body.dataset.state = "ready";
   } catch (failure) {
     if (mine !== asked) return;
-    error.textContent = failure.message;
+    clearResults(failure.message);
     document.body.dataset.state = "error";
   }
 }

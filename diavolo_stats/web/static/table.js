@@ -105,12 +105,17 @@ export function commandDie(x, y, size, command, sceneSide) {
   return group;
 }
 
+// A die is drawn at least this many pixels wide, so that a phone's small table stays readable; its center
+// stays where it landed, which is what the rules judge.
+const MIN_DIE_PX = 28;
+
 // Draw a roll: the command die, then (unless `dice` is false: command first) every colored die.
 export function drawRoll(svg, roll, { dice = true } = {}) {
   const layer = svg.querySelector("#dice");
   layer.replaceChildren();
   const table = roll.game.table;
-  const size = table.die_mm;
+  const shownPx = svg.getBoundingClientRect().width; // the table's scatter_mm, on screen
+  const size = shownPx > 0 ? Math.max(table.die_mm, (MIN_DIE_PX * table.scatter_mm) / shownPx) : table.die_mm;
   const [cx, cy] = roll.positions.command;
   layer.append(commandDie(cx, cy, size, roll.command, table.scatter_mm));
   if (!dice) return;
