@@ -92,7 +92,7 @@ def test_the_session_summary_fits_the_screen(sample_server, sized_page):
         assert lines == 1, "'trial 1 of 2' wraps"
         dice = page.locator("#dice .die > rect").evaluate_all(
             "rects => rects.map((rect) => rect.getBoundingClientRect().width)")
-        assert dice and min(dice) >= 28, dice
+        assert dice and round(min(dice), 2) >= 28, dice  # (to the 1/100 px that floating point keeps)
         page.click("#answers button.answer-grey")
     wait_for_summary(page)
     check_fits_and_reads(page, size, "the session summary")
