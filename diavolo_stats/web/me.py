@@ -49,16 +49,16 @@ def _headline(period: Period) -> dict:
         "label": period.label, "trials": period.trials,
         "median": wording.milliseconds(period.median_ms.value),
         "median_interval": "" if math.isnan(period.median_ms.value) else wording.milliseconds_range(period.median_ms),
-        "median_change": _change(wording.time_change(period.median_change_ms), against),
+        "median_change": _compared(wording.time_change(period.median_change_ms), against),
         "accuracy": wording.percent(period.accuracy.value),
         "accuracy_interval": "" if math.isnan(period.accuracy.value) else wording.percent_range(period.accuracy),
-        "accuracy_change": _change(wording.accuracy_change(period.accuracy_change), against),
+        "accuracy_change": _compared(wording.accuracy_change(period.accuracy_change), against),
         "compared": f"against {period.before_label}, {period.before_trials} trials" if period.before_trials else
         f"nothing to compare with: no trials in {period.before_label}",
     }
 
 
-def _change(change: str, against: str) -> str:
+def _compared(change: str, against: str) -> str:
     return f"{change} {against}" if change and change != "no change" else change
 
 
