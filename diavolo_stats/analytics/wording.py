@@ -101,16 +101,16 @@ def readable(frame: pd.DataFrame, digits: int = 0) -> pd.DataFrame:
             shown[HEADINGS.get(column, column) + " (95 % interval)"] = values
             continue
         if column.endswith("_ms"):
-            values = [_number(v, lambda number: f"{number:,.0f}") for v in values]
+            values = [_formatted(v, lambda number: f"{number:,.0f}") for v in values]
         elif column.endswith("_probability"):
-            values = [_number(v, lambda number: percent(number, digits)) for v in values]
+            values = [_formatted(v, lambda number: percent(number, digits)) for v in values]
         elif column == "accuracy":
-            values = [_number(v, lambda number: percent(number, digits)) for v in values]
+            values = [_formatted(v, lambda number: percent(number, digits)) for v in values]
         shown[HEADINGS.get(column, column)] = values
     return shown
 
 
-def _number(value, shown) -> str:
+def _formatted(value, shown) -> str:
     """A number as `shown` writes it, text as it is, "" for a missing one."""
     if isinstance(value, str):
         return value
