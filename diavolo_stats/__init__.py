@@ -10,13 +10,9 @@ drill and the command line start fast.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any
-
-try:
-    __version__ = version("diavolo_stats")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+source"
 
 # Public name -> the module that defines it.
 _HOMES = {
@@ -54,16 +50,37 @@ _HOMES = {
 __all__ = sorted(_HOMES)
 
 
+def lazy_exports(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's `__getattr__` and `__dir__` (PEP 562): each name of `homes` (name -> the module defining it)
+    is imported from its module on first use, then kept in the package."""
+
+    def __getattr__(name: str) -> Any:
+        try:
+            home = homes[name]
+        except KeyError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(home), name)
+        vars(sys.modules[package])[name] = value  # later look-ups skip this function
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(sys.modules[package])) | set(homes))
+
+    return __getattr__, __dir__
+
+
+_exported, __dir__ = lazy_exports(__name__, _HOMES)
+
+
 def __getattr__(name: str) -> Any:
+    if name != "__version__":
+        return _exported(name)
+    # Looked up on first use too: importlib.metadata takes longer to load than the rest of this file.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
-        home = _HOMES[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later look-ups skip this function
+        value = version("diavolo_stats")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        value = "0.0.0+source"
+    globals()["__version__"] = value
     return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-

@@ -8,19 +8,20 @@ library function and prints what it returns.
 
 from __future__ import annotations
 
-import importlib
 import sys
-
-from diavolo_stats import __version__
-from diavolo_stats.cli.common import OneLineErrorParser, error_line, fail
-from diavolo_stats.errors import InputError
 
 # Subcommand modules, in the order `diavolo --help` lists them.
 SUBCOMMANDS = ("odds", "simulate", "sweep", "drill", "log", "synth-log", "report", "players", "game", "minodice",
                "serve")
 
 
-def build_parser() -> OneLineErrorParser:
+def build_parser():
+    """The `diavolo` parser with every subcommand's (a `common.OneLineErrorParser`)."""
+    import importlib
+
+    from diavolo_stats import __version__
+    from diavolo_stats.cli.common import OneLineErrorParser
+
     parser = OneLineErrorParser(
         prog="diavolo",
         description="Tie odds, simulation, reaction drills and analytics for Diavolo and Minodice.",
@@ -33,15 +34,29 @@ def build_parser() -> OneLineErrorParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run `diavolo ARGV` (default: the process's arguments); the exit status.
+
+    Ctrl-C at any moment, while the command's modules load included, ends it
+    with one line and status 130: nothing is imported before this function runs
+    but `sys`, so no start-up work happens outside it.
+    """
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("diavolo: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(argv: list[str] | None) -> int:
+    from diavolo_stats.cli.common import error_line, fail
+    from diavolo_stats.errors import InputError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
     except InputError as error:
         return fail(error_line(error, parser, args))
-    except KeyboardInterrupt:
-        print("diavolo: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         # `diavolo ... | head`: the reader left; nothing more to say.
         sys.stderr.close()

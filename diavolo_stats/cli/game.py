@@ -13,7 +13,7 @@ from diavolo_stats.cli.common import (
     variant_from_args,
     writable_path,
 )
-from diavolo_stats.game.games import (
+from diavolo_stats.game.settings import (
     DEFAULT_DESIGN_GAMES,
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
@@ -23,7 +23,6 @@ from diavolo_stats.game.games import (
     MAX_PLAYERS,
     EndRule,
     GameRules,
-    game_report,
 )
 
 
@@ -65,6 +64,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from diavolo_stats.game.report import game_report  # the games need pandas: not loaded for the parser
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rules = GameRules(end=args.end, devils=args.devils, command_first=args.command_first)

@@ -9,8 +9,7 @@ from diavolo_stats.cli.common import add_format_argument, positive_int, print_re
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import Command
-from diavolo_stats.sweep import PALETTE, SweepGrid, Target, parse_values, sweep
-from diavolo_stats.sweep.heatmaps import AXES, check_plot_folder, choose_axes, write_heatmaps
+from diavolo_stats.sweep.grid import AXES, PALETTE, SweepGrid, parse_values
 
 
 def register(subparsers) -> None:
@@ -74,6 +73,11 @@ def grid_from_args(args: argparse.Namespace) -> SweepGrid:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not for the parser: the results need pandas and the heatmaps matplotlib.
+    from diavolo_stats.sweep.heatmaps import check_plot_folder, choose_axes, write_heatmaps
+    from diavolo_stats.sweep.run import sweep
+    from diavolo_stats.sweep.targets import Target
+
     grid = grid_from_args(args)
     # Everything checked before any work or any file.
     target = Target.parse(args.target, grid.commands) if args.target is not None else None

@@ -24,11 +24,9 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Mapping
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +35,7 @@ from diavolo_stats.core.rules import CLOSEST_JUDGING, answers, count_answers, fi
 from diavolo_stats.core.seeding import child, root_sequence
 from diavolo_stats.core.table_model import throw_on_grid
 from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.stats import Estimate, proportion_estimate
 from diavolo_stats.validation import Instance, Whole, checked
@@ -222,10 +221,8 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
 
 
 def _tally_in_processes(variant, root, rounds, chunks, workers, add) -> None:
-    # fork shares the lookup arrays built in this process; elsewhere each worker builds its own.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    # Forked workers share the lookup arrays built in this process; elsewhere each worker builds its own.
+    pool = worker_pool(workers)
     try:
         # At most two chunks per worker in flight: memory stays flat however many chunks there are.
         pending = {pool.submit(_tally_chunk, variant, root, rounds, chunk): chunk

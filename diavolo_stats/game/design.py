@@ -19,13 +19,11 @@ import pandas as pd
 
 from diavolo_stats.core.seeding import children, root_sequence
 from diavolo_stats.core.variant import Variant
-from diavolo_stats.game.engine import DEFAULT_MAX_ROUNDS, EndRule, GameRules, game_chunks, play_games
+from diavolo_stats.game.engine import game_chunks, play_games
 from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.settings import DEFAULT_DESIGN_GAMES, DEFAULT_MAX_ROUNDS, EndRule, GameRules
 from diavolo_stats.game.tally import SHARE_UNITS, GameTally, summarize_games, win_share_dict
 from diavolo_stats.stats import Estimate, proportion_estimate
-
-DEFAULT_DESIGN_GAMES = 20_000
-"""Games per reference lineup for the design metrics: a 95 % interval of about +-0.006 on a win probability."""
 
 SKILL_GAP = 0.8
 """The design metrics' clearly better player: 0.8 times an average player's latencies and error rates.

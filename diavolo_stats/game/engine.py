@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import IntEnum
 
 import numpy as np
 
@@ -56,85 +56,26 @@ from diavolo_stats.core.table_model import nearest_distances, throw_on_grid
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import Lineup, PlayerModel
-from diavolo_stats.validation import Configuration, Flag, Instance, OneOf, Rule, Whole, check_value, checked, setting
+from diavolo_stats.game.settings import (
+    DEFAULT_MAX_ROUNDS,
+    MAX_DEVILS_PER_COLOR,
+    MAX_GAME_ROUNDS,
+    MAX_GAMES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    EndRule,
+    GameRules,
+)
+from diavolo_stats.validation import Instance, Whole, checked
 
 START_GEMS = 5
 MAX_GEMS = 5
-MAX_DEVILS_PER_COLOR = 3
-"""The rulebook's cap on devils per color (4, 5 and 6 players use 3)."""
-
-DEVILS = ("rulebook", "review")
-"""Devils per color: one fewer than the players still in, at most 3 (rulebook) or with no cap (review)."""
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
-DEFAULT_MAX_ROUNDS = 500
-"""Far beyond any real game (a 6-player game lasts well under 100 rounds); only a degenerate model reaches it."""
 
 CHUNK_GAMES = 1 << 15
 """Games per seeding chunk: the unit of randomness, fixed so results never depend on a setting."""
 
-MAX_GAMES = 10**9
-"""The most games one run plays (and per design lineup): hours of work. Games are played, counted and
-saved one chunk at a time, so memory stays flat up to it; more is refused."""
-
-MAX_GAME_ROUNDS = 100_000
-"""The most rounds a game may be allowed (`max_rounds`); real games last well under 100."""
-
 _RECORD_COLUMNS = ("rounds", "outcome", "win_share", "final_gems", "grey_rounds", "gems_lost", "lead_changes",
                    "winner_worst_deficit")
-
-
-class EndRule(str, Enum):
-    """When a game ends: at the last player standing (rulebook) or at the first player out."""
-
-    LAST_STANDING = "last-standing"
-    FIRST_OUT = "first-out"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @classmethod
-    def parse(cls, name: str) -> EndRule:
-        """The end rule called `name` (or given itself); InputError naming `end` otherwise."""
-        return check_value("end", name, EndRuleName())
-
-
-class EndRuleName(Rule):
-    """An `EndRule`, or its name."""
-
-    def normalize(self, value: object) -> EndRule:
-        try:
-            return EndRule(value)
-        except ValueError:
-            raise ValueError(f"unknown end rule; allowed: {', '.join(rule.value for rule in EndRule)}") from None
-
-    def bad_values(self) -> list:
-        return ["sudden-death", "", 1, None]
-
-
-@dataclass(frozen=True)
-class GameRules(Configuration):
-    """The readings of the rules a whole game is played under, checked once at construction.
-
-    end: `EndRule` (or its name), default last-standing (the rulebook).
-    devils: devils per color, "rulebook" (default: players still in - 1, at most
-        3) or "review" (players still in - 1, no cap).
-    command_first: the rulebook's easier variant where the command die is shown
-        before the colored dice; players fitted from a drill log then use their
-        rows of that variant. The dice and the answers are the same.
-    """
-
-    end: EndRule = setting(EndRule.LAST_STANDING, EndRuleName())
-    devils: str = setting("rulebook", OneOf(DEVILS))
-    command_first: bool = setting(False, Flag())
-
-    @property
-    def devil_cap(self) -> int | None:
-        """The most devils of one color in play, or None for no cap."""
-        return MAX_DEVILS_PER_COLOR if self.devils == "rulebook" else None
-
-    def as_dict(self) -> dict[str, object]:
-        """The readings as plain JSON types: end, devils, command_first."""
-        return {"end": self.end.value, "devils": self.devils, "command_first": self.command_first}
 
 
 class Outcome(IntEnum):

@@ -1,13 +1,13 @@
 """Whole Diavolo games between modelled players: the names callers import, from the modules that hold them.
 
-`engine` plays the games (the rules, `play_games`, `game_chunks`), `tally`
+`settings` holds what games are played under (`GameRules`, the limits of a
+run), `engine` plays them (`play_round`, `play_games`, `game_chunks`), `tally`
 adds them up (`GameTally`, `summarize_games`), `design` runs the design
 experiments (`design_metrics`, `skill_gap_curve`, `game_length_frame`) and
 `report` makes the report `diavolo game` prints (`game_report`).
 """
 
 from diavolo_stats.game.design import (
-    DEFAULT_DESIGN_GAMES,
     SKILL_GAP,
     DesignMetrics,
     SkillMeasure,
@@ -17,25 +17,29 @@ from diavolo_stats.game.design import (
 )
 from diavolo_stats.game.engine import (
     CHUNK_GAMES,
-    DEFAULT_MAX_ROUNDS,
-    DEVILS,
-    MAX_DEVILS_PER_COLOR,
-    MAX_GAME_ROUNDS,
-    MAX_GAMES,
     MAX_GEMS,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     START_GEMS,
-    EndRule,
     GameRecords,
-    GameRules,
     Outcome,
     game_chunks,
     play_games,
     play_round,
     roll_answers,
 )
-from diavolo_stats.game.report import DEFAULT_GAMES, GameReport, game_report, records_frame
+from diavolo_stats.game.report import GameReport, game_report, records_frame
+from diavolo_stats.game.settings import (
+    DEFAULT_DESIGN_GAMES,
+    DEFAULT_GAMES,
+    DEFAULT_MAX_ROUNDS,
+    DEVILS,
+    MAX_DEVILS_PER_COLOR,
+    MAX_GAME_ROUNDS,
+    MAX_GAMES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    EndRule,
+    GameRules,
+)
 from diavolo_stats.game.tally import (
     SHARE_UNITS,
     Drama,

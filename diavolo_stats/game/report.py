@@ -20,23 +20,20 @@ from diavolo_stats.core.seeding import children, root_sequence
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import atomic_file, check_target, write_frame_csv
-from diavolo_stats.game.design import DEFAULT_DESIGN_GAMES, DesignMetrics, design_metrics
-from diavolo_stats.game.engine import (
+from diavolo_stats.game.design import DesignMetrics, design_metrics
+from diavolo_stats.game.engine import GameRecords, Outcome, check_player_count, game_chunks
+from diavolo_stats.game.players import players_from_specs
+from diavolo_stats.game.settings import (
+    DEFAULT_DESIGN_GAMES,
+    DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
     MAX_GAME_ROUNDS,
     MAX_GAMES,
-    GameRecords,
     GameRules,
-    Outcome,
-    check_player_count,
-    game_chunks,
 )
-from diavolo_stats.game.players import players_from_specs
 from diavolo_stats.game.tally import GameSummary, GameTally
 from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.validation import Instance, Maybe, Whole, checked
-
-DEFAULT_GAMES = 10_000
 
 
 def records_frame(records: GameRecords, names: Sequence[str] | None = None, first_game: int = 0) -> pd.DataFrame:

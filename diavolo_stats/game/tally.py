@@ -15,7 +15,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from diavolo_stats.game.engine import GameRecords, GameRules, Outcome
+from diavolo_stats.game.engine import GameRecords, Outcome
+from diavolo_stats.game.settings import GameRules
 from diavolo_stats.stats import Estimate, proportion_estimate
 
 SHARE_UNITS = 60

@@ -206,6 +206,9 @@ class SweepGrid(Configuration):
 GRID_PARAMETERS = ("colors_count", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")
 """The parameters a grid spans, in the order variants are listed (the last varies fastest)."""
 
+AXES = ("colors", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")
+"""The parameters a heatmap can spread over, named as the result's columns (in grid order)."""
+
 
 def describe_variant(variant: Variant) -> dict:
     """The parameters that decide a variant's numbers, as canonical JSON-ready values."""

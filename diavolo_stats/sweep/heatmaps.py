@@ -19,10 +19,7 @@ from matplotlib.ticker import PercentFormatter
 from diavolo_stats import files
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.plots import figure_png
-from diavolo_stats.sweep.grid import GRID_PARAMETERS, SweepGrid
-
-AXES = ("colors", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")
-"""The parameters a heatmap can spread over, named as the result's columns (in grid order)."""
+from diavolo_stats.sweep.grid import AXES, GRID_PARAMETERS, SweepGrid
 
 LABELS = {"colors": "colors", "dice_per_color": "dice per color", "sides": "sides per die",
           "tolerance": "tolerance", "scatter_mm": "scatter area (mm)", "die_mm": "die edge (mm)"}

@@ -15,9 +15,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import multiprocessing
 import re
-import signal
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -26,6 +24,7 @@ from pathlib import Path
 
 from diavolo_stats.core.simulate import MAX_WORKERS, simulate
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import SweepGrid, variant_seed
 from diavolo_stats.sweep.result import SweepResult, resume_problem, variant_fields, variant_key, variant_rows
@@ -126,10 +125,7 @@ def _executor(grid: SweepGrid, workers: int, scheduler: str | None):
         with _dask_client(scheduler) as client:
             yield lambda grid, variants: _on_dask(client, grid, variants)
     elif workers > 1:
-        # fork shares the imported library with the workers; elsewhere each imports its own.
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                                   initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+        pool = worker_pool(workers)
         try:
             yield lambda grid, variants: _in_pool(pool, workers, grid, variants)
         finally:

@@ -162,13 +162,13 @@ def test_no_more_workers_start_than_there_are_chunks_and_too_many_are_refused(mo
     import diavolo_stats.core.simulate as simulate_module
 
     started = []
-    real_pool = simulate_module.ProcessPoolExecutor
+    real_pool = simulate_module.worker_pool
 
-    def recording_pool(max_workers, **options):
-        started.append(max_workers)
-        return real_pool(max_workers=max_workers, **options)
+    def recording_pool(workers):
+        started.append(workers)
+        return real_pool(workers)
 
-    monkeypatch.setattr(simulate_module, "ProcessPoolExecutor", recording_pool)
+    monkeypatch.setattr(simulate_module, "worker_pool", recording_pool)
     rounds = 3 * BLOCK_ROUNDS
     reference = simulate(Variant(), rounds, seed=5)
     # 3 chunks of one block: 3 workers at most, whatever was asked for, and the same counts.

@@ -295,3 +295,23 @@ def test_the_contracts_page_lists_exactly_what_the_command_prints(where, command
     absent = [key for key, pattern in zip(documented, patterns) if not any(pattern.match(k) for k in printed)
               and not re.search(rf"\| `{re.escape(key)}` \|[^\n]*\bonly\b", page)]
     assert not absent, f"{where}: the page lists keys `{command}` does not print: {absent}"
+
+
+def page_as_built(path: Path) -> str:
+    """The page's text with each `python exec="1"` block replaced by what it prints, as the site shows it."""
+    text = path.read_text(encoding="utf-8")
+    for block in blocks(path):
+        if block.language == "python" and block.option("exec") == "1":
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                exec(compile(block.text, block.where, "exec"), {})  # the manual's own build-time code
+            text = text.replace(block.text, printed.getvalue())
+    return text
+
+
+def test_the_sweep_guide_states_the_librarys_limit_on_rounds():
+    from diavolo_stats.core.simulate import MAX_ROUNDS
+
+    (row,) = [line for line in page_as_built(DOCS / "guides" / "sweep.md").splitlines()
+              if line.startswith("| `--rounds`")]
+    assert f"1 to {MAX_ROUNDS:,} |" in row, row

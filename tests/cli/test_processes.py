@@ -1,0 +1,139 @@
+"""`diavolo` as a real process: what it loads to start, Ctrl-C at any moment, and workers that die with it.
+
+The moments are states, not clocks: the program is held at the import of a
+chosen module (an audit hook in a `sitecustomize` the test puts on the path
+waits there for the signal), or the test waits until the work has begun
+(worker processes started, rows written).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+HEAVY = ("pandas", "matplotlib", "scipy", "dask", "starlette", "pyarrow")
+
+HOLD_AT_IMPORT = '''
+import os, signal, sys
+
+_module, _ready = os.environ["DIAVOLO_TEST_HOLD_AT"], os.environ["DIAVOLO_TEST_HELD"]
+
+
+def _hold(event, args):
+    global _module
+    if event == "import" and args[0] == _module:
+        _module = None
+        with open(_ready, "w"):
+            pass
+        signal.pause()  # until the test's SIGINT: its KeyboardInterrupt aborts this import
+
+
+sys.addaudithook(_hold)
+'''
+
+
+def start(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "diavolo_stats", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+
+
+def wait_until(condition, process: subprocess.Popen) -> None:
+    """Poll `condition()` until it holds; the test fails if the process ends first."""
+    while not condition():
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.02)
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """The process exists and has not ended (a zombie waiting to be reaped has ended)."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def assert_interrupted(process: subprocess.Popen) -> None:
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, (process.returncode, stderr)
+    assert stderr.splitlines() == ["diavolo: interrupted"] and stdout == ""
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["odds"]])
+def test_version_help_and_odds_load_none_of_the_heavy_libraries(argv, tmp_path):
+    code = ("import sys\nfrom diavolo_stats.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
+            f"    pass\nprint(sorted(name for name in {HEAVY!r} if name in sys.modules), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout, result.stderr
+    assert result.stderr.splitlines()[-1] == "[]"
+
+
+@pytest.mark.slow  # real processes, each signalled
+@pytest.mark.parametrize("module", [
+    "diavolo_stats.cli.common",  # the first thing the command line loads
+    "numpy",                     # while the parser is being built
+    "diavolo_stats.sweep.run",   # the command's own work, loaded once the flags are read
+])
+def test_ctrl_c_while_the_program_loads_is_one_line_and_status_130(tmp_path, module):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HOLD_AT_IMPORT)
+    held = tmp_path / "held"
+    path = os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")])
+    process = start("sweep", "--sides", "4,6", "--rounds", "20000", cwd=tmp_path,
+                    env={"PYTHONPATH": path, "DIAVOLO_TEST_HOLD_AT": module, "DIAVOLO_TEST_HELD": str(held)})
+    wait_until(held.exists, process)
+    process.send_signal(signal.SIGINT)
+    assert_interrupted(process)
+
+
+@pytest.mark.slow  # real processes, each signalled
+def test_ctrl_c_once_the_workers_compute_keeps_the_file_and_is_one_line_and_status_130(tmp_path):
+    out = tmp_path / "keep.csv"
+    out.write_text("precious\n")
+    process = start("simulate", "--rounds", "10000000000", "--workers", "2", "--out", str(out), cwd=REPO)
+    wait_until(lambda: len(children(process.pid)) >= 2, process)
+    # A terminal's Ctrl-C reaches the whole foreground process group; the workers ignore it.
+    process.send_signal(signal.SIGINT)
+    assert_interrupted(process)
+    assert out.read_text() == "precious\n"
+
+
+@pytest.mark.slow  # real processes, one killed
+@pytest.mark.timeout(120)  # a worker left running computes for many minutes: the test fails here
+@pytest.mark.parametrize("command", [
+    ["simulate", "--rounds", "1000000000000"],
+    ["sweep", "--sides", "4,6,8", "--commands", "closest", "--rounds", "1000000000000"],
+])
+def test_workers_die_with_a_killed_parent(tmp_path, command):
+    process = start(*command, "--workers", "2", cwd=tmp_path)
+    wait_until(lambda: len(children(process.pid)) >= 2, process)
+    workers = children(process.pid)
+    try:
+        process.kill()  # SIGKILL: no handler runs, nothing is cleaned up
+        process.wait()
+        while any(running(worker) for worker in workers):
+            time.sleep(0.05)
+    finally:
+        for worker in workers:
+            if running(worker):
+                os.kill(worker, signal.SIGKILL)
