@@ -42,7 +42,7 @@ from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
 from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_target
 from diavolo_stats.game.players import PRESET_PREFIX, grabbed_answers, player_from_spec
 from diavolo_stats.game.reading import ReadingModel
@@ -133,10 +133,8 @@ def write_reading_log(path: str | Path, models: Sequence[ReadingModel], sessions
     if len(set(names)) != len(names):
         raise InputError(f"each player once; got {', '.join(names)}", field="player_specs")
     variants = [Variant.preset(name) for name in variant_names]
-    try:
+    with about("path"):
         check_target(path)
-    except InputError as error:
-        raise InputError(error.message, field="path") from None
     if path.exists() and not replace:
         raise InputError(f"{str(path)!r} exists; a synthetic log writes over a file only with replace, "
                          "so that a real log is never lost", field="path")
@@ -164,10 +162,8 @@ def _player(spec: str):
     if not (spec.startswith(PRESET_PREFIX) or spec.lower().endswith(".toml")):
         raise InputError(f"{spec!r} is neither preset:novice|average|expert nor a player .toml file",
                          field="player_specs")
-    try:
+    with about("player_specs"):
         return player_from_spec(spec)
-    except InputError as error:
-        raise InputError(error.message, field="player_specs") from None
 
 
 def _session_rows(model: ReadingModel, name: str, variant: Variant, trials: int, session_seed: int,

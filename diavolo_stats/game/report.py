@@ -18,7 +18,7 @@ import pandas as pd
 
 from diavolo_stats.core.seeding import children, root_sequence
 from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import about
 from diavolo_stats.files import atomic_file, check_target, write_frame_csv
 from diavolo_stats.game.design import DesignMetrics, design_metrics
 from diavolo_stats.game.engine import GameRecords, Outcome, check_player_count, game_chunks
@@ -149,10 +149,8 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
     check_player_count(len(players))
     variant = variant or Variant()
     if out is not None:
-        try:
+        with about("out"):
             check_target(out)  # before the games are played
-        except InputError as error:
-            raise InputError(error.message, field="out") from None
     models = players_from_specs(players, log_path, command_first=rules.command_first)
     root = root_sequence(seed)
     game_seed, design_seed = children(root, 2)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_target, guard_cell, unguard_cell, write_atomically
 from diavolo_stats.sweep.result import COLUMNS, FLOAT_COLUMNS, INTEGER_COLUMNS, variant_key
 
@@ -43,10 +43,8 @@ def check_output(path: Path) -> None:
 
 
 def _check_target(path: Path) -> None:
-    try:
+    with about("out"):
         check_target(path)
-    except InputError as error:
-        raise InputError(error.message, field="out") from None
 
 
 class ResultsFile:
