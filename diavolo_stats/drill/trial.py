@@ -1,25 +1,28 @@
 """A trial judged: from what was shown and what the player answered, the row the drill log stores.
 
 Every program that logs a trial (the terminal drill, the web drill, the
-synthetic log writer) builds its row with `judged_trial`, which checks
-every value and works out the expected answer, the answers accepted and
-whether the answer was right from the roll itself (`rules.resolve`), so a
-caller cannot log a roll with the wrong verdict.
+synthetic log writer) builds its row with `judged_trial`, the one gate of a
+trial: it checks the roll's dice (`Dice`) and positions (`DieCenters`)
+against the game, the outcome (an answer with its latency, a key too early,
+or a timeout; `check_outcome`), and works out the expected answer, the
+answers accepted and whether the answer was right from the roll itself
+(`rules.resolve`), so a caller cannot log a roll with the wrong verdict.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from diavolo_stats.core.rules import resolve
-from diavolo_stats.core.table_model import TableModel, positions_from_mapping
+from diavolo_stats.core.table_model import TableModel, check_landed, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
 from diavolo_stats.drill.log import NO_ANSWER, TrialRow, logged_positions
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Flag, check_value
+from diavolo_stats.validation import Flag, Rule, check_value
 
 TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableModel))
 """The table's own fields, which a `positions` cell carries beside the die centers."""
@@ -36,19 +39,23 @@ def variant_label(variant: Variant) -> str:
 def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Sequence[int]], positions: Mapping,
                  answer: str | None, latency_ms: float | None, *, interface: str, player: str, session_id: str,
                  trial: int, timestamp: datetime | str, command_first: bool = False, too_early: bool = False,
-                 foreperiod_ms: float | None = None, seed: int | None = None) -> TrialRow:
+                 timed_out: bool | None = None, foreperiod_ms: float | None = None, seed: int | None = None,
+                 spelled: Callable[[Any], str] = repr) -> TrialRow:
     """The drill log row of one trial, every field checked; InputError naming the first bad one.
 
-    variant: the game drilled. command, dice (values per color) and
-    positions (die centers in mm, as `rules.Roll.positions`; the table's
-    fields may be included and must then be the variant's): the roll shown.
-    answer: a color, `grey`, or None (or `none`) for no answer. latency_ms:
-    ms from the roll on screen to the answer, None without an answer.
-    too_early: a key pressed before the roll was shown (no answer, no
-    latency); an unanswered trial that was not too early timed out.
-    interface: `terminal` or `browser`. timestamp: when the roll appeared
-    (a time with its zone, or ISO 8601 text). foreperiod_ms: the wait
-    before the roll, ms. seed: the session's seed, if any.
+    variant: the game drilled. command, dice (values per color, the
+    variant's colors in order) and positions (die centers in mm, as
+    `rules.Roll.positions`, where a throw can put them; the table's fields may
+    be included and must then be the variant's): the roll shown. answer: a
+    color, `grey`, or None (or `none`) for no answer. latency_ms: ms from the
+    roll on screen to the answer, None without an answer. too_early: a key
+    pressed before the roll was shown (no answer, no latency); an unanswered
+    trial that was not too early timed out (`timed_out`, when given, must
+    agree). interface: `terminal` or `browser`. timestamp: when the roll
+    appeared (a time with its zone, or ISO 8601 text). foreperiod_ms: the
+    wait before the roll, ms. seed: the session's seed, if any. spelled: how
+    a message quotes a bad dice or positions value (`validation.json_spelled`
+    for a web client).
 
     `expected`, `accepted` and `correct` are computed here from the roll,
     never taken from the caller. The row is returned, not written: append it
@@ -60,9 +67,8 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
         raise InputError(f"must be one of the variant's commands ({', '.join(c.value for c in variant.commands)}),"
                          f" got {command!r}", field="command")
     command = Command(command)
-    if not isinstance(dice, Mapping):
-        raise InputError(f"must map each color to its values, got {dice!r}", field="dice")
-    centers = _die_centers(variant, positions)
+    dice = check_value("dice", dice, Dice(variant), spelled)
+    centers = check_value("positions", positions, DieCenters(variant), spelled)
     resolution = resolve(variant, command, dice, centers)
     if answer is None or answer == NO_ANSWER:
         answer = NO_ANSWER
@@ -70,33 +76,101 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
         raise InputError(f"must be one of {', '.join((*variant.colors, GREY))}, or None for no answer, "
                          f"got {answer!r}", field="answer")
     check_value("too_early", too_early, Flag())
+    timed_out = check_outcome(answer, latency_ms, too_early, timed_out)
     return TrialRow(
         session_id=session_id, player=player, trial=trial, timestamp=timestamp, variant=variant_label(variant),
         dice_per_color=variant.dice_per_color, command_first=command_first, command=command,
         dice={color: tuple(values) for color, values in dice.items()},
         positions=logged_positions(centers, variant.table), expected=resolution.answer, answer=answer,
-        correct=answer in resolution.accepted, latency_ms=latency_ms, too_early=too_early,
-        timed_out=answer == NO_ANSWER and not too_early, foreperiod_ms=foreperiod_ms, seed=seed,
-        interface=interface, accepted=resolution.accepted)
+        correct=answer in resolution.accepted, latency_ms=latency_ms, too_early=too_early, timed_out=timed_out,
+        foreperiod_ms=foreperiod_ms, seed=seed, interface=interface, accepted=resolution.accepted)
 
 
-def _die_centers(variant: Variant, positions: Mapping) -> dict:
-    """The die centers of `positions`, checked: one [x, y] per die, on the table; table fields, if given, the
-    variant's."""
-    if not isinstance(positions, Mapping):
-        raise InputError(f"must map 'command' and each color to die centers, got {positions!r}", field="positions")
-    table = variant.table
-    for name in TABLE_FIELDS:
-        if name in positions and positions[name] != getattr(table, name):
-            raise InputError(f"{name} is {positions[name]!r}, but the variant's table has "
-                             f"{getattr(table, name)!r}", field="positions")
-    centers = {key: value for key, value in positions.items() if key not in TABLE_FIELDS}
-    unknown = sorted(set(centers) - {"command", *variant.colors})
-    if unknown:
-        raise InputError(f"unknown keys {', '.join(map(repr, unknown))}; give 'command' and "
-                         f"{', '.join(variant.colors)}", field="positions")
-    points = positions_from_mapping(variant.colors, variant.dice_per_color, centers)
-    if not all(math.isfinite(v) and 0 <= v <= table.scatter_mm for v in points.ravel().tolist()):
-        raise InputError(f"die centers must lie on the {table.scatter_mm:g} mm table (0 to {table.scatter_mm:g})",
-                         field="positions")
-    return {key: centers[key] for key in ("command", *variant.colors)}
+def check_outcome(answer: str, latency_ms: float | None, too_early: bool, timed_out: bool | None = None) -> bool:
+    """Whether a trial timed out, from its answer (`none` for no answer) and whether a key came too early:
+    InputError naming the field unless they agree with `latency_ms` (an answer has one, no answer none) and
+    with `timed_out` when it is given (None: work it out)."""
+    if too_early and timed_out:
+        raise InputError("a trial answered too early did not time out; at most one of too_early and timed_out "
+                         "is true", field="timed_out")
+    if answer != NO_ANSWER and (too_early or timed_out):
+        raise InputError(f"must be {NO_ANSWER} when the trial was answered too early or timed out", field="answer")
+    if answer == NO_ANSWER and timed_out is False and not too_early:
+        raise InputError(f"{NO_ANSWER} only when too_early or timed_out is true; else a color or {GREY}",
+                         field="answer")
+    if answer == NO_ANSWER and latency_ms is not None:
+        raise InputError("must be empty when there was no answer: no answer has a latency", field="latency_ms")
+    if answer != NO_ANSWER and latency_ms is None:
+        raise InputError("must be the answer's latency, a number of ms, when there was an answer", field="latency_ms")
+    return answer == NO_ANSWER and not too_early
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_point(point: object) -> bool:
+    return isinstance(point, (list, tuple)) and len(point) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
+
+
+@dataclasses.dataclass(frozen=True)
+class Dice(Rule):
+    """The dice values of a roll: a mapping of each color to the list of its dice's values. Of `variant`, when
+    given: its colors in order, each with `dice_per_color` whole numbers from 1 to `sides`."""
+
+    variant: Variant | None = None
+
+    def normalize(self, value: Any) -> dict[str, list[int]]:
+        if not isinstance(value, Mapping) or not all(isinstance(values, (list, tuple)) for values in value.values()):
+            raise ValueError("must map each color to the list of its dice's values")
+        if self.variant is not None:
+            colors, count, sides = self.variant.colors, self.variant.dice_per_color, self.variant.sides
+            if list(value) != list(colors):
+                raise ValueError(f"must map the colors {', '.join(colors)}, in that order, to their values")
+            for color, values in value.items():
+                if len(values) != count or not all(_is_whole(v) and 1 <= v <= sides for v in values):
+                    raise ValueError(f"{color} needs {count} whole numbers from 1 to {sides}")
+        return {color: list(values) for color, values in value.items()}
+
+    def bad_values(self) -> list[Any]:
+        return ["1,2,3", [1, 2, 3], {"black": 3}, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class DieCenters(Rule):
+    """Where a roll's dice lie: a mapping of `command` to one [x, y] in mm and each color to a list of them
+    (the table's fields may follow). Of `variant`, when given: the table's fields, if there, the variant's; its
+    colors in order, one point per die, and a throw its table allows (every die wholly on it, none overlapping;
+    `table_model.check_landed`). Kept: the die centers alone (the command's, then each color's)."""
+
+    variant: Variant | None = None
+
+    def normalize(self, value: Any) -> Mapping:
+        if not isinstance(value, Mapping):
+            raise ValueError("must be a mapping of die centers: 'command' and each color")
+        centers = {key: points for key, points in value.items() if key not in TABLE_FIELDS}
+        for key, points in centers.items():
+            shaped = _is_point(points) if key == "command" else isinstance(points, (list, tuple)) and all(
+                map(_is_point, points))
+            if not shaped:
+                raise ValueError(f"{key} needs {'one' if key == 'command' else 'a list of'} [x, y] in mm")
+        if self.variant is None:
+            return value
+        table, colors, count = self.variant.table, self.variant.colors, self.variant.dice_per_color
+        for name in TABLE_FIELDS:
+            if name in value and value[name] != getattr(table, name):
+                raise ValueError(f"{name} is {value[name]!r}, but the variant's table has {getattr(table, name)!r}")
+        if list(centers) != ["command", *colors]:
+            raise ValueError(f"needs the keys command, {', '.join(colors)}")
+        short = next((color for color in colors if len(centers[color]) != count), None)
+        if short:
+            raise ValueError(f"{short} needs {count} [x, y] in mm")
+        try:
+            check_landed(table, positions_from_mapping(colors, count, centers))
+        except InputError as error:
+            raise ValueError(error.message) from None
+        return centers
+
+    def bad_values(self) -> list[Any]:
+        return [[[1, 2]], "command", {"command": [1]}, {"command": [1, "2"]}, {"black": [1, 2]}, None]

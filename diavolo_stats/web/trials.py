@@ -22,21 +22,18 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import math
 import threading
 import time
 import uuid
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from diavolo_stats.core.table_model import check_landed, positions_from_mapping
 from diavolo_stats.core.variant import GREY, CommandName, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, PLAYER_NAME, DrillLog, TrialRow
 from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
-from diavolo_stats.drill.trial import TABLE_FIELDS, judged_trial
+from diavolo_stats.drill.trial import Dice, DieCenters, judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import (
     Flag,
@@ -47,7 +44,6 @@ from diavolo_stats.validation import (
     Rule,
     Text,
     Whole,
-    check_value,
     json_spelled,
 )
 from diavolo_stats.web.busy import NotStored
@@ -64,71 +60,6 @@ TRIAL_BURST = 100
 """Rows one session may add at once: what a page kept while the server was away, sent in one go."""
 
 MAX_SESSIONS_TRACKED = 10_000
-
-
-def _is_whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_point(point: object) -> bool:
-    return isinstance(point, list) and len(point) == 2 and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)
-
-
-@dataclasses.dataclass(frozen=True)
-class Dice(Rule):
-    """The dice values of a roll: a JSON object mapping each color to the list of its dice's values.
-    Of `variant`, when given: its colors in order, each with `dice_per_color` whole numbers from 1 to `sides`."""
-
-    variant: Variant | None = None
-
-    def normalize(self, value: Any) -> dict[str, list[int]]:
-        if not isinstance(value, Mapping) or not all(isinstance(values, list) for values in value.values()):
-            raise ValueError("must map each color to the list of its dice's values")
-        if self.variant is not None:
-            colors, count, sides = self.variant.colors, self.variant.dice_per_color, self.variant.sides
-            if list(value) != list(colors):
-                raise ValueError(f"must map the colors {', '.join(colors)}, in that order, to their values")
-            for color, values in value.items():
-                if len(values) != count or not all(_is_whole(v) and 1 <= v <= sides for v in values):
-                    raise ValueError(f"{color} needs {count} whole numbers from 1 to {sides}")
-        return {color: list(values) for color, values in value.items()}
-
-    def bad_values(self) -> list[Any]:
-        return ["1,2,3", [1, 2, 3], {"black": 3}, None]
-
-
-@dataclasses.dataclass(frozen=True)
-class DieCenters(Rule):
-    """Where a roll's dice lie: a JSON object mapping `command` to one [x, y] in mm and each color to a list of
-    them (the table's fields may follow). Of `variant`, when given: its colors in order, one point per die, and a
-    throw its table allows (every die wholly on it, none overlapping; `table_model.check_landed`)."""
-
-    variant: Variant | None = None
-
-    def normalize(self, value: Any) -> Mapping:
-        if not isinstance(value, Mapping):
-            raise ValueError("must be a JSON object of die centers")
-        centers = {key: points for key, points in value.items() if key not in TABLE_FIELDS}
-        for key, points in centers.items():
-            shaped = _is_point(points) if key == "command" else isinstance(points, list) and all(map(_is_point, points))
-            if not shaped:
-                raise ValueError(f"{key} needs {'one' if key == 'command' else 'a list of'} [x, y] in mm")
-        if self.variant is not None:
-            colors, count = self.variant.colors, self.variant.dice_per_color
-            if list(centers) != ["command", *colors]:
-                raise ValueError(f"needs the keys command, {', '.join(colors)}")
-            short = next((color for color in colors if len(centers[color]) != count), None)
-            if short:
-                raise ValueError(f"{short} needs {count} [x, y] in mm")
-            try:
-                check_landed(self.variant.table, positions_from_mapping(colors, count, centers))
-            except InputError as error:
-                raise ValueError(error.message) from None
-        return value
-
-    def bad_values(self) -> list[Any]:
-        return [[[1, 2]], "command", {"command": [1]}, {"command": [1, "2"]}, {"black": [1, 2]}, None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,51 +100,35 @@ TRIAL = Record("trial", {
     "answer": OneOf(_answers()),
     "latency_ms": Maybe(Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms")),
     "too_early": BOOLEAN,
-    "timed_out": BOOLEAN,
+    "timed_out": Maybe(BOOLEAN),
     "foreperiod_ms": Maybe(Number(at_least=0, at_most=MAX_FOREPERIOD_MS, unit="ms")),
     "seed": Maybe(Whole(0, MAX_SEED)),
     "timestamp": Moment(),
-})
-"""What a browser sends per trial, every field required (null where it says so). `expected`, `accepted` and
-`correct` are not among them: the server works them out."""
+}, defaults={"timed_out": None})
+"""What a browser sends per trial, every field required (null where it says so) but `timed_out`, which
+`judged_trial` works out (and checks when it is sent). `expected`, `accepted` and `correct` are not among them:
+the server works them out."""
 
 
 def trial_row(body: object) -> TrialRow:
     """The drill log row of one posted trial (a JSON object), or InputError naming the first bad field.
 
-    The fields are checked as TRIAL declares them, then against the game
-    they claim (dice and positions of that variant, positions a throw can
-    give); the row is built by `drill.trial.judged_trial`, which works out
-    `expected`, `accepted` and `correct` from the roll, with `interface` browser.
+    The fields are checked as TRIAL declares them; the row is built by
+    `drill.trial.judged_trial`, the one gate of every trial, which checks the
+    dice and positions against the game they claim and the outcome (answer,
+    latency, too early, timed out), and works out `expected`, `accepted` and
+    `correct` from the roll, with `interface` browser.
     """
     trial = TRIAL.check(body)
-    variant = Variant.preset(trial["variant"])
-    dice = check_value("dice", trial["dice"], Dice(variant), json_spelled)
-    positions = check_value("positions", trial["positions"], DieCenters(variant), json_spelled)
-    answer, latency_ms = trial["answer"], trial["latency_ms"]
-    if trial["too_early"] and trial["timed_out"]:
-        raise InputError("a trial answered too early did not time out; at most one of too_early and timed_out is "
-                         "true", field="timed_out")
-    if trial["too_early"] or trial["timed_out"]:
-        if answer != NO_ANSWER:
-            raise InputError(f'must be "{NO_ANSWER}" when the trial was answered too early or timed out',
-                             field="answer")
-        if latency_ms is not None:
-            raise InputError("must be null when there was no answer", field="latency_ms")
-        answer = None
-    elif answer == NO_ANSWER:
-        raise InputError(f'"{NO_ANSWER}" only when too_early or timed_out is true; else a color or {GREY}',
-                         field="answer")
-    elif latency_ms is None:
-        raise InputError("must be the answer's latency, a number of ms, when there was an answer", field="latency_ms")
-    else:
-        latency_ms = round(float(latency_ms), 1)
-    foreperiod_ms = None if trial["foreperiod_ms"] is None else float(trial["foreperiod_ms"])
+    latency_ms = trial["latency_ms"]
+    foreperiod_ms = trial["foreperiod_ms"]
     return judged_trial(
-        variant, trial["command"], dice, positions, answer, latency_ms, interface=BROWSER, player=trial["player"],
+        Variant.preset(trial["variant"]), trial["command"], trial["dice"], trial["positions"], trial["answer"],
+        None if latency_ms is None else round(float(latency_ms), 1), interface=BROWSER, player=trial["player"],
         session_id=trial["session_id"], trial=trial["trial"], timestamp=trial["timestamp"],
-        command_first=trial["command_first"], too_early=trial["too_early"], foreperiod_ms=foreperiod_ms,
-        seed=trial["seed"])
+        command_first=trial["command_first"], too_early=trial["too_early"], timed_out=trial["timed_out"],
+        foreperiod_ms=None if foreperiod_ms is None else float(foreperiod_ms), seed=trial["seed"],
+        spelled=json_spelled)
 
 
 class TooFast(InputError):

@@ -20,7 +20,7 @@ DICE = {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]}
 # The command die at (100, 100): red's nearest die at 100 mm, black's at 108 mm, white's at 120 mm.
 AMBIGUOUS = {"command": [100.0, 100.0], "black": [[208.0, 100.0], [280.0, 280.0], [280.0, 240.0]],
              "red": [[100.0, 200.0], [240.0, 280.0], [240.0, 240.0]],
-             "white": [[4.0, 172.0], [200.0, 280.0], [200.0, 240.0]]}
+             "white": [[100.0, 220.0], [200.0, 280.0], [200.0, 240.0]]}
 WHEN = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
 
 
@@ -74,6 +74,10 @@ def test_positions_may_carry_the_variants_own_table():
     ({"command": "most-odd", "variant": Variant(commands=(Command.CLOSEST,))}, "command"),
     ({"dice": {"black": [2, 3, 6], "red": [3, 5, 9], "white": [1, 5, 6]}}, "dice"),
     ({"dice": [2, 3, 6]}, "dice"),
+    ({"dice": {"red": [3, 5, 5], "black": [2, 3, 6], "white": [1, 5, 6]}}, "dice"),  # not in the variant's order
+    ({"dice": {"black": [2, 3, True], "red": [3, 5, 5], "white": [1, 5, 6]}}, "dice"),
+    ({"positions": {**AMBIGUOUS, "red": [[100.0, 200.0], [240.0, 280.0], [245.0, 275.0]]}}, "positions"),  # overlap
+    ({"positions": {**AMBIGUOUS, "white": [[4.0, 172.0], [200.0, 280.0], [200.0, 240.0]]}}, "positions"),  # off
     ({"positions": {**AMBIGUOUS, "tolerance": 0.3}}, "positions"),
     ({"positions": {**AMBIGUOUS, "command": [100.0, 900.0]}}, "positions"),
     ({"positions": {**AMBIGUOUS, "blue": [[1.0, 1.0]]}}, "positions"),
@@ -86,6 +90,9 @@ def test_positions_may_carry_the_variants_own_table():
     ({"answer": None}, "latency_ms"),
     ({"too_early": "yes"}, "too_early"),
     ({"too_early": True}, "answer"),
+    ({"timed_out": True}, "answer"),
+    ({"answer": None, "latency_ms": None, "timed_out": False}, "answer"),
+    ({"answer": None, "latency_ms": None, "too_early": True, "timed_out": True}, "timed_out"),
     ({"interface": "phone"}, "interface"),
     ({"player": ""}, "player"),
     ({"player": "tab\there"}, "player"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timezone
 
 import pytest
 from starlette.testclient import TestClient
@@ -14,6 +15,8 @@ from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.settings import FEEDBACK_MS, TIMEOUT_S, DrillSettings
 from diavolo_stats.drill.summary import summarize_session
+from diavolo_stats.drill.trial import judged_trial
+from diavolo_stats.errors import InputError
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.security import MAX_BODY_BYTES
 from diavolo_stats.web.trials import TRIAL_BURST, TRIALS_PER_SECOND
@@ -184,6 +187,24 @@ def test_no_answer_needs_too_early_or_timeout_and_no_latency(client, log_path):
 
 
 @pytest.mark.slow  # scale: 240 requests
+def test_the_server_works_out_a_timeout_as_the_terminal_drill_does(client, log_path):
+    # A page need not say a trial timed out: no answer and not too early is a timeout, as judged_trial has it.
+    trial = {key: value for key, value in a_trial(client, answer="none", latency_ms=None).items()
+             if key != "timed_out"}
+    assert client.post("/api/trials", json=trial).status_code == 201
+    row = load_logs([log_path]).iloc[0]
+    assert (row["answer"], bool(row["timed_out"]), bool(row["too_early"])) == ("none", True, False)
+    overlapping = a_trial(client, 2)
+    overlapping["positions"]["red"][1] = [overlapping["positions"]["red"][0][0] + 5,
+                                          overlapping["positions"]["red"][0][1]]
+    refused = client.post("/api/trials", json=overlapping).json()
+    with pytest.raises(InputError) as terminal:  # the terminal drill's gate says the same, quoting Python
+        judged_trial(Variant(), overlapping["command"], overlapping["dice"], overlapping["positions"], "red", 500.0,
+                     interface="terminal", player="Ann", session_id="s", trial=1, timestamp=datetime.now(timezone.utc))
+    assert refused["field"] == terminal.value.field == "positions"
+    assert refused["error"].split(", got ")[0] == str(terminal.value).split(", got ")[0]
+
+
 def test_adaptive_rolls_favour_the_command_the_player_gets_wrong(client):
     # Ann answers 120 rolls through the API: every one right, except most-odd, always wrong.
     for session in range(3):

@@ -229,13 +229,14 @@ function onsetTime(current) {
   return new Date(performance.timeOrigin + (current.onset ?? performance.now())).toISOString();
 }
 
-function record(current, answer, latencyMs, { tooEarly = false, timedOut = false } = {}) {
+// What happened, as it happened: the server's judged_trial works out the rest (a timeout: no answer, not too early).
+function record(current, answer, latencyMs, { tooEarly = false } = {}) {
   const { roll } = current;
   const sent = queue.add({
     session_id: session.id, trial: current.number, player: session.player, variant: roll.variant,
     command_first: roll.command_first, command: roll.command, dice: roll.dice, positions: roll.positions,
     answer, latency_ms: latencyMs,
-    too_early: tooEarly, timed_out: timedOut, foreperiod_ms: roll.foreperiod_ms, seed: session.seed,
+    too_early: tooEarly, foreperiod_ms: roll.foreperiod_ms, seed: session.seed,
     timestamp: onsetTime(current),
   });
   session.number += 1;
@@ -273,7 +274,7 @@ function answered(answer, timeStamp) {
 function timedOut(current) {
   if (current !== trial || current.phase !== "stimulus") return;
   current.phase = "feedback";
-  record(current, NO_ANSWER, null, { timedOut: true });
+  record(current, NO_ANSWER, null);
   session.shown += 1;
   feedback(`NO ANSWER within ${timing.timeoutMs / 1000} s: the answer is ${current.roll.accepted.join(" or ")}`,
     current.roll.reason, "wrong");
