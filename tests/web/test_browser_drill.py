@@ -335,3 +335,14 @@ def test_a_session_may_be_as_long_as_the_library_allows(server, page):
     page.click("button.start")  # the form itself refuses one trial more
     assert page.locator("input[name=trials]").evaluate("input => input.validity.rangeOverflow")
     assert page.evaluate("() => document.body.dataset.state") == "setup"
+
+
+def test_no_answer_in_time_is_logged_as_timed_out(server, page, log_path):
+    start_drill(page, server.url, "Ann", 1, timeout_s="0.3")
+    wait_for_stimulus(page)
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.startsWith('NO ANSWER within 0.3 s')")
+    wait_for_summary(page)
+    row = load_logs([log_path]).iloc[0]
+    # The page says only what happened (no answer, not too early); the server works out the timeout.
+    assert (row["answer"], bool(row["timed_out"]), bool(row["too_early"])) == ("none", True, False)
+    assert page.locator("#summary-sentences > p").all_inner_texts()[3] == "Timed out (no answer in time): 1."
