@@ -235,7 +235,7 @@ def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
     accuracy_axes.set_ylim(0, 1.02)
     accuracy_axes.set_ylabel("accuracy" if many else "accuracy (95 % interval)")
     latency_axes.set_ylim(bottom=0)  # a short log's few sessions would otherwise magnify a small change
-    latency_axes.set_ylabel("median latency, correct (ms)")
+    latency_axes.set_ylabel("median time of correct answers (ms)")
     for axes in (accuracy_axes, latency_axes):
         axes.set_xlabel("session")
         axes.xaxis.get_major_locator().set_params(integer=True)
@@ -280,7 +280,7 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
     getattr(accuracy_axes, f"set_{value_axis}lim")(0, 1.18)
     getattr(accuracy_axes, f"set_{value_axis}ticks")(np.linspace(0, 1, 6))
     getattr(accuracy_axes, f"set_{value_axis}label")("accuracy (95 % interval)")
-    getattr(latency_axes, f"set_{value_axis}label")("median latency, correct (ms)")
+    getattr(latency_axes, f"set_{value_axis}label")("median time of correct answers (ms)")
     if horizontal:  # below the plots: inside, it would cover a player's bars
         figure.legend(*accuracy_axes.get_legend_handles_labels(), fontsize="small", loc="outside lower center",
                       ncols=2)

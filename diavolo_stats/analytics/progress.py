@@ -15,7 +15,6 @@ after a month's break still sees how their last week of drilling went.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -41,9 +40,12 @@ MIN_WEAK_SPOT_TRIALS = 5
 WEAK_SPOTS_SHOWN = 3
 """At most this many weak spots of each kind (slowest, most wrong)."""
 
-WEAK_SPOT_KINDS: Mapping[str, str] = {"command": "command"}
-"""The columns weak spots are looked for in, and the word for one value of each. A column the player
-models add to the log's frame (a roll type, say) joins here and is judged the same way."""
+WEAK_SPOT_KINDS: Mapping[str, str] = {"command": "commands", "roll": "kinds of roll"}
+"""The columns weak spots are looked for in, and what their values are called. `roll` is added here
+(`ROLL_KINDS`); another column of roll types (the player models' features, say) joins the same way."""
+
+ROLL_KINDS = {True: "rolls answered grey (ties)", False: "rolls with one winner"}
+"""The `roll` column's value for a roll whose answer is grey (`is_tie`) and for the others."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class Best:
 class WeakSpot:
     """Where a player is slowest or most often wrong.
 
-    kind: the word for what is judged ("command"); name: which one ("closest"); problem: "slowest" (the
+    kind: what is judged, in the plural ("commands"); name: which one ("closest"); problem: "slowest" (the
     estimate is the median correct time, ms) or "most wrong" (the estimate is the accuracy, a
     probability); trials: how many trials the estimate is read from.
     """
@@ -119,7 +121,8 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     end = mine["timestamp"].max()
     week = mine[mine["timestamp"] > end - WEEK]
     week_before = mine[(mine["timestamp"] <= end - WEEK) & (mine["timestamp"] > end - 2 * WEEK)]
-    recent = mine.sort_values("timestamp", kind="stable")
+    recent = mine.assign(roll=[ROLL_KINDS[bool(tie)] for tie in mine["is_tie"]]).sort_values("timestamp",
+                                                                                            kind="stable")
     recent = recent[~recent["too_early"].to_numpy(dtype=bool)].tail(WEAK_SPOT_TRIALS)
     return PlayerProgress(
         player=player,
@@ -156,14 +159,15 @@ def _best(sessions: pd.DataFrame, column: str, lowest: bool) -> Best | None:
 
 
 def weak_spots(rows: pd.DataFrame) -> tuple[WeakSpot, ...]:
-    """The slowest and the most often wrong values of each WEAK_SPOT_KINDS column present in `rows`.
+    """Where, in each WEAK_SPOT_KINDS column present in `rows`, the player is slower or more often wrong than
+    over all of `rows`.
 
-    Slowest: the highest median correct time (at least MIN_WEAK_SPOT_TRIALS correct answers), most
-    wrong: the lowest accuracy below the player's own over `rows` (at least MIN_WEAK_SPOT_TRIALS
-    trials); WEAK_SPOTS_SHOWN of each, worst first. With one value only (a game of one command) there
-    is nothing to compare and no weak spot.
+    Slowest: a median correct time above the player's own (at least MIN_WEAK_SPOT_TRIALS correct answers);
+    most wrong: an accuracy below the player's own (at least MIN_WEAK_SPOT_TRIALS trials);
+    WEAK_SPOTS_SHOWN of each per column, worst first. A column with one value only (a game of one
+    command) has nothing to compare and no weak spot.
     """
-    overall = performance(rows)["accuracy"]
+    overall = performance(rows)
     spots: list[WeakSpot] = []
     for column, kind in WEAK_SPOT_KINDS.items():
         if column not in rows.columns:
@@ -171,16 +175,17 @@ def weak_spots(rows: pd.DataFrame) -> tuple[WeakSpot, ...]:
         summary = summaries.summarize(rows, by=(column,), fit=False)
         if len(summary) < 2:
             continue
-        timed = [(column_value, group) for column_value, group in rows.groupby(column, observed=True)
+        timed = [(str(value), median_estimate(correct_latencies_ms(group)), len(group))
+                 for value, group in rows.groupby(column, observed=True)
                  if correct_latencies_ms(group).size >= MIN_WEAK_SPOT_TRIALS]
-        slow = sorted(((median_estimate(correct_latencies_ms(group)), str(value), len(group))
-                       for value, group in timed), key=lambda spot: -spot[0].value)
+        slow = sorted((spot for spot in timed if spot[1].value > overall["median_latency_ms"]),
+                      key=lambda spot: -spot[1].value)
         spots += [WeakSpot(kind, name, "slowest", estimate, trials)
-                  for estimate, name, trials in slow[:WEAK_SPOTS_SHOWN]]
-        wrong = summary[(summary["trials"] >= MIN_WEAK_SPOT_TRIALS) & (summary["accuracy"] < overall)]
+                  for name, estimate, trials in slow[:WEAK_SPOTS_SHOWN]]
+        wrong = summary[(summary["trials"] >= MIN_WEAK_SPOT_TRIALS) & (summary["accuracy"] < overall["accuracy"])]
         wrong = wrong.sort_values("accuracy", kind="stable").head(WEAK_SPOTS_SHOWN)
         spots += [WeakSpot(kind, str(row[column]), "most wrong",
                            Estimate(row["accuracy"], row["accuracy_ci_low"], row["accuracy_ci_high"]),
                            int(row["trials"]))
                   for _, row in wrong.iterrows()]
-    return tuple(spot for spot in spots if not math.isnan(spot.estimate.value))
+    return tuple(spots)

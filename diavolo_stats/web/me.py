@@ -80,10 +80,10 @@ def _bests(progress: PlayerProgress) -> list[str]:
 
 def _weak_spot(spot: WeakSpot) -> str:
     if spot.problem == "slowest":
-        return (f"{spot.name}: one of your slowest {spot.kind}s, a median of "
+        return (f"{spot.name}: among your slowest {spot.kind}, a median of "
                 f"{wording.milliseconds_interval(spot.estimate)} over its correct answers ({spot.trials} trials).")
-    return (f"{spot.name}: right {wording.percent_interval(spot.estimate)} of the time, below your own "
-            f"accuracy ({spot.trials} trials).")
+    return (f"{spot.name}: among the {spot.kind} you get wrong most, right {wording.percent_interval(spot.estimate)}"
+            f" of the time ({spot.trials} trials).")
 
 
 def _charts(progress: PlayerProgress) -> dict[str, str] | None:
