@@ -4,7 +4,7 @@ Every program that logs a trial (the terminal drill, the web drill, the
 synthetic log writer) builds its row with `judged_trial`, the one gate of a
 trial: it checks the roll's dice (`Dice`) and positions (`DieCenters`)
 against the game, the outcome (an answer with its latency, a key too early,
-or a timeout; `check_outcome`), and works out the expected answer, the
+or a timeout; `drill.log.check_outcome`), and works out the expected answer, the
 answers accepted and whether the answer was right from the roll itself
 (`rules.resolve`), so a caller cannot log a roll with the wrong verdict.
 """
@@ -20,7 +20,7 @@ from typing import Any
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import TableModel, check_landed, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
-from diavolo_stats.drill.log import NO_ANSWER, TrialRow, logged_positions
+from diavolo_stats.drill.log import NO_ANSWER, TrialRow, check_outcome, logged_positions
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import Flag, Rule, check_value
 
@@ -84,25 +84,6 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
         positions=logged_positions(centers, variant.table), expected=resolution.answer, answer=answer,
         correct=answer in resolution.accepted, latency_ms=latency_ms, too_early=too_early, timed_out=timed_out,
         foreperiod_ms=foreperiod_ms, seed=seed, interface=interface, accepted=resolution.accepted)
-
-
-def check_outcome(answer: str, latency_ms: float | None, too_early: bool, timed_out: bool | None = None) -> bool:
-    """Whether a trial timed out, from its answer (`none` for no answer) and whether a key came too early:
-    InputError naming the field unless they agree with `latency_ms` (an answer has one, no answer none) and
-    with `timed_out` when it is given (None: work it out)."""
-    if too_early and timed_out:
-        raise InputError("a trial answered too early did not time out; at most one of too_early and timed_out "
-                         "is true", field="timed_out")
-    if answer != NO_ANSWER and (too_early or timed_out):
-        raise InputError(f"must be {NO_ANSWER} when the trial was answered too early or timed out", field="answer")
-    if answer == NO_ANSWER and timed_out is False and not too_early:
-        raise InputError(f"{NO_ANSWER} only when too_early or timed_out is true; else a color or {GREY}",
-                         field="answer")
-    if answer == NO_ANSWER and latency_ms is not None:
-        raise InputError("must be empty when there was no answer: no answer has a latency", field="latency_ms")
-    if answer != NO_ANSWER and latency_ms is None:
-        raise InputError("must be the answer's latency, a number of ms, when there was an answer", field="latency_ms")
-    return answer == NO_ANSWER and not too_early
 
 
 def _is_whole(value: object) -> bool:

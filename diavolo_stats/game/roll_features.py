@@ -29,7 +29,7 @@ import pandas as pd
 
 from diavolo_stats.core.rules import GREY_CODE, SMALLEST_WINS, Roll, figures, winners
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
-from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.core.variant import ALL_COMMANDS, COLOR_NAME, Command, Variant
 
 NEAR_TIE_RATIO = 1.25
 """For `closest`: a winner whose nearest die is at most this many times nearer than the runner-up's is a near tie."""
@@ -172,7 +172,7 @@ def _numbers(cells: pd.Series, per_row: int) -> np.ndarray:
     return numbers.reshape(len(cells), per_row)
 
 
-_POSITIONS_KEYS = r'"command": \[[^\]]*\], (?:"[a-z][a-z0-9_]*": \[[^"]*\], )+"scatter_mm": [^,]+, ' \
+_POSITIONS_KEYS = rf'"command": \[[^\]]*\], (?:"{COLOR_NAME}": \[[^"]*\], )+"scatter_mm": [^,]+, ' \
                   r'"die_mm": [^,]+, "tolerance": [^,}]+'
 
 

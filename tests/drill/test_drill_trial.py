@@ -115,3 +115,17 @@ def test_another_table_judges_the_same_positions_by_its_own_tolerance():
     strict = dataclasses.replace(STANDARD, table=TableModel(tolerance=0.05))
     row = judge("red", variant=strict)
     assert (row.expected, row.accepted, row.correct, row.variant) == ("red", ("red",), True, "custom")
+
+
+@pytest.mark.parametrize("answer, latency_ms, too_early, timed_out", [
+    ("red", 640.0, True, False), ("red", 640.0, False, True), ("none", None, True, True),
+    ("none", None, False, False), ("none", 300.0, True, False), ("red", None, False, False)])
+def test_the_writer_refuses_the_outcomes_the_gate_refuses_in_the_same_words(answer, latency_ms, too_early, timed_out):
+    # One rule (drill.log.check_outcome) for every way a row is made: judged_trial, or a TrialRow built by hand.
+    with pytest.raises(InputError) as gate:
+        judge(answer, latency_ms, too_early=too_early, timed_out=timed_out)
+    good = judge()
+    with pytest.raises(InputError) as writer:
+        dataclasses.replace(good, answer=answer, correct=answer in good.accepted, latency_ms=latency_ms,
+                            too_early=too_early, timed_out=timed_out)
+    assert str(writer.value) == str(gate.value)

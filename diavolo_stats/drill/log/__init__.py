@@ -33,6 +33,7 @@ from diavolo_stats.drill.log.schema import (
     PlayerName,
     TrialRow,
     TruncatedLogWarning,
+    check_outcome,
     check_player,
     csv_line,
     default_log_path,
@@ -49,6 +50,7 @@ __all__ = [
     "BACKUP_SUFFIX", "CELLS", "COLUMNS", "COLUMNS_V1", "FIGURE_COLUMNS", "HEADER_LINE", "HEADER_LINE_V1", "INTERFACES",
     "LOADED_COLUMNS", "LOG_ENV", "MAX_PLAYER_LENGTH", "MAX_SEED", "NO_ANSWER",
     "PLAYER_NAME", "SAMPLE_LOG", "SCHEMA_VERSION", "DrillLog", "LogUpgrade", "PlayerName", "TrialRow",
-    "TruncatedLogWarning", "check_player", "csv_line", "default_log_path", "format_row", "is_drill_log",
-    "is_header_start", "load_logs", "logged_positions", "missing_log_message", "player_problem", "upgrade_log",
+    "TruncatedLogWarning", "check_outcome", "check_player", "csv_line", "default_log_path", "format_row",
+    "is_drill_log", "is_header_start", "load_logs", "logged_positions", "missing_log_message", "player_problem",
+    "upgrade_log",
 ]

@@ -70,7 +70,7 @@ import pandas as pd
 
 from diavolo_stats import __version__
 from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import GREY, Command
+from diavolo_stats.core.variant import COLOR_NAME, GREY, Command
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import GUARD, guard_cell
 from diavolo_stats.validation import CONTROL, CONTROL_CODES, Flag, Maybe, Number, OneOf, Rule, Whole, check_value
@@ -106,7 +106,6 @@ _HIDDEN_CODES = (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F),
 _CONTROL_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES)) + "]"
 _NOT_IN_NAME_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES + _HIDDEN_CODES)) + "]"
 _NOT_IN_NAME = re.compile(_NOT_IN_NAME_CHARACTERS + "|\x00")
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class TruncatedLogWarning(UserWarning):
@@ -410,7 +409,7 @@ class JsonObjectCell(Cell):
 
 
 # A strict, fast form of the dice cell as the writer writes it; other JSON objects are parsed one by one.
-_DICE_AS_WRITTEN = r'\{"[a-z][a-z0-9_]*": \[\d+(?:, \d+)*\](?:, "[a-z][a-z0-9_]*": \[\d+(?:, \d+)*\])*\}'
+_DICE_AS_WRITTEN = rf'\{{"{COLOR_NAME}": \[\d+(?:, \d+)*\](?:, "{COLOR_NAME}": \[\d+(?:, \d+)*\])*\}}'
 
 
 @dataclass(frozen=True)
@@ -419,7 +418,7 @@ class DiceCell(JsonObjectCell):
 
     def written(self, column: str, value: Mapping) -> Mapping:
         for color, faces in value.items():
-            if not (isinstance(color, str) and _NAME.match(color) and isinstance(faces, Sequence) and faces
+            if not (isinstance(color, str) and re.fullmatch(COLOR_NAME, color) and isinstance(faces, Sequence) and faces
                     and all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in faces)):
                 raise InputError(f"each color name needs a list of whole numbers, got {color!r}: {faces!r}",
                                  field=column)
@@ -557,19 +556,30 @@ def format_row(row: Mapping) -> list[str]:
 
 
 def _check_outcome(values: Mapping, answer: str, accepted: list[str]) -> None:
-    """InputError unless correct, too_early, timed_out and latency_ms agree with the answer."""
+    """InputError unless correct agrees with the answer and the outcome holds (`check_outcome`)."""
     if values["correct"] != (answer in accepted):
         raise InputError(f"must be {answer in accepted} for the answer {answer!r} when {accepted} are accepted",
                          field="correct")
-    if (values["too_early"] or values["timed_out"]) and answer != NO_ANSWER:
-        raise InputError(f"a too-early or timed-out trial has no answer, got {answer!r}", field="answer")
-    if values["too_early"] and values["timed_out"]:
-        raise InputError("a trial cannot be both too early and timed out", field="timed_out")
-    if answer == NO_ANSWER and not (values["too_early"] or values["timed_out"]):
-        raise InputError("a trial with no answer is too early or timed out", field="answer")
-    if (answer == NO_ANSWER) != (values["latency_ms"] is None):
-        raise InputError("an answer has a latency and no answer has none, got "
-                         f"{values['latency_ms']!r} for {answer!r}", field="latency_ms")
+    check_outcome(answer, values["latency_ms"], values["too_early"], values["timed_out"])
+
+
+def check_outcome(answer: str, latency_ms: float | None, too_early: bool, timed_out: bool | None = None) -> bool:
+    """Whether a trial timed out, from its answer (`none` for no answer) and whether a key came too early:
+    InputError naming the field unless they agree with `latency_ms` (an answer has one, no answer none) and
+    with `timed_out` when it is given (None: work it out)."""
+    if too_early and timed_out:
+        raise InputError("a trial answered too early did not time out; at most one of too_early and timed_out "
+                         "is true", field="timed_out")
+    if answer != NO_ANSWER and (too_early or timed_out):
+        raise InputError(f"must be {NO_ANSWER} when the trial was answered too early or timed out", field="answer")
+    if answer == NO_ANSWER and timed_out is False and not too_early:
+        raise InputError(f"{NO_ANSWER} only when too_early or timed_out is true; else a color or {GREY}",
+                         field="answer")
+    if answer == NO_ANSWER and latency_ms is not None:
+        raise InputError("must be empty when there was no answer: no answer has a latency", field="latency_ms")
+    if answer != NO_ANSWER and latency_ms is None:
+        raise InputError("must be the answer's latency, a number of ms, when there was an answer", field="latency_ms")
+    return answer == NO_ANSWER and not too_early
 
 
 def csv_line(cells: Sequence[str]) -> str:

@@ -35,7 +35,7 @@ from diavolo_stats.drill.log.schema import (
     is_header_start,
     os_errors,
 )
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import fsync_folder, open_regular
 
 LOCK_TIMEOUT_S = 10.0
@@ -92,10 +92,8 @@ class DrillLog:
     def _locked(self, create: bool) -> Iterator[int]:
         """The log opened for appending, under an exclusive OS lock on the file itself (`flock`), so that
         two sessions appending at once never interleave; no lock file is left beside the log."""
-        try:
+        with about("log"):
             descriptor = open_regular(self.path, os.O_RDWR | os.O_APPEND, create=create)
-        except InputError as error:
-            raise InputError(error.message, field="log") from None
         try:
             waited = 0.0
             while True:
@@ -189,10 +187,8 @@ def _write_synced(descriptor: int, path: Path, data: bytes) -> None:
 def _append_synced(path: Path, data: bytes) -> None:
     """Append `data` to `path` (created if missing; never through a link) and fsync it."""
     created = not path.exists()
-    try:
+    with about("log"):
         descriptor = open_regular(path, os.O_WRONLY | os.O_APPEND, create=True)
-    except InputError as error:
-        raise InputError(error.message, field="log") from None
     try:
         _write_synced(descriptor, path, data)
     finally:
