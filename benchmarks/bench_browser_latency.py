@@ -98,18 +98,19 @@ def post_load(server: Server, log: Path, clients: int, seconds: float) -> dict:
 
     def client(index: int) -> None:
         connection = http.client.HTTPConnection(host, port, timeout=30)
-        connection.request("GET", f"/api/roll?seed={index}&trial=1")
-        roll = json.loads(connection.getresponse().read())
         session = str(uuid.uuid4())
         body = {"session_id": session, "player": f"load-{index}", "variant": "standard", "command_first": False,
-                "command": roll["command"], "dice": roll["dice"], "positions": roll["positions"], "answer": "grey",
-                "latency_ms": 500.0, "too_early": False, "timed_out": False, "foreperiod_ms": 700.0,
-                "seed": index, "timestamp": "2026-01-01T12:00:00.000Z"}
+                "answer": "grey", "latency_ms": 500.0, "too_early": False, "timed_out": False,
+                "foreperiod_ms": 700.0, "seed": index, "timestamp": "2026-01-01T12:00:00.000Z"}
         stored, resent, refused, posts, number = set(), 0, 0, 0, 0
         while time.monotonic() < stop_at:
             resend = posts % 10 == 9 and stored
             trial = min(stored) if resend else number + 1
-            connection.request("POST", "/api/trials", json.dumps({**body, "trial": trial}),
+            # The server takes trials only on rolls it dealt: each trial's roll is asked for first.
+            connection.request("GET", f"/api/roll?seed={index}&trial={trial}")
+            roll = {key: value for key, value in json.loads(connection.getresponse().read()).items()
+                    if key in ("command", "dice", "positions")}
+            connection.request("POST", "/api/trials", json.dumps({**body, **roll, "trial": trial}),
                                {"Content-Type": "application/json", "Origin": origin})
             response = connection.getresponse()
             response.read()

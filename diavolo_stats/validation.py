@@ -51,6 +51,12 @@ CONTROL = re.compile("[" + "".join(map(chr, CONTROL_CODES)) + "]|\x00")
 RECORDS: list[Record] = []
 """Every declared Record (the named inputs of a JSON object or a query string)."""
 
+# Plain ASCII digits only: Python's int() and float() also take "١٠٠", "１００" and "1_000".
+WHOLE_NUMBER = re.compile(r"[0-9]+", re.ASCII)
+DECIMAL_NUMBER = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", re.ASCII)
+MAX_DIGITS = 40
+"""Longer numbers are refused before they are converted (no count or seed the project takes is that long)."""
+
 MAX_SHOWN = 40
 """An error message quotes at most this many characters of a value given, then "..."."""
 
@@ -127,10 +133,9 @@ class Whole(Rule):
         return int(value)
 
     def from_text(self, text: str) -> Any:
-        try:
-            return int(text) if re.fullmatch(r"\s*[+-]?[0-9]+\s*", text) else text
-        except ValueError:  # more digits than int() reads
-            return text
+        written = text.strip()
+        unsigned = written[1:] if written[:1] in ("+", "-") else written
+        return int(written) if len(written) <= MAX_DIGITS and WHOLE_NUMBER.fullmatch(unsigned) else text
 
     def bad_values(self) -> list[Any]:
         bad = ["3", 1.5, True, math.nan, math.inf, self.low - 1, None]
@@ -171,10 +176,9 @@ class Number(Rule):
         return "a number " + " and ".join(bounds) if bounds else "a finite number"
 
     def from_text(self, text: str) -> Any:
-        try:
-            return float(text)
-        except ValueError:
-            return text
+        written = text.strip()
+        unsigned = written[1:] if written[:1] in ("+", "-") else written
+        return float(written) if len(written) <= MAX_DIGITS and DECIMAL_NUMBER.fullmatch(unsigned) else text
 
     def bad_values(self) -> list[Any]:
         bad: list[Any] = ["3", True, math.nan, math.inf, -math.inf, None]

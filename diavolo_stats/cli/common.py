@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target, csv_text, write_atomically
 from diavolo_stats.results import FORMATS, Result, render
+from diavolo_stats.validation import DECIMAL_NUMBER, MAX_DIGITS, WHOLE_NUMBER
 
 EXIT_USAGE = 2
 
@@ -41,11 +41,6 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-# Plain ASCII digits only: Python's int() and float() also take "١٠٠", "１００" and "1_000".
-WHOLE_NUMBER = re.compile(r"[0-9]+", re.ASCII)
-DECIMAL_NUMBER = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", re.ASCII)
-MAX_DIGITS = 40
-"""Longer numbers are refused before they are converted (no count or seed the project takes is that long)."""
 
 
 def whole_number(text: str) -> int | None:

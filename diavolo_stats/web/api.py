@@ -27,7 +27,7 @@ from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
-from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, PLAYER_NAME, load_logs
+from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, PLAYER_NAME, TrialRow, load_logs
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS, MAX_FOREPERIOD_MS
 from diavolo_stats.drill.summary import summarize_session
@@ -35,10 +35,12 @@ from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy
+from diavolo_stats.web.deals import Deals
 from diavolo_stats.web.trials import (
     BOOLEAN,
     BROWSER_VARIANTS,
     TrialStore,
+    Verdict,
     trial_row,
 )
 
@@ -102,18 +104,36 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
     """The API's routes, writing trials through `store`; summaries, adaptive rolls and simulations run
     within `heavy`'s bound."""
 
+    deals = Deals()
+
+    def store_trial(row: TrialRow) -> tuple[bool, Verdict]:
+        """A trial already stored keeps its first verdict; a new one must be on a roll this server dealt."""
+        verdict = store.stored(row.session_id, row.trial)
+        if verdict is not None:
+            return False, verdict
+
+        def redeal(seed: int, trial: int, attempt: int) -> dict:
+            return next_roll(store, {"variant": row.variant, "seed": str(seed), "trial": str(trial),
+                                     "attempt": str(attempt)})
+
+        deals.check(row.seed, row.trial, row.command, row.dice, row.positions, redeal)
+        return store.add(row)
+
     async def post_trial(request: Request) -> JSONResponse:
         row = trial_row(parse_body(await request.body(), "trial"))
-        stored = await run_in_threadpool(store.add, row)
+        stored, (expected, accepted, correct) = await run_in_threadpool(store_trial, row)
         return JSONResponse({"stored": stored, "session_id": row.session_id, "trial": row.trial,
-                             "expected": row.expected, "accepted": list(row.accepted), "correct": row.correct},
+                             "expected": expected, "accepted": list(accepted), "correct": correct},
                             status_code=201 if stored else 200)
 
     async def get_roll(request: Request) -> JSONResponse:
         query = dict(request.query_params)
         if query.get("adaptive") == "true":  # reads the player's rows in the log
-            return JSONResponse(await heavy.run("an adaptive roll", next_roll, store, query))
-        return JSONResponse(await run_in_threadpool(next_roll, store, query))
+            roll = await heavy.run("an adaptive roll", next_roll, store, query)
+        else:
+            roll = await run_in_threadpool(next_roll, store, query)
+        deals.deal(int(query["seed"]), roll["trial"], roll)  # next_roll has checked the seed
+        return JSONResponse(roll)
 
     async def get_summary(request: Request) -> JSONResponse:
         session_id = request.path_params["session_id"]

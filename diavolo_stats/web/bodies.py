@@ -4,7 +4,7 @@ A body is at most `security.MAX_BODY_BYTES` (checked while it is read),
 UTF-8, and one JSON value nested at most MAX_DEPTH objects and lists deep
 (counted on the bytes, before parsing, so a body of 10,000 nested objects
 costs one pass over 64 KB, not the parser's stack). A number is at most
-MAX_DIGITS digits long: a longer one reaches the field's rule as its digits,
+`validation.MAX_DIGITS` digits long, as on the command line: a longer one reaches the field's rule as its digits,
 which the rule refuses by name (Python reads no integer over 4,300 digits).
 Every text, keys included, is Unicode characters: a lone surrogate (`\\ud800`,
 which JSON can spell but UTF-8 cannot) is refused naming its field.
@@ -19,11 +19,10 @@ from typing import Any
 import numpy as np
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import MAX_DIGITS
 
 MAX_DEPTH = 8
 """Objects and lists nested in a body at most (a trial needs 4: the trial, positions, a color, a point)."""
-MAX_DIGITS = 40
-"""Digits of one number at most (a seed up to 2**63 - 1 has 19)."""
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 import threading
 import time
 import uuid
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,13 @@ BROWSER = "browser"
 BROWSER_VARIANTS = ("standard", "kids")
 """The games the browser drill offers (each also command-first)."""
 
+MIN_LATENCY_MS = 100.0
+"""The fastest answer a person gives after seeing a roll: simple reaction times to a light are above 100 ms,
+and an answer here needs the roll read and a rule applied. A faster one was pressed before the roll was
+seen (an anticipation), or the trial is forged: refused."""
 MAX_LATENCY_MS = 3_600_000.0
+MAX_AHEAD_S = 24 * 3600
+"""How far ahead of the server's clock a trial's timestamp may be (a device's clock set wrong by hours)."""
 TRIALS_PER_SECOND = 20.0
 """Rows one session may add per second, on average; a person answers a few per second at most."""
 TRIAL_BURST = 100
@@ -64,19 +71,26 @@ MAX_SESSIONS_TRACKED = 10_000
 
 @dataclasses.dataclass(frozen=True)
 class Moment(Rule):
-    """An ISO 8601 time with its zone (`Z` for UTC), kept as a datetime."""
+    """An ISO 8601 time with its zone (`Z` for UTC), kept as a datetime in UTC, at most MAX_AHEAD_S ahead of
+    this computer's clock (a page's clock may be somewhat off; a trial from next year is forged)."""
 
     def normalize(self, value: Any) -> datetime:
         try:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else None
-        except ValueError:
+            if moment is not None and moment.tzinfo is not None:
+                moment = moment.astimezone(timezone.utc)
+        except (ValueError, OverflowError):  # not ISO 8601, or its zone moves it out of the calendar
             moment = None
         if moment is None or moment.tzinfo is None:
             raise ValueError("must be an ISO 8601 time with its zone, e.g. 2026-01-31T12:00:00.000Z")
+        if (moment - datetime.now(timezone.utc)).total_seconds() > MAX_AHEAD_S:
+            raise ValueError(f"must be a time of the past, at most {MAX_AHEAD_S // 3600} hours ahead of the "
+                             "server's clock")
         return moment
 
     def bad_values(self) -> list[Any]:
-        return ["yesterday", "2026-11-30T12:00:00", "", 1764504000, None]
+        return ["yesterday", "2026-11-30T12:00:00", "", 1764504000, None, "2099-01-01T00:00:00Z",
+                "0001-01-01T00:00:00+14:00"]
 
 
 def _answers() -> tuple[str, ...]:
@@ -98,7 +112,7 @@ TRIAL = Record("trial", {
     "dice": Dice(),
     "positions": DieCenters(),
     "answer": OneOf(_answers()),
-    "latency_ms": Maybe(Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms")),
+    "latency_ms": Maybe(Number(at_least=MIN_LATENCY_MS, at_most=MAX_LATENCY_MS, unit="ms")),
     "too_early": BOOLEAN,
     "timed_out": Maybe(BOOLEAN),
     "foreperiod_ms": Maybe(Number(at_least=0, at_most=MAX_FOREPERIOD_MS, unit="ms")),
@@ -135,20 +149,36 @@ class TooFast(InputError):
     """A session sent more trials a second than a person can answer (HTTP 429)."""
 
 
+Verdict = tuple[str, tuple[str, ...], bool]
+"""A stored trial's `expected`, `accepted` and `correct`: what the server answers about it."""
+
+
+def verdict_of(row: TrialRow) -> Verdict:
+    return row.expected, tuple(row.accepted), row.correct
+
+
 class TrialStore:
     """Adds trials to the drill log at `path`, each (session id, trial number) at most once."""
 
     def __init__(self, path: str | Path):
         self.log = DrillLog(path)
         self._lock = threading.Lock()
-        self._stored: set[tuple[str, int]] = set()
+        self._stored: dict[tuple[str, int], Verdict] = {}
+        self._verdicts: dict[tuple[str, str, str], Verdict] = {}  # one tuple per distinct verdict, shared
         self._read_up_to = 0  # bytes of the log already read for stored trials
         self._buckets: dict[str, tuple[float, float]] = {}  # session id -> (tokens, when)
         with self._lock:
             self._catch_up()
 
-    def add(self, row: TrialRow) -> bool:
-        """Append `row` (from `trial_row`) unless its trial is already in the log: True if it was appended.
+    def stored(self, session_id: str, trial: int) -> Verdict | None:
+        """The verdict of that trial as the log holds it, None when the log does not hold it."""
+        with self._lock:
+            self._catch_up_or_busy()
+            return self._stored.get((session_id, trial))
+
+    def add(self, row: TrialRow) -> tuple[bool, Verdict]:
+        """Append `row` (from `trial_row`) unless its trial is already in the log: whether it was appended,
+        and the verdict of the trial as stored (the first one, for a trial sent again with another answer).
 
         TooFast (an InputError) when the session sends trials faster than TRIALS_PER_SECOND (after a
         burst of TRIAL_BURST); NotStored (HTTP 503) when the log cannot take the row now (disk full, the
@@ -156,18 +186,24 @@ class TrialStore:
         """
         key = (row.session_id, row.trial)
         with self._lock:
+            self._catch_up_or_busy()
+            if key in self._stored:
+                return False, self._stored[key]
+            self._take_token(row.session_id)
             try:
-                self._catch_up()
-                if key in self._stored:
-                    return False
-                self._take_token(row.session_id)
                 self.log.append(row)
             except InputError as error:
                 if error.field != "log":
                     raise
                 raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
-            self._stored.add(key)
-            return True
+            self._stored[key] = verdict_of(row)
+            return True, self._stored[key]
+
+    def _catch_up_or_busy(self) -> None:
+        try:
+            self._catch_up()
+        except InputError as error:
+            raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
 
     def _take_token(self, session_id: str) -> None:
         now = time.monotonic()
@@ -204,5 +240,18 @@ class TrialStore:
             lines = lines[1:]  # the header
         for cells in csv.reader(lines):
             if len(cells) > trial_column and cells[trial_column].isdigit():
-                self._stored.add((cells[session_column], int(cells[trial_column])))
+                self._stored[(cells[session_column], int(cells[trial_column]))] = self._verdict(cells)
         self._read_up_to += len(whole)
+
+    def _verdict(self, cells: list[str]) -> Verdict:
+        expected, correct = (cells[COLUMNS.index(name)] if len(cells) > COLUMNS.index(name) else ""
+                             for name in ("expected", "correct"))
+        accepted = cells[COLUMNS.index("accepted")] if len(cells) == len(COLUMNS) else ""
+        known = (expected, accepted, correct)
+        if known not in self._verdicts:
+            try:
+                listed = tuple(json.loads(accepted)) if accepted else (expected,)  # schema 1: the expected answer
+            except ValueError:
+                listed = (expected,)
+            self._verdicts[known] = (expected, listed, correct == "true")
+        return self._verdicts[known]

@@ -425,11 +425,16 @@ def test_names_are_escaped_on_every_page(client, log_path):
     assert progress.status_code == 200 and HOSTILE not in progress.text and "&lt;script&gt;" in progress.text
 
 
-def test_an_ambiguous_closest_accepts_the_nearest_color_and_grey(client, log_path):
+def test_an_ambiguous_closest_accepts_the_nearest_color_and_grey(client, log_path, monkeypatch):
     # red's nearest die 100 mm from the command die, black's 108 mm: within the 10 % tolerance.
     positions = {"command": [150, 150], "black": [[150, 258], [20, 280], [40, 280]],
                  "red": [[250, 150], [280, 20], [280, 40]], "white": [[20, 20], [40, 20], [60, 20]]}
     dice = {"black": [1, 2, 3], "red": [4, 5, 6], "white": [1, 1, 1]}
+    from diavolo_stats.core.rules import Roll
+    from diavolo_stats.web import api
+
+    # The server deals this roll (it refuses a trial on a roll it never dealt).
+    monkeypatch.setattr(api, "roll", lambda variant, rng: Roll(Command.CLOSEST, dice, positions))
     answers = {}
     for number, answer in enumerate(("red", "grey", "black"), start=1):
         trial = a_trial(client, number, command="closest", dice=dice, positions=positions, answer=answer)

@@ -26,6 +26,7 @@ from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.summary import summarize_session
+from diavolo_stats.web.trials import MIN_LATENCY_MS
 from web.browser_harness import Server, answer_after, press_at, start_drill, wait_for_stimulus
 
 # How far after the intended moment a key usually arrives: the harness itself (the DevTools message,
@@ -210,7 +211,7 @@ def test_two_browsers_and_a_terminal_drill_share_one_log(server, browser, log_pa
         sessions = [page.context.new_cdp_session(page) for page in pages]
         for _ in range(trials):
             for page, cdp in zip(pages, sessions):
-                answer_after(page, cdp, 20, "g")
+                answer_after(page, cdp, MIN_LATENCY_MS + 20, "g")  # no faster: the server refuses it
         for page in pages:
             wait_for_summary(page)
         terminal.join(60)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import threading
+from datetime import datetime, timedelta, timezone
 
 from starlette.testclient import TestClient
 
+from diavolo_stats.drill.log import load_logs
 from diavolo_stats.web import api
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.bodies import MAX_DEPTH
 from diavolo_stats.web.busy import HEAVY_AT_ONCE, RETRY_AFTER_S
+from diavolo_stats.web.trials import MAX_AHEAD_S, MIN_LATENCY_MS
 from web.browser_harness import ORIGIN
 from web.test_api import SESSION, a_trial, logged_rows
 
@@ -100,3 +103,71 @@ def test_bodies_that_break_parsers_get_4xx_never_500(client, log_path):
         response = post_raw(client, body)
         assert 400 <= response.status_code < 500, (body[:60], response.text)
     assert logged_rows(log_path) == 0
+
+
+# ------------------------------------------------------------------------------------------ forgeries
+
+def test_a_latency_below_the_human_floor_is_refused(client, log_path):
+    for latency in (0, MIN_LATENCY_MS - 1):
+        response = client.post("/api/trials", json=a_trial(client, latency_ms=latency))
+        assert response.status_code == 400 and response.json()["field"] == "latency_ms", response.text
+    assert client.post("/api/trials", json=a_trial(client, latency_ms=MIN_LATENCY_MS)).status_code == 201
+    assert logged_rows(log_path) == 1
+
+
+def test_a_timestamp_far_in_the_future_or_off_the_calendar_is_refused_with_400(client, log_path):
+    ahead = datetime.now(timezone.utc) + timedelta(seconds=MAX_AHEAD_S + 3600)
+    for stamp in ("2099-01-01T00:00:00.000Z", ahead.isoformat(), "0001-01-01T00:00:00+14:00",
+                  "9999-12-31T23:59:59-14:00"):
+        response = client.post("/api/trials", json=a_trial(client, timestamp=stamp))
+        assert response.status_code == 400 and response.json()["field"] == "timestamp", (stamp, response.text)
+    assert logged_rows(log_path) == 0
+
+
+def test_dice_or_a_command_the_server_never_dealt_are_refused(client, log_path):
+    trial = a_trial(client)
+    forged_dice = {**trial["dice"], "black": [7 - value for value in trial["dice"]["black"]]}
+    other = next(command for command in ("highest-total", "lowest-total") if command != trial["command"])
+    for changes in ({"dice": forged_dice}, {"command": other}, {"seed": 8}, {"seed": None}):
+        response = client.post("/api/trials", json={**trial, **changes})
+        assert response.status_code == 400 and response.json()["field"] in ("dice", "seed"), (changes, response.text)
+    assert client.post("/api/trials", json=trial).status_code == 201
+    assert logged_rows(log_path) == 1
+
+
+def test_a_roll_dealt_before_a_restart_or_adaptively_still_lands(client, log_path):
+    kept = a_trial(client)  # dealt by this server; the page keeps it while the server restarts
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as restarted:
+        assert restarted.post("/api/trials", json=kept).status_code == 201
+    adaptive = client.get("/api/roll", params={"seed": 7, "trial": 2, "adaptive": "true", "player": "Ann"}).json()
+    trial = a_trial(client, 2, command=adaptive["command"], dice=adaptive["dice"], positions=adaptive["positions"])
+    assert client.post("/api/trials", json=trial).status_code == 201
+    assert logged_rows(log_path) == 2
+
+
+def test_a_trial_sent_again_with_another_answer_gets_the_stored_verdict(client, log_path):
+    first = client.post("/api/trials", json=a_trial(client)).json()
+    wrong = next(color for color in ("black", "red", "white", "grey") if color not in first["accepted"])
+    right = first["accepted"][0]
+    for answer in (wrong, right):
+        again = client.post("/api/trials", json=a_trial(client, answer=answer))
+        assert again.status_code == 200 and again.json()["stored"] is False
+        assert {key: again.json()[key] for key in ("expected", "accepted", "correct")} == {
+            key: first[key] for key in ("expected", "accepted", "correct")}
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as restarted:
+        after = restarted.post("/api/trials", json=a_trial(restarted, answer=wrong if first["correct"] else right))
+        assert after.json()["correct"] is first["correct"]  # read back from the log
+    row = load_logs([log_path]).iloc[0]
+    assert (row["answer"], bool(row["correct"])) == ("red", first["correct"])
+
+
+def test_query_numbers_are_ascii_digits_as_on_the_command_line(client):
+    for path, params, field in (("/api/odds", {"scatter_mm": "1_000"}, "scatter_mm"),
+                                ("/api/odds", {"tolerance": "٠.١"}, "tolerance"),
+                                ("/api/odds", {"die_mm": "١٦"}, "die_mm"),
+                                ("/api/simulate", {"rounds": "１０００"}, "rounds"),
+                                ("/api/roll", {"seed": "١", "trial": "1"}, "seed"),
+                                ("/api/roll", {"seed": "1", "trial": "1_0"}, "trial")):
+        response = client.get(path, params=params)
+        assert response.status_code == 400 and response.json()["field"] == field, (params, response.text)
+    assert client.get("/api/odds", params={"scatter_mm": "1000", "tolerance": "0.1"}).status_code == 200
