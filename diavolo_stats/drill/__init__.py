@@ -10,3 +10,7 @@ MAX_TRIALS_PER_SESSION = 10_000
 """The most trials one session holds, in the terminal, the browser or a synthetic log (hours of drilling)."""
 MAX_SESSION_MINUTES = 600.0
 """The longest session `minutes` may ask for: ten hours."""
+MIN_LATENCY_MS = 100.0
+"""The fastest answer a person gives to a roll: simple reaction times to a light are above 100 ms, and an
+answer here needs the roll read and a rule applied. Modelled players answer no faster (`game.players`); the
+web drill refuses a faster answer as pressed before the roll was seen, or forged (`web.trials`)."""

@@ -66,14 +66,11 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
 
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, CommandName
+from diavolo_stats.drill import MIN_LATENCY_MS  # sampled latencies below it are raised to it
 from diavolo_stats.drill.performance import correct_latencies_ms
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import MIN_FIT_ANSWERS, fit_ex_gaussian
 from diavolo_stats.validation import Configuration, Number, Rule, Text, checked, setting
-
-MIN_LATENCY_MS = 100.0
-"""Sampled latencies below this are raised to it: no visual choice response is faster,
-so anything below can only come from the tail of the normal part."""
 
 MAX_SKILL_MS = 60_000.0
 """The largest ex-Gaussian parameter (mu, sigma, tau) a skill may have, ms: a minute."""

@@ -25,8 +25,9 @@ from typing import Any
 from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.errors import InputError
 
-MAX_REMEMBERED = 200_000
-"""(seed, trial) pairs whose deals are remembered (about 150 bytes each)."""
+MAX_REMEMBERED = 50_000
+"""(seed, trial) pairs whose deals are remembered (about 250 bytes each: some 12 MB in all)."""
+DIGEST_BYTES = 16
 REDEALT_ATTEMPTS = 8
 """Attempts of a trial dealt again from its seed when its deal is not remembered."""
 
@@ -36,7 +37,11 @@ def fingerprint(command: Any, dice: Mapping, positions: Mapping) -> bytes:
     whether a center is spelled 150 or 150.0 (JavaScript writes no `.0`)."""
     centers = {key: _floats(value) for key, value in positions.items() if key not in TABLE_FIELDS}
     text = json.dumps([getattr(command, "value", command), dice, centers], sort_keys=True)
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=DIGEST_BYTES).digest()
+
+
+def _holds(dealt: bytes, mark: bytes) -> bool:
+    return any(dealt[start:start + DIGEST_BYTES] == mark for start in range(0, len(dealt), DIGEST_BYTES))
 
 
 def _floats(value: Any) -> Any:
@@ -48,14 +53,16 @@ class Deals:
 
     def __init__(self, remembered: int = MAX_REMEMBERED):
         self._lock = threading.Lock()
-        self._dealt: OrderedDict[tuple[int, int], set[bytes]] = OrderedDict()
+        self._dealt: OrderedDict[tuple[int, int], bytes] = OrderedDict()  # digests, DIGEST_BYTES each
         self.remembered = remembered
 
     def deal(self, seed: int, trial: int, roll: Mapping[str, Any]) -> None:
         """Remember `roll` (an /api/roll answer) as dealt for `seed` and `trial`."""
         mark = fingerprint(roll["command"], roll["dice"], roll["positions"])
         with self._lock:
-            self._dealt.setdefault((seed, trial), set()).add(mark)
+            dealt = self._dealt.get((seed, trial), b"")
+            if not _holds(dealt, mark):
+                self._dealt[(seed, trial)] = dealt + mark
             self._dealt.move_to_end((seed, trial))
             while len(self._dealt) > self.remembered:
                 self._dealt.popitem(last=False)
@@ -68,7 +75,7 @@ class Deals:
             raise InputError("must be the seed the session's rolls were dealt for, got null", field="seed")
         mark = fingerprint(command, dice, positions)
         with self._lock:
-            if mark in self._dealt.get((seed, trial), ()):
+            if _holds(self._dealt.get((seed, trial), b""), mark):
                 return
         for attempt in range(REDEALT_ATTEMPTS):
             again = redeal(seed, trial, attempt)

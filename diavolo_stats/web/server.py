@@ -21,10 +21,11 @@ from diavolo_stats.web.app import create_app, is_loopback
 
 GRACEFUL_SHUTDOWN_S = 10
 """On Ctrl-C, how long the requests in flight get to finish."""
-MAX_CONNECTIONS = 1000
+MAX_CONNECTIONS = 500
 """Connections open at once (idle ones included); beyond it, every request is answered 503 (uvicorn's
 limit_concurrency). Each lives at most REQUEST_TIMEOUT_S without a whole request, so holding them all takes
-a client opening this many every few seconds; the heavy requests have their own, lower bound (`api.HEAVY`)."""
+a client opening this many every few seconds; the heavy requests have their own, lower bound
+(`busy.HEAVY_AT_ONCE`). Below the 1,024 open files a process is commonly allowed."""
 REQUEST_TIMEOUT_S = 5
 """A connection that has not sent a whole request this long after it opened, or after its last answer, is
 closed (uvicorn's keep-alive timeout, also running before the first request: `TimedH11Protocol`)."""

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from diavolo_stats.core.variant import GREY, CommandName, Variant
-from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill import MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, PLAYER_NAME, DrillLog, TrialRow
 from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import Dice, DieCenters, judged_trial
@@ -54,10 +54,6 @@ BROWSER = "browser"
 BROWSER_VARIANTS = ("standard", "kids")
 """The games the browser drill offers (each also command-first)."""
 
-MIN_LATENCY_MS = 100.0
-"""The fastest answer a person gives after seeing a roll: simple reaction times to a light are above 100 ms,
-and an answer here needs the roll read and a rule applied. A faster one was pressed before the roll was
-seen (an anticipation), or the trial is forged: refused."""
 MAX_LATENCY_MS = 3_600_000.0
 MAX_AHEAD_S = 24 * 3600
 """How far ahead of the server's clock a trial's timestamp may be (a device's clock set wrong by hours)."""

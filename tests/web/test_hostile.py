@@ -6,13 +6,16 @@ import json
 import threading
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from starlette.testclient import TestClient
 
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.errors import InputError
 from diavolo_stats.web import api
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.bodies import MAX_DEPTH
 from diavolo_stats.web.busy import HEAVY_AT_ONCE, RETRY_AFTER_S
+from diavolo_stats.web.deals import Deals
 from diavolo_stats.web.trials import MAX_AHEAD_S, MIN_LATENCY_MS
 from web.browser_harness import ORIGIN
 from web.test_api import SESSION, a_trial, logged_rows
@@ -171,3 +174,21 @@ def test_query_numbers_are_ascii_digits_as_on_the_command_line(client):
         response = client.get(path, params=params)
         assert response.status_code == 400 and response.json()["field"] == field, (params, response.text)
     assert client.get("/api/odds", params={"scatter_mm": "1000", "tolerance": "0.1"}).status_code == 200
+
+
+def test_the_server_remembers_a_bounded_number_of_deals_the_oldest_forgotten_first():
+    deals = Deals(remembered=3)
+    rolls = {trial: {"command": "closest", "dice": {"black": [trial]}, "positions": {"command": [1.0, 2.0]}}
+             for trial in range(1, 6)}
+    for trial, roll in rolls.items():
+        deals.deal(7, trial, roll)
+    never = {"command": "most-odd", "dice": {}, "positions": {}}  # what dealing again from the seed gives
+
+    def check(trial: int) -> None:
+        roll = rolls[trial]
+        deals.check(7, trial, roll["command"], roll["dice"], roll["positions"], lambda *asked: never)
+
+    for trial in (3, 4, 5):
+        check(trial)
+    with pytest.raises(InputError, match="dealt no such roll"):
+        check(1)

@@ -1,0 +1,109 @@
+"""The server under many heavy requests at once: statuses, times and its memory, on a large drill log.
+
+Starts `diavolo serve` on a synthetic log (written once with `diavolo
+synth-log`, kept in --cache, as `bench_report.py` does), then sends --clients
+adaptive rolls at once (each reads the player's rows from the whole log),
+twice, and prints how many were answered 200 and how many 503 (beyond
+`web.busy.HEAVY_AT_ONCE`), the time of each kind, and the server's resident
+memory (VmRSS) before, at its peak while they run, and after. The load
+average is printed with the figures: the machine may be shared.
+
+    python benchmarks/bench_server_heavy.py [--cache DIR] [--rows 300000] [--clients 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_report import synthetic_log  # noqa: E402
+
+from diavolo_stats.web.busy import HEAVY_AT_ONCE  # noqa: E402
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def get(url: str) -> tuple[int, float]:
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url, timeout=600) as response:
+            response.read()
+            status = response.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+    return status, time.perf_counter() - start
+
+
+def at_once(pid: int, url: str, clients: int) -> tuple[list[tuple[int, float]], int]:
+    """`clients` GETs of `url` at once: each one's status and seconds, and the server's peak memory meanwhile;
+    returns 1 s after the last answer."""
+    results: list[tuple[int, float]] = []
+    peak, stop = [rss_bytes(pid)], threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            peak.append(rss_bytes(pid))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    threads = [threading.Thread(target=lambda: results.append(get(url))) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stop.set()
+    watcher.join()
+    time.sleep(1)
+    return results, max(peak)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "diavolo_bench_report")
+    parser.add_argument("--rows", type=int, default=300_000)
+    parser.add_argument("--clients", type=int, default=10)
+    args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    log = synthetic_log(args.cache, args.rows)
+    print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
+    server = subprocess.Popen([sys.executable, "-m", "diavolo_stats", "serve", "--port", "0", "--log", str(log)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = next(word for word in server.stdout.readline().split() if word.startswith("http://")).rstrip("/")
+        idle = rss_bytes(server.pid)
+        roll = f"{url}/api/roll?seed=1&trial=1&adaptive=true&player=synthetic-expert"
+        print(f"log: {log.name}, {log.stat().st_size / 1e6:.0f} MB; at most {HEAVY_AT_ONCE} heavy requests at once")
+        one_status, one_s = get(roll)
+        print(f"one adaptive roll alone: status {one_status} in {one_s:.2f} s")
+        for round_number in (1, 2):
+            results, peak = at_once(server.pid, roll, args.clients)
+            ok = [s for status, s in results if status == 200]
+            busy = [s for status, s in results if status == 503]
+            print(f"round {round_number}: {args.clients} adaptive rolls at once: {len(ok)} answered 200 "
+                  f"(slowest {max(ok, default=0):.2f} s), {len(busy)} answered 503 "
+                  f"(slowest {max(busy, default=0) * 1000:.0f} ms), others {len(results) - len(ok) - len(busy)}")
+            print(f"  server memory: idle {idle / 1e9:.2f} GB, peak {peak / 1e9:.2f} GB, "
+                  f"1 s after {rss_bytes(server.pid) / 1e9:.2f} GB")
+        print(json.dumps({"load_average_after": os.getloadavg()}))
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+if __name__ == "__main__":
+    main()
