@@ -262,7 +262,9 @@ def test_a_phone_plays_the_kids_game_by_tapping_the_answer_buttons(server, brows
         page.tap("button.start")
         tapped, banners = ["black", "grey", "white"], []
         for answer in tapped:
-            wait_for_stimulus(page)
+            onset = wait_for_stimulus(page)
+            # no sooner than a person can answer: the server refuses a faster answer
+            page.wait_for_function("at => performance.now() >= at", arg=onset + MIN_LATENCY_MS + 20)
             banners.append(page.locator("#command-banner").inner_text())
             buttons = page.locator("#answers button.answer")
             assert buttons.count() == 4  # black, red, white and grey
