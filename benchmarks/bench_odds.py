@@ -13,6 +13,7 @@ import statistics
 import time
 from fractions import Fraction
 
+import diavolo_stats.core.distributions as distributions
 import diavolo_stats.core.odds as odds
 from diavolo_stats.core.variant import Command, Variant
 
@@ -37,8 +38,8 @@ def milliseconds(function, repeats: int = 1, before=None) -> float:
 
 
 def clear_cache() -> None:
-    # The per-(command, dice, sides, colors) memo: clearing it makes every call cold.
-    odds._sole_win_probabilities.cache_clear()
+    # The per-(figures, dice, faces) memo of each color's distribution: clearing it makes every call cold.
+    distributions.figure_distribution.cache_clear()
 
 
 def bench_standard() -> dict[Command, Fraction]:

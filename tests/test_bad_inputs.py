@@ -74,6 +74,9 @@ def build_world(folder: Path) -> None:
     (folder / "notoml.toml").write_text("this is = = not toml\n")
     (folder / "badcell.toml").write_text('base = "average"\n[tie.highest-total]\naccuracy = 2\n')
     (folder / "baddice.toml").write_text('[[dice]]\nname = "red"\ncount = 3\nfaces = [1, 2, 3, 9, 5, 6]\n')
+    # Variant files, one mistake each (BAD_VARIANT_FILES).
+    for name, text in BAD_VARIANT_FILES.items():
+        (folder / f"{name}.toml").write_bytes(text if isinstance(text, bytes) else text.encode())
     # Score sheets.
     sheets = {
         "sheet_missing_col": "round,player,bid,tricks\n1,Ann,1,1\n",
@@ -110,6 +113,24 @@ def snapshot(folder: Path) -> dict[str, tuple]:
 
 
 T = "{t}"
+
+BAD_VARIANT_FILES = {
+    "variant_syntax": 'name = "sixes"\ncolors = = ["black", "red"]\n',
+    "variant_unknown_key": 'speed = 3\n',
+    "variant_unknown_figure": '[commands.mid]\nfigure = "median"\n',
+    "variant_bad_direction": '[commands.big]\nfigure = "sum"\nwins = "largest"\n',
+    "variant_then_not_list": '[commands.big]\nfigure = "max"\nthen = "sum"\n',
+    "variant_nth_beyond_dice": '[commands.fourth]\nfigure = "nth-highest:4"\n',
+    "variant_count_no_face": '[commands.sevens]\nfigure = "count:=7"\n',
+    "variant_empty_faces": 'faces = []\n',
+    "variant_count_zero": '[dice.white]\ncount = 0\n',
+    "variant_builtin_redefined": '[commands.closest]\nfigure = "max"\n',
+    "variant_grey_color": 'colors = ["black", "grey"]\n',
+    "variant_die_undefined": 'command_die = ["highest-total", "most-sevens"]\n',
+    "variant_binary": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+}
+"""A variant file with one mistake each, as issue 18 lists them; tests/core/test_variant_file.py checks what each
+message names."""
 SIM = ["--simulation", str(SIMULATION)]
 HAND = ["bid", "--hand", "black", "--round", "1", "--players", "3"]
 
@@ -119,6 +140,11 @@ CASES: dict[str, list[str]] = {
     "unknown command": ["oddz"],
     "unknown flag": ["odds", "--bogus"],
     # -- odds: the variant flags, shared by simulate, drill and game ---------------------------------
+    **{f"odds {name.replace('_', ' ')}": ["odds", "--variant", f"{T}/{name}.toml"] for name in BAD_VARIANT_FILES},
+    "odds variant file missing": ["odds", "--variant", f"{T}/no-such-variant.toml"],
+    "odds variant neither preset nor toml": ["odds", "--variant", f"{T}/log.csv"],
+    "simulate variant syntax": ["simulate", "--variant", f"{T}/variant_syntax.toml", "--out", f"{T}/sim.csv"],
+    "simulate variant count zero": ["simulate", "--variant", f"{T}/variant_count_zero.toml"],
     "odds dice per color 0": ["odds", "--dice-per-color", "0"],
     "odds dice per color 13": ["odds", "--dice-per-color", "13"],
     "odds dice per color fullwidth": ["odds", "--dice-per-color", "\uff13"],

@@ -133,8 +133,9 @@ def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -
     from diavolo_stats.core.variant import MAX_COLORS, MAX_DICE_PER_COLOR, MAX_SIDES, PRESETS
 
     group = parser.add_argument_group("game variant")
-    group.add_argument("--variant", choices=tuple(PRESETS), default="standard",
-                       help="preset to start from: standard (3 dice per color) or kids (2)")
+    group.add_argument("--variant", default="standard", metavar="NAME|FILE",
+                       help=f"the game to start from: a preset ({' or '.join(PRESETS)}: 3 or 2 dice per color) "
+                            "or a variant file (.toml) with its own dice, commands and command die")
     group.add_argument("--dice-per-color", type=positive_int(1, MAX_DICE_PER_COLOR), metavar="N",
                        help=f"dice in each color, 1 to {MAX_DICE_PER_COLOR} (overrides the preset)")
     group.add_argument("--colors", metavar="C1,C2,...",
@@ -142,7 +143,7 @@ def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -
     group.add_argument("--sides", type=positive_int(2, MAX_SIDES), metavar="N",
                        help=f"faces per die, 2 to {MAX_SIDES} (default 6)")
     group.add_argument("--commands", metavar="CMD,...",
-                       help="commands on the command die, comma-separated (default: all six)")
+                       help="commands on the command die, comma-separated (default: all six, or a variant file's die)")
     if table:
         from diavolo_stats.core.table_model import MAX_SCATTER_MM, MAX_TOLERANCE, TableModel
 
@@ -162,18 +163,19 @@ def variant_from_args(args: argparse.Namespace):
     import dataclasses
 
     from diavolo_stats.core.table_model import TableModel
-    from diavolo_stats.core.variant import Command, Variant
+    from diavolo_stats.core.variant import Variant
 
-    base = Variant.preset(args.variant)
+    base = Variant.named(args.variant)
     changes: dict[str, Any] = {}
     if args.dice_per_color is not None:
         changes["dice_per_color"] = args.dice_per_color
     if args.sides is not None:
         changes["sides"] = args.sides
+        changes["faces"] = None  # dice valued 1..sides, in place of the file's faces
     if args.colors is not None:
         changes["colors"] = tuple(c.strip() for c in args.colors.split(","))
     if args.commands is not None:
-        changes["commands"] = tuple(Command.parse(c) for c in args.commands.split(",") if c.strip())
+        changes["commands"] = tuple(base.command(c) for c in args.commands.split(",") if c.strip())
     if hasattr(args, "tolerance"):
         changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
     return dataclasses.replace(base, **changes)

@@ -1,19 +1,23 @@
 """Exact odds of each answer, tie (grey) included, for the value commands of a variant.
 
-The colors are independent and identically distributed, so a command's odds
-follow from one color's distribution of the command's figure: a color is the
-answer alone when its figure is v and every other color's is strictly worse,
-so P(color c alone) = sum_v n(v) * L(v)^(colors - 1) / (sides^dice)^colors,
-where n(v) counts one color's outcomes with figure v and L(v) those strictly
-worse than v. Everything else is a tie. Counts are Python integers (exact for
-any size) and become `fractions.Fraction` at the end; no joint roll is ever
-enumerated, so the standard game takes well under a millisecond.
+Each color's dice give a distribution of the command's chain of figures
+(`distributions.chain_distribution`, a dynamic program over faces). Colors
+are independent, so a color is the answer alone when its chain is some key
+k and every other color's is strictly worse: P(c alone) = sum_k n_c(k) *
+prod over the others d of L_d(k) / (outcomes of all colors), where n_c(k)
+counts color c's rolls with key k and L_d(k) those of d strictly worse.
+Everything else is a tie. Counts are Python integers (exact for any size)
+and become `fractions.Fraction` at the end; no joint roll is ever
+enumerated, so the standard game takes well under a millisecond. Colors
+with different dice have different chances (`answer_probability`).
 
 `brute_force_odds` enumerates every joint roll through `rules.answers`, the
 same resolver the simulator uses, to check the fast method on small variants.
 
 `closest` depends on where the dice land, not on their values: it has no
-exact value here (see `diavolo simulate`).
+exact value here (see `diavolo simulate`). The overall grey rate, the tie
+probability averaged over the command die's faces (repeats counted), is
+exact when every face is.
 """
 
 from __future__ import annotations
@@ -21,22 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
-from math import comb
+from math import prod
 from typing import Any
 
-import numpy as np
-
-from diavolo_stats.core.rules import SMALLEST_WINS, answers, count_answers
+from diavolo_stats.core.distributions import chain_distribution
 from diavolo_stats.core.variant import GREY, Command, Variant
-from diavolo_stats.errors import InputError
 from diavolo_stats.results import TextResult, render_fitted, wrap
-
-BRUTE_FORCE_MAX_ROLLS = 2**25
-"""Largest number of joint rolls `brute_force_odds` enumerates (the standard game has `6**9`, about 10 million)."""
-
-# Rows resolved at once by brute force: a few MB of dice and figures per chunk, however large the variant.
-_BRUTE_FORCE_CHUNK_ROWS = 1 << 18
 
 CLOSEST_NOTE = ("closest depends on where the dice land, not on their values: it has no exact value; "
                 "estimate it with `diavolo simulate`")
@@ -69,9 +63,35 @@ class ExactOdds(TextResult):
                 raise ValueError(f"answer_probability: {command} grey differs from its tie_probability")
 
     @property
+    def positional_commands(self) -> tuple[Command, ...]:
+        """The variant's commands decided by where the dice land (closest): no exact value."""
+        return tuple(c for c in self.variant.commands if not c.depends_on_values)
+
+    @property
     def closest_note(self) -> str | None:
         """Why `closest` has no exact value, when it is among the variant's commands; else None."""
-        return CLOSEST_NOTE if Command.CLOSEST in self.variant.commands else None
+        return CLOSEST_NOTE if self.positional_commands else None
+
+    @property
+    def overall_tie_probability(self) -> Fraction | None:
+        """The overall grey rate: the tie probability averaged over the command die's faces (repeats
+        counted), exact when every face is a value command; else None (closest needs `simulate`)."""
+        die = self.variant.die
+        if any(not c.depends_on_values for c in die):
+            return None
+        return sum((self.tie_probability[c] for c in die), Fraction(0)) / len(die)
+
+    def overall(self) -> dict[str, Any]:
+        """The overall grey rate as the JSON document gives it: the die's faces, the tie probability and
+        fraction when every face is exact, else null and a note."""
+        die = self.variant.die
+        overall = self.overall_tie_probability
+        if overall is not None:
+            return {"faces": len(die), "tie_probability": float(overall), "tie_fraction": fraction_text(overall)}
+        positional = sum(not c.depends_on_values for c in die)
+        return {"faces": len(die), "tie_probability": None,
+                "note": f"closest is on {positional} of the command die's {len(die)} faces and has no exact "
+                        "value; `diavolo simulate` estimates the overall grey rate"}
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -88,16 +108,19 @@ class ExactOdds(TextResult):
              **{f"p_{c}": float(self.answer_probability[command][c]) for c in self.variant.colors}}
             for command, tie in self.tie_probability.items()
         ]
-        if self.closest_note is not None:
-            rows.append({"command": Command.CLOSEST.value, "note": self.closest_note})
+        rows += [{"command": command.value, "note": CLOSEST_NOTE} for command in self.positional_commands]
         return rows
 
     def text(self) -> str:
-        """The variant, a table of the value commands' odds, and the note on `closest`."""
+        """The variant, a table of the value commands' odds, the overall grey rate and the note on `closest`."""
         lines = [wrap(f"Exact odds: {self.variant.describe()}", "  ")]
         value_rows = [row for row in self.rows() if "note" not in row]
         if value_rows:
             lines.append(render_fitted(value_rows, self.columns[:-1], keep=3))
+        overall = self.overall()
+        if overall["tie_probability"] is not None:
+            lines.append(f"overall grey rate (command die of {overall['faces']} faces): "
+                         f"{overall['tie_probability']:.4f} = {overall['tie_fraction']}")
         if self.closest_note is not None:
             lines.append(wrap(self.closest_note))
         return "\n".join(lines)
@@ -115,6 +138,7 @@ class ExactOdds(TextResult):
                 }
                 for command, tie in self.tie_probability.items()
             },
+            "overall": self.overall(),
         }
         if self.closest_note is not None:
             document["closest"] = {"exact": None, "note": self.closest_note}
@@ -129,39 +153,35 @@ def fraction_text(value: Fraction) -> str:
 def exact_odds(variant: Variant) -> ExactOdds:
     """Exact probabilities (Fractions) of each answer for every value command of `variant`.
 
-    Works from one color's distribution of the figure; never enumerates joint rolls.
+    Works from each color's distribution of the command's figures; never enumerates joint rolls. InputError
+    naming the limit when a color's dice need more than `distributions.MAX_STATES` states.
     """
-    colors = len(variant.colors)
     tie_probability: dict[Command, Fraction] = {}
     answer_probability: dict[Command, dict[str, Fraction]] = {}
+    outcomes = prod(len(faces) ** count for count, faces in zip(variant.counts, variant.color_faces))
     for command in variant.value_commands:
-        alone = _sole_win_probabilities(command, variant.dice_per_color, variant.sides, colors)
+        alone = [Fraction(wins, outcomes) for wins in sole_win_counts(variant, command)]
         tie = 1 - sum(alone)
         tie_probability[command] = tie
         answer_probability[command] = {**dict(zip(variant.colors, alone)), GREY: tie}
     return ExactOdds(variant, tie_probability, answer_probability)
 
 
-@lru_cache(maxsize=1024)
-def _sole_win_probabilities(command: Command, dice_per_color: int, sides: int,
-                            colors: int) -> tuple[Fraction, ...]:
-    """Per color, the probability that it alone has the best figure for `command`."""
-    counts = figure_counts(command, dice_per_color, sides)
-    if command in SMALLEST_WINS:
-        # Order every distribution from worst to best: for the lowest total, larger is worse.
-        counts = counts[::-1]
-    outcomes = sides**dice_per_color
-    wins = _sole_win_counts([counts] * colors)
-    return tuple(Fraction(w, outcomes**colors) for w in wins)
+def sole_win_counts(variant: Variant, command: Command) -> list[int]:
+    """Per color, the joint rolls in which it alone has the best chain of figures for `command`."""
+    distributions = [chain_distribution(command.chain, count, faces)
+                     for count, faces in zip(variant.counts, variant.color_faces)]
+    keys = sorted(set().union(*distributions))  # worst to best
+    return _sole_win_counts([[distribution.get(key, 0) for key in keys] for distribution in distributions])
 
 
 def _sole_win_counts(worst_to_best: Sequence[Sequence[int]]) -> list[int]:
     """Per color, the joint outcomes in which it alone has the best figure.
 
-    Each color's counts list its outcomes per figure value, from the worst value
-    to the best, over one common list of values. Colors are independent, so the
-    count for color c is sum_v n_c(v) * prod over the others of L_d(v), with
-    L_d(v) the outcomes of color d strictly worse than v.
+    Each color's counts list its outcomes per key, from the worst key to the
+    best, over one common list of keys. Colors are independent, so the
+    count for color c is sum_k n_c(k) * prod over the others of L_d(k), with
+    L_d(k) the outcomes of color d strictly worse than k.
     """
     below = []
     for counts in worst_to_best:
@@ -182,77 +202,3 @@ def _sole_win_counts(worst_to_best: Sequence[Sequence[int]]) -> list[int]:
                 total += product
         wins.append(total)
     return wins
-
-
-def figure_counts(command: Command, dice_per_color: int, sides: int) -> list[int]:
-    """How many of one color's `sides**dice_per_color` outcomes give each figure, in increasing order.
-
-    Index 0 is the smallest possible figure: a total of dice_per_color, a
-    spread of 0, no odd die, a highest die of 1.
-    """
-    if command in (Command.HIGHEST_TOTAL, Command.LOWEST_TOTAL):
-        return _total_counts(dice_per_color, sides)
-    if command is Command.HIGHEST_DIE:
-        # The highest die is at most m in m**dice of the outcomes.
-        return [m**dice_per_color - (m - 1) ** dice_per_color for m in range(1, sides + 1)]
-    if command is Command.LARGEST_SPREAD:
-        # Dice all within [a, a + w]: (w + 1)**dice outcomes; by inclusion-exclusion,
-        # exactly min a and max a + w: (w+1)**d - 2 w**d + (w-1)**d, for sides - w values of a.
-        d = dice_per_color
-        return [sides] + [(sides - w) * ((w + 1) ** d - 2 * w**d + (w - 1) ** d) for w in range(1, sides)]
-    if command is Command.MOST_ODD:
-        odd_faces, even_faces = (sides + 1) // 2, sides // 2
-        return [comb(dice_per_color, k) * odd_faces**k * even_faces ** (dice_per_color - k)
-                for k in range(dice_per_color + 1)]
-    raise ValueError(f"{command} is decided by positions, not values; it has no exact odds")
-
-
-def _total_counts(dice_per_color: int, sides: int) -> list[int]:
-    """Outcomes per total, totals dice_per_color..dice_per_color * sides."""
-    # One more die convolves with a run of `sides` ones: a sliding-window sum over a prefix sum.
-    counts = [1] * sides
-    for _ in range(dice_per_color - 1):
-        prefix = [0]
-        for count in counts:
-            prefix.append(prefix[-1] + count)
-        width = len(counts) + sides - 1
-        counts = [prefix[min(k + 1, len(counts))] - prefix[max(k + 1 - sides, 0)] for k in range(width)]
-    return counts
-
-
-def brute_force_odds(variant: Variant) -> ExactOdds:
-    """Exact odds by resolving every joint roll with `rules.answers`, in chunks.
-
-    For checking `exact_odds` on small variants: raises InputError when the
-    variant has more than 2**25 joint rolls (sides**(colors * dice_per_color)).
-    """
-    colors, dice = len(variant.colors), variant.dice_per_color
-    die_count = colors * dice
-    total = variant.sides**die_count
-    if total > BRUTE_FORCE_MAX_ROLLS:
-        raise InputError(f"brute force needs sides**(colors*dice_per_color) = {variant.sides}**{die_count} "
-                         f"= {total} rolls; at most 2**25 allowed", field="variant")
-    # Each chunk fixes the leading dice and holds every combination of the trailing ones.
-    trailing = 1
-    while trailing < die_count and variant.sides ** (trailing + 1) <= _BRUTE_FORCE_CHUNK_ROWS:
-        trailing += 1
-    leading = die_count - trailing
-    # grid: (trailing, sides**trailing) uint8, values 1..sides
-    grid = np.indices((variant.sides,) * trailing, dtype=np.uint8).reshape(trailing, -1) + 1
-    rows = grid.shape[1]
-    flat = np.empty((die_count, rows), dtype=np.uint8)
-    flat[leading:] = grid
-    # dice: (colors, dice_per_color, rows) uint8, a view of flat (color-major, as rules.answers takes it)
-    dice_view = flat.reshape(colors, dice, rows)
-    tallies = {command: np.zeros(colors + 1, dtype=np.int64) for command in variant.value_commands}
-    for prefix in np.ndindex(*(variant.sides,) * leading):
-        flat[:leading] = np.array(prefix, dtype=np.uint8)[:, None] + 1
-        for command in variant.value_commands:
-            tallies[command] += count_answers(answers(variant, command, dice_view), colors)
-    tie_probability, answer_probability = {}, {}
-    for command, tally in tallies.items():
-        by_answer = {color: Fraction(int(n), total) for color, n in zip(variant.colors, tally[:colors])}
-        by_answer[GREY] = Fraction(int(tally[colors]), total)
-        tie_probability[command] = by_answer[GREY]
-        answer_probability[command] = by_answer
-    return ExactOdds(variant, tie_probability, answer_probability)

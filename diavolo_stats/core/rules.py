@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -26,49 +27,71 @@ from diavolo_stats.errors import InputError
 GREY_CODE = -1
 """In answer arrays, a color is its index in `Variant.colors`; a tie is GREY_CODE."""
 
-# Commands won by the smallest figure; all others by the largest.
-SMALLEST_WINS = frozenset({Command.LOWEST_TOTAL, Command.CLOSEST})
-
 CLOSEST_JUDGING = "closest ties: the table's call; drill and games also accept the nearest color"
 """One line (80 columns) printed with `closest` tie figures: they count the table's call (colors within the
 tolerance tie), while judging a player also accepts the strictly nearest color (`accepted_answers`)."""
 
-def figures(command: Command, dice: np.ndarray) -> np.ndarray:
-    """Each color's figure for a value command: (colors, rounds) int16.
 
-    Sum of the dice for the totals, highest minus lowest for the spread, the
-    count of odd dice for most-odd, the highest die for highest-die.
+def color_values(variant: Variant, dice: np.ndarray | Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each color's dice values, one (count, rounds) array per color: `dice` as one (colors, dice_per_color,
+    rounds) array when every color rolls as many dice, or already one array per color."""
+    return [np.asarray(values) for values in dice]
+
+
+def criterion_scales(variant: Variant, command: Command) -> list[tuple[int, int]]:
+    """Per criterion of the command's chain, the smallest and largest figure any color can show."""
+    scales = []
+    for criterion in command.chain:
+        bounds = [criterion.figure.bounds(count, faces) for count, faces in zip(variant.counts, variant.color_faces)]
+        scales.append((min(low for low, _ in bounds), max(high for _, high in bounds)))
+    return scales
+
+
+def color_scores(variant: Variant, command: Command, values: np.ndarray) -> np.ndarray:
+    """One color's score for a value command: (rounds,) int64, higher better.
+
+    The whole chain in one number: each criterion's figure, turned so that the
+    better end is larger and shifted to start at 0, is a digit in a mixed
+    radix whose digits are the criteria in order. Comparing scores compares
+    the chains criterion by criterion.
     """
-    # dice: (colors, dice_per_color, rounds) uint8, values 1..sides. Color-major so that
-    # every reduction runs over contiguous rows, which numpy vectorizes.
-    if command in (Command.HIGHEST_TOTAL, Command.LOWEST_TOTAL):
-        return dice.sum(axis=1, dtype=np.int16)
-    if command is Command.LARGEST_SPREAD:
-        return dice.max(axis=1).astype(np.int16) - dice.min(axis=1)
-    if command is Command.MOST_ODD:
-        return (dice & 1).sum(axis=1, dtype=np.int16)
-    if command is Command.HIGHEST_DIE:
-        return dice.max(axis=1).astype(np.int16)
-    raise ValueError(f"{command} is decided by positions, not values; use nearest_distances")
+    # values: (dice, rounds) uint8, the color's face values
+    score = np.zeros(values.shape[1:], dtype=np.int64)
+    for criterion, (low, high) in zip(command.chain, criterion_scales(variant, command)):
+        figure = criterion.figure.of(values).astype(np.int64)
+        score *= high - low + 1
+        score += figure - low if criterion.highest else high - figure
+    return score
+
+
+def scores(variant: Variant, command: Command, dice: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+    """Each color's score for a value command (`color_scores`): (colors, rounds) int64, higher better."""
+    return np.stack([color_scores(variant, command, values) for values in color_values(variant, dice)])
+
+
+def figures(command: Command, dice: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+    """Each color's figure of the command's first criterion, as a person reads it: (colors, rounds) int16
+    (a total, a count, a die; not turned for the direction: see `scores` for what decides)."""
+    # dice: (colors, dice_per_color, rounds) uint8, or per color (count, rounds) uint8
+    return np.stack([command.figure.of(np.asarray(values)) for values in dice])
 
 
 def sharing_best(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
     """Which colors share the winning figure of each round: (colors, rounds) bool.
 
-    For `closest`, colors whose distance is within `(1 + tolerance)` times the
-    smallest; for value commands, colors with exactly the best figure.
+    figures: for a value command its scores (`scores`, higher better); for `distance` (closest) each color's
+    nearest distance, colors within `(1 + tolerance)` times the smallest sharing it.
     """
-    # figures: (colors, rounds) int16 or float32
-    if command in SMALLEST_WINS:
-        best = figures.min(axis=0)
-        return figures <= best * (1 + tolerance) if command is Command.CLOSEST else figures == best
+    # figures: (colors, rounds) int or float32
+    if not command.depends_on_values:
+        return figures <= figures.min(axis=0) * (1 + tolerance)
     return figures == figures.max(axis=0)
 
 
 def winners(command: Command, figures: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
     """The answer code of each round: the winning color's index, or GREY_CODE when
     two or more colors share the winning figure (see `sharing_best`)."""
-    # figures: (colors, rounds) int16 or float32 -> (rounds,) int8
+    # figures: (colors, rounds) int or float32 -> (rounds,) int8
     sharing = sharing_best(command, figures, tolerance)
     sharers = sharing.sum(axis=0, dtype=np.int8)
     # Where exactly one color shares the best figure, the sum of index x sharing is its index.
@@ -92,26 +115,26 @@ def accepted_answers(command: Command, figures: np.ndarray, tolerance: float = 0
     only for a `closest` roll that is grey by the tolerance alone; then row 1
     is the strictly nearest color, and both answers are right.
     """
-    # figures: (colors, rounds) int16 or float32 -> (2, rounds) int8
+    # figures: (colors, rounds) int or float32 -> (2, rounds) int8
     table_call = winners(command, figures, tolerance)
-    if command is not Command.CLOSEST or tolerance == 0:
+    if command.depends_on_values or tolerance == 0:
         return np.stack([table_call, table_call])
     # A color alone within the tolerance is alone without it: row 1 differs only where row 0 is grey.
     return np.stack([table_call, winners(command, figures)])
 
 
-def answers(variant: Variant, command: Command, dice: np.ndarray | None = None,
+def answers(variant: Variant, command: Command, dice: np.ndarray | Sequence[np.ndarray] | None = None,
             positions: np.ndarray | None = None) -> np.ndarray:
     """Answer codes for many rolls: (rounds,) int8, a color index or GREY_CODE.
 
-    Value commands need `dice` (colors, dice_per_color, rounds); `closest`
-    needs `positions` (from `table.throw`).
+    Value commands need `dice` (see `color_values`); `closest` needs `positions` (from `table.throw`).
     """
-    # dice: (colors, dice_per_color, rounds) uint8; positions: (1 + colors * dice_per_color, 2, rounds) mm
-    if command is Command.CLOSEST:
-        distances = nearest_distances(positions, len(variant.colors), variant.dice_per_color)
+    # dice: (colors, dice_per_color, rounds) uint8 or per color (count, rounds) uint8;
+    # positions: (1 + dice, 2, rounds) mm
+    if not command.depends_on_values:
+        distances = nearest_distances(positions, len(variant.colors), variant.counts)
         return winners(command, distances, variant.table.tolerance)
-    return winners(command, figures(command, dice))
+    return winners(command, scores(variant, command, dice))
 
 
 def count_answers(codes: np.ndarray, colors: int) -> np.ndarray:
@@ -157,14 +180,29 @@ def roll(variant: Variant, rng: np.random.Generator) -> Roll:
 def roll_many(variant: Variant, count: int, rng: np.random.Generator) -> list[Roll]:
     """`count` rolls drawn at once (all command dice, then all colored dice, then every throw): much faster
     than `count` calls of `roll`, though not the same rolls (the generator is read in another order)."""
-    commands = rng.integers(len(variant.commands), size=count)
-    # values: (count, colors, dice_per_color); landed: (dice, 2, count) mm
-    values = rng.integers(1, variant.sides + 1, size=(count, len(variant.colors), variant.dice_per_color))
-    landed = throw(variant.table, 1 + variant.dice_count, count, rng)
-    return [Roll(command=variant.commands[int(command)],
-                 dice={color: tuple(int(v) for v in row) for color, row in zip(variant.colors, rolled.tolist())},
-                 positions=positions_to_mapping(variant.colors, variant.dice_per_color, landed[:, :, index]))
-            for index, (command, rolled) in enumerate(zip(commands, values))]
+    die = variant.die
+    commands = rng.integers(len(die), size=count)
+    values = roll_values(variant, count, rng)
+    landed = throw(variant.table, 1 + variant.dice_count, count, rng)  # (dice, 2, count) mm
+    rows = [color.T.tolist() for color in values]  # per color, (count, dice) values
+    return [Roll(command=die[int(command)],
+                 dice={color: tuple(row[index]) for color, row in zip(variant.colors, rows)},
+                 positions=positions_to_mapping(variant.colors, variant.counts, landed[:, :, index]))
+            for index, command in enumerate(commands)]
+
+
+def roll_values(variant: Variant, rounds: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Every color's dice for `rounds` rounds: per color a (count, rounds) uint8 array of face values."""
+    if variant.standard_dice:
+        # values: (rounds, colors, dice_per_color), one draw for all, as the box's dice always were
+        values = rng.integers(1, variant.sides + 1, size=(rounds, len(variant.colors), variant.dice_per_color))
+        return [values[:, color, :].T.astype(np.uint8) for color in range(len(variant.colors))]
+    rolled = []
+    for count, faces in zip(variant.counts, variant.color_faces):
+        # Faces are drawn by index: repeated values are as likely as their faces are many.
+        index = rng.integers(0, len(faces), size=(count, rounds))
+        rolled.append(np.asarray(faces, dtype=np.uint8)[index])
+    return rolled
 
 
 def resolve(variant: Variant, command: Command, dice: Mapping[str, Sequence[int]],
@@ -174,52 +212,62 @@ def resolve(variant: Variant, command: Command, dice: Mapping[str, Sequence[int]
     dice: values per color, e.g. {"black": [2, 3, 6], ...}. positions: the
     throw as given by `Roll.positions`, needed for `closest` only.
     """
-    values = _dice_array(variant, dice)
-    if command is Command.CLOSEST:
+    values = _dice_arrays(variant, dice)
+    tolerance = variant.table.tolerance
+    if not command.depends_on_values:
         if positions is None:
             raise InputError("the closest command needs where the dice lie", field="positions")
-        landed = positions_from_mapping(variant.colors, variant.dice_per_color, positions)
-        color_figures = nearest_distances(landed[:, :, None], len(variant.colors), variant.dice_per_color)
-        shown = {c: round(float(f), 1) for c, f in zip(variant.colors, color_figures[:, 0])}
+        landed = positions_from_mapping(variant.colors, variant.counts, positions)
+        color_figures = nearest_distances(landed[:, :, None], len(variant.colors), variant.counts)
+        shown: dict[str, Any] = {c: round(float(f), 1) for c, f in zip(variant.colors, color_figures[:, 0])}
+        chains = {c: (shown[c],) for c in variant.colors}
     else:
-        color_figures = figures(command, values[:, :, None])
-        shown = {c: int(f) for c, f in zip(variant.colors, color_figures[:, 0])}
+        color_figures = scores(variant, command, values)
+        chains = {c: tuple(int(criterion.figure.of(v)[0]) for criterion in command.chain)
+                  for c, v in zip(variant.colors, values)}
+        shown = {c: chain[0] for c, chain in chains.items()}
     # The exact figures decide; `shown` (rounded to 0.1 mm) only explains.
-    tolerance = variant.table.tolerance
     tied = [c for c, shares in zip(variant.colors, sharing_best(command, color_figures, tolerance)[:, 0]) if shares]
     names = (*variant.colors, GREY)  # GREY_CODE (-1) indexes the last
     accepted = tuple(dict.fromkeys(names[code] for code in accepted_answers(command, color_figures, tolerance)[:, 0]))
-    return Resolution(command, accepted[0], shown, _reason(command, tied, shown, tolerance), accepted)
+    # Best first: the highest score, or the shortest distance.
+    better = -color_figures[:, 0] if command.depends_on_values else color_figures[:, 0]
+    order = [variant.colors[i] for i in sorted(range(len(variant.colors)),
+                                                key=lambda i: (variant.colors[i] not in tied, better[i]))]
+    return Resolution(command, accepted[0], shown, _reason(command, tied, order, chains, tolerance), accepted)
 
 
-def _dice_array(variant: Variant, dice: Mapping[str, Sequence[int]]) -> np.ndarray:
+def _dice_arrays(variant: Variant, dice: Mapping[str, Sequence[int]]) -> list[np.ndarray]:
+    """Per color, its dice as a (count, 1) uint8 array; InputError for a roll the variant's dice cannot show."""
     if set(dice) != set(variant.colors):
         raise InputError(f"need exactly the colors {', '.join(variant.colors)}, got {', '.join(dice)}", field="dice")
     rows = []
-    for color in variant.colors:
+    for color, count, faces in zip(variant.colors, variant.counts, variant.color_faces):
         row = list(dice[color])
-        if len(row) != variant.dice_per_color or not all(
-                isinstance(v, (int, np.integer)) and 1 <= v <= variant.sides for v in row):
-            raise InputError(f"{color} needs {variant.dice_per_color} values "
-                             f"from 1 to {variant.sides}, got {row}", field="dice")
-        rows.append(row)
-    return np.array(rows, dtype=np.uint8)
+        if len(row) != count or not all(isinstance(v, (int, np.integer)) and v in faces for v in row):
+            shows = (f"from 1 to {len(faces)}" if faces == tuple(range(1, len(faces) + 1))
+                     else f"among {', '.join(map(str, sorted(set(faces))))}")
+            raise InputError(f"{color} needs {count} values {shows}, got {row}", field="dice")
+        rows.append(np.array(row, dtype=np.uint8)[:, None])
+    return rows
 
 
-def _reason(command: Command, tied: list[str], shown: dict[str, float], tolerance: float) -> str:
-    """`red: 13 > 12 white > 11 black`, or `grey: black = white at 6 > 5 red`.
+def _reason(command: Command, tied: list[str], order: list[str], chains: dict[str, tuple], tolerance: float) -> str:
+    """`red: 13 > 12 white > 11 black`, or `grey: black = white at 6 > 5 red`; with tie-breaks each figure
+    of the chain: `red: 2 then 14 > 2 then 12 white > 1 then 9 black`.
 
-    tied: the colors sharing the winning figure, as the rules decided it.
+    tied: the colors sharing the winning chain, as the rules decided it; order: every color, best first.
     """
-    smallest = command in SMALLEST_WINS
-    order = sorted(shown, key=lambda c: (c not in tied, shown[c] if smallest else -shown[c]))
-    unit = " mm" if command is Command.CLOSEST else ""
-    sign = "<" if smallest else ">"
-    rest = [f"{shown[c]}{unit} {c}" for c in order[len(tied):]]
+    def text(color: str) -> str:
+        return " then ".join(str(value) for value in chains[color])
+
+    unit = "" if command.depends_on_values else " mm"
+    sign = ">" if command.chain[0].highest else "<"
+    rest = [f"{text(c)}{unit} {c}" for c in order[len(tied):]]
     if len(tied) == 1:
-        head = f"{tied[0]}: {shown[tied[0]]}{unit}"
-    elif command is Command.CLOSEST:
-        head = "grey: " + " ~ ".join(f"{c} {shown[c]} mm" for c in tied) + f" (within {tolerance:.0%})"
+        head = f"{tied[0]}: {text(tied[0])}{unit}"
+    elif not command.depends_on_values:
+        head = "grey: " + " ~ ".join(f"{c} {text(c)} mm" for c in tied) + f" (within {tolerance:.0%})"
     else:
-        head = "grey: " + " = ".join(tied) + f" at {shown[tied[0]]}"
+        head = "grey: " + " = ".join(tied) + f" at {text(tied[0])}"
     return f" {sign} ".join([head] + rest)

@@ -9,19 +9,13 @@ rolled by the generator seeded with the b-th `SeedSequence.spawn` child of the
 run's seed. Chunks (the work handed to a process at a time) and workers only
 group blocks, so the same seed gives the same counts however the work is split.
 
-Speed: the five value commands are read from precomputed tables rather than
-computed from dice. When all joint outcomes fit in JOINT_LOOKUP_LIMIT entries
-(the standard game: 6**9), one 32-bit draw per round indexes a table holding
-every command's answer, packed in 16 bits, and a histogram counts them.
-Otherwise, when one color's outcomes fit in COLOR_LOOKUP_LIMIT, each color's
-outcome is one draw that indexes per-command figure tables, and only the
-comparison across colors is computed per round. Beyond that (many dice or
-sides per color) the dice themselves are rolled and reduced.
+Speed: every value command, built-in or the designer's own, is compiled once
+into lookup tables (`core.kernel`), so a round costs about one draw and a
+table look-up however the command is defined.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import os
@@ -31,11 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from diavolo_stats.core.rules import CLOSEST_JUDGING, answers, count_answers, figures, winners
+from diavolo_stats.core.kernel import lookups, tally_block
+from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.seeding import child, root_sequence
-from diavolo_stats.core.table_model import throw_on_grid
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.core.workers import worker_pool
+from diavolo_stats.errors import InputError
 from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.stats import Estimate, proportion_estimate
 from diavolo_stats.validation import Instance, Whole, checked
@@ -51,8 +46,6 @@ generated as they are handed out, and only counts are kept); more is refused."""
 
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 """The most worker processes a run may ask for: 4 per CPU. A run never starts more workers than it has chunks."""
-JOINT_LOOKUP_LIMIT = 1 << 24
-COLOR_LOOKUP_LIMIT = 1 << 16
 
 
 _ROW_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high", "exact_tie_probability",
@@ -95,9 +88,16 @@ class SimulationResult(TextResult):
         return {name: count / self.rounds for name, count in zip(names, self.counts[command])}
 
     def overall_answer_shares(self) -> dict[str, float]:
-        """Share of rounds each color (and grey) is the answer, the command die rolled too."""
-        shares = [self.answer_shares(c) for c in self.variant.commands]
+        """Share of rounds each color (and grey) is the answer, the command die rolled too (repeats counted)."""
+        shares = [self.answer_shares(c) for c in self.variant.die]
         return {name: sum(s[name] for s in shares) / len(shares) for name in shares[0]}
+
+    def overall(self) -> Estimate:
+        """The overall grey rate: the tie probability averaged over the command die's faces (repeats counted),
+        with a 95% interval. Every round resolves every command, so the estimate rests on all the rounds; the
+        per-round average of the faces' ties lies in [0, 1], so the Wilson interval of its sum is conservative."""
+        die = self.variant.die
+        return proportion_estimate(sum(self.ties(c) for c in die) / len(die), self.rounds)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -118,7 +118,11 @@ class SimulationResult(TextResult):
         from diavolo_stats.core.odds import exact_odds
 
         variant = self.variant
-        exact = exact_odds(variant).tie_probability if variant.value_commands else {}
+        try:
+            odds = exact_odds(variant) if variant.value_commands else None
+        except InputError:  # beyond the exact engine's limits: the simulation stands alone
+            odds = None
+        exact = odds.tie_probability if odds is not None else {}
         commands = {}
         for command in variant.commands:
             probability = self.tie_probability(command)
@@ -136,9 +140,13 @@ class SimulationResult(TextResult):
                 entry["exact"] = truth
                 entry["z_score"] = (probability - truth) / standard_error if standard_error else 0.0
             commands[command.value] = entry
+        overall = self.overall()
         document = {"variant": variant.as_dict(), "rounds": self.rounds, "seed": self.seed,
-                    "commands": commands, "answer_shares": self.overall_answer_shares()}
-        if Command.CLOSEST in variant.commands:
+                    "commands": commands, "answer_shares": self.overall_answer_shares(),
+                    "overall": {"faces": len(variant.die), "tie_probability": overall.value, "ci95": overall.bounds}}
+        if odds is not None and odds.overall_tie_probability is not None:
+            document["overall"]["exact"] = float(odds.overall_tie_probability)
+        if any(not c.depends_on_values for c in variant.commands):
             document["table_model"] = variant.table.describe()
             document["closest_judging"] = CLOSEST_JUDGING
         return document
@@ -160,7 +168,8 @@ class SimulationResult(TextResult):
             }
             row.update({f"share_{answer}": share for answer, share in entry["answer_shares"].items()})
             row["dice"] = self.variant.label
-            row["table_model"] = document.get("table_model", "") if name == Command.CLOSEST.value else ""
+            positional = not self.variant.command(name).depends_on_values
+            row["table_model"] = document.get("table_model", "") if positional else ""
             row["seed"] = self.seed
             rows.append(row)
         return rows
@@ -174,7 +183,10 @@ class SimulationResult(TextResult):
                  render_fitted(rows, TEXT_COLUMNS, keep=4, headers=TEXT_HEADERS), "",
                  "Share of rounds each answer is right:",
                  render_fitted(rows, ["command", *shares], keep=2)]
-        if Command.CLOSEST in self.variant.commands:
+        overall = self.overall()
+        lines.insert(4, f"overall grey rate (command die of {len(self.variant.die)} faces): {overall.value:.4f} "
+                        f"[{overall.low:.4f}, {overall.high:.4f}]")
+        if any(not c.depends_on_values for c in self.variant.commands):
             lines += ["", wrap(f"closest: {self.variant.table.describe()}", "  "), wrap(CLOSEST_JUDGING, "  ")]
         return "\n".join(lines)
 
@@ -200,7 +212,7 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
     # Generated as they are handed out: a list of 10**12 / 2**21 chunks would itself fill memory.
     chunks = ((first, min(first + blocks_per_chunk, blocks)) for first in range(0, blocks, blocks_per_chunk))
     workers = min(workers, chunk_count)
-    _lookups(variant)  # built once here, shared with forked workers
+    lookups(variant)  # built once here, shared with forked workers
     totals = np.zeros((len(variant.commands), len(variant.colors) + 1), dtype=np.int64)
     done = 0
 
@@ -243,112 +255,7 @@ def _tally_chunk(variant: Variant, root: np.random.SeedSequence, rounds: int, ch
     for block in range(*chunk):
         rng = np.random.default_rng(child(root, block))
         size = min(BLOCK_ROUNDS, rounds - block * BLOCK_ROUNDS)
-        totals += _tally_block(variant, rng, size)
+        totals += tally_block(variant, rng, size)
     return totals
 
 
-def _tally_block(variant: Variant, rng: np.random.Generator, rounds: int) -> np.ndarray:
-    """Roll `rounds` rounds and count the answers: (commands, colors + 1) int64, grey last."""
-    lookups = _lookups(variant)
-    colors = len(variant.colors)
-    per_command: dict[Command, np.ndarray] = {}
-    if lookups.joint_words:
-        joint = rng.integers(0, lookups.joint_size, size=rounds, dtype=np.uint32)
-        for word, commands in lookups.joint_words:
-            histogram = np.bincount(np.take(word, joint), minlength=1 << (lookups.code_bits * len(commands)))
-            per_command.update(_unpack(histogram, commands, lookups.code_bits, colors))
-    elif lookups.color_figures:
-        outcomes = rng.integers(0, lookups.color_outcomes, size=(colors, rounds), dtype=np.uint16)
-        for command, lookup in lookups.color_figures.items():
-            per_command[command] = count_answers(winners(command, np.take(lookup, outcomes)), colors)
-    elif variant.value_commands:
-        dice = rng.integers(1, variant.sides + 1, size=(colors, variant.dice_per_color, rounds), dtype=np.uint8)
-        for command in variant.value_commands:
-            per_command[command] = count_answers(winners(command, figures(command, dice)), colors)
-    if Command.CLOSEST in variant.commands:
-        positions = throw_on_grid(variant.table, 1 + variant.dice_count, rounds, rng)
-        per_command[Command.CLOSEST] = count_answers(answers(variant, Command.CLOSEST, positions=positions), colors)
-    return np.array([per_command[c] for c in variant.commands], dtype=np.int64)
-
-
-def _unpack(histogram: np.ndarray, commands: tuple[Command, ...], bits: int,
-            colors: int) -> dict[Command, np.ndarray]:
-    """Split a histogram of packed answer words into each command's counts."""
-    # histogram: (2 ** (bits * commands),) int64
-    words = np.arange(len(histogram))
-    mask = (1 << bits) - 1
-    # Codes above `colors` never occur: their bins hold zero and are cut off.
-    return {command: np.roll(np.bincount((words >> (bits * i)) & mask, weights=histogram,
-                                         minlength=1 << bits)[: colors + 1].astype(np.int64), -1)
-            for i, command in enumerate(commands)}
-
-
-@dataclass(frozen=True)
-class _Lookups:
-    """Lookup arrays for a variant's value commands (see the module docstring)."""
-
-    joint_size: int = 0
-    code_bits: int = 0
-    joint_words: tuple = ()  # ((uint16 lookup over joint outcomes, commands packed in it), ...)
-    color_outcomes: int = 0
-    color_figures: Mapping[Command, np.ndarray] | None = None  # command -> (outcomes,) uint8 or int16
-
-
-def _narrowest(lookup: np.ndarray) -> np.ndarray:
-    """The lookup as uint8 when its figures fit: comparisons on bytes run twice as wide."""
-    return lookup.astype(np.uint8) if lookup.min() >= 0 and lookup.max() < 256 else lookup
-
-
-@functools.lru_cache(maxsize=8)
-def _lookups(variant: Variant) -> _Lookups:
-    commands = variant.value_commands
-    if not commands:
-        return _Lookups()
-    outcomes_per_color = variant.sides ** variant.dice_per_color
-    if outcomes_per_color > COLOR_LOOKUP_LIMIT:
-        return _Lookups()
-    colors = len(variant.colors)
-    # Every outcome of one color's dice, in base-`sides` order: (1, dice_per_color, outcomes) uint8.
-    faces = np.indices((variant.sides,) * variant.dice_per_color, dtype=np.uint8)
-    faces = faces.reshape(1, variant.dice_per_color, -1) + 1
-    color_figures = {c: _narrowest(figures(c, faces)[0]) for c in commands}
-    joint_size = outcomes_per_color ** colors
-    if joint_size > JOINT_LOOKUP_LIMIT:
-        # uint16 even for small ranges: numpy draws bounded uint16 several times faster than uint8.
-        return _Lookups(color_outcomes=outcomes_per_color, color_figures=color_figures)
-    # Answer code + 1 (0 = grey) of every joint outcome, packed a few commands to a 16-bit word
-    # so that one histogram of at most 4096 bins counts them all.
-    bits = colors.bit_length()
-    per_word = max(1, 12 // bits)
-    words = []
-    for start in range(0, len(commands), per_word):
-        packed = tuple(commands[start:start + per_word])
-        word = np.zeros(joint_size, dtype=np.uint16)
-        for i, command in enumerate(packed):
-            word |= _joint_codes(command, color_figures[command], colors) << np.uint16(bits * i)
-        words.append((word, packed))
-    return _Lookups(joint_size=joint_size, code_bits=bits, joint_words=tuple(words))
-
-
-def _joint_codes(command: Command, one_color: np.ndarray, colors: int) -> np.ndarray:
-    """Answer code + 1 (0 = grey) of every joint outcome: (outcomes ** colors,) uint16.
-
-    Joint outcome j = o_0 * K**(C-1) + ... + o_(C-1), K outcomes per color. Built
-    one outcome of the first color at a time, so the temporaries stay small.
-    """
-    # one_color: (outcomes,) figure of each outcome of one color
-    outcomes = len(one_color)
-    rest = (outcomes,) * (colors - 1)
-    # The other colors' figures over their joint outcomes: (colors - 1, outcomes ** (colors - 1)).
-    def along(color: int) -> np.ndarray:
-        shape = [outcomes if axis == color else 1 for axis in range(colors - 1)]
-        return np.broadcast_to(one_color.reshape(shape), rest).reshape(-1)
-
-    others = np.stack([along(color) for color in range(colors - 1)])
-    codes = np.empty((outcomes, others.shape[1]), dtype=np.uint16)
-    figures_now = np.empty((colors, others.shape[1]), dtype=one_color.dtype)
-    figures_now[1:] = others
-    for first in range(outcomes):
-        figures_now[0] = one_color[first]
-        codes[first] = winners(command, figures_now) + 1  # GREY_CODE + 1 == 0
-    return codes.reshape(-1)

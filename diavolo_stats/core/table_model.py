@@ -148,12 +148,20 @@ def _overlaps(earlier: np.ndarray, landed: np.ndarray, die_steps: int) -> np.nda
     return overlap
 
 
-def nearest_distances(positions: np.ndarray, color_count: int, dice_per_color: int) -> np.ndarray:
+def color_of_dice(dice_per_color: int | Sequence[int], color_count: int) -> list[int]:
+    """The color index of each colored die in throw order: `dice_per_color` dice per color, or each color's own
+    count."""
+    counts = [dice_per_color] * color_count if isinstance(dice_per_color, int) else list(dice_per_color)
+    return [color for color, count in enumerate(counts) for _ in range(count)]
+
+
+def nearest_distances(positions: np.ndarray, color_count: int, dice_per_color: int | Sequence[int]) -> np.ndarray:
     """Distance from the command die to each color's nearest die: (colors, rounds) float32.
 
-    In the positions' unit: mm from `throw`, grid steps from `throw_on_grid`.
+    In the positions' unit: mm from `throw`, grid steps from `throw_on_grid`. dice_per_color: dice in each
+    color, or each color's own count, in order.
     """
-    # positions: (1 + colors * dice_per_color, 2, rounds) float32 mm or uint16 grid steps, command die first
+    # positions: (1 + dice, 2, rounds) float32 mm or uint16 grid steps, command die first, colors in order
     # Grid steps stay integers (a squared 15-bit distance fits int32, and integer math is faster).
     # One die at a time through small reused buffers, which stay in cache.
     exact = np.int32 if np.issubdtype(positions.dtype, np.integer) else np.float32
@@ -161,11 +169,12 @@ def nearest_distances(positions: np.ndarray, color_count: int, dice_per_color: i
     command = positions[0].astype(exact)
     nearest = np.empty((color_count, rounds), dtype=exact)
     offset = np.empty((2, rounds), dtype=exact)
+    owners = color_of_dice(dice_per_color, color_count)
     for die, landed in enumerate(positions[1:]):
         np.subtract(landed, command, out=offset, dtype=exact)
         offset *= offset
-        color, index = divmod(die, dice_per_color)
-        if index == 0:
+        color = owners[die]
+        if die == 0 or owners[die - 1] != color:
             np.add(offset[0], offset[1], out=nearest[color])
         else:
             offset[0] += offset[1]
@@ -173,26 +182,28 @@ def nearest_distances(positions: np.ndarray, color_count: int, dice_per_color: i
     return np.sqrt(nearest, dtype=np.float32)
 
 
-def positions_to_mapping(colors: Sequence[str], dice_per_color: int, positions: np.ndarray) -> dict:
+def positions_to_mapping(colors: Sequence[str], dice_per_color: int | Sequence[int], positions: np.ndarray) -> dict:
     """One throw as `{"command": [x, y], color: [[x, y], ...]}`, in mm rounded to 0.1 mm."""
-    # positions: (1 + colors * dice_per_color, 2) mm, one throw
+    # positions: (1 + dice, 2) mm, one throw
     rounded = np.round(np.asarray(positions, dtype=np.float64), 1).tolist()
-    mapping: dict = {"command": rounded[0]}
-    for index, color in enumerate(colors):
-        mapping[color] = rounded[1 + index * dice_per_color: 1 + (index + 1) * dice_per_color]
+    mapping: dict = {"command": rounded[0], **{color: [] for color in colors}}
+    for point, color in zip(rounded[1:], color_of_dice(dice_per_color, len(colors))):
+        mapping[colors[color]].append(point)
     return mapping
 
 
-def positions_from_mapping(colors: Sequence[str], dice_per_color: int, mapping: Mapping) -> np.ndarray:
-    """The inverse of `positions_to_mapping`: a (1 + colors * dice_per_color, 2) float32 array in mm."""
+def positions_from_mapping(colors: Sequence[str], dice_per_color: int | Sequence[int], mapping: Mapping) -> np.ndarray:
+    """The inverse of `positions_to_mapping`: a (1 + dice, 2) float32 array in mm."""
+    dice = len(color_of_dice(dice_per_color, len(colors)))
     try:
         points = [mapping["command"]] + [point for color in colors for point in mapping[color]]
         array = np.array(points, dtype=np.float32)
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(f"need 'command' and one [x, y] per die of each color ({error})", field="positions") from None
-    if array.shape != (1 + len(colors) * dice_per_color, 2):
-        raise InputError(f"need 1 + {len(colors)} x {dice_per_color} points [x, y], got shape {array.shape}",
-                         field="positions")
+    if array.shape != (1 + dice, 2):
+        counts = [dice_per_color] * len(colors) if isinstance(dice_per_color, int) else list(dice_per_color)
+        shown = f"{len(colors)} x {counts[0]}" if len(set(counts)) == 1 else " + ".join(map(str, counts))
+        raise InputError(f"need 1 + {shown} points [x, y], got shape {array.shape}", field="positions")
     return array
 
 

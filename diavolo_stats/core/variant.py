@@ -1,17 +1,22 @@
-"""What game is played: the commands, and a frozen, validated `Variant`.
+"""What game is played: the dice of each color, the commands on the command die, a frozen, validated `Variant`.
 
 A `Variant` is checked once, at construction; everything downstream trusts
 it. Bad values raise `InputError` naming the field and the allowed range.
+The same object is read from a variant file (`Variant.from_toml`, see
+`core.variant_file`) or built in code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from pathlib import Path
 
+from diavolo_stats.core.commands import ALL_COMMANDS, VALUE_COMMANDS, Command, CommandName
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Instance, Rule, Several, Text, Whole, check_value, setting
+from diavolo_stats.validation import Configuration, Instance, Maybe, Rule, Several, Text, Whole, setting
+
+__all__ = ["ALL_COMMANDS", "VALUE_COMMANDS", "Command", "CommandName", "ColorDice", "Variant", "GREY", "PRESETS"]
 
 GREY = "grey"
 """The answer when two or more colors share the winning figure (a tie)."""
@@ -21,50 +26,31 @@ DEFAULT_COLORS = ("black", "red", "white")
 MAX_COLORS = 8
 MAX_DICE_PER_COLOR = 12
 MAX_SIDES = 100
+MAX_FACE = 100
+"""The largest value a die's face may show (faces run from 0 to MAX_FACE, repeats allowed)."""
 COLOR_NAME = r"[a-z][a-z0-9_]*"
+COLOR_RULE = Text(max_length=40, pattern=COLOR_NAME, forbidden=(GREY,), reserved_for="ties",
+                  described="a color name (lowercase letters, digits, _; grey is for ties)")
 
 
-class Command(str, Enum):
-    """The faces of the command die, named as on the command line."""
+class Faces(Rule):
+    """The faces of a die: 2 to MAX_SIDES whole numbers from 0 to MAX_FACE, repeats allowed; a tuple."""
 
-    HIGHEST_TOTAL = "highest-total"
-    LOWEST_TOTAL = "lowest-total"
-    LARGEST_SPREAD = "largest-spread"
-    MOST_ODD = "most-odd"
-    HIGHEST_DIE = "highest-die"
-    CLOSEST = "closest"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def depends_on_values(self) -> bool:
-        """True for the five commands decided by the dice values alone; `closest` needs positions."""
-        return self is not Command.CLOSEST
-
-    @classmethod
-    def parse(cls, name: str, field: str = "commands") -> Command:
-        """The command named `name` (spaces around it ignored); InputError naming `field` if there is none."""
-        return check_value(field, name, CommandName())
-
-
-ALL_COMMANDS = tuple(Command)
-VALUE_COMMANDS = tuple(c for c in Command if c.depends_on_values)
-
-
-class CommandName(Rule):
-    """A command of the command die, as a Command or its name."""
-
-    def normalize(self, value: object) -> Command:
-        if isinstance(value, Command):
-            return value
-        try:
-            return Command(value.strip() if isinstance(value, str) else value)
-        except ValueError:
-            raise ValueError(f"must be one of {', '.join(c.value for c in Command)}") from None
+    def normalize(self, value: object) -> tuple[int, ...]:
+        faces = Several(Whole(0, MAX_FACE), least=2, most=MAX_SIDES, unique=False, noun="face").normalize(value)
+        return tuple(faces)
 
     def bad_values(self) -> list:
-        return ["tallest", "", 3]
+        return ["1,2,3", (), (1,), (1, -1), (1, MAX_FACE + 1), None]
+
+
+@dataclass(frozen=True)
+class ColorDice(Configuration):
+    """One color's own dice, where they differ from the variant's: their `count` and/or their `faces`."""
+
+    color: str = setting("black", COLOR_RULE)
+    count: int | None = setting(None, Maybe(Whole(1, MAX_DICE_PER_COLOR)))
+    faces: tuple[int, ...] | None = setting(None, Maybe(Faces()))
 
 
 @dataclass(frozen=True)
@@ -73,23 +59,47 @@ class Variant(Configuration):
 
     colors: names of the colored dice groups (`grey` is reserved for ties).
     dice_per_color: dice in each color (3 in the box, 2 in the kids variant).
-    sides: faces per die, valued 1..sides.
-    commands: the faces of the command die, each equally likely.
+    sides: faces per die, valued 1..sides (when `faces` is not given).
+    faces: the faces of every colored die, e.g. (0, 1, 1, 2, 2, 3); None: 1..sides.
+    dice: per color, its own count and/or faces (`ColorDice`), over the above.
+    commands: the commands in play (built-in or defined, `core.commands`).
+    command_die: the faces of the command die by command, repeats allowed; faces naming a command not in
+        `commands` are not on it, so choosing fewer commands keeps the die's repeats. Empty: one face each.
     table: where dice land, for `closest` (see `diavolo_stats.core.table_model`).
+    name: a label for reports (a variant file's `name`), or None.
     """
 
-    colors: tuple[str, ...] = setting(DEFAULT_COLORS, Several(
-        Text(max_length=40, pattern=COLOR_NAME, forbidden=(GREY,), reserved_for="ties",
-             described="a color name (lowercase letters, digits, _; grey is for ties)"),
-        least=2, most=MAX_COLORS, noun="color"))
+    colors: tuple[str, ...] = setting(DEFAULT_COLORS, Several(COLOR_RULE, least=2, most=MAX_COLORS, noun="color"))
     dice_per_color: int = setting(3, Whole(1, MAX_DICE_PER_COLOR))
     sides: int = setting(6, Whole(2, MAX_SIDES))
     commands: tuple[Command, ...] = setting(ALL_COMMANDS, Several(CommandName(), noun="command"))
     table: TableModel = setting(default_factory=TableModel, rule=Instance(TableModel))
+    faces: tuple[int, ...] | None = setting(None, Maybe(Faces()))
+    dice: tuple[ColorDice, ...] = setting((), Several(Instance(ColorDice), least=0, noun="color's dice"))
+    command_die: tuple[str, ...] = setting((), Several(Text(max_length=40), least=0, unique=False,
+                                                       noun="command die face"))
+    name: str | None = setting(None, Maybe(Text(max_length=60)))
 
     def check(self) -> None:
-        if Command.CLOSEST in self.commands:
-            self.table.check_fits(1 + len(self.colors) * self.dice_per_color)
+        names = [str(c) for c in self.commands]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise InputError(f"{', '.join(repeated)} defined twice; each command once", field="commands")
+        unknown = [c.color for c in self.dice if c.color not in self.colors]
+        if unknown:
+            raise InputError(f"{unknown[0]} is not a color of the variant ({', '.join(self.colors)})", field="dice")
+        for command in self.commands:
+            for criterion in command.chain:
+                if not criterion.figure.by_position:
+                    for count, faces in zip(self.counts, self.color_faces):
+                        try:
+                            criterion.figure.check_dice(count, faces)
+                        except InputError as error:
+                            raise InputError(f"{command}: {error.message}", field="commands") from None
+        if any(not c.depends_on_values for c in self.commands):
+            self.table.check_fits(1 + self.dice_count)
+        if self.command_die and self.die == self.commands:
+            object.__setattr__(self, "command_die", ())  # one face per command, in order: the plain die
 
     @classmethod
     def preset(cls, name: str) -> Variant:
@@ -98,23 +108,86 @@ class Variant(Configuration):
             raise InputError(f"unknown variant {name!r}; allowed: {', '.join(PRESETS)}", field="variant")
         return cls(**PRESETS[name])
 
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Variant:
+        """The variant a variant file describes (`core.variant_file`); InputError naming the file and the key."""
+        from diavolo_stats.core.variant_file import read_variant
+
+        return read_variant(path)
+
+    @classmethod
+    def named(cls, name_or_path: str | Path) -> Variant:
+        """A preset by its name (`standard`, `kids`), else the variant file at that path (a `.toml` file)."""
+        if str(name_or_path) in PRESETS:
+            return cls.preset(str(name_or_path))
+        if not str(name_or_path).endswith(".toml"):
+            raise InputError(f"unknown variant {str(name_or_path)!r}; allowed: {', '.join(PRESETS)}, "
+                             "or a variant file ending in .toml", field="variant")
+        return cls.from_toml(name_or_path)
+
+    def _own(self, color: str) -> ColorDice | None:
+        return next((c for c in self.dice if c.color == color), None)
+
+    @property
+    def die_faces(self) -> tuple[int, ...]:
+        """The faces of a die without a color's own faces: `faces`, else 1..sides."""
+        return self.faces if self.faces is not None else tuple(range(1, self.sides + 1))
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Dice per color, in `colors` order."""
+        own = [self._own(color) for color in self.colors]
+        return tuple(c.count if c is not None and c.count is not None else self.dice_per_color for c in own)
+
+    @property
+    def color_faces(self) -> tuple[tuple[int, ...], ...]:
+        """The faces of each color's dice, in `colors` order."""
+        own = [self._own(color) for color in self.colors]
+        return tuple(c.faces if c is not None and c.faces is not None else self.die_faces for c in own)
+
+    @property
+    def standard_dice(self) -> bool:
+        """True when every color rolls `dice_per_color` dice valued 1..sides (the box's kind of dice)."""
+        return self.faces is None and all(c.count in (None, self.dice_per_color) and c.faces is None
+                                          for c in self.dice)
+
     @property
     def dice_count(self) -> int:
         """Colored dice rolled each round."""
-        return len(self.colors) * self.dice_per_color
+        return sum(self.counts)
 
     @property
     def value_commands(self) -> tuple[Command, ...]:
         return tuple(c for c in self.commands if c.depends_on_values)
 
     @property
+    def die(self) -> tuple[Command, ...]:
+        """The faces of the command die, each equally likely: `command_die` on `commands`, repeats counted."""
+        by_name = {str(c): c for c in self.commands}
+        faces = tuple(by_name[name] for name in self.command_die if name in by_name)
+        return faces or self.commands
+
+    def die_weight(self, command: Command) -> float:
+        """The share of the command die's faces that show `command`."""
+        faces = self.die
+        return faces.count(command) / len(faces)
+
+    def command(self, name: str, field: str = "commands") -> Command:
+        """The command of this variant (or a built-in) named `name`; InputError naming `field` if there is none."""
+        return Command.parse(name, field, among=self.commands)
+
+    @property
     def label(self) -> str:
-        """A short name of the dice in play, e.g. `black,red,white;3d6` (the `variant` column of saved results)."""
-        return f"{','.join(self.colors)};{self.dice_per_color}d{self.sides}"
+        """A short name of the dice in play, e.g. `black,red,white;3d6` (the `variant` column of saved results);
+        a color with dice of its own shows them, e.g. `black,red,white:4d[0,1,1,2,2,3];3d6`."""
+        common = dice_text(self.dice_per_color, self.die_faces)
+        colors = [color if dice_text(count, faces) == common else f"{color}:{dice_text(count, faces)}"
+                  for color, count, faces in zip(self.colors, self.counts, self.color_faces)]
+        return f"{','.join(colors)};{common}"
 
     def as_dict(self) -> dict:
         """The variant as plain JSON-ready values, its one-line description first."""
-        return {
+        document = {
             "description": self.describe(),
             "label": self.label,
             "colors": list(self.colors),
@@ -124,16 +197,40 @@ class Variant(Configuration):
             "table": {"scatter_mm": self.table.scatter_mm, "die_mm": self.table.die_mm,
                       "tolerance": self.table.tolerance},
         }
+        if self.name is not None:
+            document["name"] = self.name
+        if not self.standard_dice:
+            document["dice"] = {color: {"count": count, "faces": list(faces)}
+                                for color, count, faces in zip(self.colors, self.counts, self.color_faces)}
+        custom = [c for c in self.commands if not c.builtin]
+        if custom:
+            document["defined_commands"] = {str(c): {"then": [], **c.section()} for c in custom}
+        if self.die != self.commands:
+            document["command_die"] = [str(c) for c in self.die]
+        return document
 
     def describe(self) -> str:
         """One line naming the variant, for result headers."""
-        return (f"{len(self.colors)} colors ({', '.join(self.colors)}), "
-                f"{self.dice_per_color}d{self.sides} per color, commands: "
-                f"{', '.join(c.value for c in self.commands)}")
+        named = f"{self.name}: " if self.name else ""
+        if self.standard_dice:
+            dice = f"{self.dice_per_color}d{self.sides} per color"
+        else:
+            dice = ", ".join(f"{color} {dice_text(count, faces)}"
+                             for color, count, faces in zip(self.colors, self.counts, self.color_faces))
+        faces = self.die
+        shown = [f"{c} ({faces.count(c)} faces)" if faces.count(c) > 1 else str(c) for c in self.commands
+                 if c in faces]
+        return f"{named}{len(self.colors)} colors ({', '.join(self.colors)}), {dice}, commands: {', '.join(shown)}"
+
+
+def dice_text(count: int, faces: tuple[int, ...]) -> str:
+    """`3d6` for dice valued 1..sides, else the faces: `4d[0,1,1,2,2,3]`."""
+    if faces == tuple(range(1, len(faces) + 1)):
+        return f"{count}d{len(faces)}"
+    return f"{count}d[{','.join(map(str, faces))}]"
 
 
 PRESETS: dict[str, dict] = {
     "standard": {},
     "kids": {"dice_per_color": 2},
 }
-

@@ -79,6 +79,14 @@ class DrillSettings(Configuration):
         self.variant.table.check_fits(1 + self.variant.dice_count)
         if self.variant.sides > MAX_SIDES_SHOWN:
             raise InputError(f"the drill shows faces up to {MAX_SIDES_SHOWN}, got {self.variant.sides}", field="sides")
+        # Not yet drilled (issue 18): a variant file's own commands and dice; its odds, games and simulation are.
+        if not self.variant.standard_dice:
+            raise InputError("the drill shows dice valued 1 to sides, as many in every color; a variant file's own "
+                             "dice are for odds, simulate and game", field="variant")
+        custom = [c for c in self.variant.commands if not c.builtin]
+        if custom:
+            raise InputError(f"the drill teaches the six built-in commands; {custom[0]} is for odds, simulate and "
+                             "game", field="commands")
         if self.trials is not None and self.minutes is not None:
             raise InputError("give a number of trials or of minutes, not both", field="trials")
         if self.trials is None and self.minutes is None:

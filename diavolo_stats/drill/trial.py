@@ -31,8 +31,10 @@ TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableModel))
 def variant_label(variant: Variant) -> str:
     """The `variant` column: the preset the game is in every way (colors, dice, sides, commands, table),
     else `custom`. The log records neither sides nor commands: only a preset's name says which game it was."""
-    # The command die's faces are equally likely: their order on the command line is no other game.
-    in_die_order = dataclasses.replace(variant, commands=tuple(c for c in ALL_COMMANDS if c in variant.commands))
+    # The command die's faces are equally likely: their order on the command line is no other game; a variant
+    # file's name is no other game either.
+    in_die_order = dataclasses.replace(variant, commands=tuple(c for c in ALL_COMMANDS if c in variant.commands),
+                                       command_die=(), name=None) if variant.die == variant.commands else variant
     return next((name for name in PRESETS if in_die_order == Variant.preset(name)), "custom")
 
 

@@ -50,12 +50,12 @@ from enum import IntEnum
 import numpy as np
 
 from diavolo_stats.core import seeding
-from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers
+from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers, roll_values
 from diavolo_stats.core.seeding import root_sequence
 from diavolo_stats.core.table_model import nearest_distances, throw_on_grid
-from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.core.variant import ALL_COMMANDS, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import Lineup, PlayerModel
+from diavolo_stats.game.players import Lineup, PlayerModel, skill_command
 from diavolo_stats.game.settings import (
     DEFAULT_MAX_ROUNDS,
     MAX_DEVILS_PER_COLOR,
@@ -161,28 +161,34 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
 def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Roll the command die and the dice for `games` rounds and resolve them.
 
-    Returns (commands: (games,) int8 index into tuple(Command); accepted:
+    Returns (commands: (games,) int8 index into tuple(Command), of the built-in whose skill a player brings
+    (`players.skill_command`); accepted:
     (2, games) int8 color index or GREY_CODE, the answers counted right as
     `rules.accepted_answers` gives them, row 0 the table's call).
     """
     # returns: (games,) int8, (2, games) int8
-    command_index = rng.integers(len(variant.commands), size=games)
-    # dice: (colors, dice_per_color, games) uint8, color-major as `rules.answers` takes them
-    dice = rng.integers(1, variant.sides + 1, size=(len(variant.colors), variant.dice_per_color, games),
-                        dtype=np.uint8)
+    die = variant.die
+    command_index = rng.integers(len(die), size=games)
+    if variant.standard_dice:
+        # dice: (colors, dice_per_color, games) uint8, color-major as `rules.answers` takes them
+        dice = rng.integers(1, variant.sides + 1, size=(len(variant.colors), variant.dice_per_color, games),
+                            dtype=np.uint8)
+    else:
+        dice = roll_values(variant, games, rng)  # per color, (count, games) uint8
     accepted = np.empty((2, games), dtype=np.int8)
-    for index, command in enumerate(variant.commands):
-        rows = np.flatnonzero(command_index == index)
+    for command in variant.commands:
+        rows = np.flatnonzero(np.isin(command_index, [i for i, face in enumerate(die) if face == command]))
         if not rows.size:
             continue
-        if command is Command.CLOSEST:
+        if not command.depends_on_values:
             # Grid steps, as the simulator uses: only ratios of distances decide closest.
             positions = throw_on_grid(variant.table, 1 + variant.dice_count, rows.size, rng)
-            distances = nearest_distances(positions, len(variant.colors), variant.dice_per_color)
+            distances = nearest_distances(positions, len(variant.colors), variant.counts)
             accepted[:, rows] = accepted_answers(command, distances, variant.table.tolerance)
         else:
-            accepted[:, rows] = answers(variant, command, dice=dice[:, :, rows])
-    global_index = np.array([ALL_COMMANDS.index(c) for c in variant.commands], dtype=np.int8)
+            accepted[:, rows] = answers(variant, command, dice=[values[:, rows] for values in dice])
+    # Players are modelled per built-in command; a designer's command takes the skill of its kind.
+    global_index = np.array([ALL_COMMANDS.index(skill_command(c)) for c in die], dtype=np.int8)
     return global_index[command_index], accepted
 
 

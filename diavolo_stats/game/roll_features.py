@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.rules import GREY_CODE, SMALLEST_WINS, Roll, figures, winners
+from diavolo_stats.core.rules import GREY_CODE, Roll, figures, winners
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, COLOR_NAME, Command, Variant
 
@@ -84,7 +84,7 @@ def near_ties(command: Command, color_figures: np.ndarray, answer_codes: np.ndar
     """Which rolls are near ties (see the module docstring): (rounds,) bool, never on a grey roll."""
     # color_figures: (colors, rounds) int16, or float32 mm for closest; answer_codes: (rounds,) int8
     ordered = np.sort(color_figures, axis=0)
-    if command in SMALLEST_WINS:
+    if not command.chain[0].highest:
         best, second = ordered[0], ordered[1]
     else:
         best, second = ordered[-1], ordered[-2]
@@ -108,7 +108,8 @@ def roll_features(command: Command, color_count: int, dice_per_color: int, dice:
         codes = winners(command, color_figures, tolerance)
     else:
         color_figures = figures(command, dice)
-        codes = winners(command, color_figures)
+        # The drill's commands are the built-ins, one criterion each: the figure, turned to its better end, decides.
+        codes = winners(command, color_figures if command.chain[0].highest else -color_figures)
     rounds = color_figures.shape[1]
     return RollFeatures(command=np.full(rounds, ALL_COMMANDS.index(command), dtype=np.int8),
                         dice=np.full(rounds, color_count * dice_per_color, dtype=np.int16),

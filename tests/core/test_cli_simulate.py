@@ -88,7 +88,7 @@ def test_same_seed_same_output_with_any_workers():
     (["--tolerance", "-0.1"], ["--tolerance", "from 0 to 1"]),
     (["--out", "/nonexistent-folder/x.csv"], ["--out", "does not exist"]),
     (["--out", "."], ["--out", "folder"]),
-    (["--variant", "giant"], ["--variant", "invalid choice"]),
+    (["--variant", "giant"], ["--variant", "unknown variant", "standard, kids"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, fragments):
     assert_one_line_error(run_diavolo("simulate", *args), *fragments)

@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diavolo_stats.core.odds import ExactOdds, brute_force_odds, exact_odds, figure_counts, fraction_text
-from diavolo_stats.core.rules import figures
+from diavolo_stats.core.brute_force import brute_force_odds
+from diavolo_stats.core.distributions import figure_distribution
+from diavolo_stats.core.figures import DiceFigure
+from diavolo_stats.core.odds import ExactOdds, exact_odds, fraction_text
 from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import GREY, VALUE_COMMANDS, Command, Variant
+from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.errors import InputError
 
 COLOR_NAMES = ("black", "red", "white", "blue")
@@ -45,17 +47,18 @@ def test_exact_odds_equal_brute_force_on_standard_game():
     assert exact_odds(standard) == brute_force_odds(standard)
 
 
-@pytest.mark.parametrize("command", VALUE_COMMANDS)
-@pytest.mark.parametrize("dice, sides", [(1, 2), (2, 5), (3, 6), (4, 4)])
-def test_figure_counts_match_the_resolver_figures_over_all_outcomes(command, dice, sides):
-    # dice: (1 color, dice, outcomes) uint8, every outcome of one color once
-    outcomes = np.indices((sides,) * dice, dtype=np.uint8).reshape(1, dice, -1) + 1
-    values = figures(command, outcomes)[0]
-    # Index 0 of figure_counts is the smallest figure possible: a total of `dice`,
-    # a highest die of 1, no spread, no odd die.
-    smallest = {Command.HIGHEST_TOTAL: dice, Command.LOWEST_TOTAL: dice, Command.HIGHEST_DIE: 1}.get(command, 0)
-    counts = figure_counts(command, dice, sides)
-    assert np.bincount(values - smallest, minlength=len(counts)).tolist() == counts
+@pytest.mark.parametrize("figure", ["sum", "max", "min", "spread", "distinct", "most-alike", "nth-highest:1",
+                                    "nth-highest:2", "count:odd", "count:even", "count:=2", "count:>=2",
+                                    "count:<=1"])
+@pytest.mark.parametrize("dice, faces", [(2, (1, 2, 3, 4, 5)), (3, (1, 2, 3, 4, 5, 6)), (4, (0, 1, 1, 2, 2, 3)),
+                                         (2, (2, 2, 5))])
+def test_figure_distributions_match_the_resolver_figures_over_all_outcomes(figure, dice, faces):
+    figure = DiceFigure.parse(figure)
+    # values: (dice, outcomes) uint8, every ordered roll of one color once
+    index = np.indices((len(faces),) * dice).reshape(dice, -1)
+    values = np.asarray(faces, dtype=np.uint8)[index]
+    shown, rolls = np.unique(figure.of(values), return_counts=True)
+    assert figure_distribution((figure,), dice, faces) == {(int(v),): int(n) for v, n in zip(shown, rolls)}
 
 
 @pytest.mark.parametrize("variant", [

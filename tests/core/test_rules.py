@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers, resolve, roll, winners
+from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers, resolve, roll, scores, winners
 from diavolo_stats.core.table_model import (
     TableModel,
     nearest_distances,
@@ -202,9 +202,12 @@ def test_vectorized_answers_agree_with_single_roll_resolution(seed, variant):
 
 
 def test_winners_reports_grey_code_only_for_shared_best():
-    figures = np.array([[3, 5, 5, 1], [4, 5, 2, 1], [1, 2, 5, 0]], dtype=np.int16)  # (colors, rounds)
-    assert winners(Command.HIGHEST_TOTAL, figures).tolist() == [1, GREY_CODE, GREY_CODE, GREY_CODE]
-    assert winners(Command.LOWEST_TOTAL, figures).tolist() == [2, 2, 1, 2]
+    # One die per color: the score of a die is its value for highest-total and the reverse for lowest-total.
+    dice = np.array([[3, 5, 5, 1], [4, 5, 2, 1], [1, 2, 5, 0]], dtype=np.uint8)[:, None, :]  # (colors, 1, rounds)
+    variant = Variant(dice_per_color=1, faces=(0, 1, 2, 3, 4, 5))
+    highest = scores(variant, Command.HIGHEST_TOTAL, dice)
+    assert winners(Command.HIGHEST_TOTAL, highest).tolist() == [1, GREY_CODE, GREY_CODE, GREY_CODE]
+    assert winners(Command.LOWEST_TOTAL, scores(variant, Command.LOWEST_TOTAL, dice)).tolist() == [2, 2, 1, 2]
 
 
 def test_roll_uses_only_the_variants_commands_and_each_of_them():

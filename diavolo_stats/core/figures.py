@@ -1,0 +1,171 @@
+"""The figures a command compares: each color's number for a roll, named in a small vocabulary.
+
+A figure is written as text in a variant file (`sum`, `count:=6`,
+`nth-highest:2`, ...) and parsed once into a `DiceFigure`. Each figure answers
+two questions with one definition of what it means:
+
+- `of(values)`: the figure of many rolls at once, from a color's dice
+  values (numpy), for the simulator, the games and one roll's explanation;
+- `fold(state, value, count, before, dice)`: the figure as an evaluator over
+  the distinct face values in increasing order, told how many of the color's
+  dice show each one, as icepool's multiset evaluators work. The exact odds
+  (`core.exact`) run it as a dynamic program over faces, so a figure that
+  folds (sum, max, counts) never enumerates the rolls.
+
+`distance` (the `closest` table model) is decided by where the dice land: it
+has no values to fold and is resolved from positions (`core.table_model`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from diavolo_stats.errors import InputError
+
+COUNT_TESTS = ("odd", "even", "=", ">=", "<=")
+
+VOCABULARY = ("sum", "max", "min", "spread", "distinct", "most-alike", "nth-highest:K", "count:odd",
+              "count:even", "count:=V", "count:>=V", "count:<=V", "distance")
+"""Every figure a command may compare, as a variant file writes it (K a die's rank, V a face value)."""
+
+_PLAIN = {"sum", "max", "min", "spread", "distinct", "most-alike", "distance"}
+_NTH = re.compile(r"nth-highest:([0-9]{1,3})")
+_COUNT = re.compile(r"count:(odd|even|=|>=|<=)(-?[0-9]{1,4})?")
+
+
+@dataclass(frozen=True)
+class DiceFigure:
+    """One figure of the vocabulary: its `kind`, and the rank K or the test of `count` (`test`, `value`)."""
+
+    kind: str
+    rank: int = 0
+    test: str = ""
+    value: int = 0
+
+    @classmethod
+    def parse(cls, text: Any) -> DiceFigure:
+        """The figure `text` names; ValueError listing the vocabulary when it names none."""
+        if isinstance(text, DiceFigure):
+            return text
+        if not isinstance(text, str):
+            raise ValueError(f"must be a figure, one of {', '.join(VOCABULARY)}")
+        text = text.strip()
+        if text in _PLAIN:
+            return cls(text)
+        nth = _NTH.fullmatch(text)
+        if nth and int(nth.group(1)) >= 1:
+            return cls("nth-highest", rank=int(nth.group(1)))
+        count = _COUNT.fullmatch(text)
+        if count and (count.group(2) is None) == (count.group(1) in ("odd", "even")):
+            return cls("count", test=count.group(1), value=int(count.group(2) or 0))
+        raise ValueError(f"unknown figure; allowed: {', '.join(VOCABULARY)}")
+
+    def __str__(self) -> str:
+        if self.kind == "nth-highest":
+            return f"nth-highest:{self.rank}"
+        if self.kind == "count":
+            return f"count:{self.test}" + ("" if self.test in ("odd", "even") else str(self.value))
+        return self.kind
+
+    @property
+    def by_position(self) -> bool:
+        """True for `distance`: decided by where the dice land, not by their values."""
+        return self.kind == "distance"
+
+    def check_dice(self, count: int, faces: tuple[int, ...]) -> None:
+        """InputError unless this figure means something for a color of `count` dice with `faces`."""
+        if self.kind == "nth-highest" and self.rank > count:
+            raise InputError(f"nth-highest:{self.rank} needs {self.rank} dice; a color has {count}", field="figure")
+        if self.kind == "count" and self.test == "=" and self.value not in faces:
+            raise InputError(f"count:={self.value}: no die shows {self.value} (faces {', '.join(map(str, faces))})",
+                             field="figure")
+
+    def counts_face(self, face: int) -> bool:
+        """For `count`: whether a die showing `face` is counted."""
+        return {"odd": face % 2 == 1, "even": face % 2 == 0, "=": face == self.value,
+                ">=": face >= self.value, "<=": face <= self.value}[self.test]
+
+    def bounds(self, count: int, faces: tuple[int, ...]) -> tuple[int, int]:
+        """The smallest and largest figure a color of `count` dice with `faces` can show."""
+        low, high = min(faces), max(faces)
+        if self.kind == "sum":
+            return count * low, count * high
+        if self.kind in ("max", "min", "nth-highest"):
+            return low, high
+        if self.kind == "spread":
+            return 0, high - low
+        if self.kind == "distinct":
+            return 1, min(count, len(set(faces)))
+        if self.kind in ("most-alike", "count"):
+            return (1 if self.kind == "most-alike" else 0), count
+        raise ValueError(f"{self} is decided by positions, not values")
+
+    def of(self, values: np.ndarray) -> np.ndarray:
+        """Each roll's figure: (rounds,) int16, from one color's dice values."""
+        # values: (dice, rounds) uint8, the face values one color shows
+        if self.kind == "sum":
+            return values.sum(axis=0, dtype=np.int16)
+        if self.kind == "max":
+            return values.max(axis=0).astype(np.int16)
+        if self.kind == "min":
+            return values.min(axis=0).astype(np.int16)
+        if self.kind == "spread":
+            return values.max(axis=0).astype(np.int16) - values.min(axis=0)
+        if self.kind == "count":
+            tested = {"odd": (values & 1) == 1, "even": (values & 1) == 0, "=": values == self.value,
+                      ">=": values >= self.value, "<=": values <= self.value}[self.test]
+            return tested.sum(axis=0, dtype=np.int16)
+        ordered = np.sort(values, axis=0)
+        if self.kind == "nth-highest":
+            return ordered[-self.rank].astype(np.int16)
+        if self.kind == "distinct":
+            return 1 + (ordered[1:] != ordered[:-1]).sum(axis=0, dtype=np.int16)
+        if self.kind == "most-alike":
+            run = np.ones(values.shape[1:], dtype=np.int16)
+            best = run.copy()
+            for index in range(1, len(ordered)):
+                same = ordered[index] == ordered[index - 1]
+                run = np.where(same, run + 1, 1).astype(np.int16)
+                np.maximum(best, run, out=best)
+            return best
+        raise ValueError(f"{self} is decided by positions, not values; use table_model.nearest_distances")
+
+    def start(self) -> Any:
+        """The evaluator's state before any face value is seen (see `fold`)."""
+        return (None, None) if self.kind == "spread" else None if self.kind in ("max", "min", "nth-highest") else 0
+
+    def fold(self, state: Any, face: int, count: int, before: int, dice: int) -> Any:
+        """The state once `count` of the color's `dice` show `face`, faces visited in increasing order,
+        `before` dice showing smaller faces. `result(state)` is the figure once every face is seen."""
+        if self.kind == "sum":
+            return state + face * count
+        if self.kind == "count":
+            return state + count if self.counts_face(face) else state
+        if count == 0:
+            return state
+        # The highest face is known once the last dice are placed: until then it is left out of the state,
+        # which keeps the states few.
+        last = before + count == dice
+        if self.kind == "max":
+            return face if last else None
+        if self.kind == "min":
+            return face if state is None else state
+        if self.kind == "spread":
+            return (face if state[0] is None else state[0], face if last else None)
+        if self.kind == "distinct":
+            return state + 1
+        if self.kind == "most-alike":
+            return max(state, count)
+        if self.kind == "nth-highest":
+            # The K-th highest of `dice` is the (dice - K + 1)-th smallest.
+            position = dice - self.rank + 1
+            return face if before < position <= before + count else state
+        raise ValueError(f"{self} is decided by positions, not values")
+
+    def result(self, state: Any) -> int:
+        """The figure a folded `state` stands for."""
+        return state[1] - state[0] if self.kind == "spread" else state

@@ -1,0 +1,162 @@
+"""A variant file: a designer's game in TOML, read into a `Variant`.
+
+Every key is optional (`FILE_KEYS`); the manual's guide "Write your own
+rules" walks through them with the files of `examples/variants/`:
+
+    name = "sixes"
+    colors = ["black", "red", "white"]
+    dice_per_color = 3
+    sides = 6                    # or faces = [...], the faces of every colored die
+    [dice.white]                 # a color's own dice: count and/or faces
+    count = 4
+    faces = [0, 1, 1, 2, 2, 3]
+    [commands.most-sixes]        # label, rule, figure, wins, then (core.commands.COMMAND_KEYS)
+    figure = "count:=6"
+    then = ["sum"]
+    command_die = ["highest-total", "most-sixes", "most-sixes", "closest"]
+    [table]                      # the closest table model: scatter_mm, die_mm, tolerance
+
+A bad file is one InputError naming the file and the key (and the line, where
+the TOML parser gives one); nothing is read past it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from diavolo_stats.core.commands import BUILTIN_COMMANDS, Command
+from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.variant import COLOR_RULE, MAX_COLORS, MAX_DICE_PER_COLOR, MAX_SIDES, ColorDice, Faces, Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Several, Text, Whole, check_value
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+FILE_KEYS = ("name", "colors", "dice_per_color", "sides", "faces", "dice", "commands", "command_die", "table")
+"""The keys of a variant file, in the order the guide explains them."""
+DICE_KEYS = ("count", "faces")
+TABLE_KEYS = ("scatter_mm", "die_mm", "tolerance")
+MAX_FILE_BYTES = 1 << 20
+
+
+def read_variant(path: str | Path) -> Variant:
+    """The variant the file at `path` describes; InputError `path: key: what is wrong` if it is not allowed."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()[: MAX_FILE_BYTES + 1]
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the variant file ({error.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{path}: a variant file is at most {MAX_FILE_BYTES:,} bytes")
+    try:
+        text = data.decode("utf-8")
+        if "\x00" in text:
+            raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file; a variant file is TOML text (UTF-8)") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"{path}: not valid TOML: {' '.join(str(error).split())}") from None
+    try:
+        return variant_from_document(document)
+    except InputError as error:
+        raise InputError(f"{path}: {error}") from None
+
+
+def variant_from_document(document: dict[str, Any]) -> Variant:
+    """The variant a parsed variant file describes; InputError naming the key that is not allowed."""
+    _known(document, FILE_KEYS, None)
+    if "sides" in document and "faces" in document:
+        raise InputError("give sides or faces, not both (faces sets the number of sides)", field="faces")
+    settings: dict[str, Any] = {}
+    if "name" in document:
+        settings["name"] = check_value("name", document["name"], Text(max_length=60))
+    if "colors" in document:
+        settings["colors"] = check_value("colors", document["colors"],
+                                         Several(COLOR_RULE, least=2, most=MAX_COLORS, noun="color"))
+    colors = settings.get("colors", Variant().colors)
+    if "dice_per_color" in document:
+        settings["dice_per_color"] = check_value("dice_per_color", document["dice_per_color"],
+                                                 Whole(1, MAX_DICE_PER_COLOR))
+    if "sides" in document:
+        settings["sides"] = check_value("sides", document["sides"], Whole(2, MAX_SIDES))
+    if "faces" in document:
+        settings["faces"] = check_value("faces", document["faces"], Faces())
+        settings["sides"] = len(settings["faces"])
+    settings["dice"] = tuple(_color_dice(color, table, colors) for color, table in _section(document, "dice").items())
+    if "table" in document:
+        table = _section(document, "table")
+        _known(table, TABLE_KEYS, "table")
+        try:
+            settings["table"] = TableModel(**table)
+        except InputError as error:
+            raise InputError(error.message, field=f"table.{error.field}") from None
+    defined = []
+    for name, table in _section(document, "commands").items():
+        if name in BUILTIN_COMMANDS:
+            raise InputError(f"{name} is a built-in command; give yours another name "
+                             f"(built-ins: {', '.join(BUILTIN_COMMANDS)})", field=f"commands.{name}")
+        defined.append(Command.define(name, table))
+    known = {**BUILTIN_COMMANDS, **{str(c): c for c in defined}}
+    die = document.get("command_die")
+    if die is None:
+        settings["commands"] = tuple(known.values())
+    else:
+        if not isinstance(die, list) or not die:
+            raise InputError("must be a list of command names, repeats allowed", field="command_die")
+        for index, face in enumerate(die):
+            if not isinstance(face, str) or face not in known:
+                raise InputError(f"{face!r} is not a command; allowed: {', '.join(known)}",
+                                 field=f"command_die[{index}]")
+        settings["commands"] = tuple(known[name] for name in dict.fromkeys(die))
+        settings["command_die"] = tuple(die)
+    counts = _counts(settings, colors)
+    for command in defined:
+        for criterion, key in zip(command.chain, ["figure", *(f"then[{i}]" for i in range(len(command.then)))]):
+            for color, (count, faces) in counts.items():
+                if not criterion.figure.by_position:
+                    try:
+                        criterion.figure.check_dice(count, faces)
+                    except InputError as error:
+                        raise InputError(f"{error.message} ({color})", field=f"commands.{command}.{key}") from None
+    return Variant(**settings)
+
+
+def _counts(settings: dict[str, Any], colors: tuple[str, ...]) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Each color's dice count and faces, as the settings read so far give them."""
+    faces = settings.get("faces") or tuple(range(1, settings.get("sides", 6) + 1))
+    own = {c.color: c for c in settings["dice"]}
+    return {color: (own[color].count if color in own and own[color].count else settings.get("dice_per_color", 3),
+                    own[color].faces if color in own and own[color].faces else faces) for color in colors}
+
+
+def _color_dice(color: str, table: Any, colors: tuple[str, ...]) -> ColorDice:
+    key = f"dice.{color}"
+    if color not in colors:
+        raise InputError(f"{color} is not a color of the variant ({', '.join(colors)})", field=key)
+    if not isinstance(table, dict):
+        raise InputError("must be a table with count and/or faces", field=key)
+    _known(table, DICE_KEYS, key)
+    return ColorDice(color=color,
+                     count=check_value(f"{key}.count", table["count"], Whole(1, MAX_DICE_PER_COLOR))
+                     if "count" in table else None,
+                     faces=check_value(f"{key}.faces", table["faces"], Faces()) if "faces" in table else None)
+
+
+def _section(document: dict[str, Any], key: str) -> dict[str, Any]:
+    value = document.get(key, {})
+    if not isinstance(value, dict):
+        raise InputError(f"must be a table ([{key}.NAME] sections)", field=key)
+    return value
+
+
+def _known(table: dict[str, Any], allowed: tuple[str, ...], where: str | None) -> None:
+    unknown = [key for key in table if key not in allowed]
+    if unknown:
+        field = unknown[0] if where is None else f"{where}.{unknown[0]}"
+        raise InputError(f"unknown key; allowed: {', '.join(allowed)}", field=field)
