@@ -85,7 +85,7 @@ def test_the_session_summary_fits_the_screen(sample_server, sized_page):
     page.fill("input[name=trials]", "2")
     page.click("button.start")
     for _ in range(2):
-        wait_for_stimulus(page)
+        onset = wait_for_stimulus(page)
         check_fits_and_reads(page, size, "a roll of the drill")
         lines = page.evaluate("""() => { const range = document.createRange();
             range.selectNodeContents(document.querySelector('#progress')); return range.getClientRects().length; }""")
@@ -93,9 +93,14 @@ def test_the_session_summary_fits_the_screen(sample_server, sized_page):
         dice = page.locator("#dice .die > rect").evaluate_all(
             "rects => rects.map((rect) => rect.getBoundingClientRect().width)")
         assert dice and round(min(dice), 2) >= 28, dice  # (to the 1/100 px that floating point keeps)
+        # an answer within 100 ms of the roll is no reading of it, and the server refuses it: wait past that
+        page.evaluate("target => { while (performance.now() < target) {} }", onset + 300)
         page.click("#answers button.answer-grey")
     wait_for_summary(page)
     check_fits_and_reads(page, size, "the session summary")
+    page.click("#progress-link")
+    page.wait_for_url("**/me?player=Kim")
+    assert page.locator("h1").inner_text() == "Kim: your progress"
 
 
 def test_the_progress_page_shows_the_librarys_summary_of_the_log(sample_server, sized_page, tmp_path):

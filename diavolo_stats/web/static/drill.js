@@ -321,6 +321,7 @@ async function finish() {
   // Each fact on its own line: the median time and accuracy with their change, then the counts.
   document.querySelector("#summary-sentences").replaceChildren(
     ...summary.sentences.map((sentence) => Object.assign(document.createElement("p"), { textContent: sentence })));
+  document.querySelector("#progress-link").href = `/me?${new URLSearchParams({ player: ended.player })}`;
   document.querySelector("#report-link").href = `/report?${new URLSearchParams({ player: ended.player })}`;
   // The summary's fields, and the words a player reads for them
   const columns = { command: "command", trials: "trials", correct: "correct", accuracy_pct: "accuracy (%)",
