@@ -44,9 +44,10 @@ from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_target
-from diavolo_stats.game.players import PRESET_PREFIX, grabbed_answers, player_from_spec
-from diavolo_stats.game.reading import ReadingModel
+from diavolo_stats.game.players import PRESET_PREFIX
+from diavolo_stats.game.reading import Lineup, ReadingModel
 from diavolo_stats.game.roll_features import played_features
+from diavolo_stats.game.specs import player_from_spec
 from diavolo_stats.results import TextResult, wrap
 from diavolo_stats.validation import FilePath, Flag, OneOf, Several, Whole, checked
 
@@ -176,9 +177,7 @@ def _session_rows(model: ReadingModel, name: str, variant: Variant, trials: int,
     # accepted: (2, trials) int8 color index or GREY_CODE
     judged = [resolve(variant, r.command, r.dice, r.positions).accepted for r in rolls]
     accepted = np.array([[codes[a[0]] for a in judged], [codes[a[-1]] for a in judged]], dtype=np.int8)
-    correct, latency = model.sample(played_features(variant, rolls), rng)
-    grabbed = grabbed_answers(correct[None], accepted, len(variant.colors), model.wrong_grey_share, rng)
-    latency_ms = latency[None]
+    grabbed, latency_ms = Lineup((model,)).respond(accepted, played_features(variant, rolls), len(variant.colors), rng)
     foreperiod_ms = rng.uniform(*FOREPERIOD_MS, size=trials)  # the drill's random wait before each roll
     rows = []
     elapsed_ms = 0.0

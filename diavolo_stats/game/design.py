@@ -18,12 +18,13 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.seeding import children, root_sequence
-from diavolo_stats.core.variant import Variant
-from diavolo_stats.game.engine import game_chunks, play_games
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.game.engine import game_chunks, play_games, roll_answers
 from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import Lineup
 from diavolo_stats.game.settings import DEFAULT_DESIGN_GAMES, DEFAULT_MAX_ROUNDS, EndRule, GameRules
 from diavolo_stats.game.tally import SHARE_UNITS, GameTally, summarize_games, win_share_dict
-from diavolo_stats.stats import Estimate, proportion_estimate
+from diavolo_stats.stats import Z_95, Estimate, proportion_estimate
 
 SKILL_GAP = 0.8
 """The design metrics' clearly better player: 0.8 times an average player's latencies and error rates.
@@ -47,12 +48,30 @@ class SkillMeasure:
 
 
 @dataclass(frozen=True)
+class CommandReading:
+    """How hard a variant's rolls of one command are to read: the `average` player's mean answer time (ms)
+    and error rate (probability) on `rolls` of its rolls, each with its 95 % interval."""
+
+    command: Command
+    rolls: int
+    answer_ms: Estimate
+    error_rate: Estimate
+
+    def as_dict(self) -> dict:
+        return {"command": self.command.value, "rolls": self.rolls, "mean_answer_ms": self.answer_ms.value,
+                "mean_answer_ms_ci95": self.answer_ms.bounds, "error_rate": self.error_rate.value,
+                "error_rate_ci95": self.error_rate.bounds}
+
+
+@dataclass(frozen=True)
 class DesignMetrics:
-    """Balance and skill of a variant, from `games` games per reference lineup.
+    """Balance, skill and reading of a variant, from `games` games per reference lineup.
 
     balance: 1 minus the largest gap in win probability between equal players
     (their win probabilities in `equal_win_probabilities`); 1 is perfectly
     even, and sampling noise alone takes about 3 times `standard_error` off it.
+    reading: per command of the variant, how slow and error-prone its rolls
+    are for an `average` player (`reading_per_command`).
     """
 
     games: int
@@ -60,12 +79,14 @@ class DesignMetrics:
     equal_win_probabilities: tuple[float, ...]
     standard_error: float
     skill: SkillMeasure
+    reading: tuple[CommandReading, ...]
 
     def as_dict(self) -> dict:
         """The metrics as plain JSON types, as the game report's document carries them."""
         return {"games": self.games, "balance": self.balance,
                 "equal_win_probabilities": list(self.equal_win_probabilities),
-                "standard_error": self.standard_error, "skill": self.skill.as_dict()}
+                "standard_error": self.standard_error, "skill": self.skill.as_dict(),
+                "reading": [reading.as_dict() for reading in self.reading]}
 
 
 def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DESIGN_GAMES,
@@ -77,7 +98,7 @@ def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DES
     probability of one clearly better player (`preset:average` with SKILL_GAP
     times the latencies and error rates) against `average` equals.
     """
-    equal_seed, skill_seed = children(root_sequence(seed), 2)
+    equal_seed, skill_seed, reading_seed = children(root_sequence(seed), 3)
     equals = GameTally(player_count)
     for chunk in game_chunks(variant, [PlayerModel.preset("average")] * player_count, games, equal_seed, rules,
                              max_rounds):
@@ -91,7 +112,29 @@ def design_metrics(variant: Variant, player_count: int, games: int = DEFAULT_DES
         standard_error=math.sqrt(fair_share * (1 - fair_share) / games),
         skill=SkillMeasure(better_player=f"preset:average x{SKILL_GAP:g} latency, x{SKILL_GAP:g} errors",
                            equals="preset:average", win=proportion_estimate(better_wins, games),
-                           fair_share=fair_share))
+                           fair_share=fair_share),
+        reading=reading_per_command(variant, games, reading_seed, rules.command_first))
+
+
+def reading_per_command(variant: Variant, rolls: int, seed: int | np.random.SeedSequence | None = None,
+                        command_first: bool = False) -> tuple[CommandReading, ...]:
+    """The `average` player's mean answer time and error rate on each command of `variant`, from `rolls`
+    rolls of it (about rolls / commands each): the cost of the variant's dice and near ties in time and errors."""
+    rng = np.random.default_rng(root_sequence(seed))
+    accepted, features = roll_answers(variant, rolls, rng, command_first)
+    correct, latency_ms = Lineup([PlayerModel.preset("average")]).sample(features, rng)
+    readings = []
+    for command in variant.commands:
+        chosen = features.command == ALL_COMMANDS.index(command)
+        count = int(chosen.sum())
+        if count < 2:
+            continue
+        times = latency_ms[0, chosen]
+        half = Z_95 * float(times.std(ddof=1)) / math.sqrt(count)
+        mean = float(times.mean())
+        readings.append(CommandReading(command, count, Estimate(mean, mean - half, mean + half),
+                                       proportion_estimate(int(count - correct[0, chosen].sum()), count)))
+    return tuple(readings)
 
 
 def skill_gap_curve(variant: Variant, player_count: int, factors: Sequence[float], games: int,

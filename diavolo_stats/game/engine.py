@@ -2,7 +2,8 @@
 
 The games run in lockstep: every round rolls the dice for all unfinished
 games with numpy, resolves them with `rules.answers` (`table.throw_on_grid` first for
-`closest`), samples every player's answer and latency (`players.Lineup`),
+`closest`), samples every player's answer and latency from the roll's features
+(`reading.Lineup`: more dice and near ties read slower and worse),
 lets players grab in order of latency and scores the round (`play_round`).
 Finished games leave the working arrays, so late rounds cost little.
 
@@ -50,12 +51,13 @@ from enum import IntEnum
 import numpy as np
 
 from diavolo_stats.core import seeding
-from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers, roll_values
+from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers, figures, roll_values
 from diavolo_stats.core.seeding import root_sequence
 from diavolo_stats.core.table_model import nearest_distances, throw_on_grid
-from diavolo_stats.core.variant import ALL_COMMANDS, Variant
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import Lineup, PlayerModel, skill_command
+from diavolo_stats.game.reading import Lineup
+from diavolo_stats.game.roll_features import RollFeatures, figure_features
 from diavolo_stats.game.settings import (
     DEFAULT_MAX_ROUNDS,
     MAX_DEVILS_PER_COLOR,
@@ -66,6 +68,7 @@ from diavolo_stats.game.settings import (
     EndRule,
     GameRules,
 )
+from diavolo_stats.game.specs import Player
 from diavolo_stats.validation import Instance, Whole, checked
 
 START_GEMS = 5
@@ -104,7 +107,7 @@ class GameRecords:
     one won.
     """
 
-    players: tuple[PlayerModel, ...]
+    players: tuple[Player, ...]
     rules: GameRules
     max_rounds: int
     rounds: np.ndarray                # (games,) int32
@@ -158,15 +161,17 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
     return gems_after, held
 
 
-def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def roll_answers(variant: Variant, games: int, rng: np.random.Generator,
+                 command_first: bool = False) -> tuple[np.ndarray, RollFeatures]:
     """Roll the command die and the dice for `games` rounds and resolve them.
 
-    Returns (commands: (games,) int8 index into tuple(Command), of the built-in whose skill a player brings
-    (`players.skill_command`); accepted:
-    (2, games) int8 color index or GREY_CODE, the answers counted right as
-    `rules.accepted_answers` gives them, row 0 the table's call).
+    Returns (accepted: (2, games) int8 color index or GREY_CODE, the answers
+    counted right as `rules.accepted_answers` gives them, row 0 the table's
+    call; the features of each roll, `roll_features.RollFeatures`, which the
+    players' reading depends on: a designer's command is read with the skill
+    of the built-in of its kind, `players.skill_command`).
     """
-    # returns: (games,) int8, (2, games) int8
+    # returns: (2, games) int8 and RollFeatures of (games,) arrays
     die = variant.die
     command_index = rng.integers(len(die), size=games)
     if variant.standard_dice:
@@ -176,6 +181,7 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
     else:
         dice = roll_values(variant, games, rng)  # per color, (count, games) uint8
     accepted = np.empty((2, games), dtype=np.int8)
+    parts, order = [], []
     for command in variant.commands:
         rows = np.flatnonzero(np.isin(command_index, [i for i, face in enumerate(die) if face == command]))
         if not rows.size:
@@ -183,24 +189,27 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator) -> tupl
         if not command.depends_on_values:
             # Grid steps, as the simulator uses: only ratios of distances decide closest.
             positions = throw_on_grid(variant.table, 1 + variant.dice_count, rows.size, rng)
-            distances = nearest_distances(positions, len(variant.colors), variant.counts)
-            accepted[:, rows] = accepted_answers(command, distances, variant.table.tolerance)
+            color_figures = nearest_distances(positions, len(variant.colors), variant.counts)
+            accepted[:, rows] = accepted_answers(command, color_figures, variant.table.tolerance)
         else:
-            accepted[:, rows] = answers(variant, command, dice=[values[:, rows] for values in dice])
-    # Players are modelled per built-in command; a designer's command takes the skill of its kind.
-    global_index = np.array([ALL_COMMANDS.index(skill_command(c)) for c in die], dtype=np.int8)
-    return global_index[command_index], accepted
+            rolled = [values[:, rows] for values in dice]
+            color_figures = figures(command, rolled)
+            accepted[:, rows] = answers(variant, command, dice=rolled)
+        parts.append(figure_features(command, color_figures, accepted[0, rows], variant.dice_count, command_first))
+        order.append(rows)
+    features = RollFeatures.joined(parts).take(np.argsort(np.concatenate(order), kind="stable"))
+    return accepted, features
 
 
 @checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
-def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
+def play_games(variant: Variant, players: Sequence[Player], games: int,
                seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
     """Play `games` whole games between `players` (2 to 6) under `rules`; the records of every game, held in
     memory (about 60 bytes a game: for more games than fit, use `game_chunks` and `GameTally`).
 
-    `rules.command_first` is carried to the records only: the players given already are the
-    players of that variant (see `players_from_specs`).
+    With `rules.command_first` every roll is read with the command die shown first (a feature of the
+    players' reading, `reading.ReadingModel`).
     """
     chunks = list(game_chunks(variant, players, games, seed, rules, max_rounds))
     columns = {name: np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in _RECORD_COLUMNS}
@@ -208,7 +217,7 @@ def play_games(variant: Variant, players: Sequence[PlayerModel], games: int,
 
 
 @checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
-def game_chunks(variant: Variant, players: Sequence[PlayerModel], games: int,
+def game_chunks(variant: Variant, players: Sequence[Player], games: int,
                 seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                 max_rounds: int = DEFAULT_MAX_ROUNDS) -> Iterator[GameRecords]:
     """The games of `play_games`, one seeding chunk (CHUNK_GAMES games) at a time, so that memory stays flat.
@@ -251,8 +260,8 @@ def _play_chunk(variant: Variant, lineup: Lineup, games: int, rules: GameRules, 
     played = 0
     while game.size:
         played += 1
-        commands, accepted = roll_answers(variant, game.size, rng)
-        grabbed, latency_ms = lineup.respond(commands, accepted, len(variant.colors), rng)
+        accepted, features = roll_answers(variant, game.size, rng, rules.command_first)
+        grabbed, latency_ms = lineup.respond(accepted, features, len(variant.colors), rng)
         gems_after, _ = play_round(gems, grabbed, latency_ms, accepted, rules.devil_cap)
         grey_rounds += accepted[0] == GREY_CODE
         gems_lost += (gems_after < gems).sum(axis=0, dtype=np.int32)

@@ -7,10 +7,13 @@ usual shape of choice reaction times). When wrong on a non-tie roll, a player
 grabs grey with probability `wrong_grey_share` and otherwise another color,
 uniformly; when wrong on a tie, they grab a color, uniformly.
 
-Three ways to get one: `PlayerModel.preset` ("novice", "average", "expert"),
-`PlayerModel.from_toml` (explicit numbers) and `PlayerModel.from_drill_log`
-(fitted from a player's drill history). `player_from_spec` turns a command-line
-spec (`alice`, `preset:expert`, `carol.toml`) into a model.
+Two ways to get one: `PlayerModel.preset` ("novice", "average", "expert")
+and `PlayerModel.from_toml` (explicit numbers). These are the figures of a
+plain roll of each command; games and synthetic logs play them as
+`reading.ReadingModel.from_player`, which adds what more dice and near ties
+cost. A player fitted from a drill log is a reading model itself
+(`reading_fit`); `specs.player_from_spec` turns a command-line spec
+(`alice`, `preset:expert`, `carol.toml`) into a player.
 
 The presets, and why. They are assumptions chosen inside published ranges,
 not measurements; fit a real player from the drill log where one exists.
@@ -49,15 +52,12 @@ Average, non-tie rolls (mean latency ms, accuracy):
 
 from __future__ import annotations
 
-import functools
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
-import pandas as pd
 
 try:
     import tomllib
@@ -66,10 +66,7 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
 
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, CommandName
-from diavolo_stats.drill import MIN_LATENCY_MS  # sampled latencies below it are raised to it
-from diavolo_stats.drill.performance import correct_latencies_ms
 from diavolo_stats.errors import InputError
-from diavolo_stats.stats import MIN_FIT_ANSWERS, fit_ex_gaussian
 from diavolo_stats.validation import Configuration, Number, Rule, Text, checked, setting
 
 MAX_SKILL_MS = 60_000.0
@@ -250,128 +247,6 @@ class PlayerModel(Configuration):
         except InputError as error:
             raise InputError(f"{path}: {error}") from None
 
-    @classmethod
-    def from_drill_log(cls, frame: pd.DataFrame, player: str,
-                       min_trials: int | None = None, command_first: bool = False) -> PlayerModel:
-        """Fit a player from their rows of a drill log (a `drill_log.load_logs` frame).
-
-        Only the rows of the matching variant count: with `command_first`, the
-        rows drilled with the command die shown first, else the others. A
-        player with no rows of that variant is fitted from all their rows, with
-        a warning.
-
-        Per command and roll kind (tie or not), as the drill log is scored (`drill.performance`):
-        accuracy is the share of right answers (a timeout is wrong; an
-        anticipation, a key pressed before the roll, is no answer and is left
-        out), and the latency is the maximum-likelihood ex-Gaussian
-        of the correct answers (`stats.fit_ex_gaussian`). A cell with fewer
-        than `min_trials` trials, or too few correct answers to fit, takes the
-        player's pooled figures instead (all commands of that roll kind, else
-        all their trials), with a warning. `wrong_grey_share` is the share of
-        grey among wrong non-tie answers, pulled toward 1/3 by 5 pseudo-answers.
-        `min_trials` defaults to `MIN_FIT_ANSWERS` (30), the fewest
-        answers a latency is fitted from.
-        """
-        min_trials = MIN_FIT_ANSWERS if min_trials is None else min_trials
-        rows = frame[(frame["player"] == player) & ~frame["too_early"].astype(bool)]
-        if rows.empty:
-            raise InputError(f"{player!r} has no trials in the drill log; drill first "
-                             f"or use preset:novice|average|expert", field="player")
-        same_variant = rows[rows["command_first"].astype(bool) == command_first]
-        if same_variant.empty:
-            shown = "first" if command_first else "with the dice"
-            warnings.warn(f"player {player!r}: no drill rows with the command die shown {shown}; "
-                          f"using all {len(rows)} of their rows", stacklevel=2)
-        else:
-            rows = same_variant
-        is_tie = rows["is_tie"].astype(bool)
-        pooled_skills: dict[bool, Skill | None] = {}
-
-        def pooled_skill(tie: bool) -> Skill | None:
-            if tie not in pooled_skills:
-                same_kind = rows[is_tie == tie]
-                pooled_skills[tie] = (_fit_skill(same_kind) if len(same_kind) >= min_trials else None) \
-                    or _fit_skill(rows)
-            return pooled_skills[tie]
-
-        skills = {}
-        pooled = []
-        for command in ALL_COMMANDS:
-            for tie in (False, True):
-                cell = rows[(rows["command"] == command.value) & (is_tie == tie)]
-                skill = _fit_skill(cell) if len(cell) >= min_trials else None
-                if skill is None:
-                    pooled.append(f"{command} {_ROLL_KINDS[tie]} ({len(cell)})")
-                    skill = pooled_skill(tie)
-                if skill is None:
-                    raise InputError(f"{player!r} has too few correct answers in the drill log "
-                                     f"to fit a latency (need {MIN_FIT_ANSWERS})", field="player")
-                skills[(command, tie)] = skill
-        if pooled:
-            warnings.warn(f"player {player!r}: fewer than {min_trials} trials (or too few correct answers) "
-                          f"for {', '.join(pooled)}; using their pooled figures there", stacklevel=2)
-        wrong = rows[~is_tie & ~rows["correct"].astype(bool) & (rows["answer"] != "none")]
-        grey_wrong = int((wrong["answer"] == "grey").sum())
-        share = (grey_wrong + PRIOR_WRONG_ANSWERS * _UNIFORM_WRONG_GREY) / (len(wrong) + PRIOR_WRONG_ANSWERS)
-        return cls(name=player, skills=skills, wrong_grey_share=share)
-
-    def sample(self, commands: np.ndarray, is_tie: np.ndarray,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """For each roll, whether this player answers right and their latency.
-
-        Returns (correct: (n,) bool, latency_ms: (n,) float64, at least 100 ms).
-        """
-        # commands: (n,) int8 index into tuple(Command); is_tie: (n,) bool
-        correct, latency_ms = self._alone.sample(commands, is_tie, rng)
-        return correct[0], latency_ms[0]
-
-    @functools.cached_property
-    def _alone(self) -> Lineup:
-        """This player as a table of one, built once: `sample` is called per roll by simple loops."""
-        return Lineup((self,))
-
-
-class Lineup:
-    """The players at one table, their skills held as (players, commands, 2) arrays.
-
-    Samples every player on many rolls at once, player-major: row p is player
-    p, so per-roll reductions over players run over contiguous rows.
-    """
-
-    def __init__(self, players: Sequence[PlayerModel]):
-        self.players = tuple(players)
-        cells = np.array([[[_skill_row(player.skills[(command, tie)]) for tie in (False, True)]
-                           for command in ALL_COMMANDS] for player in self.players])
-        # cells: (players, commands, 2, fields) float64, fields in the order of _SKILL_FIELDS
-        self.accuracy, self.mu_ms, self.sigma_ms, self.tau_ms = np.moveaxis(cells, 3, 0)
-        self.wrong_grey_share = np.array([player.wrong_grey_share for player in self.players])[:, None]
-
-    def sample(self, commands: np.ndarray, is_tie: np.ndarray,
-               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Every player on every roll: (correct: (players, n) bool, latency_ms: (players, n) float64, ms)."""
-        # commands: (n,) int index into tuple(Command); is_tie: (n,) bool
-        cell = (slice(None), np.asarray(commands, dtype=np.intp), np.asarray(is_tie, dtype=np.intp))
-        shape = (len(self.players), len(cell[1]))
-        correct = rng.random(shape) < self.accuracy[cell]
-        latency_ms = (self.mu_ms[cell] + self.sigma_ms[cell] * rng.standard_normal(shape)
-                      + self.tau_ms[cell] * rng.standard_exponential(shape))
-        return correct, np.maximum(latency_ms, MIN_LATENCY_MS)
-
-    def respond(self, commands: np.ndarray, accepted: np.ndarray, color_count: int,
-                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """What every player grabs on every roll, and when.
-
-        Returns (grabbed: (players, n) int8, a color index or GREY_CODE;
-        latency_ms: (players, n) float64, ms). Right players grab the table's
-        call; wrong ones grab as the module docstring says, never an answer
-        that is also accepted (the strictly nearest color of an ambiguous
-        `closest`).
-        """
-        # commands: (n,) int index into tuple(Command); accepted: (2, n) int8 color index or GREY_CODE,
-        # as `rules.accepted_answers` gives them (row 0 the table's call)
-        correct, latency_ms = self.sample(commands, accepted[0] == GREY_CODE, rng)
-        return grabbed_answers(correct, accepted, color_count, self.wrong_grey_share, rng), latency_ms
-
 
 def grabbed_answers(correct: np.ndarray, accepted: np.ndarray, color_count: int, wrong_grey_share,
                     rng: np.random.Generator) -> np.ndarray:
@@ -395,60 +270,9 @@ def grabbed_answers(correct: np.ndarray, accepted: np.ndarray, color_count: int,
     return np.where(correct, answer_codes, wrong).astype(np.int8)
 
 
-def player_from_spec(spec: str, log_frame=None, log_path: str | Path | None = None,
-                     min_trials: int | None = None, command_first: bool = False) -> PlayerModel:
-    """A player from a command-line spec: `preset:NAME`, a `.toml` file, or a name in the drill log.
-
-    `log_frame` is the drill log already loaded (`drill_log.load_logs`);
-    without it the log at `log_path` (default: `drill_log.default_log_path()`)
-    is read. Errors name the field `players` (the specs' name in `game_report`),
-    or `log_path` when there is no drill log. A name is fitted from their rows of the
-    `command_first` variant (see `PlayerModel.from_drill_log`); presets and files are the same for both.
-    """
-    if spec.startswith(PRESET_PREFIX) and spec[len(PRESET_PREFIX):] not in _LEVELS:
-        allowed = ", ".join(PRESET_PREFIX + name for name in _LEVELS)
-        raise InputError(f"unknown player preset {spec!r}; allowed: {allowed}", field="players")
-    try:
-        if spec.startswith(PRESET_PREFIX):
-            return PlayerModel.preset(spec[len(PRESET_PREFIX):])
-        if spec.lower().endswith(".toml"):
-            return PlayerModel.from_toml(spec)
-        if log_frame is None:
-            log_frame = load_player_log(log_path)
-        return PlayerModel.from_drill_log(log_frame, spec, min_trials, command_first)
-    except InputError as error:
-        if error.field == "log_path":  # no drill log: the log is what is wrong, not the player
-            raise
-        # A player's own file or fit: the message already says which player.
-        raise InputError(error.message if error.field in (None, "player") else str(error), field="players") from None
-
-
-def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
-                       min_trials: int | None = None, command_first: bool = False) -> list[PlayerModel]:
-    """Players for several specs, reading the drill log once (only if a spec names a player)."""
-    needs_log = any(not s.startswith(PRESET_PREFIX) and not s.lower().endswith(".toml") for s in specs)
-    frame = load_player_log(log_path) if needs_log else None
-    return [player_from_spec(spec, frame, log_path, min_trials, command_first) for spec in specs]
-
-
-def load_player_log(log_path: str | Path | None = None) -> pd.DataFrame:
-    """The drill log players are fitted from; InputError (field `log_path`) if there is none."""
-    from diavolo_stats.drill import log as drill_log
-
-    path = Path(log_path) if log_path is not None else drill_log.default_log_path()
-    if not path.is_file():
-        raise InputError(drill_log.missing_log_message(path, "use preset:novice|average|expert players"),
-                         field="log_path")
-    return drill_log.load_logs([path], columns=drill_log.FIGURE_COLUMNS)
-
-
-def _fit_skill(cell: pd.DataFrame) -> Skill | None:
-    """Accuracy over all trials, latency fitted to the correct answers; None if too few to fit."""
-    latency = fit_ex_gaussian(correct_latencies_ms(cell))
-    if latency is None:
-        return None
-    return Skill(accuracy=float(cell["correct"].astype(bool).mean()), mu_ms=max(latency.mu_ms, 0.0),
-                 sigma_ms=latency.sigma_ms, tau_ms=latency.tau_ms)
+def player_levels() -> tuple[str, ...]:
+    """The preset levels, `preset:<level>`: novice, average, expert."""
+    return tuple(_LEVELS)
 
 
 def _skill_from_toml(cell: object, where: str) -> Skill:
@@ -460,9 +284,3 @@ def _skill_from_toml(cell: object, where: str) -> Skill:
         return Skill(**cell)
     except InputError as error:
         raise InputError(f"{where}: {error}") from None
-
-
-def _skill_row(skill: Skill) -> tuple[float, ...]:
-    return tuple(float(getattr(skill, name)) for name in _SKILL_FIELDS)
-
-

@@ -36,12 +36,14 @@ ASSUMED_EFFECTS, chosen inside published ranges:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from diavolo_stats.core.variant import ALL_COMMANDS
-from diavolo_stats.game.players import MAX_NAME_LENGTH, MAX_SKILL_MS, MIN_LATENCY_MS, PlayerModel
+from diavolo_stats.drill import MIN_LATENCY_MS
+from diavolo_stats.game.players import MAX_NAME_LENGTH, MAX_SKILL_MS, PlayerModel, grabbed_answers
 from diavolo_stats.game.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.validation import Configuration, Number, Several, Text, checked, setting
 
@@ -116,11 +118,13 @@ class ReadingModel(Configuration):
         return _logistic(design(features) @ np.array(self.accuracy))
 
     def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """This player on each roll: (correct: (rolls,) bool, latency_ms: (rolls,) float64, at least 100 ms)."""
-        rows = design(features)
-        correct = rng.random(len(features)) < _logistic(rows @ np.array(self.accuracy))
-        above = np.exp(rows @ np.array(self.time) + self.spread * rng.standard_normal(len(features)))
-        return correct, np.maximum(self.shift_ms + above, MIN_LATENCY_MS)
+        """This player on each roll: (correct: (rolls,) bool, latency_ms: (rolls,) float64, at least 100 ms).
+
+        `features` of one roll or many (`roll_features.roll_features`, `played_features`); the draws are
+        those a `Lineup` of this player alone makes.
+        """
+        correct, latency_ms = Lineup((self,)).sample(features, rng)
+        return correct[0], latency_ms[0]
 
     def log_likelihood(self, features: RollFeatures, correct: np.ndarray,
                        latency_ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,6 +178,46 @@ class ReadingModel(Configuration):
             coefficients[_FIRST] = effects["command_first"]
         return cls(name=player.name, time=tuple(time.tolist()), spread=spread, shift_ms=shift,
                    accuracy=tuple(np.clip(accuracy, -50, 50).tolist()), wrong_grey_share=player.wrong_grey_share)
+
+
+def reading_of(player: PlayerModel | ReadingModel) -> ReadingModel:
+    """The reading model a player plays with."""
+    return player if isinstance(player, ReadingModel) else ReadingModel.from_player(player)
+
+
+class Lineup:
+    """The players at one table, their reading models held as (players, coefficients) arrays.
+
+    Samples every player on many rolls at once, player-major: row p is player
+    p, so per-roll reductions over players run over contiguous rows.
+    """
+
+    def __init__(self, players: Sequence[PlayerModel | ReadingModel]):
+        self.players = tuple(players)
+        readings = [reading_of(player) for player in self.players]
+        self.time = np.array([reading.time for reading in readings])  # (players, coefficients)
+        self.accuracy = np.array([reading.accuracy for reading in readings])
+        self.spread = np.array([reading.spread for reading in readings])[:, None]  # (players, 1)
+        self.shift_ms = np.array([reading.shift_ms for reading in readings])[:, None]
+        self.wrong_grey_share = np.array([reading.wrong_grey_share for reading in readings])[:, None]
+
+    def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Every player on every roll: (correct: (players, n) bool, latency_ms: (players, n) float64, ms,
+        at least MIN_LATENCY_MS), each as their `ReadingModel.sample` draws it."""
+        rows = design(features)  # (n, coefficients)
+        shape = (len(self.players), len(features))
+        chance = _logistic(self.accuracy @ rows.T)
+        correct = rng.random(shape) < chance
+        above = np.exp(self.time @ rows.T + self.spread * rng.standard_normal(shape))
+        return correct, np.maximum(self.shift_ms + above, MIN_LATENCY_MS)
+
+    def respond(self, accepted: np.ndarray, features: RollFeatures, color_count: int,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """What every player grabs on every roll, and when: (grabbed: (players, n) int8, a color index or
+        GREY_CODE; latency_ms: (players, n) float64). Wrong answers as `players.grabbed_answers` draws them."""
+        # accepted: (2, n) int8 color index or GREY_CODE, as `rules.accepted_answers` gives them
+        correct, latency_ms = self.sample(features, rng)
+        return grabbed_answers(correct, accepted, color_count, self.wrong_grey_share, rng), latency_ms
 
 
 def _logistic(log_odds: np.ndarray) -> np.ndarray:

@@ -50,7 +50,9 @@ from diavolo_stats.game.games import (
     Outcome,
     play_round,
 )
-from diavolo_stats.game.players import Lineup, PlayerModel
+from diavolo_stats.game.reading import Lineup
+from diavolo_stats.game.roll_features import REFERENCE_DICE, RollFeatures
+from diavolo_stats.game.specs import Player
 
 _NO_GRAB_CODE = -2
 """In the engine's arrays, a seat that grabbed nothing: no color index, not GREY_CODE, never accepted."""
@@ -230,19 +232,25 @@ class Referee:
                 "winners": list(self.winners), "rounds": [record.as_dict() for record in self.rounds]}
 
 
-def modelled_grabs(players: Sequence[PlayerModel], seats: Sequence[int], command: Command | str,
-                   accepted: Sequence[str], colors: Sequence[str], rng: np.random.Generator) -> list[Grab]:
+def modelled_grabs(players: Sequence[Player], seats: Sequence[int], command: Command | str,
+                   accepted: Sequence[str], colors: Sequence[str], rng: np.random.Generator,
+                   features: RollFeatures | None = None) -> list[Grab]:
     """What each modelled player grabs on this roll, and when: their answer and latency drawn from their
-    model for this command and kind of roll (tie or not), as the engine draws them (`players.Lineup.respond`).
+    reading of the roll, as the engine draws them (`reading.Lineup.respond`).
 
-    players[i] sits at seats[i]. accepted: the roll's accepted answers, the table's call first.
+    players[i] sits at seats[i]. accepted: the roll's accepted answers, the table's call first. features: the
+    roll's features (`roll_features.roll_features` of its dice); without them, a roll of the box's 9 dice with
+    no near tie, grey when the table's call is.
     """
     codes = {color: index for index, color in enumerate(colors)} | {GREY: GREY_CODE}
     names = {code: name for name, code in codes.items()}
-    command_index = np.array([ALL_COMMANDS.index(Command(command))])
+    if features is None:
+        features = RollFeatures(command=np.array([ALL_COMMANDS.index(Command(command))], dtype=np.int8),
+                                dice=np.array([REFERENCE_DICE], dtype=np.int16), near_tie=np.zeros(1, bool),
+                                grey=np.array([accepted[0] == GREY]), command_first=np.zeros(1, bool))
     # accepted codes: (2, 1) int8, row 0 the table's call, as `rules.accepted_answers` gives them
     accepted_codes = np.array([[codes[accepted[0]]], [codes[accepted[-1]]]], dtype=np.int8)
-    grabbed, latency_ms = Lineup(players).respond(command_index, accepted_codes, len(colors), rng)
+    grabbed, latency_ms = Lineup(players).respond(accepted_codes, features, len(colors), rng)
     return [Grab(seat, names[int(code)], round(float(latency), 1))
             for seat, code, latency in zip(seats, grabbed[:, 0], latency_ms[:, 0])]
 

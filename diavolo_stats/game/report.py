@@ -22,7 +22,6 @@ from diavolo_stats.errors import about
 from diavolo_stats.files import atomic_file, check_target, write_frame_csv
 from diavolo_stats.game.design import DesignMetrics, design_metrics
 from diavolo_stats.game.engine import GameRecords, Outcome, check_player_count, game_chunks
-from diavolo_stats.game.players import players_from_specs
 from diavolo_stats.game.settings import (
     DEFAULT_DESIGN_GAMES,
     DEFAULT_GAMES,
@@ -31,6 +30,7 @@ from diavolo_stats.game.settings import (
     MAX_GAMES,
     GameRules,
 )
+from diavolo_stats.game.specs import players_from_specs
 from diavolo_stats.game.tally import GameSummary, GameTally
 from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.validation import Instance, Maybe, Whole, checked
@@ -127,6 +127,9 @@ class GameReport(TextResult):
                 wrap(f"  skill: {skill.better_player} against {others} x {skill.equals} wins "
                      f"{skill.win.value:.4f} [{skill.win.low:.4f}, {skill.win.high:.4f}]; "
                      f"fair share {skill.fair_share:.4f}", "    "),
+                "  reading, an average player on this variant's rolls:",
+                *(f"    {r.command.value:<15} {r.answer_ms.value:6,.0f} ms  {r.error_rate.value:6.1%} wrong"
+                  for r in design.reading),
             ]
         if Command.CLOSEST in self.variant.commands:
             lines += ["", wrap(f"closest: {self.variant.table.describe()}", "  ")]
@@ -142,7 +145,7 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
     """Play the games `diavolo game` describes between `players` and return the report.
 
     players: `preset:NAME`, a `.toml` file or a name in the drill log at
-    `log_path` (fitted from their rows of the `rules.command_first` variant). `design_games` games per
+    `log_path` (their reading model, fitted with the log's other players). `design_games` games per
     reference lineup measure balance and skill (`design_metrics`); 0 skips them. With `out`, every game's
     record is written there as CSV (`records_frame`), chunk by chunk, whole or not at all.
     """

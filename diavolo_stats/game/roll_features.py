@@ -30,6 +30,7 @@ import pandas as pd
 from diavolo_stats.core.rules import GREY_CODE, Roll, figures, winners
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, COLOR_NAME, Command, Variant
+from diavolo_stats.game.players import skill_command
 
 NEAR_TIE_RATIO = 1.25
 """For `closest`: a winner whose nearest die is at most this many times nearer than the runner-up's is a near tie."""
@@ -88,7 +89,7 @@ def near_ties(command: Command, color_figures: np.ndarray, answer_codes: np.ndar
         best, second = ordered[0], ordered[1]
     else:
         best, second = ordered[-1], ordered[-2]
-    if command is Command.CLOSEST:
+    if not command.depends_on_values:
         close = second <= best * NEAR_TIE_RATIO
     else:
         close = np.abs(best.astype(np.int32) - second) == 1
@@ -103,17 +104,26 @@ def roll_features(command: Command, color_count: int, dice_per_color: int, dice:
     `tolerance` is the table's (`TableModel.tolerance`), which makes near distances grey.
     """
     # dice: (colors, dice_per_color, rounds) uint8; positions: (1 + colors * dice_per_color, 2, rounds) mm
-    if command is Command.CLOSEST:
+    if not command.depends_on_values:
         color_figures = nearest_distances(positions, color_count, dice_per_color)
         codes = winners(command, color_figures, tolerance)
     else:
         color_figures = figures(command, dice)
         # The drill's commands are the built-ins, one criterion each: the figure, turned to its better end, decides.
         codes = winners(command, color_figures if command.chain[0].highest else -color_figures)
+    return figure_features(command, color_figures, codes, color_count * dice_per_color, command_first)
+
+
+def figure_features(command: Command, color_figures: np.ndarray, answer_codes: np.ndarray, dice: int,
+                    command_first: bool = False) -> RollFeatures:
+    """The features of many rolls of one command whose figures (of its first criterion, as a person reads
+    them) and answers are already worked out. A designer's command is read as the built-in of its kind
+    (`players.skill_command`); its near ties are on its first criterion."""
+    # color_figures: (colors, rounds) int16, or distances for closest; answer_codes: (rounds,) int8, the table's call
     rounds = color_figures.shape[1]
-    return RollFeatures(command=np.full(rounds, ALL_COMMANDS.index(command), dtype=np.int8),
-                        dice=np.full(rounds, color_count * dice_per_color, dtype=np.int16),
-                        near_tie=near_ties(command, color_figures, codes), grey=codes == GREY_CODE,
+    return RollFeatures(command=np.full(rounds, ALL_COMMANDS.index(skill_command(command)), dtype=np.int8),
+                        dice=np.full(rounds, dice, dtype=np.int16),
+                        near_tie=near_ties(command, color_figures, answer_codes), grey=answer_codes == GREY_CODE,
                         command_first=np.full(rounds, bool(command_first)))
 
 
@@ -153,7 +163,7 @@ def logged_features(drills: pd.DataFrame) -> RollFeatures:
     for (command_code, colors, dice_per_color), index in group_keys.groupby(
             ["command", "colors", "per_color"], sort=False).indices.items():
         command = ALL_COMMANDS[command_code]
-        if command is Command.CLOSEST:
+        if not command.depends_on_values:
             landed, tolerance = _positions(drills["positions"].iloc[index], colors * dice_per_color)
             found = roll_features(command, colors, dice_per_color, positions=landed, tolerance=tolerance)
         else:

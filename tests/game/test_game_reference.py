@@ -1,8 +1,8 @@
 """The vectorized game simulator against a plain one-game-at-a-time loop written from the rules page, docs/rules.md.
 
 `play_one_game` is the straightforward reading of the rules: one roll with
-`rules.roll`, resolved with `rules.resolve`, players grabbing in a sorted
-list. It lives here (and is timed by benchmarks/bench_game.py), never in the
+`rules.roll`, resolved with `rules.resolve`, each player's answer drawn from
+their reading of that roll, players grabbing in a sorted list. It lives here (and is timed by benchmarks/bench_game.py), never in the
 package. The two must agree on every figure a user reads, within the
 simulations' own confidence intervals.
 """
@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 
 from diavolo_stats.core.rules import resolve, roll
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Variant
+from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.game.games import EndRule, GameRules, play_games
 from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import reading_of
+from diavolo_stats.game.roll_features import played_features
 
 # Three comparisons per case at z = 3.29 (99.9 % each): a false alarm under 0.3 %.
 Z_CHECK = 3.29
@@ -33,12 +35,12 @@ def play_one_game(variant: Variant, players: list[PlayerModel], rng: np.random.G
         rolled = roll(variant, rng)
         answer = resolve(variant, rolled.command, rolled.dice, rolled.positions).answer
         tie = answer == GREY
-        command = np.array([ALL_COMMANDS.index(rolled.command)])
+        features = played_features(variant, [rolled])
         grabs = []
         for seat, player in enumerate(players):
             if gems[seat] == 0:
                 continue
-            correct, latency_ms = player.sample(command, np.array([tie]), rng)
+            correct, latency_ms = reading_of(player).sample(features, rng)
             if correct[0]:
                 choice = answer
             elif tie:

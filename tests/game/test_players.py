@@ -1,10 +1,9 @@
-"""Player models: presets, TOML files, fitting from a drill log, and sampling answers."""
+"""Player models: presets, TOML files, players named from a drill log, and sampling answers."""
 
 from __future__ import annotations
 
 import math
 import uuid
-import warnings
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -12,10 +11,15 @@ import pytest
 
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import DrillLog, load_logs
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import MIN_LATENCY_MS, Lineup, PlayerModel, Skill, player_from_spec, players_from_specs
+from diavolo_stats.game.players import PlayerModel, Skill
+from diavolo_stats.game.reading import Lineup, ReadingModel, reading_of
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
+from diavolo_stats.game.roll_features import RollFeatures, played_features
+from diavolo_stats.game.specs import player_from_spec, players_from_specs
 from diavolo_stats.stats import proportion_estimate
 
 Z_999 = 3.29
@@ -51,22 +55,46 @@ class TestPresets:
             PlayerModel.preset("wizard")
 
 
+def plain_rolls(command: Command, count: int, grey: bool = False) -> RollFeatures:
+    """`count` rolls of the box's 9 dice of `command`, no near tie, dice first."""
+    return RollFeatures(command=np.full(count, ALL_COMMANDS.index(command), np.int8),
+                        dice=np.full(count, 9, np.int16), near_tie=np.zeros(count, bool),
+                        grey=np.full(count, grey), command_first=np.zeros(count, bool))
+
+
+def latency_interval(model: ReadingModel, rolls: RollFeatures, count: int) -> tuple[float, float]:
+    """A 99.9 % interval for the mean latency of `count` draws on one kind of roll (a shifted log-normal)."""
+    mean = float(model.mean_latency_ms(rolls)[0])
+    sd = (mean - model.shift_ms) * math.sqrt(math.exp(model.spread**2) - 1)
+    return mean_interval(mean, sd, count)
+
+
 class TestSampling:
     def test_accuracy_and_mean_latency_are_the_model_s(self):
-        skill = PlayerModel.preset("average").skills[(Command.MOST_ODD, False)]
+        model = reading_of(PlayerModel.preset("average"))
         count = 40_000
-        correct, latency = PlayerModel.preset("average").sample(
-            np.full(count, ALL_COMMANDS.index(Command.MOST_ODD), dtype=np.int8), np.zeros(count, bool),
-            np.random.default_rng(1))
+        rolls = plain_rolls(Command.MOST_ODD, count)
+        correct, latency = Lineup([model]).sample(rolls, np.random.default_rng(1))
         estimate = proportion_estimate(int(correct.sum()), count, confidence=0.999)
-        assert skill.accuracy in estimate
-        low, high = mean_interval(skill.mean_ms, math.hypot(skill.sigma_ms, skill.tau_ms), count)
+        assert model.chance_right(rolls)[0] in estimate
+        low, high = latency_interval(model, rolls, count)
         assert low <= latency.mean() <= high
         assert latency.dtype == np.float64 and correct.dtype == bool
 
+    def test_a_preset_plays_its_own_figures_on_a_plain_roll(self):
+        # The preset's mean and accuracy per command are what its reading model gives a plain box roll.
+        for level in ("novice", "expert"):
+            player = PlayerModel.preset(level)
+            model = reading_of(player)
+            for command in ALL_COMMANDS:
+                skill = player.skills[(command, False)]
+                rolls = plain_rolls(command, 1)
+                assert model.mean_latency_ms(rolls)[0] == pytest.approx(skill.mean_ms)
+                assert model.chance_right(rolls)[0] == pytest.approx(skill.accuracy, abs=1e-9)
+
     def test_latencies_are_never_below_the_floor(self):
-        fast = PlayerModel("fast", {(c, t): Skill(0.9, 100.0, 80.0, 10.0) for c in ALL_COMMANDS for t in (0, 1)})
-        _, latency = fast.sample(np.zeros(5000, np.int8), np.zeros(5000, bool), np.random.default_rng(2))
+        fast = ReadingModel(name="fast", time=(1.0,) * 15, spread=2.0, shift_ms=0.0, accuracy=(2.0,) * 15)
+        _, latency = fast.sample(plain_rolls(Command.HIGHEST_DIE, 5000), np.random.default_rng(2))
         assert latency.min() >= MIN_LATENCY_MS
 
     def test_wrong_answers_grab_grey_at_the_model_s_share_and_never_the_answer(self):
@@ -74,7 +102,8 @@ class TestSampling:
         sloppy = PlayerModel.preset("novice").scaled(1.0, 4.0)
         answers = np.random.default_rng(3).integers(-1, 3, size=count).astype(np.int8)
         accepted = np.stack([answers, answers])
-        grabbed, _ = Lineup([sloppy]).respond(np.zeros(count, np.int8), accepted, 3, np.random.default_rng(4))
+        rolls = plain_rolls(Command.HIGHEST_TOTAL, count)
+        grabbed, _ = Lineup([sloppy]).respond(accepted, rolls, 3, np.random.default_rng(4))
         wrong = grabbed[0] != answers
         non_tie_wrong = wrong & (answers != GREY_CODE)
         greys = int((grabbed[0][non_tie_wrong] == GREY_CODE).sum())
@@ -89,8 +118,8 @@ class TestSampling:
         sloppy = PlayerModel.preset("novice")
         nearest = np.random.default_rng(6).integers(0, 3, size=count).astype(np.int8)
         accepted = np.stack([np.full(count, GREY_CODE, np.int8), nearest])  # grey by the tolerance alone
-        closest = np.full(count, ALL_COMMANDS.index(Command.CLOSEST), np.int8)
-        grabbed, _ = Lineup([sloppy]).respond(closest, accepted, 3, np.random.default_rng(7))
+        rolls = plain_rolls(Command.CLOSEST, count, grey=True)
+        grabbed, _ = Lineup([sloppy]).respond(accepted, rolls, 3, np.random.default_rng(7))
         right = grabbed[0] == GREY_CODE
         assert 0 < right.sum() < count
         wrong = grabbed[0][~right]
@@ -98,14 +127,13 @@ class TestSampling:
         # Both colors left are chosen.
         assert set(np.unique((wrong - nearest[~right]) % 3)) == {1, 2}
 
-    def test_a_lineup_samples_each_player_with_their_own_skill(self):
+    def test_a_lineup_samples_each_player_with_their_own_reading(self):
         count = 20_000
         players = [PlayerModel.preset("expert"), PlayerModel.preset("novice")]
-        _, latency = Lineup(players).sample(np.zeros(count, np.int8), np.zeros(count, bool),
-                                            np.random.default_rng(5))
+        rolls = plain_rolls(ALL_COMMANDS[0], count)
+        _, latency = Lineup(players).sample(rolls, np.random.default_rng(5))
         for row, player in zip(latency, players):
-            skill = player.skills[(ALL_COMMANDS[0], False)]
-            low, high = mean_interval(skill.mean_ms, math.hypot(skill.sigma_ms, skill.tau_ms), count)
+            low, high = latency_interval(reading_of(player), rolls, count)
             assert low <= row.mean() <= high
 
     def test_scaled_multiplies_latencies_and_error_rates(self):
@@ -183,8 +211,8 @@ def write_drill_log(path, player: str, model: PlayerModel, trials: int, seed: in
     for trial in range(1, trials + 1):
         rolled = roll(variant, rng)
         accepted = resolve(variant, rolled.command, rolled.dice, rolled.positions).accepted
-        grabbed, latency = Lineup([model]).respond(np.array([ALL_COMMANDS.index(rolled.command)]),
-                                                   np.array([[codes[accepted[0]]], [codes[accepted[-1]]]], np.int8),
+        grabbed, latency = Lineup([model]).respond(np.array([[codes[accepted[0]]], [codes[accepted[-1]]]], np.int8),
+                                                   played_features(variant, [rolled], command_first),
                                                    len(variant.colors), rng)
         answer = GREY if grabbed[0, 0] == GREY_CODE else variant.colors[grabbed[0, 0]]
         log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, answer,
@@ -203,78 +231,38 @@ def drill_log_path(tmp_path_factory):
     return path
 
 
-class TestFromDrillLog:
-    def test_a_well_drilled_command_gets_its_own_figures(self, drill_log_path):
-        frame = load_logs([drill_log_path])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ann = PlayerModel.from_drill_log(frame, "ann")
-        rows = frame[(frame["player"] == "ann") & ~frame["is_tie"]]
-        fitted = ann.skills[(Command.HIGHEST_DIE, False)]
-        assert fitted.accuracy == rows["correct"].mean()
-        truth = PlayerModel.preset("average").skills[(Command.HIGHEST_DIE, False)]
-        correct_latency = rows.loc[rows["correct"], "latency_ms"]
-        low, high = mean_interval(truth.mean_ms, math.hypot(truth.sigma_ms, truth.tau_ms), len(correct_latency))
-        assert low <= fitted.mean_ms <= high
+class TestFromTheLog:
+    def test_a_name_plays_as_their_reading_fitted_with_the_log_s_other_players(self, drill_log_path):
+        ann = player_from_spec("ann", log_path=drill_log_path)
+        assert ann == fit_reading(load_logs([drill_log_path], columns=FIT_COLUMNS)).player("ann").model
+        # Ann drilled highest-die 400 times as an average player: her figure there is the preset's, within noise.
+        rolls = plain_rolls(Command.HIGHEST_DIE, 1)
+        truth = reading_of(PlayerModel.preset("average"))
+        assert ann.mean_latency_ms(rolls)[0] == pytest.approx(truth.mean_latency_ms(rolls)[0], rel=0.1)
 
-    def test_commands_with_too_few_trials_take_pooled_figures_with_a_warning(self, drill_log_path):
-        frame = load_logs([drill_log_path])
-        with pytest.warns(UserWarning, match="closest non-tie \\(0\\)"):
-            ann = PlayerModel.from_drill_log(frame, "ann")
-        # Ann never drilled closest: her non-tie figures there are all her non-tie trials pooled.
-        non_tie = frame[(frame["player"] == "ann") & ~frame["is_tie"]]
-        assert ann.skills[(Command.CLOSEST, False)].accuracy == non_tie["correct"].mean()
+    def test_a_command_never_drilled_is_the_club_s_figure_not_a_guess_from_nothing(self, drill_log_path):
+        # Ann never drilled closest: her closest figure is drawn to the club's (Bo drilled it), and defined.
+        fit = fit_reading(load_logs([drill_log_path], columns=FIT_COLUMNS))
+        ann = fit.player("ann")
+        closest = ann.interval("time", "command:closest")
+        assert np.isfinite([closest.low, closest.high]).all()
+        assert ann.answers_per_coefficient[ALL_COMMANDS.index(Command.CLOSEST)] == 0
+        assert fit.club.model.time[ALL_COMMANDS.index(Command.CLOSEST)] in closest
 
-    def test_a_player_with_few_trials_everywhere_is_fitted_from_all_of_them(self, drill_log_path):
-        frame = load_logs([drill_log_path])
-        with pytest.warns(UserWarning, match="'bo'"):
-            bo = PlayerModel.from_drill_log(frame, "bo")
-        rows = frame[frame["player"] == "bo"]
-        assert {skill.accuracy for skill in bo.skills.values()} <= {
-            rows["correct"].mean(), rows.loc[rows["is_tie"], "correct"].mean(),
-            rows.loc[~rows["is_tie"], "correct"].mean()}
+    def test_a_game_with_the_command_shown_first_warns_about_a_player_who_never_drilled_it(self, drill_log_path):
+        with pytest.warns(UserWarning, match="'ann': no drill rows with the command die shown first"):
+            player_from_spec("ann", log_path=drill_log_path, command_first=True)
 
-    def test_only_the_rows_of_the_matching_variant_count(self, tmp_path):
-        # Cai drilled highest-die as an expert with the command shown first, as a novice without.
-        path = tmp_path / "drills.csv"
-        highest_die = Variant(commands=(Command.HIGHEST_DIE,))
-        write_drill_log(path, "cai", PlayerModel.preset("expert"), 200, seed=31, variant=highest_die,
-                        command_first=True)
-        write_drill_log(path, "cai", PlayerModel.preset("novice"), 200, seed=32, variant=highest_die)
-        frame = load_logs([path])
-        rows = frame[(frame["player"] == "cai") & ~frame["is_tie"] & (frame["command"] == "highest-die")]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the other commands are pooled
-            shown_first = PlayerModel.from_drill_log(frame, "cai", command_first=True)
-            with_the_dice = PlayerModel.from_drill_log(frame, "cai")
-        cell = (Command.HIGHEST_DIE, False)
-        assert shown_first.skills[cell].accuracy == rows.loc[rows["command_first"], "correct"].mean()
-        assert with_the_dice.skills[cell].accuracy == rows.loc[~rows["command_first"], "correct"].mean()
-        assert shown_first.skills[cell].mean_ms < with_the_dice.skills[cell].mean_ms
-
-    def test_a_player_with_no_rows_of_the_variant_falls_back_to_all_their_rows_with_a_warning(self, drill_log_path):
-        frame = load_logs([drill_log_path])
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            shown_first = PlayerModel.from_drill_log(frame, "ann", command_first=True)
-        assert any("'ann': no drill rows with the command die shown first; using all 400" in str(warning.message)
-                   for warning in caught)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            assert shown_first.skills == PlayerModel.from_drill_log(frame, "ann").skills
-
-    def test_a_player_with_no_rows_is_an_input_error(self, drill_log_path):
-        with pytest.raises(InputError, match="^player: 'zed' has no trials in the drill log"):
-            PlayerModel.from_drill_log(load_logs([drill_log_path]), "zed")
+    def test_a_player_not_in_the_log_is_an_input_error_naming_the_players(self, drill_log_path):
+        with pytest.raises(InputError, match="^players: 'zed' is not a player of the drill log; its players: ann"):
+            player_from_spec("zed", log_path=drill_log_path)
 
 
 class TestSpecs:
     def test_specs_resolve_presets_files_and_log_names(self, drill_log_path, tmp_path):
         path = tmp_path / "eve.toml"
         path.write_text('base = "novice"\n', encoding="utf-8")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            players = players_from_specs(["preset:expert", str(path), "ann"], log_path=drill_log_path)
+        players = players_from_specs(["preset:expert", str(path), "ann"], log_path=drill_log_path)
         assert [p.name for p in players] == ["expert", "eve", "ann"]
         assert players[1].skills == PlayerModel.preset("novice").skills
 

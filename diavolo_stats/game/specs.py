@@ -1,0 +1,78 @@
+"""Players from their command-line specs: a preset, a player TOML file, or a name fitted from the drill log.
+
+Every player reads rolls through a `reading.ReadingModel`: a preset or a
+player TOML file (a `players.PlayerModel`) is read as
+`ReadingModel.from_player`, a name is fitted from the drill log
+(`reading_fit.fit_reading`, every player of the log together). So a harder
+variant (more dice, more near ties) makes every modelled player slower and
+more error-prone, whoever they are.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import PRESET_PREFIX, PlayerModel, player_levels
+from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, ReadingFit, fit_reading
+from diavolo_stats.stats import MIN_FIT_ANSWERS
+
+Player = PlayerModel | ReadingModel
+"""What a game seats: a reading model, or a PlayerModel it reads as one (`reading.reading_of`)."""
+
+
+def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | Path | None = None,
+                     command_first: bool = False) -> Player:
+    """A player from a command-line spec: `preset:NAME`, a `.toml` file, or a name in the drill log.
+
+    A name is their reading model fitted with the other players of the log
+    (`fit`, or the log at `log_path`, default `drill_log.default_log_path()`).
+    With `command_first`, a player none of whose answers had the command die
+    shown first is warned about: their figure for it is the club's. Errors
+    name the field `players`, or `log_path` when there is no drill log.
+    """
+    levels = player_levels()
+    if spec.startswith(PRESET_PREFIX) and spec[len(PRESET_PREFIX):] not in levels:
+        allowed = ", ".join(PRESET_PREFIX + name for name in levels)
+        raise InputError(f"unknown player preset {spec!r}; allowed: {allowed}", field="players")
+    try:
+        if spec.startswith(PRESET_PREFIX):
+            return PlayerModel.preset(spec[len(PRESET_PREFIX):])
+        if spec.lower().endswith(".toml"):
+            return PlayerModel.from_toml(spec)
+        reading = (fit or fit_log(log_path)).player(spec)
+    except InputError as error:
+        if error.field == "log_path":  # no drill log: the log is what is wrong, not the player
+            raise
+        raise InputError(error.message if error.field in (None, "player", "log") else str(error),
+                         field="players") from None
+    first = reading.answers_per_coefficient[COEFFICIENTS.index("command_first")]
+    if command_first and first == 0:
+        warnings.warn(f"player {spec!r}: no drill rows with the command die shown first; their figure for it "
+                      "is the club's", stacklevel=2)
+    return reading.model
+
+
+def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
+                       command_first: bool = False) -> list[Player]:
+    """Players for several specs, fitting the drill log once (only if a spec names a player)."""
+    needs_log = any(not s.startswith(PRESET_PREFIX) and not s.lower().endswith(".toml") for s in specs)
+    fit = fit_log(log_path) if needs_log else None
+    return [player_from_spec(spec, fit, log_path, command_first) for spec in specs]
+
+
+def fit_log(log_path: str | Path | None = None) -> ReadingFit:
+    """Every player of the drill log fitted; InputError (field `log_path`) if there is no log."""
+    from diavolo_stats.drill import log as drill_log
+
+    path = Path(log_path) if log_path is not None else drill_log.default_log_path()
+    if not path.is_file():
+        raise InputError(drill_log.missing_log_message(path, "use preset:novice|average|expert players"),
+                         field="log_path")
+    try:
+        return fit_reading(drill_log.load_logs([path], columns=FIT_COLUMNS), MIN_FIT_ANSWERS)
+    except InputError as error:
+        raise InputError(error.message, field="log_path" if error.field == "log" else error.field) from None

@@ -1,0 +1,65 @@
+"""Whole games between reading models: the roll's difficulty moves who wins, and the design metrics show it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from diavolo_stats.core.variant import ALL_COMMANDS, Variant
+from diavolo_stats.game.design import reading_per_command
+from diavolo_stats.game.games import play_games
+from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import COEFFICIENTS, reading_of
+from diavolo_stats.game.report import game_report
+from diavolo_stats.stats import proportion_estimate
+from tests.conftest import REPO
+
+AVERAGE = reading_of(PlayerModel.preset("average"))
+
+
+def with_dice_effect(name: str, speed: float, per_die: float):
+    """The average player `speed` faster on the box (log scale), each extra die multiplying the reading by
+    exp(per_die)."""
+    time = np.array(AVERAGE.time)
+    time[: len(ALL_COMMANDS)] -= speed
+    time[COEFFICIENTS.index("per_extra_die")] = per_die
+    return replace(AVERAGE, name=name, time=tuple(time.tolist()))
+
+
+def test_fast_on_few_dice_but_steep_wins_on_the_kids_game_and_loses_on_four_dice_per_color():
+    steep = with_dice_effect("steep", speed=0.35, per_die=0.2)
+    flat = with_dice_effect("flat", speed=0.0, per_die=0.0)
+    games = 4000
+    for variant, steep_wins in ((Variant.preset("kids"), True), (Variant(dice_per_color=4), False)):
+        records = play_games(variant, [steep, flat], games, seed=5)
+        win = proportion_estimate(float(records.win_share[:, 0].sum()), games)
+        if steep_wins:
+            assert win.low > 0.6, (variant.label, win)
+        else:
+            assert win.high < 0.4, (variant.label, win)
+
+
+def test_a_harder_variant_reads_slower_and_worse_for_every_command():
+    box = {r.command: r for r in reading_per_command(Variant(), 30_000, seed=1)}
+    big = {r.command: r for r in reading_per_command(Variant(colors=tuple("abcdefgh"), dice_per_color=6,
+                                                             sides=20), 30_000, seed=1)}
+    for command, reading in box.items():
+        assert big[command].answer_ms.low > reading.answer_ms.high, command
+        assert big[command].error_rate.low > reading.error_rate.high, command
+
+
+def test_the_game_report_gives_each_command_s_mean_answer_time_and_error_rate(tmp_path):
+    report = game_report(["preset:average", str(REPO / "examples" / "carol.toml")], games=200, seed=3,
+                         design_games=2000)
+    document = report.document()
+    readings = document["design"]["reading"]
+    assert [r["command"] for r in readings] == [c.value for c in ALL_COMMANDS]
+    assert sum(r["rolls"] for r in readings) == 2000
+    for reading in readings:
+        low, high = reading["mean_answer_ms_ci95"]
+        assert low < reading["mean_answer_ms"] < high
+        assert 0 < reading["error_rate"] < 1
+    text = report.text()
+    assert "reading, an average player on this variant's rolls:" in text
+    assert "highest-total" in text.split("reading, an average player")[1]
