@@ -2,9 +2,10 @@
 
 `play_one_game` is the straightforward reading of the rules: one roll with
 `rules.roll`, resolved with `rules.resolve`, each player's answer drawn from
-their reading of that roll, players grabbing in a sorted list. It lives here (and is timed by benchmarks/bench_game.py), never in the
-package. The two must agree on every figure a user reads, within the
-simulations' own confidence intervals.
+their reading of that roll, players grabbing in a sorted list. It lives
+here (and is timed by benchmarks/bench_game.py), never in the package. The
+two must agree on every figure a user reads, within the simulations' own
+confidence intervals.
 """
 
 from __future__ import annotations
