@@ -24,7 +24,8 @@ def test_rounds_roll_the_files_command_die_with_its_repeats_and_grey_as_often_as
                     '[dice.white]\ncount = 4\nfaces = [0, 1, 1, 2, 2, 6]\n'
                     '[commands.most-sixes]\nfigure = "count:=6"\nthen = ["sum"]\n')
     variant = Variant.from_toml(path)
-    commands, accepted = roll_answers(variant, 300_000, np.random.default_rng(8))
+    accepted, features = roll_answers(variant, 300_000, np.random.default_rng(8))
+    commands = features.command
     # most-sixes counts dice: players bring their most-odd skill to it, on two faces of three.
     counted = proportion_estimate(int(np.count_nonzero(commands == ALL_COMMANDS.index(Command.MOST_ODD))),
                                   commands.size, confidence=0.999)
