@@ -89,7 +89,10 @@ def main() -> None:
         roll = f"{url}/api/roll?seed=1&trial=1&adaptive=true&player=synthetic-expert"
         print(f"log: {log.name}, {log.stat().st_size / 1e6:.0f} MB; at most {HEAVY_AT_ONCE} heavy requests at once")
         one_status, one_s = get(roll)
-        print(f"one adaptive roll alone: status {one_status} in {one_s:.2f} s")
+        time.sleep(1)
+        warm = rss_bytes(server.pid)
+        print(f"one adaptive roll alone: status {one_status} in {one_s:.2f} s; server memory at start "
+              f"{idle / 1e9:.2f} GB, 1 s after this roll {warm / 1e9:.2f} GB")
         for round_number in (1, 2):
             results, peak = at_once(server.pid, roll, args.clients)
             ok = [s for status, s in results if status == 200]
@@ -97,8 +100,7 @@ def main() -> None:
             print(f"round {round_number}: {args.clients} adaptive rolls at once: {len(ok)} answered 200 "
                   f"(slowest {max(ok, default=0):.2f} s), {len(busy)} answered 503 "
                   f"(slowest {max(busy, default=0) * 1000:.0f} ms), others {len(results) - len(ok) - len(busy)}")
-            print(f"  server memory: idle {idle / 1e9:.2f} GB, peak {peak / 1e9:.2f} GB, "
-                  f"1 s after {rss_bytes(server.pid) / 1e9:.2f} GB")
+            print(f"  server memory: peak {peak / 1e9:.2f} GB, 1 s after {rss_bytes(server.pid) / 1e9:.2f} GB")
         print(json.dumps({"load_average_after": os.getloadavg()}))
     finally:
         server.kill()
