@@ -8,8 +8,9 @@ from pathlib import Path
 from diavolo_stats.cli.common import add_format_argument, positive_int, print_result, progress_bar
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
-from diavolo_stats.core.variant import Command
-from diavolo_stats.sweep.grid import AXES, PALETTE, SweepGrid, parse_values
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.sweep.grid import AXES, MAX_VARIANTS, PALETTE, SweepGrid, parse_values
 
 
 def register(subparsers) -> None:
@@ -18,20 +19,23 @@ def register(subparsers) -> None:
         description="Answer every combination of the listed values: value commands exactly, closest by "
                     "simulation seeded from --seed and the variant itself. Values are lists (4,6,8), "
                     "inclusive ranges (2..6), ranges with a step (0.05..0.2:0.05), or a mix (2..4,8).")
-    grid = parser.add_argument_group("grid")
-    grid.add_argument("--colors-count", default="3", metavar="LIST",
+    grid = parser.add_argument_group("grid (a flag left out keeps the base variant's value)")
+    grid.add_argument("--variant", default="standard", metavar="NAME|FILE",
+                      help="the game the grid varies: a preset (standard or kids) or a variant file (.toml)")
+    grid.add_argument("--colors-count", metavar="LIST",
                       help=f"numbers of colors, 2 to 8, named in order {','.join(PALETTE)} (default 3)")
     grid.add_argument("--colors", metavar="C1,C2,...", help="one fixed set of color names instead")
-    grid.add_argument("--dice-per-color", default="3", metavar="LIST", help="dice in each color (default 3)")
-    grid.add_argument("--sides", default="6", metavar="LIST", help="faces per die (default 6)")
+    grid.add_argument("--dice-per-color", metavar="LIST", help="dice in each color (default 3)")
+    grid.add_argument("--sides", metavar="LIST", help="faces per die, valued 1..sides, in place of a file's faces "
+                                                       "(default 6)")
     grid.add_argument("--commands", metavar="CMD,...",
-                      help="commands to report, comma-separated (default: all six)")
+                      help="commands to report, comma-separated (default: all six, or the file's)")
     defaults = TableModel()
-    grid.add_argument("--tolerance", default=f"{defaults.tolerance:g}", metavar="LIST",
+    grid.add_argument("--tolerance", metavar="LIST",
                       help=f"closest: perception tolerance, 0 to {MAX_TOLERANCE:g} (default {defaults.tolerance:g})")
-    grid.add_argument("--scatter-mm", default=f"{defaults.scatter_mm:g}", metavar="LIST",
+    grid.add_argument("--scatter-mm", metavar="LIST",
                       help=f"closest: side of the square the dice land in, mm (default {defaults.scatter_mm:g})")
-    grid.add_argument("--die-mm", default=f"{defaults.die_mm:g}", metavar="LIST",
+    grid.add_argument("--die-mm", metavar="LIST",
                       help=f"closest: edge of a die, mm (default {defaults.die_mm:g})")
     grid.add_argument("--rounds", type=positive_int(1, MAX_ROUNDS), default=1_000_000, metavar="N",
                       help=f"closest: rounds simulated per variant, 1 to {MAX_ROUNDS:,} (default 1,000,000)")
@@ -49,8 +53,11 @@ def register(subparsers) -> None:
                          help="continue the sweep saved in --out, skipping the variants it holds")
     found = parser.add_argument_group("what to show")
     found.add_argument("--target", metavar="CMD=LOW..HIGH,...",
-                       help="show only variants whose every listed command ties within its range "
-                            "(e.g. highest-total=0.10..0.20,closest=..0.15), nearest the centers first")
+                       help="show only variants whose every listed command (or overall, the grey rate over the "
+                            "command die) ties within its range (e.g. overall=0.15..0.18,closest=..0.15), "
+                            "nearest the centers first")
+    found.add_argument("--nearest", type=positive_int(1, MAX_VARIANTS), metavar="K",
+                       help="when no variant meets --target, show the K nearest, with their distance")
     found.add_argument("--plot", type=Path, metavar="DIR", help="write one heatmap PNG per command into DIR")
     found.add_argument("--plot-axes", metavar="X,Y[,FACET]",
                        help=f"heatmap parameters among {', '.join(AXES)} (default: the first that vary)")
@@ -60,16 +67,17 @@ def register(subparsers) -> None:
 
 def grid_from_args(args: argparse.Namespace) -> SweepGrid:
     """The SweepGrid the grid flags describe; InputError naming the field if it is not allowed."""
-    values = {name: parse_values(getattr(args, name), name, integer=True)
-              for name in ("colors_count", "dice_per_color", "sides")}
-    values.update({name: parse_values(getattr(args, name), name, integer=False)
-                   for name in ("tolerance", "scatter_mm", "die_mm")})
+    base = Variant.named(args.variant)
+    values = {name: parse_values(getattr(args, name), name, integer=name in ("colors_count", "dice_per_color",
+                                                                               "sides"))
+              for name in ("colors_count", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")
+              if getattr(args, name) is not None}
     if args.colors is not None:
         values["colors"] = tuple(color.strip() for color in args.colors.split(","))
-        del values["colors_count"]
+        values.pop("colors_count", None)
     if args.commands is not None:
-        values["commands"] = tuple(Command.parse(name) for name in args.commands.split(",") if name.strip())
-    return SweepGrid(**values, rounds=args.rounds, seed=args.seed)
+        values["commands"] = tuple(base.command(name) for name in args.commands.split(",") if name.strip())
+    return SweepGrid(**values, rounds=args.rounds, seed=args.seed, base=base)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     grid = grid_from_args(args)
     # Everything checked before any work or any file.
     target = Target.parse(args.target, grid.commands) if args.target is not None else None
+    if args.nearest is not None and target is None:
+        raise InputError("needs a target to be near (--target)", field="nearest")
     axes = None
     if args.plot is not None:
         check_plot_folder(args.plot)
@@ -101,6 +111,6 @@ def run(args: argparse.Namespace) -> int:
             bar["close"]()
     if axes is not None:
         write_heatmaps(result.frame(), axes, args.plot)  # every variant, whatever the target keeps
-    shown = result.meeting(target) if target is not None else result
+    shown = result.meeting(target, nearest=args.nearest or 0) if target is not None else result
     print_result(shown, args.format)
     return 0

@@ -6,17 +6,24 @@ size); its variants are every combination. Values are written as a list
 (`4,6,8`), an inclusive range (`2..6`), a range with a step (`0.05..0.20:0.05`),
 or a mix (`2..4,8`).
 
+A grid varies a base variant (`base`: the standard game, or a variant file's
+game with its own commands, dice and command die): a parameter left out keeps
+the base's value, and giving `sides` replaces a file's faces by 1..sides.
+
 Seeds: each variant's `closest` simulation is seeded from the sweep's seed and
-a stable digest of the variant's own parameters (`variant_seed`), never from
-its place in the grid or the order in which variants finish. A variant's result
-is therefore the same however the work is split, on whichever machine, and
-whichever other variants share the grid. The seed is an ordinary integer, in
-the result's `seed` column: `diavolo simulate` of the variant with only the
+a stable digest of what decides `closest` (`variant_seed`): the dice each
+color throws and the table model, not the dice's values, so variants that
+differ only in sides or faces share one simulation, simulated once. Never
+from a variant's place in the grid or the order in which variants finish: a
+variant's result is the same however the work is split, on whichever machine,
+and whichever other variants share the grid. The seed is an ordinary integer,
+in the result's `seed` column: `diavolo simulate` of the variant with only the
 closest command and that seed gives the same numbers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -29,7 +36,6 @@ import numpy as np
 from diavolo_stats.core.simulate import MAX_ROUNDS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import (
-    ALL_COMMANDS,
     DEFAULT_COLORS,
     MAX_COLORS,
     MAX_DICE_PER_COLOR,
@@ -39,7 +45,7 @@ from diavolo_stats.core.variant import (
     Variant,
 )
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Maybe, Number, Rule, Several, Text, Whole, setting
+from diavolo_stats.validation import Configuration, Instance, Maybe, Number, Rule, Several, Text, Whole, setting
 
 PALETTE = DEFAULT_COLORS + ("blue", "green", "yellow", "purple", "orange")
 """Color names of a grid over the number of colors: n colors are the first n of these."""
@@ -118,32 +124,44 @@ def _listed(rule: Rule) -> Several:
 class SweepGrid(Configuration):
     """Every combination of the listed values, and how each variant is answered.
 
+    base: the variant the grid varies (default the standard game).
     colors_count: numbers of colors, named from PALETTE; or `colors`, one fixed
     set of color names (then `colors_count` is its length).
-    commands: the commands reported; value commands are exact, `closest` is
+    commands: the commands reported, among the base's; value commands are exact, `closest` is
     simulated for `rounds` rounds with a seed from `seed` and the variant.
     tolerance, scatter_mm, die_mm: the table model's values, for `closest` only.
-    Each list holds every value once. A variant's own limits (a color name, the
-    dice fitting on the table) are checked as its variants are built.
+    Each list holds every value once; one left as None keeps the base's value. A variant's own limits (a
+    color name, the dice fitting on the table) are checked as its variants are built.
     """
 
-    colors_count: tuple[int, ...] = setting((len(DEFAULT_COLORS),), _listed(Whole(2, MAX_COLORS)))
-    dice_per_color: tuple[int, ...] = setting((3,), _listed(Whole(1, MAX_DICE_PER_COLOR)))
-    sides: tuple[int, ...] = setting((6,), _listed(Whole(2, MAX_SIDES)))
-    commands: tuple[Command, ...] = setting(ALL_COMMANDS, Several(CommandName(), noun="command"))
-    tolerance: tuple[float, ...] = setting((TableModel.tolerance,), _listed(Number(at_least=0, at_most=MAX_TOLERANCE)))
-    scatter_mm: tuple[float, ...] = setting((TableModel.scatter_mm,), _listed(Number(above=0, unit="mm")))
-    die_mm: tuple[float, ...] = setting((TableModel.die_mm,), _listed(Number(above=0, unit="mm")))
+    colors_count: tuple[int, ...] | None = setting(None, Maybe(_listed(Whole(2, MAX_COLORS))))
+    dice_per_color: tuple[int, ...] | None = setting(None, Maybe(_listed(Whole(1, MAX_DICE_PER_COLOR))))
+    sides: tuple[int, ...] | None = setting(None, Maybe(_listed(Whole(2, MAX_SIDES))))
+    commands: tuple[Command, ...] | None = setting(None, Maybe(Several(CommandName(), noun="command")))
+    tolerance: tuple[float, ...] | None = setting(None, Maybe(_listed(Number(at_least=0, at_most=MAX_TOLERANCE))))
+    scatter_mm: tuple[float, ...] | None = setting(None, Maybe(_listed(Number(above=0, unit="mm"))))
+    die_mm: tuple[float, ...] | None = setting(None, Maybe(_listed(Number(above=0, unit="mm"))))
     rounds: int = setting(1_000_000, Whole(1, MAX_ROUNDS))
     seed: int = setting(0, Whole(0))
     colors: tuple[str, ...] | None = setting(None, Maybe(Several(Text(max_length=40), noun="color")))
+    base: Variant = setting(default_factory=Variant, rule=Instance(Variant))
     variants: tuple[Variant, ...] = field(init=False, repr=False, compare=False)
+    keeps_faces: bool = field(init=False, repr=False, compare=False)
 
     def check(self) -> None:
+        base = self.base
+        # A parameter left out is the base's; sides given replace a file's faces.
+        object.__setattr__(self, "keeps_faces", self.sides is None)
+        for name, value in (("colors_count", (len(base.colors),)), ("dice_per_color", (base.dice_per_color,)),
+                            ("sides", (base.sides,)), ("commands", base.commands),
+                            ("tolerance", (base.table.tolerance,)), ("scatter_mm", (base.table.scatter_mm,)),
+                            ("die_mm", (base.table.die_mm,))):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
         if self.colors is not None:
             object.__setattr__(self, "colors_count", (len(self.colors),))
         for name in ("tolerance", "scatter_mm", "die_mm"):
-            if len(getattr(self, name)) > 1 and Command.CLOSEST not in self.commands:
+            if len(getattr(self, name)) > 1 and not self.simulated:
                 raise InputError("applies to closest only; add closest to the commands or give one value",
                                  field=name)
         size = self.size
@@ -157,13 +175,13 @@ class SweepGrid(Configuration):
     def size(self) -> int:
         """Number of variants in the grid."""
         table_axes = (len(self.tolerance) * len(self.scatter_mm) * len(self.die_mm)
-                      if Command.CLOSEST in self.commands else 1)
+                      if self.simulated else 1)
         return len(self.colors_count) * len(self.dice_per_color) * len(self.sides) * table_axes
 
     @property
     def simulated(self) -> bool:
-        """True when the grid reports `closest`, which is simulated."""
-        return Command.CLOSEST in self.commands
+        """True when the grid reports `closest` (a command decided by distances), which is simulated."""
+        return any(not c.depends_on_values for c in self.commands)
 
     def _build_variants(self):
         tables = [TableModel()]
@@ -173,11 +191,15 @@ class SweepGrid(Configuration):
                 with _naming(f"tolerance {tolerance:g}, scatter {scatter_mm:g} mm, die {die_mm:g} mm"):
                     tables.append(TableModel(scatter_mm=float(scatter_mm), die_mm=float(die_mm),
                                              tolerance=float(tolerance)))
+        base = self.base
         for count, dice, sides, table in itertools.product(self.colors_count, self.dice_per_color, self.sides,
                                                            tables):
-            colors = self.colors if self.colors is not None else PALETTE[:count]
+            colors = (self.colors if self.colors is not None else base.colors if count == len(base.colors)
+                      else PALETTE[:count])
             with _naming(f"{count} colors, {dice}d{sides}"):
-                yield Variant(colors=colors, dice_per_color=dice, sides=sides, commands=self.commands, table=table)
+                yield dataclasses.replace(base, colors=colors, dice_per_color=dice, sides=sides,
+                                          faces=base.faces if self.keeps_faces else None, commands=self.commands,
+                                          table=table)
 
     def describe(self) -> str:
         """One line naming the grid: its values, the commands, rounds and seed."""
@@ -185,8 +207,11 @@ class SweepGrid(Configuration):
             return ",".join(f"{value:g}" for value in values)
 
         colors = ",".join(self.colors) if self.colors is not None else listed(self.colors_count)
-        line = (f"{self.size:,} variants: colors {colors}, dice per color {listed(self.dice_per_color)}, "
-                f"sides {listed(self.sides)}; commands {', '.join(c.value for c in self.commands)}")
+        sides = f"faces {','.join(map(str, self.base.faces))}" if self.keeps_faces and self.base.faces else \
+            f"sides {listed(self.sides)}"
+        based = f" of {self.base.name}" if self.base.name else ""
+        line = (f"{self.size:,} variants{based}: colors {colors}, dice per color {listed(self.dice_per_color)}, "
+                f"{sides}; commands {', '.join(c.value for c in self.commands)}")
         if self.simulated:
             line += (f"; closest simulated, {self.rounds:,} rounds per variant, tolerance {listed(self.tolerance)}, "
                      f"scatter {listed(self.scatter_mm)} mm, die {listed(self.die_mm)} mm")
@@ -194,8 +219,11 @@ class SweepGrid(Configuration):
 
     def identity(self) -> str:
         """A short digest of everything that decides the sweep's numbers: its values, rounds and seed."""
-        described = {"variants": [describe_variant(v) for v in self.variants],
+        described = {"variants": [{**describe_variant(v), "dice": v.label} for v in self.variants],
                      "commands": [c.value for c in self.commands], "rounds": self.rounds, "seed": self.seed}
+        if self.base.die != self.base.commands or any(not c.builtin for c in self.commands):
+            described["rules"] = {str(c): c.section() for c in self.commands}
+            described["die"] = [str(c) for c in self.variants[0].die]
         return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
 
     def varying(self) -> list[str]:
@@ -211,9 +239,11 @@ AXES = ("colors", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm"
 
 
 def describe_variant(variant: Variant) -> dict:
-    """The parameters that decide a variant's numbers, as canonical JSON-ready values."""
-    described = {"colors": list(variant.colors), "dice_per_color": variant.dice_per_color, "sides": variant.sides}
-    if Command.CLOSEST in variant.commands:
+    """What decides a variant's `closest` simulation, as canonical JSON-ready values: the dice each color
+    throws and, when it plays closest, the table model. Not the dice's values (sides, faces): where dice land
+    does not depend on them."""
+    described = {"colors": len(variant.colors), "counts": list(variant.counts)}
+    if any(not c.depends_on_values for c in variant.commands):
         described.update(tolerance=repr(float(variant.table.tolerance)),
                          scatter_mm=repr(float(variant.table.scatter_mm)), die_mm=repr(float(variant.table.die_mm)))
     return described

@@ -5,7 +5,10 @@ Columns (`COLUMNS`, in order):
 - `tolerance`, `scatter_mm`, `die_mm`: its table model, empty when the sweep
   does not report `closest` (the value commands do not depend on it);
 - `command`, `tie_probability`, `ci95_low`, `ci95_high`: the tie probability
-  and its 95 % interval (Wilson); an exact value is its own interval;
+  and its 95 % interval (Wilson); an exact value is its own interval. The
+  last row of each variant is `overall`: the overall grey rate, the tie
+  probability averaged over the command die's faces (repeats counted),
+  exact when every face is, else with the interval the simulated faces give;
 - `exact_tie_probability`: the exact value, empty for `closest`;
 - `rounds`, `ties`: rounds simulated and ties counted (0 and empty where exact);
 - `seed`: the seed of the variant's `closest` simulation (empty where exact);
@@ -23,9 +26,9 @@ from typing import Any
 import pandas as pd
 
 from diavolo_stats.core.odds import exact_odds
-from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.stats import Estimate, proportion_estimate
-from diavolo_stats.sweep.targets import Target, select
+from diavolo_stats.sweep.targets import OVERALL, Target, near_misses, select
 
 COLUMNS = ("colors", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm", "command",
            "tie_probability", "ci95_low", "ci95_high", "exact_tie_probability", "rounds", "ties", "seed",
@@ -59,7 +62,24 @@ def variant_rows(variant: Variant, sweep_id: str, simulated: tuple[int, int, int
                    **counts}
         rows.append({**common, "command": command.value, **numbers, "color_names": fields["color_names"],
                      "sweep_id": sweep_id})
+    rows.append({**common, "command": OVERALL, **_overall(variant, rows), "color_names": fields["color_names"],
+                 "sweep_id": sweep_id})
     return rows
+
+
+def _overall(variant: Variant, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The overall grey rate from a variant's command rows: the mean over the die's faces (repeats counted).
+    The exact faces are constants, so the simulated faces' interval, scaled by their share of the die, is its
+    interval."""
+    by_command = {row["command"]: row for row in rows}
+    faces = [by_command[str(c)] for c in variant.die]
+    numbers = {key: sum(row[key] for row in faces) / len(faces)
+               for key in ("tie_probability", "ci95_low", "ci95_high")}
+    simulated = [row for row in faces if row["rounds"]]
+    exact = numbers["tie_probability"] if not simulated else None
+    counts = ({"rounds": simulated[0]["rounds"], "ties": None, "seed": simulated[0]["seed"]} if simulated
+              else {"rounds": 0, "ties": None, "seed": None})
+    return {**numbers, "exact_tie_probability": exact, **counts}
 
 
 def resume_problem(rows: Sequence[dict[str, Any]], variant: Variant, sweep_id: str,
@@ -76,7 +96,7 @@ def resume_problem(rows: Sequence[dict[str, Any]], variant: Variant, sweep_id: s
     cells is not detected: that would take computing it again.
     """
     fields = {**variant_fields(variant), "sweep_id": sweep_id}
-    if [row["command"] for row in rows] != [command.value for command in variant.commands]:
+    if [row["command"] for row in rows] != [command.value for command in variant.commands] + [OVERALL]:
         return "its commands differ"
     for row in rows:
         command = row["command"]
@@ -86,7 +106,11 @@ def resume_problem(rows: Sequence[dict[str, Any]], variant: Variant, sweep_id: s
         probabilities = [row[column] for column in ("tie_probability", "ci95_low", "ci95_high")]
         if not all(isinstance(p, float) and 0.0 <= p <= 1.0 for p in probabilities):  # NaN fails too
             return f"{command}: a probability outside [0, 1]"
-        if command != Command.CLOSEST.value:
+        if command == OVERALL:
+            if {key: row[key] for key in _overall(variant, rows[:-1])} != _overall(variant, rows[:-1]):
+                return "overall: not the mean of its commands' rows over the command die"
+            continue
+        if variant.command(command).depends_on_values:
             exact = row["exact_tie_probability"]
             if (row["rounds"], row["ties"], row["seed"]) != (0, None, None) or probabilities != [exact] * 3:
                 return f"{command}: an exact value that is not its own interval"
@@ -104,7 +128,7 @@ def resume_problem(rows: Sequence[dict[str, Any]], variant: Variant, sweep_id: s
 
 def variant_fields(variant: Variant) -> dict[str, Any]:
     """The columns that name a variant: its dice, and its table model when it reports `closest`."""
-    has_table = Command.CLOSEST in variant.commands
+    has_table = any(not c.depends_on_values for c in variant.commands)
     return {"colors": len(variant.colors), "dice_per_color": variant.dice_per_color, "sides": variant.sides,
             "tolerance": variant.table.tolerance if has_table else None,
             "scatter_mm": variant.table.scatter_mm if has_table else None,
@@ -124,6 +148,7 @@ class SweepResult:
 
     records: the rows, one per variant and command, in grid order (or, with a
     target, only the variants meeting it, nearest first, with `target_distance`).
+    near_misses: True when none met the target and `records` are the variants nearest it instead.
     """
 
     description: str
@@ -131,6 +156,7 @@ class SweepResult:
     variants: int
     records: tuple[dict[str, Any], ...]
     target: str | None = None
+    near_misses: bool = False
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -139,10 +165,14 @@ class SweepResult:
     def rows(self) -> list[dict[str, Any]]:
         return [dict(row) for row in self.records]
 
-    def meeting(self, target: Target) -> SweepResult:
-        """The variants meeting `target` (see `targets`), nearest its centers first."""
-        return dataclasses.replace(self, records=tuple(select(self.records, target, variant_key)),
-                                   target=target.describe())
+    def meeting(self, target: Target, nearest: int = 0) -> SweepResult:
+        """The variants meeting `target` (see `targets`), nearest its centers first; when none does and
+        `nearest` is above 0, the `nearest` variants closest to it instead, with their distance."""
+        kept = select(self.records, target, variant_key)
+        missed = not kept and nearest > 0
+        if missed:
+            kept = near_misses(self.records, target, variant_key, nearest)
+        return dataclasses.replace(self, records=tuple(kept), target=target.describe(), near_misses=missed)
 
     def frame(self) -> pd.DataFrame:
         """The rows as a DataFrame (nullable integer columns where a cell can be empty)."""
@@ -153,14 +183,17 @@ class SweepResult:
 
     def document(self) -> dict[str, Any]:
         return {"sweep": self.description, "sweep_id": self.sweep_id, "variants": self.variants,
-                "target": self.target, "rows": self.rows()}
+                "target": self.target, "near_misses": self.near_misses, "rows": self.rows()}
 
     def text(self) -> str:
         lines = textwrap.wrap(f"Sweep: {self.description}", 80, subsequent_indent="  ", break_on_hyphens=False)
         if self.target is not None:
             matched = len({variant_key(row) for row in self.records})
-            lines += textwrap.wrap(f"Target: {self.target}: {matched} of {self.variants} variants, nearest first "
-                                   f"(dist: distance from the ranges' centers)", 80, subsequent_indent="  ",
+            found = (f"no variant meets it; the {matched} nearest of {self.variants} (dist: how far outside the "
+                     f"ranges)" if self.near_misses else
+                     f"{matched} of {self.variants} variants, nearest first (dist: distance from the ranges' "
+                     f"centers)")
+            lines += textwrap.wrap(f"Target: {self.target}: {found}", 80, subsequent_indent="  ",
                                    break_on_hyphens=False)
         if not self.records:
             lines.append("no variant meets the target" if self.target is not None else "no variants")

@@ -23,7 +23,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from diavolo_stats.core.simulate import MAX_WORKERS, simulate
-from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import SweepGrid, variant_seed
@@ -64,12 +64,20 @@ def sweep(grid: SweepGrid, *, workers: int = 1, scheduler: str | None = None, ou
     with _executor(grid, workers, scheduler) as run_tasks, ExitStack() as closing:
         results = None
         if out is not None:
-            results = closing.enter_context(ResultsFile(Path(out), sweep_id, len(grid.commands), resume))
+            # A row per command, and the overall grey rate.
+            results = closing.enter_context(ResultsFile(Path(out), sweep_id, len(grid.commands) + 1, resume))
         finished = _resumed(grid, sweep_id, results) if results is not None else {}
         to_do = [variant for variant in grid.variants if _key(variant) not in finished]
         done = 0
-        # Value commands are exact: only closest needs tasks.
-        outcomes = run_tasks(grid, to_do) if grid.simulated else ((variant, None) for variant in to_do)
+        # Value commands are exact: only closest needs tasks, one per geometry (its seed), shared by the
+        # variants that differ only in their dice's values.
+        sharing: dict[int, list[Variant]] = {}
+        for variant in to_do if grid.simulated else ():
+            sharing.setdefault(variant_seed(grid.seed, variant), []).append(variant)
+        outcomes = (((same, simulated) for variant, simulated in run_tasks(grid, [group[0] for group in
+                                                                                  sharing.values()])
+                     for same in sharing[simulated[2]])
+                    if grid.simulated else ((variant, None) for variant in to_do))
         for variant, simulated in outcomes:
             rows = variant_rows(variant, sweep_id, simulated)
             if results is not None:
@@ -92,7 +100,7 @@ def _resumed(grid: SweepGrid, sweep_id: str, results: ResultsFile) -> dict[tuple
         rows = results.done.get(_key(variant))
         if rows is None:
             continue
-        simulated = (grid.rounds, variant_seed(grid.seed, variant)) if Command.CLOSEST in variant.commands else None
+        simulated = (grid.rounds, variant_seed(grid.seed, variant)) if grid.simulated else None
         problem = resume_problem(rows, variant, sweep_id, simulated)
         if problem is None:
             kept[_key(variant)] = rows
@@ -106,8 +114,9 @@ def _resumed(grid: SweepGrid, sweep_id: str, results: ResultsFile) -> dict[tuple
 
 def closest_ties(variant: Variant, rounds: int, seed: int) -> int:
     """Ties of `closest` in `rounds` simulated rounds of `variant`, seeded `seed` (one task of a sweep)."""
-    alone = dataclasses.replace(variant, commands=(Command.CLOSEST,))
-    return simulate(alone, rounds, seed=seed).ties(Command.CLOSEST)
+    closest = next(c for c in variant.commands if not c.depends_on_values)
+    alone = dataclasses.replace(variant, commands=(closest,))
+    return simulate(alone, rounds, seed=seed).ties(closest)
 
 
 def _key(variant: Variant) -> tuple:

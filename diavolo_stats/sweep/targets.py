@@ -1,12 +1,15 @@
 """Targets: keep the variants whose tie probabilities lie in given ranges, nearest the ranges' centers first.
 
-A target is written `highest-total=0.10..0.20,closest=..0.15`: per command a
-range of tie probability, either end left open (`..0.15` is 0 to 0.15,
-`0.3..` is 0.3 to 1), or one value (`most-odd=0.25`). A variant meets the
+A target is written `highest-total=0.10..0.20,closest=..0.15`: per command
+(or `overall`, the overall grey rate over the command die) a range of tie
+probability, either end left open (`..0.15` is 0 to 0.15, `0.3..` is 0.3 to
+1), or one value (`most-odd=0.25`). A variant meets the
 target when every listed command lies in its range: an exact value inside it,
 or, for a simulated command, the whole 95 % interval inside it. Variants that
 meet it are ranked by the distance of their tie probabilities from the
-ranges' centers (Euclidean, in probability), the nearest first.
+ranges' centers (Euclidean, in probability), the nearest first. When none
+meets it, `near_misses` ranks every variant by how far its tie probabilities
+lie outside the ranges.
 """
 
 from __future__ import annotations
@@ -16,8 +19,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from diavolo_stats.core.commands import BUILTIN_COMMANDS
 from diavolo_stats.core.variant import Command
 from diavolo_stats.errors import InputError
+
+OVERALL = "overall"
+"""A target on the overall grey rate: the tie probability averaged over the command die's faces."""
 
 _PROBABILITY = r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
 
@@ -26,7 +33,7 @@ _PROBABILITY = r"[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
 class TargetRange:
     """The allowed tie probabilities of one command: `low` to `high`, both included."""
 
-    command: Command
+    command: str  # a command's name, or "overall"
     low: float
     high: float
 
@@ -53,14 +60,13 @@ class Target:
             name, equals, bounds = item.partition("=")
             if not equals:
                 raise InputError(f"{item!r} is not COMMAND=RANGE, e.g. highest-total=0.10..0.20", field="target")
-            try:
-                command = Command(name.strip())
-            except ValueError:
-                allowed = ", ".join(c.value for c in commands)
-                raise InputError(f"unknown command {name.strip()!r}; allowed: {allowed}", field="target") from None
-            if command not in commands:
+            command = name.strip()
+            if command != OVERALL and command not in BUILTIN_COMMANDS and command not in map(str, commands):
+                allowed = ", ".join([*(c.value for c in commands), OVERALL])
+                raise InputError(f"unknown command {command!r}; allowed: {allowed}", field="target")
+            if command != OVERALL and command not in map(str, commands):
                 raise InputError(f"{command} is not among the sweep's commands", field="target")
-            if any(r.command is command for r in ranges):
+            if any(r.command == command for r in ranges):
                 raise InputError(f"{command} listed twice; one range per command", field="target")
             ranges.append(TargetRange(command, *_bounds(bounds.strip(), item)))
         return cls(tuple(ranges))
@@ -98,7 +104,7 @@ def select(rows: Sequence[dict], target: Target, variant_key: Callable[[dict], t
         by_command = {row["command"]: row for row in variant_rows}
         squares = 0.0
         for wanted in target.ranges:
-            row = by_command[wanted.command.value]
+            row = by_command[wanted.command]
             if not wanted.holds(row["ci95_low"], row["ci95_high"]):
                 break
             squares += (row["tie_probability"] - wanted.center) ** 2
@@ -107,3 +113,20 @@ def select(rows: Sequence[dict], target: Target, variant_key: Callable[[dict], t
     kept.sort(key=lambda pair: pair[0])  # stable: equal distances stay in grid order
     return [{**row, "target_distance": distance} for distance, variant_rows in kept for row in variant_rows]
 
+
+
+def near_misses(rows: Sequence[dict], target: Target, variant_key: Callable[[dict], tuple],
+                count: int) -> list[dict]:
+    """The rows of the `count` variants nearest `target`, nearest first, each with its `target_distance`: how far
+    its tie probabilities lie outside the ranges (Euclidean, in probability; 0 inside)."""
+    variants: dict[tuple, list[dict]] = {}
+    for row in rows:
+        variants.setdefault(variant_key(row), []).append(row)
+    ranked = []
+    for variant_rows in variants.values():
+        by_command = {row["command"]: row["tie_probability"] for row in variant_rows}
+        outside = [max(wanted.low - by_command[wanted.command], by_command[wanted.command] - wanted.high, 0.0)
+                   for wanted in target.ranges]
+        ranked.append((math.sqrt(sum(gap * gap for gap in outside)), variant_rows))
+    ranked.sort(key=lambda pair: pair[0])  # stable: equal distances stay in grid order
+    return [{**row, "target_distance": distance} for distance, variant_rows in ranked[:count] for row in variant_rows]

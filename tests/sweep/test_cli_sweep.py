@@ -23,10 +23,10 @@ def test_csv_on_stdout_is_the_tidy_table():
     assert result.stderr == ""  # no progress bar when output is piped
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert tuple(rows[0]) == COLUMNS
-    assert len(rows) == 4 * 6
+    assert len(rows) == 4 * (6 + 1)  # six commands and the overall grey rate per variant
     closest = [row for row in rows if row["command"] == "closest"]
     assert all(row["rounds"] == "20000" and row["exact_tie_probability"] == "" for row in closest)
-    exact = [row for row in rows if row["command"] != "closest"]
+    exact = [row for row in rows if row["command"] not in ("closest", "overall")]
     assert all(row["rounds"] == "0" and row["tie_probability"] == row["exact_tie_probability"] for row in exact)
 
 
@@ -59,7 +59,7 @@ def test_plot_writes_one_titled_heatmap_per_command(tmp_path):
     result = run_diavolo(*SMALL, "--commands", "highest-total,closest", "--plot", str(folder))
     assert result.returncode == 0, result.stderr
     names = sorted(path.name for path in folder.iterdir())
-    assert names == ["tie_closest.png", "tie_highest-total.png"]
+    assert names == ["tie_closest.png", "tie_highest-total.png", "tie_overall.png"]
     assert all((folder / name).read_bytes().startswith(b"\x89PNG") for name in names)
 
 
@@ -79,7 +79,7 @@ def test_plot_replaces_its_own_heatmaps(tmp_path):
     assert first.returncode == 0, first.stderr
     again = run_diavolo(*SMALL, "--commands", "highest-die", "--plot", str(folder))
     assert again.returncode == 0, again.stderr
-    assert [p.name for p in folder.iterdir()] == ["tie_highest-die.png"]
+    assert sorted(p.name for p in folder.iterdir()) == ["tie_highest-die.png", "tie_overall.png"]
 
 
 def test_out_exists_without_resume_is_refused(tmp_path):

@@ -29,7 +29,7 @@ def test_identical_output_with_one_and_two_workers_and_on_a_dask_cluster(tmp_pat
                                   dashboard_address=None) as cluster:
         on_dask = sweep(GRID, scheduler=cluster.scheduler_address, out=tmp_path / "dask.csv")
     assert one.rows() == two.rows() == on_dask.rows()
-    assert len(one.rows()) == GRID.size * len(GRID.commands)
+    assert len(one.rows()) == GRID.size * (len(GRID.commands) + 1)  # and the overall grey rate
     first = (tmp_path / "one.csv").read_bytes()
     assert first == (tmp_path / "two.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
 
@@ -42,7 +42,7 @@ def test_local_dask_cluster_from_the_command_line(tmp_path):
     on_dask = run_diavolo_process(*flags, "--scheduler", "local:2")
     assert on_dask.returncode == 0, on_dask.stderr
     here = run_diavolo(*flags)
-    assert on_dask.stdout == here.stdout and here.stdout.count("\n") == 1 + GRID.size * len(GRID.commands)
+    assert on_dask.stdout == here.stdout and here.stdout.count("\n") == 1 + GRID.size * (len(GRID.commands) + 1)
 
 
 # Enough variants, each long enough, that a kill lands midway.
@@ -89,7 +89,7 @@ def test_ctrl_c_keeps_the_finished_variants_and_resume_completes(tmp_path):
                                text=True, start_new_session=True)
     deadline = time.monotonic() + 240
     try:
-        while _lines(stopped) < 1 + 2 * 2 and time.monotonic() < deadline and process.poll() is None:
+        while _lines(stopped) < 1 + 2 * 3 and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.05)
         assert process.poll() is None, "the sweep finished before it could be stopped"
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
