@@ -29,7 +29,9 @@ from web.test_browser_drill import save_screenshot, wait_for_summary
 SAMPLE = REPO / "data" / "sample_drills.csv"
 PLAYER = "synthetic-novice"
 SIZES = {"laptop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-PAGES = ("/", "/drill", "/explore", "/me", f"/me?player={PLAYER}", "/report", f"/report?player={PLAYER}")
+NAV = re.findall(r'<a href="(/[^"]*)"', (REPO / "diavolo_stats/web/templates/base.html").read_text(encoding="utf-8"))
+PAGES = (*NAV, f"/me?player={PLAYER}", f"/report?player={PLAYER}")
+"""Every page the top bar links to (a page added to it is checked too), and a player's progress and report."""
 FIELD_NAMES = sorted({name for name in (*COLUMNS, *summaries.SUMMARY_FIGURES, *FRAME_COLUMNS, *SUMMARY_COLUMNS)
                       if "_" in name})
 """Names a script reads and a person should not have to: every one with an underscore (`latency_ms`); the
@@ -64,6 +66,7 @@ def check_fits_and_reads(page, size: str, where: str) -> None:
     assert scroll_width <= width, f"{where} at {size} size is {scroll_width} px wide, the screen {width} px"
     headings = page.evaluate(f"""() => [...document.querySelectorAll({HEADINGS!r})]
         .filter((element) => element.offsetParent !== null).map((element) => element.innerText)""")
+    assert headings, f"{where}: no heading to read"
     named = [(heading, name) for heading in headings for name in FIELD_NAMES if name in heading]
     assert not named, f"{where}: headings with field names: {named}"
 
@@ -71,7 +74,8 @@ def check_fits_and_reads(page, size: str, where: str) -> None:
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_fits_the_screen_and_its_headings_are_words(sample_server, sized_page, path, tmp_path):
     size, page = sized_page
-    page.goto(sample_server.url.rstrip("/") + path)
+    answer = page.goto(sample_server.url.rstrip("/") + path)
+    assert answer.ok, (path, answer.status)
     if path == "/explore":
         page.wait_for_function("() => document.body.dataset.state === 'ready'")
     page.wait_for_load_state("networkidle")
