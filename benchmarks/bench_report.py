@@ -12,7 +12,10 @@ Targets: the 1,000,000-row log in under 10 s and under 1 GB peak.
 
 It also times `load_logs` on each log with every column against
 `FIGURE_COLUMNS` (all but the roll's JSON cells), which is what a drill's
-end-of-session summary, the adaptive drill and player fits read.
+end-of-session summary, the adaptive drill and player fits read, and, on
+the largest log, `load_logs` and `diavolo report` against
+`pandas.read_csv(engine="pyarrow")` of the same file, as ratios measured in
+this run (targets: within 4x and 6x).
 
     python benchmarks/bench_report.py [--cache DIR] [--rows 100000 300000 1000000]
 """
@@ -35,6 +38,8 @@ SIMULATION = REPO / "data" / "simulation_standard.csv"
 PLAYERS = ("preset:novice", "preset:average", "preset:expert")
 TARGET_S = 10.0
 TARGET_BYTES = 1 << 30
+TARGET_LOAD_RATIO = 4.0
+TARGET_REPORT_RATIO = 6.0
 
 
 def diavolo(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -76,6 +81,15 @@ def timed_load(log: Path, columns) -> float:
     return time.perf_counter() - start
 
 
+def timed_read_csv(log: Path) -> float:
+    """Seconds `pandas.read_csv` takes to read `log` with its fastest engine (pyarrow), in this process."""
+    import pandas as pd
+
+    start = time.perf_counter()
+    pd.read_csv(log, engine="pyarrow")
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "diavolo_bench_report")
@@ -104,6 +118,13 @@ def main() -> None:
         every, figures = (min(timed_load(log, columns) for _ in range(2)) for columns in (None, FIGURE_COLUMNS))
         print(f"load_logs of {log.name}: every column {every:.2f} s, FIGURE_COLUMNS {figures:.2f} s "
               f"({every / figures:.1f}x faster)")
+    largest = synthetic_log(args.cache, max(args.rows))
+    read = min(timed_read_csv(largest) for _ in range(2))
+    every = min(timed_load(largest, None) for _ in range(2))
+    report = min(timed_report(largest, args.cache / "report")[0] for _ in range(2))
+    print(f"{largest.name}: pandas.read_csv (pyarrow) {read:.2f} s; load_logs {every:.2f} s = {every / read:.1f}x "
+          f"(target within {TARGET_LOAD_RATIO:g}x); diavolo report {report:.2f} s = {report / read:.1f}x "
+          f"(target within {TARGET_REPORT_RATIO:g}x)")
     print(f"load average after: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 

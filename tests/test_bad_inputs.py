@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from conftest import run_diavolo
 
 from diavolo_stats.cli import main
 from diavolo_stats.drill.log import COLUMNS, DrillLog, TrialRow
@@ -50,8 +51,9 @@ def build_world(folder: Path) -> None:
     good = (folder / "log.csv").read_text(encoding="utf-8").splitlines()
     (folder / "foreign.csv").write_text("name,score\nada,3\n")
     (folder / "header_only.csv").write_text(HEADER + "\n")
-    (folder / "badrow.csv").write_text("\n".join(good[:2] + ["1,s,ana,2,not-a-time" + ",x" * 15]) + "\n")
-    (folder / "bidi.csv").write_text("\n".join(good[:2] + [good[2].replace(",ana,", ",a\u202eb,")]) + "\n")
+    # Logs whose every row the reader skips (it skips a bad row, with a warning): nothing to report.
+    (folder / "badrow.csv").write_text("\n".join(good[:1] + ["1,s,ana,2,not-a-time" + ",x" * 15]) + "\n")
+    (folder / "bidi.csv").write_text("\n".join(good[:1] + [good[2].replace(",ana,", ",a\u202eb,")]) + "\n")
     (folder / "notutf8.csv").write_bytes(HEADER.encode() + b"\n\xff\xfe\n")
     (folder / "link.csv").symlink_to(folder / "log.csv")
     os.mkfifo(folder / "fifo")
@@ -270,8 +272,8 @@ CASES: dict[str, list[str]] = {
     # -- report ------------------------------------------------------------------------------------
     "report missing log": ["report", "--log", f"{T}/missing.csv"],
     "report foreign log": ["report", "--log", f"{T}/foreign.csv"],
-    "report malformed row": ["report", "--log", f"{T}/badrow.csv"],
-    "report bidi name in log": ["report", "--log", f"{T}/bidi.csv"],
+    "report only malformed rows": ["report", "--log", f"{T}/badrow.csv"],
+    "report only a bidi name in log": ["report", "--log", f"{T}/bidi.csv"],
     "report log without trials": ["report", "--log", f"{T}/header_only.csv"],
     "report log not utf-8": ["report", "--log", f"{T}/notutf8.csv"],
     "report log a folder": ["report", "--log", f"{T}/adir"],
@@ -432,3 +434,16 @@ def test_a_bad_invocation_is_refused_with_one_line_and_changes_nothing(argv, tmp
     assert "interactive terminal" not in err  # the drill refused the bad input, not the test's missing terminal
     assert snapshot(world) == before
     shutil.rmtree(world)
+
+
+def test_a_report_leaves_out_a_row_it_cannot_read_and_names_its_line(tmp_path):
+    build_world(tmp_path)
+    good = (tmp_path / "log.csv").read_text(encoding="utf-8").splitlines()
+    forged = good[2].replace("2024-05-01T", "0001-01-01T")  # a time no drill has, as a forged trial once had
+    (tmp_path / "mixed.csv").write_text("\n".join(good[:2] + [forged] + good[3:]) + "\n", encoding="utf-8")
+    result = run_diavolo("report", "--log", str(tmp_path / "mixed.csv"), "--out", str(tmp_path / "report"),
+                         "--simulation", str(SIMULATION), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert "skipped 1 row" in result.stderr and "line 3: timestamp must be" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "report" / "report.html").is_file()

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from diavolo_stats.analytics.report import write_report
-from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
+from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, TrialRow, load_logs
 from diavolo_stats.drill.log import writer as log_writer
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import (
@@ -238,7 +238,7 @@ def test_two_sessions_lock_the_log_itself(tmp_path, monkeypatch):
     ("nul\x00byte", "U+0000"), ("tab\there", "U+0009"), ("abc\u202edcba", "U+202E"), ("zero\u200bwidth", "U+200B"),
     ("x" * 101, "at most 100 characters"),
 ])
-def test_a_log_row_whose_player_the_writer_would_refuse_is_refused_with_its_line(tmp_path, name, shown):
+def test_a_log_row_whose_player_the_writer_would_refuse_is_skipped_naming_its_line(tmp_path, name, shown):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     log.append(drill_row("Ana", 1, True))
@@ -246,10 +246,9 @@ def test_a_log_row_whose_player_the_writer_would_refuse_is_refused_with_its_line
     lines = path.read_text(encoding="utf-8").split("\n")
     lines[2] = lines[2].replace(",Ana,", "," + next(iter(csv_text([{"p": name}], ["p"]).splitlines()[1:])) + ",")
     path.write_text("\n".join(lines), encoding="utf-8")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(InputError, match=f"line 3: player: .*{re.escape(shown)}"):
-            load_logs([path])
+    with pytest.warns(SkippedRowsWarning, match=f"skipped 1 row .*line 3: player: .*{re.escape(shown)}"):
+        frame = load_logs([path])
+    assert frame["trial"].tolist() == [1]
 
 
 @pytest.mark.slow  # scale: fifty players' charts

@@ -27,7 +27,7 @@ from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
-from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, PLAYER_NAME, TrialRow, load_logs
+from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, TrialRow
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS, MAX_FOREPERIOD_MS
 from diavolo_stats.drill.summary import summarize_session
@@ -140,8 +140,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         player = request.query_params.get("player", "")
 
         def summary() -> dict:
-            found = summarize_session(load_logs([store.log.path], columns=FIGURE_COLUMNS), session_id, store.log.path,
-                                      player)
+            found = summarize_session(store.figures(), session_id, store.log.path, player)
             return {"title": found.title(), "sentences": found.sentences(), "rows": found.rows()}
 
         return JSONResponse(await heavy.run("the summary", summary))
@@ -177,7 +176,7 @@ def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
     shortest, longest = asked["foreperiod_ms"]
     rng = np.random.default_rng([asked["seed"], asked["trial"], asked["attempt"]])
     if asked["adaptive"]:
-        frame = load_logs([store.log.path], columns=FIGURE_COLUMNS)
+        frame = store.figures()
         rolled = adaptive_roll(variant, frame.loc[frame["player"] == asked["player"]], rng)
     else:
         rolled = roll(variant, rng)

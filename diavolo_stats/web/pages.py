@@ -21,7 +21,7 @@ from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
-from diavolo_stats.drill.log import NO_ANSWER, load_logs
+from diavolo_stats.drill.log import NO_ANSWER
 from diavolo_stats.drill.settings import (
     FEEDBACK_MS,
     HELP_KEY,
@@ -94,7 +94,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
     async def report(request: Request) -> Response:
         player = request.query_params.get("player")
         if player is None:
-            frame = await heavy.run("the list of players", load_logs, [store.log.path])
+            frame = await heavy.run("the list of players", store.figures)
             players = sorted(frame["player"].astype(str).unique())
             return templates.TemplateResponse(request, "report_players.html",
                                               {"players": players, "log": store.log.path})

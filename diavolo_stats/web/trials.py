@@ -11,28 +11,35 @@ log already holds that session's trial: a trial is identified by its session
 id and trial number, so a browser that sends a trial again (it never heard
 the answer: the server was killed, the network dropped) stores it once.
 
-The store knows which trials the log holds by reading the log itself: all of
-it when the server starts, then, before every append, the lines other
-writers (a terminal drill, another server) added since. Checking and
-appending happen under one lock per store, so two requests for the same
-trial in one server cannot both append.
+The check and the append are the writer's `append_once`, under the log's
+own lock: two requests for the same trial, in one server or in two servers
+on one log, cannot both append. The store reads the log back through the
+one reader (`FollowedLog`): its figures are read once, then only the rows
+appended since, for the session summaries and the adaptive rolls.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import json
 import threading
 import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from diavolo_stats.core.variant import GREY, CommandName, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
-from diavolo_stats.drill.log import COLUMNS, MAX_SEED, NO_ANSWER, PLAYER_NAME, DrillLog, TrialRow
+from diavolo_stats.drill.log import (
+    FIGURE_COLUMNS,
+    MAX_SEED,
+    NO_ANSWER,
+    PLAYER_NAME,
+    DrillLog,
+    FollowedLog,
+    StoredTrial,
+    TrialRow,
+)
 from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import Dice, DieCenters, judged_trial
 from diavolo_stats.errors import InputError
@@ -48,6 +55,9 @@ from diavolo_stats.validation import (
     json_spelled,
 )
 from diavolo_stats.web.busy import NotStored
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BROWSER = "browser"
 """The `interface` of the rows the web drill logs."""
@@ -145,32 +155,25 @@ class TooFast(InputError):
     """A session sent more trials a second than a person can answer (HTTP 429)."""
 
 
-Verdict = tuple[str, tuple[str, ...], bool]
+Verdict = StoredTrial
 """A stored trial's `expected`, `accepted` and `correct`: what the server answers about it."""
 
 
-def verdict_of(row: TrialRow) -> Verdict:
-    return row.expected, tuple(row.accepted), row.correct
-
-
 class TrialStore:
-    """Adds trials to the drill log at `path`, each (session id, trial number) at most once."""
+    """Adds trials to the drill log at `path`, each (session id, trial number) at most once, and reads it back."""
 
     def __init__(self, path: str | Path):
         self.log = DrillLog(path)
-        self._lock = threading.Lock()
-        self._stored: dict[tuple[str, int], Verdict] = {}
-        self._verdicts: dict[tuple[str, str, str], Verdict] = {}  # one tuple per distinct verdict, shared
-        self._read_up_to = 0  # bytes of the log already read for stored trials
+        self._lock = threading.Lock()  # the token buckets
         self._buckets: dict[str, tuple[float, float]] = {}  # session id -> (tokens, when)
-        with self._lock:
-            self._catch_up()
+        self._figures = FollowedLog(path, FIGURE_COLUMNS)
 
     def stored(self, session_id: str, trial: int) -> Verdict | None:
         """The verdict of that trial as the log holds it, None when the log does not hold it."""
-        with self._lock:
-            self._catch_up_or_busy()
-            return self._stored.get((session_id, trial))
+        try:
+            return self.log.stored(session_id, trial)
+        except InputError as error:
+            raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
 
     def add(self, row: TrialRow) -> tuple[bool, Verdict]:
         """Append `row` (from `trial_row`) unless its trial is already in the log: whether it was appended,
@@ -180,74 +183,27 @@ class TrialStore:
         burst of TRIAL_BURST); NotStored (HTTP 503) when the log cannot take the row now (disk full, the
         lock held by another program): the trial is valid, and sent again later.
         """
-        key = (row.session_id, row.trial)
-        with self._lock:
-            self._catch_up_or_busy()
-            if key in self._stored:
-                return False, self._stored[key]
-            self._take_token(row.session_id)
-            try:
-                self.log.append(row)
-            except InputError as error:
-                if error.field != "log":
-                    raise
-                raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
-            self._stored[key] = verdict_of(row)
-            return True, self._stored[key]
-
-    def _catch_up_or_busy(self) -> None:
         try:
-            self._catch_up()
+            return self.log.append_once(row, before_append=lambda: self._take_token(row.session_id))
         except InputError as error:
+            if error.field != "log":
+                raise
             raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
 
+    def figures(self) -> pd.DataFrame:
+        """The log's rows now, FIGURE_COLUMNS as `load_logs` reads them: read once, then only the rows appended
+        since (shared: do not change it)."""
+        return self._figures.frame()
+
     def _take_token(self, session_id: str) -> None:
-        now = time.monotonic()
-        tokens, then = self._buckets.get(session_id, (float(TRIAL_BURST), now))
-        tokens = min(float(TRIAL_BURST), tokens + (now - then) * TRIALS_PER_SECOND)
-        if tokens < 1:
-            raise TooFast(f"more than {TRIALS_PER_SECOND:g} trials a second from one session; send it again "
-                             "in a moment", field="trial")
-        if len(self._buckets) > MAX_SESSIONS_TRACKED:  # forget sessions whose bucket has refilled
-            full = TRIAL_BURST / TRIALS_PER_SECOND
-            self._buckets = {key: value for key, value in self._buckets.items() if now - value[1] < full}
-        self._buckets[session_id] = (tokens - 1, now)
-
-    def _catch_up(self) -> None:
-        """Read the whole lines the log gained since the last look, noting the trials they hold."""
-        session_column, trial_column = COLUMNS.index("session_id"), COLUMNS.index("trial")
-        try:
-            with open(self.log.path, "rb") as file:
-                size = file.seek(0, 2)
-                if size < self._read_up_to:  # the log was replaced by a shorter one: read it again
-                    self._stored.clear()
-                    self._read_up_to = 0
-                file.seek(self._read_up_to)
-                data = file.read()
-        except FileNotFoundError:  # deleted: the writer starts it again with a header
-            self._stored.clear()
-            self._read_up_to = 0
-            return
-        except OSError as error:
-            raise InputError(f"cannot read {self.log.path} ({error.strerror})", field="log") from None
-        whole = data[:data.rfind(b"\n") + 1]
-        lines = whole.decode("utf-8", errors="replace").splitlines()
-        if self._read_up_to == 0:
-            lines = lines[1:]  # the header
-        for cells in csv.reader(lines):
-            if len(cells) > trial_column and cells[trial_column].isdigit():
-                self._stored[(cells[session_column], int(cells[trial_column]))] = self._verdict(cells)
-        self._read_up_to += len(whole)
-
-    def _verdict(self, cells: list[str]) -> Verdict:
-        expected, correct = (cells[COLUMNS.index(name)] if len(cells) > COLUMNS.index(name) else ""
-                             for name in ("expected", "correct"))
-        accepted = cells[COLUMNS.index("accepted")] if len(cells) == len(COLUMNS) else ""
-        known = (expected, accepted, correct)
-        if known not in self._verdicts:
-            try:
-                listed = tuple(json.loads(accepted)) if accepted else (expected,)  # schema 1: the expected answer
-            except ValueError:
-                listed = (expected,)
-            self._verdicts[known] = (expected, listed, correct == "true")
-        return self._verdicts[known]
+        with self._lock:
+            now = time.monotonic()
+            tokens, then = self._buckets.get(session_id, (float(TRIAL_BURST), now))
+            tokens = min(float(TRIAL_BURST), tokens + (now - then) * TRIALS_PER_SECOND)
+            if tokens < 1:
+                raise TooFast(f"more than {TRIALS_PER_SECOND:g} trials a second from one session; send it again "
+                                 "in a moment", field="trial")
+            if len(self._buckets) > MAX_SESSIONS_TRACKED:  # forget sessions whose bucket has refilled
+                full = TRIAL_BURST / TRIALS_PER_SECOND
+                self._buckets = {key: value for key, value in self._buckets.items() if now - value[1] < full}
+            self._buckets[session_id] = (tokens - 1, now)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from diavolo_stats import stats
 from diavolo_stats.analytics import summaries
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.drill.log import DrillLog, TrialRow, TruncatedLogWarning, load_logs
+from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, TrialRow, TruncatedLogWarning, load_logs
 from diavolo_stats.errors import InputError
 
 # The rulebook's worked example: red wins highest-total (13 > 12 > 11); highest-die is a tie
@@ -200,16 +199,15 @@ def test_truncated_last_row_is_skipped_with_its_line_number(tmp_path):
     assert path.read_bytes() == before  # nothing is ever written back to a log
 
 
-def test_malformed_row_is_an_error_with_its_line_number(tmp_path):
+def test_a_malformed_row_is_left_out_of_the_figures_with_a_warning_naming_its_line(tmp_path):
     path = write_log(tmp_path / "edited.csv", known_trials()[:4])
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     lines[3] = lines[3].replace(",standard,3,", ",standard,three,", 1)  # dice_per_color on line 4
     path.write_text("".join(lines), encoding="utf-8")
     before = path.read_bytes()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # an error, not a warning and a guess
-        with pytest.raises(InputError, match=r"edited\.csv: line 4"):
-            load_logs([path])
+    with pytest.warns(SkippedRowsWarning, match=r"edited\.csv: skipped 1 row .*line 4: dice_per_color must be"):
+        drills = load_logs([path])
+    assert summaries.summarize(drills, by=["player"])["trials"].sum() == 3
     assert path.read_bytes() == before
 
 

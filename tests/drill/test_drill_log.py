@@ -26,6 +26,7 @@ from diavolo_stats.drill.log import (
     LOADED_COLUMNS,
     SCHEMA_VERSION,
     DrillLog,
+    SkippedRowsWarning,
     TrialRow,
     TruncatedLogWarning,
     default_log_path,
@@ -411,15 +412,16 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
     (lambda line: line.replace("2024-05-01T", "yesterday "), "line 2: timestamp must be"),
     (lambda line: line.replace(",red,red,", ",red,blue,"), "line 2: answer must be"),
 ])
-def test_a_malformed_complete_row_is_an_error_naming_file_and_line(tmp_path, edit, message):
+def test_a_malformed_complete_row_is_skipped_with_a_warning_naming_file_and_line(tmp_path, edit, message):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     log.append(make_row(1))
     log.append(make_row(2))
     header, first, second = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join([header, edit(first), second]) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match=f"^{path}: {message}"):
-        load_logs([path])
+    with pytest.warns(SkippedRowsWarning, match=f"^{re.escape(str(path))}: skipped 1 row .*: {message}"):
+        frame = load_logs([path])
+    assert frame["trial"].tolist() == [2]
 
 
 def test_default_log_is_data_drills_csv_unless_diavolo_log_is_set(monkeypatch, tmp_path):

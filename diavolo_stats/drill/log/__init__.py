@@ -15,7 +15,7 @@ moves it to `<log>.partial`. A file that cannot be read or written raises
 `InputError` naming it and what failed, never a bare OSError.
 """
 
-from diavolo_stats.drill.log.reader import FIGURE_COLUMNS, LOADED_COLUMNS, load_logs
+from diavolo_stats.drill.log.reader import FIGURE_COLUMNS, LOADED_COLUMNS, FollowedLog, SkippedRowsWarning, load_logs
 from diavolo_stats.drill.log.schema import (
     CELLS,
     COLUMNS,
@@ -44,13 +44,13 @@ from diavolo_stats.drill.log.schema import (
     player_problem,
 )
 from diavolo_stats.drill.log.upgrade import BACKUP_SUFFIX, LogUpgrade, upgrade_log
-from diavolo_stats.drill.log.writer import DrillLog, is_drill_log
+from diavolo_stats.drill.log.writer import DrillLog, StoredTrial, is_drill_log
 
 __all__ = [
     "BACKUP_SUFFIX", "CELLS", "COLUMNS", "COLUMNS_V1", "FIGURE_COLUMNS", "HEADER_LINE", "HEADER_LINE_V1", "INTERFACES",
-    "LOADED_COLUMNS", "LOG_ENV", "MAX_PLAYER_LENGTH", "MAX_SEED", "NO_ANSWER",
-    "PLAYER_NAME", "SAMPLE_LOG", "SCHEMA_VERSION", "DrillLog", "LogUpgrade", "PlayerName", "TrialRow",
-    "TruncatedLogWarning", "check_outcome", "check_player", "csv_line", "default_log_path", "format_row",
+    "LOADED_COLUMNS", "LOG_ENV", "MAX_PLAYER_LENGTH", "MAX_SEED", "NO_ANSWER", "PLAYER_NAME", "SAMPLE_LOG",
+    "SCHEMA_VERSION", "DrillLog", "FollowedLog", "LogUpgrade", "PlayerName", "SkippedRowsWarning", "StoredTrial",
+    "TrialRow", "TruncatedLogWarning", "check_outcome", "check_player", "csv_line", "default_log_path", "format_row",
     "is_drill_log", "is_header_start", "load_logs", "logged_positions", "missing_log_message", "player_problem",
     "upgrade_log",
 ]

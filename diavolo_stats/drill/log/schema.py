@@ -62,7 +62,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -186,6 +186,19 @@ def _has(text: pd.Series, characters: str) -> np.ndarray:
     return (text.str.contains(characters, regex=True) | text.str.contains("\x00", regex=False)).to_numpy(dtype=bool)
 
 
+def _cell_numbers(text: pd.Series, dtype: type) -> np.ndarray:
+    """The numbers in cells of text, (rows,) of `dtype` (NaN, or 0 for whole numbers, where a cell is none): Arrow's
+    cast at once, pandas' to find the cells it refuses."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(text, type=pa.string(), from_pandas=True).cast(pa.from_numpy_dtype(dtype)).to_numpy(
+            zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        numbers = pd.to_numeric(text.astype(object), errors="coerce")
+        return numbers.fillna(0 if np.issubdtype(dtype, np.integer) else np.nan).to_numpy(dtype=dtype)
+
+
 def _refusal(rule: Rule) -> str:
     """What `rule` allows, in the words of its refusal ('a whole number from 1 to 2')."""
     try:
@@ -244,7 +257,7 @@ class WholeCell(Cell):
         # text: (rows,) str -> (rows,) int64, or Int64 with <NA> for an empty optional cell
         given = (text != "").to_numpy(dtype=bool)
         digits = text.str.fullmatch(r"[0-9]{1,19}").to_numpy(dtype=bool)
-        numbers = pd.to_numeric(text.where(digits, "0"), errors="coerce").to_numpy(dtype=np.uint64)
+        numbers = _cell_numbers(text.where(digits, "0"), np.uint64)
         fits = digits & (numbers >= self.low) & (numbers <= (MAX_SEED if self.high is None else self.high))
         values = np.where(fits, numbers, 0).astype(np.int64)
         if not self.optional:
@@ -293,11 +306,22 @@ def _unguarded(text: pd.Series) -> pd.Series:
     return text.where(~guarded, text.str.slice(len(GUARD)))
 
 
+EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
+"""A timestamp is from EARLIEST up to, not including, LATEST (UTC): the one range the writer and the reader
+allow (a time outside it is no drill's, and pandas cannot hold every such time)."""
+MAX_AHEAD = timedelta(days=1)
+"""The writer refuses a timestamp further than this ahead of its own clock."""
+_MICROSECONDS = timedelta(microseconds=1)
+
+
 @dataclass(frozen=True)
 class TimeCell(Cell):
-    """A time with its zone, written in UTC, ISO 8601 with microseconds; read as datetime64[ns, UTC]."""
+    """A time with its zone from EARLIEST to LATEST, written in UTC, ISO 8601 with microseconds, and at most
+    MAX_AHEAD past the writer's clock; read as datetime64[ns, UTC]."""
 
-    allowed = "an ISO 8601 time"
+    allowed = (f"an ISO 8601 time with its zone from {EARLIEST:%Y-%m-%d} to "
+               f"{LATEST - timedelta(days=1):%Y-%m-%d} (UTC)")
 
     def write(self, column: str, value: object) -> str:
         if isinstance(value, str):
@@ -307,19 +331,50 @@ class TimeCell(Cell):
                 raise InputError(f"not an ISO 8601 time: {value!r}", field=column) from None
         if not isinstance(value, datetime) or value.tzinfo is None:
             raise InputError(f"must be a time with its time zone (UTC), got {value!r}", field=column)
-        return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
+        try:
+            utc = value.astimezone(timezone.utc)
+        except OverflowError:  # e.g. 0001-01-01 at +14:00 is before the first day Python holds
+            utc = None
+        if utc is None or not EARLIEST <= utc < LATEST:
+            raise InputError(f"must be {self.allowed}, got {value.isoformat()!r}", field=column)
+        ahead = utc - datetime.now(timezone.utc)
+        if ahead > MAX_AHEAD:
+            raise InputError(f"{value.isoformat()!r} is {ahead.days} days ahead of this computer's clock (at most "
+                             f"{MAX_AHEAD.days} allowed)", field=column)
+        return utc.isoformat(timespec="microseconds")
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        """Arrow's parser first (fast), pandas' to find a bad one."""
+        # text: (rows,) str -> (rows,) datetime64[ns, UTC] (the epoch where refused)
         import pyarrow as pa
 
         try:
             strings = pa.array(text, type=pa.string(), from_pandas=True)
-            parsed = strings.cast(pa.timestamp("us", tz="UTC"))
-            times = pd.Series(parsed.to_pandas(), index=text.index).astype("datetime64[ns, UTC]")
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-            times = pd.to_datetime(text.astype(object), utc=True, format="ISO8601", errors="coerce")
-        return times.astype("datetime64[ns, UTC]"), times.isna().to_numpy(dtype=bool)
+            micros = strings.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).to_numpy(zero_copy_only=False)
+            parsed = np.ones(len(text), dtype=bool)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):  # some cell Arrow cannot read
+            micros, parsed = _micros_one_by_one(text)
+        bad = ~parsed | (micros < _micros(EARLIEST)) | (micros >= _micros(LATEST))
+        nanos = (np.where(bad, 0, micros) * 1000).astype("datetime64[ns]")
+        return pd.Series(pd.DatetimeIndex(nanos).tz_localize(timezone.utc), index=text.index), bad
+
+
+def _micros(moment: datetime) -> int:
+    return (moment - datetime(1970, 1, 1, tzinfo=timezone.utc)) // _MICROSECONDS
+
+
+def _micros_one_by_one(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Microseconds since 1970 of each ISO 8601 time with its zone, (rows,) int64, and which were read, (rows,)
+    bool: for a column some cell of which Arrow's parser refuses."""
+    micros = np.zeros(len(text), dtype=np.int64)
+    parsed = np.zeros(len(text), dtype=bool)
+    for row, cell in enumerate(text):
+        try:
+            moment = datetime.fromisoformat(cell.replace("Z", "+00:00"))
+            if moment.tzinfo is not None:
+                micros[row], parsed[row] = _micros(moment), True
+        except (ValueError, OverflowError):
+            pass
+    return micros, parsed
 
 
 @dataclass(frozen=True)
@@ -374,14 +429,16 @@ class MillisecondsCell(Cell):
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
         # text: (rows,) str -> (rows,) float64 ms, NaN for an empty cell
         given = (text != "").to_numpy(dtype=bool)
-        numbers = pd.to_numeric(text.where(given, "0"), errors="coerce").to_numpy(dtype=np.float64)
+        numbers = _cell_numbers(text.where(given, "0"), np.float64)
         return np.where(given, numbers, np.nan), given & ~(np.isfinite(numbers) & (numbers >= 0))
 
 
 @dataclass(frozen=True)
 class JsonObjectCell(Cell):
-    """A non-empty JSON object (the roll's dice or positions), written by `json.dumps`."""
+    """A non-empty JSON object (the roll's dice or positions), written by `json.dumps`. `as_written`: a regular
+    expression that the cells json.dumps writes for this column match (and only JSON objects do)."""
 
+    as_written: str
     allowed = "a JSON object"
 
     def write(self, column: str, value: object) -> str:
@@ -402,14 +459,30 @@ class JsonObjectCell(Cell):
         return value
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        return text, np.array([_json_object(cell) is None for cell in text], dtype=bool)
+        """Cells of the form the writer writes are matched at once by `as_written`; any other is parsed."""
+        as_written = text.str.fullmatch(self.as_written).to_numpy(dtype=bool)
+        return text, _not_json_objects(text, as_written)
 
     def problem(self, column: str, cell: str) -> str:
         return f"{column} must be {self.allowed}, got {cell[:40]!r}"
 
 
-# A strict, fast form of the dice cell as the writer writes it; other JSON objects are parsed one by one.
-_DICE_AS_WRITTEN = rf'\{{"{COLOR_NAME}": \[\d+(?:, \d+)*\](?:, "{COLOR_NAME}": \[\d+(?:, \d+)*\])*\}}'
+# The forms json.dumps gives a roll's cells: a number, the dice cell and the positions cell. Matched by Arrow's RE2
+# at once; a cell of another form (written by hand?) is parsed as JSON.
+_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_KEY = f'"{COLOR_NAME}"'
+_DICE_AS_WRITTEN = rf"\{{{_KEY}: \[[0-9]+(?:, [0-9]+)*\](?:, {_KEY}: \[[0-9]+(?:, [0-9]+)*\])*\}}"
+_POINT = rf"\[{_NUMBER}, {_NUMBER}\]"
+_POSITIONS_AS_WRITTEN = (rf'\{{"command": {_POINT}(?:, {_KEY}: (?:\[{_POINT}(?:, {_POINT})*\]|{_NUMBER}))*\}}')
+
+
+def _not_json_objects(text: pd.Series, as_written: np.ndarray) -> np.ndarray:
+    """Which cells are not a non-empty JSON object, (rows,) bool: those `as_written` (rows,) bool are; the others
+    are parsed one by one."""
+    bad = np.zeros(len(text), dtype=bool)
+    for row in np.flatnonzero(~as_written):
+        bad[row] = _json_object(text.iloc[row]) is None
+    return bad
 
 
 @dataclass(frozen=True)
@@ -435,7 +508,7 @@ class DiceCell(JsonObjectCell):
         Cells as the writer writes them are matched by one regular expression and read by their few distinct
         color lists; any other cell is parsed as JSON.
         """
-        as_written = text.str.fullmatch(_DICE_AS_WRITTEN).to_numpy(dtype=bool)
+        as_written = text.str.fullmatch(self.as_written).to_numpy(dtype=bool)
         # The color names alone, e.g. '{"black": , "red": , "white": }': a handful of distinct values.
         templates = text.where(as_written, "").str.replace(r"\[[0-9, ]*\]", "", regex=True)
         codes, distinct = pd.factorize(templates)
@@ -492,7 +565,7 @@ class AcceptedCell(Cell):
                 and len(set(accepted)) == len(accepted) and set(accepted) <= colors | {GREY})
 
 
-DICE = DiceCell()
+DICE = DiceCell(_DICE_AS_WRITTEN)
 EXPECTED = AnswerCell(others=())
 ANSWER = AnswerCell(others=(NO_ANSWER,))
 ACCEPTED = AcceptedCell()
@@ -508,7 +581,7 @@ CELLS: dict[str, Cell] = {
     "command_first": FlagCell(),
     "command": ChoiceCell(tuple(c.value for c in Command)),
     "dice": DICE,
-    "positions": JsonObjectCell(),
+    "positions": JsonObjectCell(_POSITIONS_AS_WRITTEN),
     "expected": EXPECTED,
     "answer": ANSWER,
     "correct": FlagCell(),

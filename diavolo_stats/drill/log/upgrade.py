@@ -7,9 +7,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from diavolo_stats.drill.log.reader import load_one
+from diavolo_stats.drill.log.reader import SkippedRowsWarning, load_logs
 from diavolo_stats.drill.log.schema import (
-    COLUMNS,
     HEADER_LINE,
     SCHEMA_VERSION,
     TruncatedLogWarning,
@@ -63,7 +62,11 @@ def upgrade_log(path: str | Path) -> LogUpgrade:
     backup = path.with_name(path.name + BACKUP_SUFFIX)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncatedLogWarning)  # the cut line is carried over, not lost
-        rows = len(load_one(path, COLUMNS))  # every row checked before anything is written
+        warnings.simplefilter("error", SkippedRowsWarning)  # every row checked before anything is written
+        try:
+            rows = len(load_logs([path]))
+        except SkippedRowsWarning as skipped:
+            raise InputError(f"{skipped}; nothing was upgraded: mend or remove those lines first") from None
     with os_errors(f"cannot read {path}"):
         data = path.read_bytes()
     text = data.decode("utf-8")

@@ -17,13 +17,19 @@ never rewrites a log by itself: a version-1 log is refused, naming
 from __future__ import annotations
 
 import fcntl
+import json
 import os
+import threading
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.drill.log.reader import FollowedLog
 from diavolo_stats.drill.log.schema import (
     COLUMNS,
     HEADER_LINE,
@@ -38,6 +44,9 @@ from diavolo_stats.drill.log.schema import (
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import fsync_folder, open_regular
 
+StoredTrial = tuple[str, tuple[str, ...], bool]
+"""A trial as the log holds it: its expected answer, the answers accepted, and whether it was correct."""
+
 LOCK_TIMEOUT_S = 10.0
 LOCK_POLL_S = 0.02
 
@@ -51,6 +60,11 @@ class DrillLog:
     untouched. A file holding nothing but the start of the header (a crash
     while the log was created) is a new, empty log: its header is completed.
     The log must be a regular file, not a symbolic link (so is `<log>.partial`).
+
+    Before every append, under the lock, the log is checked again: the same
+    file (device and inode) as when it was opened, with the same header. A
+    log moved or copied over it meanwhile is refused, never appended to; a
+    log deleted or emptied meanwhile is started again with its header.
     """
 
     def __init__(self, path: str | Path):
@@ -62,11 +76,12 @@ class DrillLog:
         with os_errors(f"cannot create the folder for {self.path}"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
+        self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the log this writer appends to
+        self._state = threading.Lock()  # the trials known stored (`append_once`), shared by this writer's threads
+        self._stored: dict[str, dict[int, StoredTrial]] = {}  # session id -> its trials in the log
+        self._followed: FollowedLog | None = None
         with self._locked(create=True) as descriptor:
-            if _is_header_start(descriptor):
-                _replace_content(descriptor, self.path, HEADER_LINE + "\n")
-            else:
-                self._check_header(descriptor)
+            self._check_file(descriptor)
         if created:
             _sync_new_entry(self.path)
 
@@ -77,16 +92,80 @@ class DrillLog:
     def append_rows(self, rows: Sequence[TrialRow]) -> None:
         """Write several trials at once, as `append` writes one, in one write, then fsynced. For rows no
         person is waiting on (a synthetic log); a drill appends each answer as it is given."""
-        for row in rows:
-            if not isinstance(row, TrialRow):
-                raise InputError(f"must be a TrialRow, got {type(row).__name__}", field="row")
-        data = "".join(csv_line(row.cells()) for row in rows).encode("utf-8")
+        data = _lines(rows)
         with self._locked(create=True) as descriptor:
-            if _is_header_start(descriptor):  # deleted, emptied or cut since the session started
-                _replace_content(descriptor, self.path, HEADER_LINE + "\n")
-            else:
-                self._end_last_line(descriptor)
+            self._check_file(descriptor)
+            self._end_last_line(descriptor)
             _write_synced(descriptor, self.path, data)
+
+    def stored(self, session_id: str, trial: int) -> StoredTrial | None:
+        """What the log holds of that trial (its expected answer, the answers accepted, whether it was
+        correct), or None when the log does not hold it; reads only the rows appended since the last look."""
+        with self._state:
+            self._catch_up()
+            return self._stored.get(session_id, {}).get(trial)
+
+    def append_once(self, row: TrialRow,
+                    before_append: Callable[[], None] | None = None) -> tuple[bool, StoredTrial]:
+        """Append `row` unless the log already holds its trial (the same session id and trial number): whether
+        it was appended, and the trial as the log holds it (the first one stored, for a trial sent again).
+
+        The check and the append happen under the log's lock, so two programs (two servers) sending the same
+        trial store it once. `before_append` is called under the lock once the trial is known new, and may
+        refuse it by raising.
+        """
+        data = _lines([row])
+        with self._state, self._locked(create=True) as descriptor:
+            self._check_file(descriptor)
+            self._end_last_line(descriptor)
+            self._catch_up()
+            known = self._stored.get(row.session_id, {}).get(row.trial)
+            if known is not None:
+                return False, known
+            if before_append is not None:
+                before_append()
+            _write_synced(descriptor, self.path, data)
+            stored = (row.expected, tuple(row.accepted), row.correct)
+            self._stored.setdefault(row.session_id, {})[row.trial] = stored
+            return True, stored
+
+    def _catch_up(self) -> None:
+        """Note the trials of the rows the log gained since the last look (all of them, the first time)."""
+        if self._followed is None:
+            self._followed = FollowedLog(self.path, ["session_id", "trial", "expected", "correct", "accepted"])
+        rows, restarted = self._followed.new_rows()
+        if restarted:
+            self._stored = {}
+        if rows.empty:
+            return
+        # A handful of distinct (expected, accepted, correct): one tuple each, shared by their rows.
+        expected, expected_texts = pd.factorize(rows["expected"])
+        accepted, accepted_texts = pd.factorize(rows["accepted"])
+        keys = (accepted.astype(np.int64) * len(expected_texts) + expected) * 2 + rows["correct"].to_numpy(dtype=int)
+        distinct, each = np.unique(keys, return_inverse=True)
+        kinds = np.empty(len(distinct), dtype=object)
+        for index, key in enumerate(distinct.tolist()):
+            kinds[index] = (str(expected_texts[key // 2 % len(expected_texts)]),
+                            _answers(accepted_texts[key // 2 // len(expected_texts)]), bool(key % 2))
+        of_rows, trials = kinds[each.reshape(-1)], rows["trial"].to_numpy()
+        for session_id, positions in rows.groupby("session_id", sort=False, observed=True).indices.items():
+            self._stored.setdefault(str(session_id), {}).update(zip(trials[positions].tolist(), of_rows[positions]))
+
+    def _check_file(self, descriptor: int) -> None:
+        """The open log is this writer's, with the header: a new or emptied file gets the header; a file that is
+        not the one opened first (moved over it) or whose header is not this schema's is refused."""
+        with os_errors(f"cannot read {self.path}"):
+            status = os.fstat(descriptor)
+        identity = (status.st_dev, status.st_ino)
+        if _is_header_start(descriptor):  # new, or deleted, emptied or cut since the session started
+            _replace_content(descriptor, self.path, HEADER_LINE + "\n")
+        elif self._identity is not None and identity != self._identity:
+            raise InputError(f"{self.path} was replaced by another file since this program opened it; nothing "
+                             "was appended to it. Start again to use the new file, or choose another log",
+                             field="log")
+        else:
+            self._check_header(descriptor)
+        self._identity = identity
 
     @contextmanager
     def _locked(self, create: bool) -> Iterator[int]:
@@ -151,6 +230,23 @@ class DrillLog:
         warnings.warn(f"{self.path}: an incomplete last row (a crash mid-write) was moved to {partial} "
                       "before appending", TruncatedLogWarning, stacklevel=3)
 
+
+
+def _answers(accepted: str) -> tuple[str, ...]:
+    """The answers of an `accepted` cell (a JSON list); none for a cell that is not one."""
+    try:
+        answers = json.loads(accepted)
+    except ValueError:
+        return ()
+    return tuple(map(str, answers)) if isinstance(answers, list) else ()
+
+
+def _lines(rows: Sequence[TrialRow]) -> bytes:
+    """The CSV lines of `rows`, UTF-8; InputError unless each is a TrialRow."""
+    for row in rows:
+        if not isinstance(row, TrialRow):
+            raise InputError(f"must be a TrialRow, got {type(row).__name__}", field="row")
+    return "".join(csv_line(row.cells()) for row in rows).encode("utf-8")
 
 
 def _is_header_start(descriptor: int) -> bool:
