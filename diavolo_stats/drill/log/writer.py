@@ -101,7 +101,8 @@ class DrillLog:
     def stored(self, session_id: str, trial: int) -> StoredTrial | None:
         """What the log holds of that trial (its expected answer, the answers accepted, whether it was
         correct), or None when the log does not hold it; reads only the rows appended since the last look."""
-        with self._state:
+        with self._state, self._locked(create=True) as descriptor:
+            self._check_file(descriptor)
             self._catch_up()
             return self._stored.get(session_id, {}).get(trial)
 
@@ -146,7 +147,7 @@ class DrillLog:
         kinds = np.empty(len(distinct), dtype=object)
         for index, key in enumerate(distinct.tolist()):
             kinds[index] = (str(expected_texts[key // 2 % len(expected_texts)]),
-                            _answers(accepted_texts[key // 2 // len(expected_texts)]), bool(key % 2))
+                            _accepted_answers(accepted_texts[key // 2 // len(expected_texts)]), bool(key % 2))
         of_rows, trials = kinds[each.reshape(-1)], rows["trial"].to_numpy()
         for session_id, positions in rows.groupby("session_id", sort=False, observed=True).indices.items():
             self._stored.setdefault(str(session_id), {}).update(zip(trials[positions].tolist(), of_rows[positions]))
@@ -232,7 +233,7 @@ class DrillLog:
 
 
 
-def _answers(accepted: str) -> tuple[str, ...]:
+def _accepted_answers(accepted: str) -> tuple[str, ...]:
     """The answers of an `accepted` cell (a JSON list); none for a cell that is not one."""
     try:
         answers = json.loads(accepted)
