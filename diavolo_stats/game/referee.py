@@ -227,7 +227,7 @@ class Referee:
     def document(self) -> dict:
         """The game as plain JSON types: seats, gems, rules, outcome, winners and every round."""
         return {"names": list(self.names), "colors": list(self.colors), **self.rules.as_dict(),
-                "gems": list(self.gems), "devils": self.devils(), "over": self.over,
+                "gems": list(self.gems), "devils_per_color": self.devils(), "over": self.over,
                 "outcome": self.outcome.label if self.outcome is not None else None,
                 "winners": list(self.winners), "rounds": [record.as_dict() for record in self.rounds]}
 

@@ -24,7 +24,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.web import api, pages
+from diavolo_stats.web import api, pages, play
 from diavolo_stats.web.busy import RETRY_AFTER_S, Busy, Heavy
 from diavolo_stats.web.security import Guard
 from diavolo_stats.web.trials import TooFast, TrialStore
@@ -51,7 +51,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     it listens on, when that is not loopback).
     """
     store, heavy = TrialStore(log), Heavy()
-    routes = [*api.routes(store, heavy), *pages.routes(store, heavy),
+    routes = [*api.routes(store, heavy), *pages.routes(store, heavy), *play.routes(play.SoloGames(store)),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [
         Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_NAMES, *hosts]),

@@ -31,8 +31,8 @@ Columns (COLUMNS, in this order) and how each cell is written:
   empty if unknown.
 - seed: the session's random seed (whole number 0 to 2**63 - 1), or empty.
 - app_version: the version of the program that wrote the row.
-- interface: what the player answered on: `terminal` (`diavolo drill`) or
-  `browser` (the web drill).
+- interface: what the player answered on: `terminal` (`diavolo drill`),
+  `browser` (the web drill) or `game` (a game in `diavolo serve`: the Play page or a room).
 - accepted: JSON list of the answers counted right for the roll, `expected`
   first: one answer, or two for a `closest` roll grey only by the perception
   tolerance (grey and the strictly nearest color; `rules.accepted_answers`).
@@ -86,8 +86,9 @@ COLUMNS: tuple[str, ...] = (
 COLUMNS_V1: tuple[str, ...] = COLUMNS[:-2]
 """The columns of schema version 1: all but `interface` and `accepted`."""
 
-INTERFACES: tuple[str, ...] = ("terminal", "browser")
-"""The `interface` values: the terminal drill and the web drill."""
+INTERFACES: tuple[str, ...] = ("terminal", "browser", "game")
+"""The `interface` values: the terminal drill, the web drill, and a game played in the browser (`diavolo serve`'s
+Play page and rooms)."""
 
 NO_ANSWER = "none"
 """The `answer` of a trial with no answer: timed out, or a key pressed too early."""

@@ -1,0 +1,320 @@
+// The Play page: a whole game against modelled players. The server holds the game and referees it;
+// this page throws nothing itself. Each round: the roll comes with the opponents' grabs (what and when,
+// drawn by the server from their models), the page shows a fixation mark for the roll's foreperiod,
+// paints the dice, and plays the opponents' grabs out at their times while the human answers. The page's
+// state is on <body> as data-state (setup, fixation, stimulus, result, over) and data-round.
+//
+// Timing, as in the drill: the onset is performance.now() in the first animation-frame callback after the
+// roll was put in the page; the answer is the key or pointer event's timeStamp; the latency their difference.
+
+import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
+import { describeGrab, gemsText, seatLine } from "./seats.js";
+
+const GAME_KEY = "diavolo.play-game";
+const SETUP_KEY = "diavolo.play-setup";
+const body = document.body;
+const svg = document.querySelector("#table");
+const params = new URLSearchParams(location.search);
+// For tests and practice, as the drill's: ?foreperiod_ms=MIN,MAX&feedback_ms=MS (the waits before and after a roll).
+const feedbackMs = params.get("feedback_ms");
+const foreperiod = params.get("foreperiod_ms");
+
+let game = null; // the game document from the server
+let round = null; // the round on the table: its roll, phase, timers
+
+function setState(state) {
+  body.dataset.state = state;
+  if (state !== "stimulus") delete body.dataset.onset;
+}
+
+function show(section) {
+  for (const id of ["setup", "stage", "over"]) document.getElementById(id).hidden = id !== section;
+}
+
+function setStatus(text) {
+  document.querySelector("#status").textContent = text;
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// A JSON request to the server, asked again while it cannot be reached; an Error with the server's
+// message when it refuses.
+async function call(path, payload) {
+  for (;;) {
+    let response = null;
+    try {
+      response = await fetch(path, payload === undefined ? { credentials: "same-origin" } : {
+        method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(payload),
+      });
+    } catch { /* the server is away */ }
+    if (response && response.ok) {
+      setStatus("");
+      return response.json();
+    }
+    if (response && response.status < 500 && response.status !== 429) {
+      let message = `status ${response.status}`;
+      try { message = (await response.json()).error; } catch { /* keep the status */ }
+      throw new Error(message);
+    }
+    setStatus("waiting for the server to answer…");
+    await sleep(500);
+  }
+}
+
+// ------------------------------------------------------------------------------------------ setup
+
+const form = document.querySelector("#setup-form");
+
+for (const row of form.querySelectorAll(".opponent")) {
+  const select = row.querySelector("select");
+  select.addEventListener("change", () => { row.querySelector("input[type=file]").hidden = select.value !== "file"; });
+}
+
+// The opponents chosen: "preset:NAME", a drill log player's name, or a player file's name and text.
+async function readOpponents() {
+  const chosen = [];
+  for (const row of form.querySelectorAll(".opponent")) {
+    const value = row.querySelector("select").value;
+    if (!value) continue;
+    if (value !== "file") {
+      chosen.push(value);
+      continue;
+    }
+    const [file] = row.querySelector("input[type=file]").files;
+    if (!file) throw new Error("opponents: choose the player file");
+    chosen.push({ file: file.name, toml: await file.text() });
+  }
+  return chosen;
+}
+
+function loadSetup() {
+  let saved = {};
+  try { saved = JSON.parse(localStorage.getItem(SETUP_KEY) || "{}"); } catch { saved = {}; }
+  for (const name of ["player", "variant", "devils", "end"]) if (saved[name]) form.elements[name].value = saved[name];
+  if (params.get("player")) form.elements.player.value = params.get("player");
+}
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const error = document.querySelector("#setup-error");
+  error.textContent = "";
+  const setup = {
+    player: form.elements.player.value, variant: form.elements.variant.value,
+    devils: form.elements.devils.value, end: form.elements.end.value,
+  };
+  localStorage.setItem(SETUP_KEY, JSON.stringify(setup));
+  try {
+    const opponents = await readOpponents();
+    if (!opponents.length) throw new Error("opponents: choose at least one");
+    game = await call("/api/play/games", { ...setup, opponents, ...(foreperiod ? { foreperiod_ms: foreperiod.split(",").map(Number) } : {}) });
+  } catch (failure) {
+    error.textContent = failure.message;
+    return;
+  }
+  sessionStorage.setItem(GAME_KEY, game.id);
+  begin();
+});
+
+function begin() {
+  if (game.notes.length) setStatus(game.notes.join("; "));
+  show("stage");
+  nextRound();
+}
+
+// -------------------------------------------------------------------------------------- the rounds
+
+function devilsLeft(roll) {
+  const left = Object.fromEntries(game.colors.map((color) => [color, roll.devils_per_color]));
+  left.grey = 1;
+  return left;
+}
+
+function drawDevils(left) {
+  const box = document.querySelector("#devils");
+  box.replaceChildren(...Object.entries(left).map(([color, count]) => {
+    const token = document.createElement("span");
+    token.className = `devil devil-${color}${count ? "" : " gone"}`;
+    token.dataset.color = color;
+    token.textContent = `${color} ×${count}`;
+    return token;
+  }));
+}
+
+function drawSeats(list, grabs = {}) {
+  list.replaceChildren(...game.names.map((name, seat) => seatLine(name, seat, game, grabs[seat])));
+}
+
+async function nextRound() {
+  let roll;
+  try {
+    roll = await call(`/api/play/games/${game.id}/round`, {});
+  } catch (failure) {
+    setStatus(`the game stopped: ${failure.message}`);
+    return;
+  }
+  round = { roll, phase: "fixation", timers: [], left: devilsLeft(roll), shown: {} };
+  body.dataset.round = String(roll.round);
+  document.querySelector("#round-number").textContent = `round ${roll.round}`;
+  document.querySelector("#verdict").textContent = "";
+  document.querySelector("#reason").textContent = "";
+  drawDevils(round.left);
+  drawSeats(document.querySelector("#seats"));
+  setTable(svg, game.game.table);
+  clearRoll(svg);
+  showFixation(svg, true);
+  document.querySelector("#command-banner").textContent = "get ready…";
+  setState("fixation");
+  const current = round;
+  current.timers.push(setTimeout(() => showRoll(current), roll.foreperiod_ms));
+}
+
+function showRoll(current) {
+  if (current !== round) return;
+  const { roll } = current;
+  showFixation(svg, false);
+  drawRoll(svg, { ...roll, game: game.game });
+  document.querySelector("#command-banner").textContent = commandBanner(roll.command);
+  requestAnimationFrame(() => {
+    if (current !== round) return;
+    // The first frame that shows the roll: its callback runs just before that frame is painted.
+    current.onset = performance.now();
+    current.phase = "stimulus";
+    body.dataset.onset = current.onset.toFixed(3);
+    setState("stimulus");
+    for (const grab of roll.opponents) {
+      current.timers.push(setTimeout(() => opponentGrabs(current, grab), grab.latency_ms));
+    }
+    current.timers.push(setTimeout(() => answered(current, null, null), 1000 * game.timeout_s));
+  });
+}
+
+// An opponent's hand reaches the table: their devil is gone, if one was left.
+function opponentGrabs(current, grab) {
+  if (current !== round || current.phase !== "stimulus") return;
+  const got = current.left[grab.answer] > 0;
+  if (got) current.left[grab.answer] -= 1;
+  current.shown[grab.seat] = { ...grab, got };
+  drawDevils(current.left);
+  drawSeats(document.querySelector("#seats"), current.shown);
+}
+
+function stopTimers(current) {
+  for (const timer of current.timers) clearTimeout(timer);
+  current.timers = [];
+}
+
+async function answered(current, answer, timeStamp) {
+  if (current !== round || current.phase !== "stimulus") return;
+  stopTimers(current);
+  current.phase = "sent";
+  const latency = answer === null ? null : Math.round((timeStamp - current.onset) * 10) / 10;
+  const timestamp = new Date(performance.timeOrigin + current.onset).toISOString();
+  let outcome;
+  try {
+    outcome = await call(`/api/play/games/${game.id}/answer`, {
+      round: current.roll.round, answer, latency_ms: latency, timestamp,
+    });
+  } catch (failure) {
+    setStatus(`the game stopped: ${failure.message}`);
+    return;
+  }
+  game = outcome.game;
+  showResult(outcome.round);
+  const pause = feedbackMs === null ? Math.max(game.feedback_ms, 2500) : Number(feedbackMs);
+  current.timers.push(setTimeout(() => {
+    if (current !== round) return;
+    if (game.over) finish();
+    else nextRound();
+  }, pause));
+}
+
+function showResult(record) {
+  setState("result");
+  const grabs = Object.fromEntries(record.grabs.map((grab) => [grab.seat, { ...grab, got: record.held[grab.seat] !== null }]));
+  drawSeats(document.querySelector("#seats"), grabs);
+  const mine = record.grabs[game.human];
+  const right = record.accepted.includes(mine.answer);
+  const verdict = document.querySelector("#verdict");
+  let text;
+  if (mine.answer === null) text = `NO DEVIL: the answer is ${record.accepted.join(" or ")}`;
+  else if (right && record.held[game.human] !== null) text = `RIGHT: ${mine.answer}`;
+  else if (right) text = `RIGHT, BUT TOO SLOW: no ${mine.answer} devil was left`;
+  else text = `WRONG: you grabbed ${mine.answer}, the answer is ${record.accepted.join(" or ")}`;
+  verdict.textContent = text;
+  verdict.className = right && record.held[game.human] !== null ? "right" : "wrong";
+  const order = record.order.map((seat) => describeGrab(game.names[seat], record.grabs[seat], record.held[seat]));
+  document.querySelector("#reason").textContent = `${record.reason}. ${order.join("; ")}`;
+}
+
+function finish() {
+  round = null;
+  sessionStorage.removeItem(GAME_KEY);
+  show("over");
+  const winners = game.winners.map((seat) => game.names[seat]);
+  document.querySelector("#over-title").textContent = winners.length === 1 ? `${winners[0]} wins`
+    : winners.length ? `${winners.join(" and ")} share the win` : "no winner: the last players went out together";
+  drawSeats(document.querySelector("#final"));
+  const check = game.engine_check;
+  body.dataset.engineMismatches = String(check.mismatches.length);
+  document.querySelector("#engine-check").textContent = check.mismatches.length
+    ? `The game engine disagrees with this game's referee on rounds ${check.mismatches.join(", ")}.`
+    : `Refereed by the library: the ${check.rounds} rounds replayed through the game engine give the same gems, round by round.`;
+  document.querySelector("#report-link").href = `/report?${new URLSearchParams({ player: game.names[game.human] })}`;
+  const rows = game.rounds.map((record) => {
+    const line = document.createElement("tr");
+    const order = record.order.map((seat) => describeGrab(game.names[seat], record.grabs[seat], record.held[seat]));
+    for (const cell of [record.number, record.command, record.accepted.join(" or "), order.join("; "),
+      record.gems_after.map((gems, seat) => `${game.names[seat]} ${gemsText(gems)}`).join(", ")]) {
+      line.append(Object.assign(document.createElement("td"), { textContent: String(cell) }));
+    }
+    return line;
+  });
+  document.querySelector("#round-log tbody").replaceChildren(...rows);
+  setState("over");
+}
+
+// --------------------------------------------------------------------------------------- input
+
+for (const button of document.querySelectorAll("button.answer")) {
+  // pointerdown, not click: a touch is timed when the finger lands, not when it lifts.
+  button.addEventListener("pointerdown", (event) => {
+    event.preventDefault();
+    if (round) answered(round, button.dataset.answer, event.timeStamp);
+  });
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || !round) return;
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  const button = document.querySelector(`button.answer[data-key="${CSS.escape(key)}"]`);
+  if (button) {
+    event.preventDefault();
+    answered(round, button.dataset.answer, event.timeStamp);
+  }
+});
+
+document.querySelector("#again").addEventListener("click", () => {
+  show("setup");
+  setState("setup");
+});
+
+// A reloaded page takes its game up again at the round on the table.
+async function resume() {
+  const id = sessionStorage.getItem(GAME_KEY);
+  if (!id) return;
+  try {
+    game = await call(`/api/play/games/${id}`);
+  } catch {
+    sessionStorage.removeItem(GAME_KEY);
+    return;
+  }
+  if (game.over) finish();
+  else begin();
+}
+
+loadSetup();
+setState("setup");
+resume();
