@@ -10,6 +10,7 @@ one line, and written to the server's own error output.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.web import api, pages, play
+from diavolo_stats.web import api, pages, play, rooms
 from diavolo_stats.web.busy import RETRY_AFTER_S, Busy, Heavy
 from diavolo_stats.web.security import Guard
 from diavolo_stats.web.trials import TooFast, TrialStore
@@ -51,14 +52,24 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     it listens on, when that is not loopback).
     """
     store, heavy = TrialStore(log), Heavy()
+    open_rooms = rooms.Rooms(store, token)
     routes = [*api.routes(store, heavy), *pages.routes(store, heavy), *play.routes(play.SoloGames(store)),
+              *rooms.routes(open_rooms),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [
         Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_NAMES, *hosts]),
         Middleware(Guard, token=token),
     ]
     handlers = {InputError: _input_error, Busy: _busy, HTTPException: _http_error, Exception: _unexpected}
-    return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        yield
+        open_rooms.close()
+
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers, lifespan=lifespan)
+    app.state.rooms = open_rooms  # the rooms' answer handling times, for benchmarks/bench_rooms.py
+    return app
 
 
 def _answer(request: Request, status: int, error: str, field: str | None = None) -> Response:

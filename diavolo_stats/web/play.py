@@ -115,7 +115,7 @@ NEW_GAME = Record("game", {
 """What the page sends to start a game: the human's name and the opponents; the game, its readings, and the
 range of the wait before each roll (the drill's by default)."""
 
-ANSWER = Record("answer", {
+HUMAN_ANSWER = Record("answer", {
     "round": Whole(1, 10**6),
     "answer": Maybe(OneOf((*dict.fromkeys(c for v in BROWSER_VARIANTS for c in Variant.preset(v).colors), GREY))),
     "latency_ms": Maybe(Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms")),
@@ -218,7 +218,7 @@ class SoloGames:
     def answer(self, game_id: str, body: object) -> dict:
         """Referee the round the human answered, log their answer, and (if they are out) play the rest of the
         game; the round's record and the game's document."""
-        asked = ANSWER.check(body)
+        asked = HUMAN_ANSWER.check(body)
         game = self.game(game_id)
         with game.lock:
             current = game.current

@@ -3,9 +3,10 @@
 - Token: when the server listens on an address other than loopback, every
   request must carry the server's token, as `?token=` (the link the server
   prints; the answer then sets it as a cookie) or as that cookie.
-- Origin: a request that can change something (POST) must come from a page
-  of this app: its `Origin` header must be this server's own origin. A page
-  of another site cannot post trials into the log.
+- Origin: a request that can change something (POST), and every WebSocket
+  (a room's), must come from a page of this app: its `Origin` header must be
+  this server's own origin. A page of another site cannot post trials into
+  the log, nor sit at a room's table. A WebSocket needs the token too.
 - Size: a request body is read up to MAX_BODY_BYTES; beyond that, 413.
 - Headers: a content security policy that lets a page run only this app's
   own scripts and styles and connect only to this app, no framing, no
@@ -50,19 +51,16 @@ class Guard:
         self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
         set_cookie = None
         if self.token is not None:
-            given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
-            cookie = SimpleCookie()
-            try:
-                cookie.load(headers.get("cookie", ""))
-            except Exception:  # a malformed cookie header is no token
-                cookie = SimpleCookie()
-            kept = cookie[TOKEN_COOKIE].value if TOKEN_COOKIE in cookie else ""
+            given, kept = _tokens(scope, headers)
             if not (_same(given, self.token) or _same(kept, self.token)):
                 await _refuse(send, 401, "this server needs its token: open the link it printed (…/?token=…)")
                 return
@@ -93,6 +91,32 @@ class Guard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket is refused (closed before it is accepted: HTTP 403) without the token or from another
+        origin; the page's own http origin is what a browser sends for its ws:// connection."""
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        if self.token is not None:
+            given, kept = _tokens(scope, headers)
+            if not (_same(given, self.token) or _same(kept, self.token)):
+                await send({"type": "websocket.close", "code": 1008})
+                return
+        if headers.get("origin") != f"http://{headers.get('host', '')}":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self.app(scope, receive, send)
+
+
+def _tokens(scope: Scope, headers: dict[str, str]) -> tuple[str, str]:
+    """The token a request carries in its query (`?token=`) and in its cookie ("" for none)."""
+    given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except Exception:  # a malformed cookie header is no token
+        cookie = SimpleCookie()
+    return given, cookie[TOKEN_COOKIE].value if TOKEN_COOKIE in cookie else ""
 
 
 def _same(given: str, token: str) -> bool:

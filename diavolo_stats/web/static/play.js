@@ -7,13 +7,12 @@
 // Timing, as in the drill: the onset is performance.now() in the first animation-frame callback after the
 // roll was put in the page; the answer is the key or pointer event's timeStamp; the latency their difference.
 
-import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
-import { describeGrab, gemsText, seatLine } from "./seats.js";
+import { devilsLeft, drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
+import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
 const GAME_KEY = "diavolo.play-game";
 const SETUP_KEY = "diavolo.play-setup";
 const body = document.body;
-const svg = document.querySelector("#table");
 const params = new URLSearchParams(location.search);
 // For tests and practice, as the drill's: ?foreperiod_ms=MIN,MAX&feedback_ms=MS (the waits before and after a roll).
 const feedbackMs = params.get("feedback_ms");
@@ -126,23 +125,6 @@ function begin() {
 
 // -------------------------------------------------------------------------------------- the rounds
 
-function devilsLeft(roll) {
-  const left = Object.fromEntries(game.colors.map((color) => [color, roll.devils_per_color]));
-  left.grey = 1;
-  return left;
-}
-
-function drawDevils(left) {
-  const box = document.querySelector("#devils");
-  box.replaceChildren(...Object.entries(left).map(([color, count]) => {
-    const token = document.createElement("span");
-    token.className = `devil devil-${color}${count ? "" : " gone"}`;
-    token.dataset.color = color;
-    token.textContent = `${color} ×${count}`;
-    return token;
-  }));
-}
-
 function drawSeats(list, grabs = {}) {
   list.replaceChildren(...game.names.map((name, seat) => seatLine(name, seat, game, grabs[seat])));
 }
@@ -155,40 +137,22 @@ async function nextRound() {
     setStatus(`the game stopped: ${failure.message}`);
     return;
   }
-  round = { roll, phase: "fixation", timers: [], left: devilsLeft(roll), shown: {} };
-  body.dataset.round = String(roll.round);
-  document.querySelector("#round-number").textContent = `round ${roll.round}`;
-  document.querySelector("#verdict").textContent = "";
-  document.querySelector("#reason").textContent = "";
+  round = { roll, phase: "fixation", timers: [], left: devilsLeft(game.colors, roll.devils_per_color), shown: {} };
   drawDevils(round.left);
   drawSeats(document.querySelector("#seats"));
-  setTable(svg, game.game.table);
-  clearRoll(svg);
-  showFixation(svg, true);
-  document.querySelector("#command-banner").textContent = "get ready…";
   setState("fixation");
   const current = round;
-  current.timers.push(setTimeout(() => showRoll(current), roll.foreperiod_ms));
-}
-
-function showRoll(current) {
-  if (current !== round) return;
-  const { roll } = current;
-  showFixation(svg, false);
-  drawRoll(svg, { ...roll, game: game.game });
-  document.querySelector("#command-banner").textContent = commandBanner(roll.command);
-  requestAnimationFrame(() => {
-    if (current !== round) return;
+  current.timers.push(throwRoll(roll, game.game, () => current === round, (onset) => {
     // The first frame that shows the roll: its callback runs just before that frame is painted.
-    current.onset = performance.now();
+    current.onset = onset;
     current.phase = "stimulus";
-    body.dataset.onset = current.onset.toFixed(3);
+    body.dataset.onset = onset.toFixed(3);
     setState("stimulus");
     for (const grab of roll.opponents) {
       current.timers.push(setTimeout(() => opponentGrabs(current, grab), grab.latency_ms));
     }
     current.timers.push(setTimeout(() => answered(current, null, null), 1000 * game.timeout_s));
-  });
+  }));
 }
 
 // An opponent's hand reaches the table: their devil is gone, if one was left.
@@ -235,66 +199,26 @@ function showResult(record) {
   setState("result");
   const grabs = Object.fromEntries(record.grabs.map((grab) => [grab.seat, { ...grab, got: record.held[grab.seat] !== null }]));
   drawSeats(document.querySelector("#seats"), grabs);
-  const mine = record.grabs[game.human];
-  const right = record.accepted.includes(mine.answer);
-  const verdict = document.querySelector("#verdict");
-  let text;
-  if (mine.answer === null) text = `NO DEVIL: the answer is ${record.accepted.join(" or ")}`;
-  else if (right && record.held[game.human] !== null) text = `RIGHT: ${mine.answer}`;
-  else if (right) text = `RIGHT, BUT TOO SLOW: no ${mine.answer} devil was left`;
-  else text = `WRONG: you grabbed ${mine.answer}, the answer is ${record.accepted.join(" or ")}`;
-  verdict.textContent = text;
-  verdict.className = right && record.held[game.human] !== null ? "right" : "wrong";
-  const order = record.order.map((seat) => describeGrab(game.names[seat], record.grabs[seat], record.held[seat]));
-  document.querySelector("#reason").textContent = `${record.reason}. ${order.join("; ")}`;
+  showVerdict(verdict(record, game.human), roundStory(record, game.names));
 }
 
 function finish() {
   round = null;
   sessionStorage.removeItem(GAME_KEY);
   show("over");
-  const winners = game.winners.map((seat) => game.names[seat]);
-  document.querySelector("#over-title").textContent = winners.length === 1 ? `${winners[0]} wins`
-    : winners.length ? `${winners.join(" and ")} share the win` : "no winner: the last players went out together";
+  document.querySelector("#over-title").textContent = winnersText(game.winners, game.names);
   drawSeats(document.querySelector("#final"));
   const check = game.engine_check;
   body.dataset.engineMismatches = String(check.mismatches.length);
-  document.querySelector("#engine-check").textContent = check.mismatches.length
-    ? `The game engine disagrees with this game's referee on rounds ${check.mismatches.join(", ")}.`
-    : `Refereed by the library: the ${check.rounds} rounds replayed through the game engine give the same gems, round by round.`;
+  document.querySelector("#engine-check").textContent = engineCheckText(check);
   document.querySelector("#report-link").href = `/report?${new URLSearchParams({ player: game.names[game.human] })}`;
-  const rows = game.rounds.map((record) => {
-    const line = document.createElement("tr");
-    const order = record.order.map((seat) => describeGrab(game.names[seat], record.grabs[seat], record.held[seat]));
-    for (const cell of [record.number, record.command, record.accepted.join(" or "), order.join("; "),
-      record.gems_after.map((gems, seat) => `${game.names[seat]} ${gemsText(gems)}`).join(", ")]) {
-      line.append(Object.assign(document.createElement("td"), { textContent: String(cell) }));
-    }
-    return line;
-  });
-  document.querySelector("#round-log tbody").replaceChildren(...rows);
+  document.querySelector("#round-log tbody").replaceChildren(...roundRows(game.rounds, game.names));
   setState("over");
 }
 
 // --------------------------------------------------------------------------------------- input
 
-for (const button of document.querySelectorAll("button.answer")) {
-  // pointerdown, not click: a touch is timed when the finger lands, not when it lifts.
-  button.addEventListener("pointerdown", (event) => {
-    event.preventDefault();
-    if (round) answered(round, button.dataset.answer, event.timeStamp);
-  });
-}
-
-document.addEventListener("keydown", (event) => {
-  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat || !round) return;
-  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
-  const button = document.querySelector(`button.answer[data-key="${CSS.escape(key)}"]`);
-  if (button) {
-    event.preventDefault();
-    answered(round, button.dataset.answer, event.timeStamp);
-  }
-});
+listenForAnswers((answer, timeStamp) => { if (round) answered(round, answer, timeStamp); });
 
 document.querySelector("#again").addEventListener("click", () => {
   show("setup");

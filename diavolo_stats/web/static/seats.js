@@ -40,3 +40,47 @@ export function seatLine(name, seat, state, grab) {
   }
   return line;
 }
+
+// What a round meant for `seat`: the verdict's words and its kind (right or wrong).
+export function verdict(record, seat) {
+  const mine = record.grabs[seat];
+  const held = record.held[seat] !== null;
+  const right = mine.answer !== null && record.accepted.includes(mine.answer);
+  const answer = record.accepted.join(" or ");
+  if (mine.answer === null) return { text: `NO DEVIL: the answer is ${answer}`, kind: "wrong" };
+  if (right && held) return { text: `RIGHT: ${mine.answer}`, kind: "right" };
+  if (right) return { text: `RIGHT, BUT TOO SLOW: no ${mine.answer} devil was left`, kind: "wrong" };
+  return { text: `WRONG: you grabbed ${mine.answer}, the answer is ${answer}`, kind: "wrong" };
+}
+
+// The rules' reason, then every grab, fastest first.
+export function roundStory(record, names) {
+  const order = record.order.map((seat) => describeGrab(names[seat], record.grabs[seat], record.held[seat]));
+  return `${record.reason}. ${order.join("; ")}`;
+}
+
+// The finished game's round log as table rows.
+export function roundRows(rounds, names) {
+  return rounds.map((record) => {
+    const line = document.createElement("tr");
+    const order = record.order.map((seat) => describeGrab(names[seat], record.grabs[seat], record.held[seat]));
+    for (const cell of [record.number, record.command, record.accepted.join(" or "), order.join("; "),
+      record.gems_after.map((gems, seat) => `${names[seat]} ${gemsText(gems)}`).join(", ")]) {
+      line.append(Object.assign(document.createElement("td"), { textContent: String(cell) }));
+    }
+    return line;
+  });
+}
+
+// The engine's replay of a finished game, in words.
+export function engineCheckText(check) {
+  return check.mismatches.length
+    ? `The game engine disagrees with this game's referee on rounds ${check.mismatches.join(", ")}.`
+    : `Refereed by the library: the ${check.rounds} rounds replayed through the game engine give the same gems, round by round.`;
+}
+
+export function winnersText(winners, names) {
+  const named = winners.map((seat) => names[seat]);
+  return named.length === 1 ? `${named[0]} wins` : named.length ? `${named.join(" and ")} share the win`
+    : "no winner: the last players went out together";
+}

@@ -1,0 +1,252 @@
+// A room: friends at one table, each on their own device, the server throwing the dice (web/rooms.py).
+// One WebSocket per page for the whole game. The page's state is on <body> as data-state (join, lobby,
+// fixation, stimulus, sent, result, over, closed), data-round and data-room.
+//
+// Timing, as in the drill: the onset is performance.now() in the first animation-frame callback after the
+// roll was put in the page; the answer is the key or pointer event's timeStamp; the latency their
+// difference, sent to the server, which hands out the devils in order of the latencies.
+
+import { devilsLeft, drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
+import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
+
+const body = document.body;
+const params = new URLSearchParams(location.search);
+const RECONNECT_MS = 1000;
+
+let socket = null;
+let code = null;
+let name = null;
+let room = null; // the last state the server sent
+let me = { seat: null, host: false };
+let round = null; // the roll on the table: its phase, onset, timers
+let closedForGood = false;
+
+function setState(state) {
+  body.dataset.state = state;
+  if (state !== "stimulus") delete body.dataset.onset;
+}
+
+function show(section) {
+  for (const id of ["join", "lobby", "stage", "over"]) document.getElementById(id).hidden = id !== section;
+}
+
+function setStatus(text) {
+  document.querySelector("#status").textContent = text;
+}
+
+function savedKeys() {
+  try { return JSON.parse(localStorage.getItem(`diavolo.room.${code}`) || "{}"); } catch { return {}; }
+}
+
+function saveKeys(keys) {
+  localStorage.setItem(`diavolo.room.${code}`, JSON.stringify({ ...savedKeys(), ...keys }));
+}
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+// ------------------------------------------------------------------------------------------ joining
+
+function connect() {
+  const keys = savedKeys();
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${location.host}/ws/rooms/${encodeURIComponent(code)}`);
+  body.dataset.room = code;
+  socket.addEventListener("open", () => {
+    setStatus("");
+    send({ type: "join", name: keys.seat_key ? null : name, seat_key: keys.seat_key ?? null,
+      host_key: keys.host_key ?? null });
+  });
+  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+  socket.addEventListener("close", () => {
+    if (closedForGood) return;
+    setStatus("connection lost: joining again…");
+    setTimeout(connect, RECONNECT_MS);
+  });
+}
+
+function joinRoom(roomCode, playerName) {
+  code = roomCode.toUpperCase();
+  name = playerName || null;
+  history.replaceState(null, "", `/room?code=${encodeURIComponent(code)}`);
+  connect();
+}
+
+document.querySelector("#join-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.target;
+  joinRoom(form.elements.code.value.trim(), form.elements.name.value);
+});
+
+document.querySelector("#host-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const choices = { variant: form.elements.variant.value, devils: form.elements.devils.value,
+    end: form.elements.end.value };
+  for (const key of ["foreperiod_ms", "feedback_ms"]) {
+    if (params.get(key)) choices[key] = key === "foreperiod_ms" ? params.get(key).split(",").map(Number) : Number(params.get(key));
+  }
+  const response = await fetch("/api/rooms", { method: "POST", credentials: "same-origin",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify(choices) });
+  const reply = await response.json();
+  if (!response.ok) {
+    document.querySelector("#join-error").textContent = reply.error;
+    return;
+  }
+  code = reply.code;
+  saveKeys({ host_key: reply.host_key, join: reply.join });
+  joinRoom(reply.code, form.elements.name.value);
+});
+
+// ------------------------------------------------------------------------------------------ messages
+
+function receive(message) {
+  switch (message.type) {
+    case "joined":
+      me = { seat: message.seat, host: message.host };
+      if (message.seat_key) saveKeys({ seat_key: message.seat_key });
+      break;
+    case "state":
+      room = message;
+      showRoom();
+      break;
+    case "roll":
+      startRound(message);
+      break;
+    case "grabbed":
+      if (round && round.roll.round === message.round) {
+        round.grabbed[message.seat] = { answer: "grabbed", got: true };
+        drawSeats();
+      }
+      break;
+    case "refused":
+      setStatus(`not counted: ${message.message}`);
+      break;
+    case "result":
+      showResult(message);
+      break;
+    case "over":
+      finish(message);
+      break;
+    case "closed":
+      closedForGood = true;
+      setState("closed");
+      document.querySelector("#join-error").textContent = message.message;
+      show("join");
+      break;
+    case "error":
+      setStatus(message.message);
+      break;
+    default:
+      break;
+  }
+}
+
+function names() {
+  return room.seats.map((seat) => seat.name);
+}
+
+function seatView() {
+  return { gems: room.seats.map((seat) => seat.gems), human: me.seat,
+    away: room.seats.flatMap((seat, index) => (seat.away || seat.idle ? [index] : [])) };
+}
+
+function drawSeats(list = document.querySelector("#seats")) {
+  const grabs = round ? round.grabbed : {};
+  list.replaceChildren(...room.seats.map((seat, index) => seatLine(seat.name, index, seatView(), grabs[index])));
+}
+
+function showRoom() {
+  if (room.phase === "lobby") {
+    show("lobby");
+    setState("lobby");
+    document.querySelector("#room-code").textContent = room.code;
+    const link = savedKeys().join;
+    document.querySelector("#join-link").textContent = me.host && link
+      ? `Others open ${location.origin}${link} (or this server's address, /room, and the code ${room.code}).` : "";
+    drawSeats(document.querySelector("#lobby-seats"));
+    const start = document.querySelector("#start");
+    start.hidden = !me.host;
+    start.disabled = room.seats.length < 2;
+    document.querySelector("#lobby-note").textContent = room.seats.length < 2
+      ? "waiting for players: a game needs at least two" : `${room.seats.length} players at the table`;
+  } else if (room.phase === "playing") {
+    if (document.getElementById("stage").hidden) {
+      show("stage");
+      setState("result");
+    }
+    drawSeats();
+  }
+}
+
+document.querySelector("#start").addEventListener("click", () => send({ type: "start" }));
+document.querySelector("#again").addEventListener("click", () => send({ type: "start", again: true }));
+
+// ------------------------------------------------------------------------------------------ rounds
+
+function startRound(roll) {
+  if (round) for (const timer of round.timers) clearTimeout(timer);
+  show("stage");
+  round = { roll, phase: "fixation", timers: [], grabbed: {} };
+  drawDevils(devilsLeft(room.game.colors, roll.devils_per_color));
+  drawSeats();
+  setStatus("");
+  setState("fixation");
+  const current = round;
+  current.timers.push(throwRoll(roll, room.game, () => current === round, (onset) => {
+    // The first frame that shows the roll: its callback runs just before that frame is painted.
+    current.onset = onset;
+    current.phase = "stimulus";
+    body.dataset.onset = onset.toFixed(3);
+    setState("stimulus");
+  }));
+}
+
+function answered(answer, timeStamp) {
+  const current = round;
+  if (!current || current.phase !== "stimulus" || me.seat === null) return;
+  if (!current.roll.seats_in.includes(me.seat)) return;
+  current.phase = "sent";
+  setState("sent");
+  const latency = Math.round((timeStamp - current.onset) * 10) / 10;
+  send({ type: "answer", round: current.roll.round, answer, latency_ms: latency,
+    timestamp: new Date(performance.timeOrigin + current.onset).toISOString() });
+}
+
+function showResult(message) {
+  const record = message.round;
+  room = { ...room, seats: message.seats };
+  if (round && round.roll.round === record.number) round.phase = "result";
+  const grabs = Object.fromEntries(record.grabs.map((grab) => [grab.seat, { ...grab, got: record.held[grab.seat] !== null }]));
+  round = { ...(round ?? { timers: [] }), grabbed: grabs, phase: "result" };
+  drawSeats();
+  const story = roundStory(record, names());
+  if (me.seat !== null && record.gems_before[me.seat] > 0) showVerdict(verdict(record, me.seat), story);
+  else showVerdict({ text: "", kind: "" }, story);
+  setState("result");
+}
+
+function finish(message) {
+  round = null;
+  room = { ...room, seats: message.seats, phase: "over" };
+  show("over");
+  document.querySelector("#over-title").textContent = winnersText(message.winners, names());
+  drawSeats(document.querySelector("#final"));
+  body.dataset.engineMismatches = String(message.engine_check.mismatches.length);
+  document.querySelector("#engine-check").textContent = engineCheckText(message.engine_check);
+  document.querySelector("#round-log tbody").replaceChildren(...roundRows(message.rounds, names()));
+  document.querySelector("#again").hidden = !me.host;
+  setState("over");
+}
+
+listenForAnswers(answered);
+
+// Opened with ?code=: join that room (a reload takes its seat back with the key it kept).
+setState("join");
+if (params.get("code")) {
+  const given = params.get("code").toUpperCase();
+  document.querySelector("#join-form").elements.code.value = given;
+  code = given;
+  if (savedKeys().seat_key || savedKeys().host_key) joinRoom(given, null);
+}

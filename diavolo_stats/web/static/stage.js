@@ -1,0 +1,71 @@
+// A round on the table, as the Play page and a room show it: the devils left, the fixation mark for the
+// roll's foreperiod, then the dice, and the onset: performance.now() in the first animation-frame callback
+// after the roll was put in the page (the frame that paints it), as the drill takes it.
+
+import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
+
+const svg = document.querySelector("#table");
+
+export function devilsLeft(colors, perColor) {
+  return { ...Object.fromEntries(colors.map((color) => [color, perColor])), grey: 1 };
+}
+
+export function drawDevils(left) {
+  document.querySelector("#devils").replaceChildren(...Object.entries(left).map(([color, count]) => {
+    const token = document.createElement("span");
+    token.className = `devil devil-${color}${count ? "" : " gone"}`;
+    token.dataset.color = color;
+    token.textContent = `${color} ×${count}`;
+    return token;
+  }));
+}
+
+// Show `roll` of `game` (a variant's as_dict): the fixation mark, then after its foreperiod the dice;
+// `onOnset(ms)` once painted, unless `stillOn()` says the round was left meanwhile. Returns the timer.
+export function throwRoll(roll, game, stillOn, onOnset) {
+  document.querySelector("#verdict").textContent = "";
+  document.querySelector("#reason").textContent = "";
+  document.querySelector("#round-number").textContent = `round ${roll.round}`;
+  document.body.dataset.round = String(roll.round);
+  setTable(svg, game.table);
+  clearRoll(svg);
+  showFixation(svg, true);
+  document.querySelector("#command-banner").textContent = "get ready…";
+  return setTimeout(() => {
+    if (!stillOn()) return;
+    showFixation(svg, false);
+    drawRoll(svg, { ...roll, game });
+    document.querySelector("#command-banner").textContent = commandBanner(roll.command);
+    requestAnimationFrame(() => {
+      if (stillOn()) onOnset(performance.now());
+    });
+  }, roll.foreperiod_ms);
+}
+
+export function showVerdict({ text, kind }, story) {
+  const node = document.querySelector("#verdict");
+  node.textContent = text;
+  node.className = kind;
+  document.querySelector("#reason").textContent = story;
+}
+
+// The answer buttons and keys: `onAnswer(answer, timeStamp)`; pointerdown, not click, so that a touch
+// is timed when the finger lands, not when it lifts.
+export function listenForAnswers(onAnswer) {
+  for (const button of document.querySelectorAll("button.answer")) {
+    button.addEventListener("pointerdown", (event) => {
+      event.preventDefault();
+      onAnswer(button.dataset.answer, event.timeStamp);
+    });
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    const button = document.querySelector(`button.answer[data-key="${CSS.escape(key)}"]`);
+    if (button) {
+      event.preventDefault();
+      onAnswer(button.dataset.answer, event.timeStamp);
+    }
+  });
+}
