@@ -38,7 +38,7 @@ import numpy as np
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.games import (
+from diavolo_stats.game.engine import (
     DEFAULT_MAX_ROUNDS,
     MAX_DEVILS_PER_COLOR,
     MAX_GEMS,

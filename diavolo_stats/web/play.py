@@ -44,10 +44,10 @@ from starlette.routing import Route
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME, load_logs
-from diavolo_stats.drill.session import FEEDBACK_MS, FOREPERIOD_MS, GREY_KEY, TIMEOUT_S
+from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.games import DEVILS, EndRule, EndRuleName, GameRules
+from diavolo_stats.game.engine import DEVILS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.players import MIN_LATENCY_MS, PlayerModel, load_player_log, player_from_spec
 from diavolo_stats.game.referee import Grab, Referee, engine_mismatches, modelled_grabs
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
@@ -306,7 +306,7 @@ def routes(games: SoloGames) -> list[Route]:
     """The Play page and its API: start a game, the round on the table, the human's answer."""
 
     async def page(request: Request) -> Response:
-        keys = {**{color: color[0] for color in Variant().colors}, GREY: GREY_KEY}
+        keys = answer_keys(Variant(), {})
         players = await run_in_threadpool(_log_players, games.store.log.path)
         return templates.TemplateResponse(request, "play.html", {
             "variants": BROWSER_VARIANTS, "keys": keys, "presets": PLAYER_PRESETS, "players": players,

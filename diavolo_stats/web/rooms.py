@@ -53,10 +53,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME
-from diavolo_stats.drill.session import FEEDBACK_MS, FOREPERIOD_MS, GREY_KEY, TIMEOUT_S
+from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.games import DEVILS, MAX_PLAYERS, MIN_PLAYERS, EndRule, EndRuleName, GameRules
+from diavolo_stats.game.engine import DEVILS, MAX_PLAYERS, MIN_PLAYERS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.referee import Grab, Referee, engine_mismatches
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
 from diavolo_stats.web.api import Foreperiod
@@ -483,7 +483,7 @@ def routes(rooms: Rooms) -> list:
     from diavolo_stats.web.pages import templates
 
     async def page(request: Request):
-        keys = {**{color: color[0] for color in Variant().colors}, GREY: GREY_KEY}
+        keys = answer_keys(Variant(), {})
         return templates.TemplateResponse(request, "room.html", {
             "variants": BROWSER_VARIANTS, "devils": DEVILS, "ends": [end.value for end in EndRule], "keys": keys,
             "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path})

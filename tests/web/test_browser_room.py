@@ -1,0 +1,113 @@
+"""A room in real Chromium contexts against the real `diavolo serve`: three players, one reloading midway."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.game.engine import GameRules
+from diavolo_stats.game.referee import engine_mismatches
+from web.browser_harness import press_at, wait_for_stimulus
+from web.test_browser_drill import save_screenshot
+
+pytestmark = pytest.mark.browser
+
+KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
+
+
+class Player:
+    """One browser context at the room: its page, the rolls and the end of game its socket received."""
+
+    def __init__(self, browser, name: str, **context):
+        self.name = name
+        self.context = browser.new_context(**context)
+        self.page = self.context.new_page()
+        self.errors, self.rolls, self.over = [], {}, None
+        self.page.on("pageerror", self.errors.append)
+        self.page.on("websocket", lambda socket: socket.on("framereceived", self.frame))
+        self.cdp = self.context.new_cdp_session(self.page)
+
+    def frame(self, payload) -> None:
+        message = json.loads(payload)
+        if message["type"] == "roll":
+            self.rolls[message["round"]] = message
+        elif message["type"] == "over":
+            self.over = message
+
+    def state(self) -> str:
+        return self.page.evaluate("document.body.dataset.state")
+
+    def wait_for(self, states: list[str]) -> None:
+        self.page.wait_for_function("states => states.includes(document.body.dataset.state)", arg=states,
+                                    timeout=60_000)
+
+
+def answer(roll: dict, right: bool) -> str:
+    accepted = resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).accepted
+    return accepted[0] if right else next(a for a in KEYS if a not in accepted)
+
+
+def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(server, browser, log_path, tmp_path):
+    base = server.url.split("?")[0].rstrip("/")
+    ann, bea, cid = (Player(browser, name) for name in ("Ann", "Bea", "Cid"))
+    try:
+        ann.page.goto(f"{base}/room?foreperiod_ms=200,400&feedback_ms=300")
+        ann.page.fill("#host-form input[name=name]", "Ann")
+        ann.page.click("#host-form button[type=submit]")
+        ann.wait_for(["lobby"])
+        code = ann.page.locator("#room-code").inner_text()
+        assert len(code) == 4 and code in ann.page.locator("#join-link").inner_text()
+        for player in (bea, cid):
+            player.page.goto(f"{base}/room?code={code}")
+            player.page.fill("#join-form input[name=name]", player.name)
+            player.page.click("#join-form button[type=submit]")
+            player.wait_for(["lobby"])
+        ann.page.wait_for_function("() => document.querySelectorAll('#lobby-seats li').length === 3")
+        save_screenshot(ann.page, tmp_path, "room-lobby.png")
+        ann.page.click("#start")
+        answered = {"Ann": {}, "Bea": {}, "Cid": {}}
+        number = 0
+        while True:
+            number += 1
+            for player in (ann, bea, cid):
+                player.page.wait_for_function(
+                    "n => document.body.dataset.state === 'over' || (document.body.dataset.state === 'stimulus'"
+                    " && Number(document.body.dataset.round) === n)", arg=number, timeout=60_000)
+            if ann.state() == "over":
+                break
+            if number == 2:  # Cid's page reloads before answering: the seat is taken back, the roll shown again
+                cid.page.reload()
+                cid.page.wait_for_function(
+                    "n => document.body.dataset.state === 'stimulus' && Number(document.body.dataset.round) === n",
+                    arg=number, timeout=60_000)
+            for player, right in ((ann, True), (bea, False), (cid, False)):
+                if player.name in ("Bea", "Cid") and len(answered[player.name]) >= 5:
+                    continue  # out
+                onset = wait_for_stimulus(player.page)
+                given = answer(player.rolls[number], right)
+                press_at(player.page, player.cdp, onset + 150, KEYS[given])
+                answered[player.name][number] = given
+            if number == 2:
+                save_screenshot(bea.page, tmp_path, "room-round.png")
+        for player in (ann, bea, cid):
+            player.wait_for(["over"])
+            assert player.page.evaluate("document.body.dataset.engineMismatches") == "0"
+        save_screenshot(ann.page, tmp_path, "room-over.png")
+        assert ann.page.locator("#over-title").inner_text() == "Ann wins"
+        over = ann.over
+    finally:
+        for player in (ann, bea, cid):
+            player.context.close()
+    assert not (ann.errors or bea.errors or cid.errors)
+    assert over["engine_check"]["mismatches"] == [] and over["winners"] == [0]
+    assert engine_mismatches(Variant().colors, over["rounds"], GameRules()) == []
+    rows = load_logs([log_path])
+    assert set(rows["interface"]) == {"game"}
+    for name, given in answered.items():
+        mine = rows[rows["player"] == name]
+        assert list(mine["trial"]) == sorted(given), name  # every answer once, the reloaded round too
+        assert list(mine["answer"]) == [given[n] for n in sorted(given)], name
