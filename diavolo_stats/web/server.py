@@ -46,12 +46,20 @@ class TimedH11Protocol(H11Protocol):
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.upgraded = False
         self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self.upgraded = True  # a room's WebSocket: its whole request arrived, and the connection is now the room's
+        super().handle_websocket_upgrade(event)
 
     def data_received(self, data: bytes) -> None:
         deadline, self.timeout_keep_alive_task = self.timeout_keep_alive_task, None  # uvicorn would cancel it
         super().data_received(data)
         if deadline is None:
+            return
+        if self.upgraded:
+            deadline.cancel()
             return
         if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and self.timeout_keep_alive_task is None:
             self.timeout_keep_alive_task = deadline  # the request is not whole yet: its deadline stands

@@ -43,6 +43,10 @@ def start_game(page, url: str, player: str, opponents: list[str], variant: str =
     for index in range(selects.count()):
         selects.nth(index).select_option(opponents[index] if index < len(opponents) else "")
     page.select_option("select[name=variant]", variant)
+    # Every reason the page shows, kept as it is shown (the next round clears it)
+    page.evaluate("""() => { window.reasons = []; new MutationObserver(() => {
+        const text = document.querySelector('#reason').textContent; if (text) window.reasons.push(text);
+      }).observe(document.querySelector('#reason'), { childList: true, characterData: true, subtree: true }); }""")
     return replies
 
 
@@ -98,7 +102,10 @@ def test_a_game_against_two_modelled_players_played_to_its_end_by_keys(server, p
             save_screenshot(page, tmp_path, "play-round.png")
             seats = page.locator("#seats li.seat")
             assert seats.count() == 3 and "Ann" in seats.nth(0).inner_text()
-            assert page.locator("#reason").inner_text().startswith(roll_reason(roll, variant))
+            page.wait_for_function("n => window.reasons.length >= n", arg=number)
+            # why the answer was right, then every grab with its time, fastest first
+            shown = page.evaluate("window.reasons")[number - 1]
+            assert shown.startswith(roll_reason(roll, variant) + ". ") and "Ann: " in shown
     save_screenshot(page, tmp_path, "play-over.png")
     assert len(answers) >= 5  # 5 gems: out after five wrong rounds at the earliest
     check_the_finished_game(page, server, replies, log_path, "Ann", answers)

@@ -27,7 +27,7 @@ class Player:
         self.context = browser.new_context(**context)
         self.page = self.context.new_page()
         self.errors, self.rolls, self.over = [], {}, None
-        self.page.on("pageerror", self.errors.append)
+        self.page.on("pageerror", lambda error: self.errors.append(error))
         self.page.on("websocket", lambda socket: socket.on("framereceived", self.frame))
         self.cdp = self.context.new_cdp_session(self.page)
 
