@@ -142,12 +142,7 @@ async function nextRound() {
   drawSeats(document.querySelector("#seats"));
   setState("fixation");
   const current = round;
-  current.timers.push(throwRoll(roll, game.game, () => current === round, (onset) => {
-    // The first frame that shows the roll: its callback runs just before that frame is painted.
-    current.onset = onset;
-    current.phase = "stimulus";
-    body.dataset.onset = onset.toFixed(3);
-    setState("stimulus");
+  current.timers.push(throwRoll(current, game.game, () => current === round, setState, () => {
     for (const grab of roll.opponents) {
       current.timers.push(setTimeout(() => opponentGrabs(current, grab), grab.latency_ms));
     }

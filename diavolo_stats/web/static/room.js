@@ -194,13 +194,7 @@ function startRound(roll) {
   setStatus("");
   setState("fixation");
   const current = round;
-  current.timers.push(throwRoll(roll, room.game, () => current === round, (onset) => {
-    // The first frame that shows the roll: its callback runs just before that frame is painted.
-    current.onset = onset;
-    current.phase = "stimulus";
-    body.dataset.onset = onset.toFixed(3);
-    setState("stimulus");
-  }));
+  current.timers.push(throwRoll(current, room.game, () => current === round, setState));
 }
 
 function answered(answer, timeStamp) {

@@ -20,9 +20,12 @@ export function drawDevils(left) {
   }));
 }
 
-// Show `roll` of `game` (a variant's as_dict): the fixation mark, then after its foreperiod the dice;
-// `onOnset(ms)` once painted, unless `stillOn()` says the round was left meanwhile. Returns the timer.
-export function throwRoll(roll, game, stillOn, onOnset) {
+// Show the roll of `current` (a round: {roll, ...}) of `game` (a variant's as_dict): the fixation mark, then
+// after the roll's foreperiod the dice. Once painted (unless `stillOn()` says the round was left meanwhile)
+// the round gets its onset and phase "stimulus", the page's state too (`setState`), then `onStimulus()`.
+// Returns the timer.
+export function throwRoll(current, game, stillOn, setState, onStimulus = () => {}) {
+  const { roll } = current;
   document.querySelector("#verdict").textContent = "";
   document.querySelector("#reason").textContent = "";
   document.querySelector("#round-number").textContent = `round ${roll.round}`;
@@ -37,7 +40,13 @@ export function throwRoll(roll, game, stillOn, onOnset) {
     drawRoll(svg, { ...roll, game });
     document.querySelector("#command-banner").textContent = commandBanner(roll.command);
     requestAnimationFrame(() => {
-      if (stillOn()) onOnset(performance.now());
+      if (!stillOn()) return;
+      // The first frame that shows the roll: its callback runs just before that frame is painted.
+      current.onset = performance.now();
+      current.phase = "stimulus";
+      document.body.dataset.onset = current.onset.toFixed(3);
+      setState("stimulus");
+      onStimulus();
     });
   }, roll.foreperiod_ms);
 }
