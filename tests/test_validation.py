@@ -134,6 +134,12 @@ RECORD_EXAMPLES = {
               "answer": "red", "latency_ms": 512.3, "too_early": False, "timed_out": False, "foreperiod_ms": 900,
               "seed": 7, "timestamp": "2026-11-30T12:00:00.000Z"},
     "roll": {"seed": "7", "trial": "1"},
+    "game": {"player": "Ann", "opponents": ["preset:average"]},
+    "answer": {"round": 1, "answer": "red", "latency_ms": 512.3, "timestamp": "2026-11-30T12:00:00.000Z"},
+    "grab": {"type": "answer", "round": 1, "answer": "red", "latency_ms": 512.3,
+             "timestamp": "2026-11-30T12:00:00.000Z"},
+    "join": {"type": "join"},
+    "start": {"type": "start"},
 }
 """A valid record of each name, with every required name (a query string's values are its text)."""
 

@@ -2,8 +2,9 @@
 
 `SoloGames` keeps the games being played (at most MAX_GAMES_HELD; the
 oldest is dropped past that). A game has one human seat (seat 0) and 1 to 5
-opponents, each a `players.PlayerModel`: a preset, a player file sent by the
-page, or a player of the drill log fitted from their rows. Each round the
+opponents, each a modelled player (`specs.Player`) reading every roll by its
+features: a preset, a player file sent by the page, or a player of the drill
+log fitted from their answers. Each round the
 server throws the dice (`rules.roll`), resolves them and draws every
 opponent's grab from their model for this roll (`referee.modelled_grabs`),
 before the page shows the roll: the page plays the opponents' grabs out at
@@ -43,13 +44,16 @@ from starlette.routing import Route
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import GREY, Variant
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME, load_logs
 from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.engine import DEVILS, EndRule, EndRuleName, GameRules
-from diavolo_stats.game.players import MIN_LATENCY_MS, PlayerModel, load_player_log, player_from_spec
+from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.referee import Grab, Referee, engine_mismatches, modelled_grabs
+from diavolo_stats.game.roll_features import played_features
+from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
+from diavolo_stats.game.specs import Player, fit_log, player_from_spec
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
 from diavolo_stats.web.api import Foreperiod
 from diavolo_stats.web.pages import templates
@@ -58,7 +62,7 @@ from diavolo_stats.web.trials import BROWSER_VARIANTS, MAX_LATENCY_MS, Moment, T
 GAME_INTERFACE = "game"
 """The `interface` of the drill log rows a game writes: the human's answers in a game, not in the drill."""
 MIN_ANSWER_MS = MIN_LATENCY_MS
-"""An answer faster than this grabs nothing: 100 ms is below any visual choice reaction (`players.MIN_LATENCY_MS`)."""
+"""An answer faster than this grabs nothing: 100 ms is below any visual choice reaction (`drill.MIN_LATENCY_MS`)."""
 MAX_OPPONENTS = 5
 MAX_GAMES_HELD = 200
 """Games kept in memory at once; past that the one left alone longest is dropped."""
@@ -140,7 +144,7 @@ class SoloGame:
 
     id: str
     variant_name: str
-    models: list[PlayerModel]
+    models: list[Player]
     referee: Referee
     rng: np.random.Generator
     seed: int
@@ -247,8 +251,8 @@ class SoloGames:
                     _referee(game, _throw(game, len(game.referee.rounds) + 1), None)
             return {"round": record, "game": game.document()}
 
-    def _opponents(self, specs: list) -> tuple[list[PlayerModel], list[str]]:
-        frame = None
+    def _opponents(self, specs: list) -> tuple[list[Player], list[str]]:
+        fit = None
         models, notes = [], []
         for spec in specs:
             with warnings.catch_warnings(record=True) as caught:
@@ -256,9 +260,9 @@ class SoloGames:
                 if isinstance(spec, dict):
                     models.append(_from_file(spec))
                 else:
-                    if not spec.startswith("preset:") and frame is None:
-                        frame = load_player_log(self.store.log.path)
-                    models.append(player_from_spec(spec, frame))
+                    if not spec.startswith("preset:") and fit is None:
+                        fit = fit_log(self.store.log.path)  # every player of the log, fitted once
+                    models.append(player_from_spec(spec, fit))
             notes += [str(warning.message) for warning in caught]
         return models, notes
 
@@ -291,7 +295,7 @@ def _throw(game: SoloGame, number: int) -> _Round:
     foreperiod_ms = int(game.rng.integers(shortest, longest + 1))
     seats = [seat for seat in game.referee.seats_in if seat > 0]
     grabs = modelled_grabs([game.models[seat - 1] for seat in seats], seats, thrown.command, resolution.accepted,
-                           game.variant.colors, game.rng)
+                           game.variant.colors, game.rng, features=played_features(game.variant, [thrown]))
     return _Round(number, thrown, resolution, foreperiod_ms, grabs)
 
 

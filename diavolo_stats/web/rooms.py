@@ -15,7 +15,7 @@ id per seat and game, the round as `trial`) and writer (fsynced, once).
 What a client claims is checked, not trusted: an answer is refused (it
 grabs nothing, and is logged as given) when its latency is below
 MIN_ANSWER_MS (100 ms: no person answers a visual choice faster;
-`players.MIN_LATENCY_MS`) or longer than the time the server has seen pass
+`drill.MIN_LATENCY_MS`) or longer than the time the server has seen pass
 since it sent the roll, less the foreperiod. A seat grabs once: no swapping.
 
 Bounds: MAX_ROOMS rooms, MAX_PLAYERS seats and MAX_SOCKETS_PER_ROOM
@@ -56,8 +56,8 @@ from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME
 from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.engine import DEVILS, MAX_PLAYERS, MIN_PLAYERS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.referee import Grab, Referee, engine_mismatches
+from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, MIN_PLAYERS, EndRule, EndRuleName, GameRules
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
 from diavolo_stats.web.api import Foreperiod
 from diavolo_stats.web.play import GAME_INTERFACE, MIN_ANSWER_MS
@@ -100,7 +100,7 @@ JOIN = Record("join", {
 """A connection's first message: a name for a new seat, or the key of the seat it had (a reload); the host's
 key for the host's screen, which may also only watch (no name)."""
 
-GRAB_MESSAGE = Record("answer", {
+GRAB_MESSAGE = Record("grab", {
     "type": OneOf(("answer",)),
     "round": Whole(1, 10**6),
     "answer": OneOf((*dict.fromkeys(c for v in BROWSER_VARIANTS for c in Variant.preset(v).colors), GREY)),

@@ -10,7 +10,7 @@ import pytest
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll
 from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.engine import EndRule, GameRules, Outcome, play_round
+from diavolo_stats.game.engine import Outcome, play_round
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.referee import (
     Grab,
@@ -20,6 +20,7 @@ from diavolo_stats.game.referee import (
     modelled_grabs,
     referee_round,
 )
+from diavolo_stats.game.settings import EndRule, GameRules
 
 COLORS = ("black", "red", "white")
 

@@ -7,8 +7,8 @@ import pytest
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.game.engine import GameRules
 from diavolo_stats.game.referee import engine_mismatches
+from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web.play import GAME_INTERFACE, MIN_ANSWER_MS
 
 PLAYER_FILE = """name = "Quick Carol"

@@ -11,8 +11,8 @@ from starlette.websockets import WebSocketDisconnect
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.game.engine import GameRules
 from diavolo_stats.game.referee import engine_mismatches
+from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
 from diavolo_stats.web.app import create_app
 from web.browser_harness import ORIGIN
