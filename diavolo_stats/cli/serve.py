@@ -11,7 +11,8 @@ from diavolo_stats.cli.common import positive_int
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "serve", help="the drill, the variant explorer and reports as a local web app",
-        description="Serve the drill (/drill), the variant explorer (/explore) and reports (/report) on a "
+        description="Serve the drill (/drill), games against modelled players (/play) and with friends in a room "
+                    "(/room), the variant explorer (/explore) and reports (/report) on a "
                     "local web server. The first line printed is the address to open. Ctrl-C stops it "
                     "once the requests in flight are answered.")
     parser.add_argument("--host", default="127.0.0.1",

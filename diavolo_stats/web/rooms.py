@@ -56,6 +56,7 @@ from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME
 from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.engine import START_GEMS
 from diavolo_stats.game.referee import Grab, Referee, engine_mismatches
 from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, MIN_PLAYERS, EndRule, EndRuleName, GameRules
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
@@ -182,7 +183,7 @@ class Room:
         return "over" if self.referee.over else "playing"
 
     def state(self, seat: int | None, host: bool) -> dict:
-        gems = self.referee.gems if self.referee else (0,) * len(self.seats)
+        gems = self.referee.gems if self.referee else (START_GEMS,) * len(self.seats)
         return {"type": "state", "code": self.code, "phase": self.phase(), "host": host, "you": seat,
                 "seats": [{"name": s.name, "gems": g, "away": s.away, "idle": s.idle}
                           for s, g in zip(self.seats, gems)],
@@ -320,7 +321,7 @@ class Room:
             answers, sent, self.current = self.answers, self.current, None
             grabs = [Grab(seat, a.answer, a.latency_ms) for seat, a in answers.items() if a.counted]
             record = self.referee.play(thrown.command.value, resolution.accepted, resolution.reason, grabs)
-            rows = []
+            rows = []  # (seat, answer or None): the answers to log, judged and written off the event loop
             for seat in record.order + tuple(s for s in range(len(self.seats)) if s not in record.order):
                 if record.gems_before[seat] == 0:
                     continue
@@ -329,13 +330,9 @@ class Room:
                     self.seats[seat].missed += 1
                     if self.seats[seat].away:
                         continue  # no one was there to answer
-                rows.append(judged_trial(
-                    variant, thrown.command, thrown.dice, thrown.positions,
-                    given.answer if given else NO_ANSWER, given.latency_ms if given else None,
-                    interface=GAME_INTERFACE, player=self.seats[seat].name, session_id=self.seats[seat].session_id,
-                    trial=number, timestamp=given.timestamp if given else datetime.now(timezone.utc),
-                    foreperiod_ms=float(sent["foreperiod_ms"])))
-            await run_in_threadpool(_log_rows, self.store, rows)
+                rows.append((self.seats[seat].name, self.seats[seat].session_id, given))
+            await run_in_threadpool(_log_answers, self.store, variant, thrown, number, float(sent["foreperiod_ms"]),
+                                    rows)
             answered = {seat: a.answer for seat, a in answers.items()}
             await self.broadcast({"type": "result", "round": record.as_dict(), "answered": answered,
                                   "seats": self.state(None, False)["seats"]})
@@ -348,10 +345,16 @@ class Room:
                               "seats": self.state(None, False)["seats"]})
 
 
-def _log_rows(store: TrialStore, rows: list) -> None:
-    for row in rows:
-        store.add(row)
-
+def _log_answers(store: TrialStore, variant: Variant, thrown: Any, number: int, foreperiod_ms: float,
+                 answers: list[tuple[str, str, _Answer | None]]) -> None:
+    """Each seat's answer to round `number` (None: none in time) as its drill log row, judged by the drill's gate
+    and written by the log's writer."""
+    for player, session_id, given in answers:
+        store.add(judged_trial(
+            variant, thrown.command, thrown.dice, thrown.positions, given.answer if given else NO_ANSWER,
+            given.latency_ms if given else None, interface=GAME_INTERFACE, player=player, session_id=session_id,
+            trial=number, timestamp=given.timestamp if given else datetime.now(timezone.utc),
+            foreperiod_ms=foreperiod_ms))
 
 class Rooms:
     """The rooms of this server, their players' answers logged through `store`."""
