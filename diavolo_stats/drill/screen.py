@@ -138,7 +138,7 @@ class Screen:
                   term.move_yx(1, left) + f"player {player}",
                   term.move_yx(2, left) + progress]
         if command is not None:
-            label = f" {command.value.replace('-', ' ').upper()} ({COMMAND_CODES[command]}) ".center(width - 2)
+            label = f" {command.label.upper()} ({COMMAND_CODES[command]}) ".center(width - 2)
             parts += [term.move_yx(4, left) + "┌" + "─" * (width - 2) + "┐",
                       term.move_yx(5, left) + "│" + term.bold_reverse(label) + "│",
                       term.move_yx(6, left) + "└" + "─" * (width - 2) + "┘"]

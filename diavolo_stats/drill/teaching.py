@@ -20,20 +20,14 @@ EXAMPLE_DICE = {"black": (2, 3, 6), "red": (3, 5, 5), "white": (1, 5, 6)}
 """The rulebook's worked example, used by the commands screen when the game has its colors and dice."""
 EXAMPLE_SEED = 0
 """Seeds the throw the commands screen works `closest` on (and its dice, for other games)."""
-COMMAND_RULES = {
-    Command.HIGHEST_TOTAL: "the color whose dice add up to the most",
-    Command.LOWEST_TOTAL: "the color whose dice add up to the least",
-    Command.LARGEST_SPREAD: "the largest gap between a color's highest and lowest die",
-    Command.MOST_ODD: "the color with the most dice showing an odd number",
-    Command.HIGHEST_DIE: "the color with the single highest die",
-    Command.CLOSEST: "the color with a die nearest the command die",
-}
+COMMAND_RULES = {command: command.rule for command in ALL_COMMANDS}
+"""What each command asks, in one line: its `rule`, as core/builtin_commands.toml defines it."""
 
 
 def intro_lines(settings: DrillSettings) -> list[str]:
     """The introduction a player's first session opens with: one 80 x 24 screen."""
     keys = "   ".join(f"{key} {answer}" for answer, key in settings.keys.items())
-    codes = [f"{COMMAND_CODES[c]} {c.value.replace('-', ' '):<16}" for c in settings.variant.commands]
+    codes = [f"{COMMAND_CODES[c]} {c.label:<16}" for c in settings.variant.commands]
     return [
         f"WELCOME TO THE DIAVOLO DRILL, {settings.player[:40]}",
         "",
@@ -67,7 +61,7 @@ def help_lines(variant: Variant) -> list[str]:
     ties = []
     for command in ALL_COMMANDS:
         resolution = resolve(variant, command, dice, thrown.positions)
-        lines += [f"{COMMAND_CODES[command]}  {command.value.replace('-', ' ')}: {COMMAND_RULES[command]}",
+        lines += [f"{COMMAND_CODES[command]}  {command.label}: {command.rule}",
                   f"      {resolution.reason}"]
         if resolution.answer == GREY:
             ties.append(COMMAND_CODES[command])

@@ -114,3 +114,12 @@ def test_the_json_document_gives_each_defined_command_as_its_file_section(name):
     defined = exact_odds(variant).document()["variant"]["defined_commands"]
     assert defined and all(Command.define(command, section) == variant.command(command)
                            for command, section in defined.items())
+
+
+def test_the_drill_teaches_each_built_in_with_the_label_and_rule_its_definition_states():
+    from diavolo_stats.drill.teaching import help_lines
+
+    shown = "\n".join(help_lines(Variant()))
+    for command in Variant().commands:
+        assert f"{command.label}: {command.rule}" in shown
+    assert Command.MOST_ODD.rule == "the color with the most dice showing an odd number"  # the box's words
