@@ -105,30 +105,34 @@ class DiceFigure:
         raise ValueError(f"{self} is decided by positions, not values")
 
     def of(self, values: np.ndarray) -> np.ndarray:
-        """Each roll's figure: (rounds,) int16, from one color's dice values."""
-        # values: (dice, rounds) uint8, the face values one color shows
+        """Each roll's figure: (rounds,) int16 from one color's dice values, or (colors, rounds) int16 from every
+        color's at once when the colors roll as many dice."""
+        # values: (dice, rounds) or (colors, dice, rounds) uint8, face values; the dice axis is -2
         if self.kind == "sum":
-            return values.sum(axis=0, dtype=np.int16)
+            return values.sum(axis=-2, dtype=np.int16)
         if self.kind == "max":
-            return values.max(axis=0).astype(np.int16)
+            return values.max(axis=-2).astype(np.int16)
         if self.kind == "min":
-            return values.min(axis=0).astype(np.int16)
+            return values.min(axis=-2).astype(np.int16)
         if self.kind == "spread":
-            return values.max(axis=0).astype(np.int16) - values.min(axis=0)
+            return values.max(axis=-2).astype(np.int16) - values.min(axis=-2)
         if self.kind == "count":
-            tested = {"odd": (values & 1) == 1, "even": (values & 1) == 0, "=": values == self.value,
-                      ">=": values >= self.value, "<=": values <= self.value}[self.test]
-            return tested.sum(axis=0, dtype=np.int16)
-        ordered = np.sort(values, axis=0)
+            if self.test in ("odd", "even"):
+                odd = (values & 1).sum(axis=-2, dtype=np.int16)
+                return odd if self.test == "odd" else values.shape[-2] - odd
+            tested = (values == self.value if self.test == "=" else values >= self.value if self.test == ">="
+                      else values <= self.value)
+            return tested.sum(axis=-2, dtype=np.int16)
+        ordered = np.sort(values, axis=-2)
         if self.kind == "nth-highest":
-            return ordered[-self.rank].astype(np.int16)
+            return ordered[..., -self.rank, :].astype(np.int16)
         if self.kind == "distinct":
-            return 1 + (ordered[1:] != ordered[:-1]).sum(axis=0, dtype=np.int16)
+            return 1 + (ordered[..., 1:, :] != ordered[..., :-1, :]).sum(axis=-2, dtype=np.int16)
         if self.kind == "most-alike":
-            run = np.ones(values.shape[1:], dtype=np.int16)
+            run = np.ones(values.shape[:-2] + values.shape[-1:], dtype=np.int16)
             best = run.copy()
-            for index in range(1, len(ordered)):
-                same = ordered[index] == ordered[index - 1]
+            for index in range(1, ordered.shape[-2]):
+                same = ordered[..., index, :] == ordered[..., index - 1, :]
                 run = np.where(same, run + 1, 1).astype(np.int16)
                 np.maximum(best, run, out=best)
             return best

@@ -48,25 +48,44 @@ def criterion_scales(variant: Variant, command: Command) -> list[tuple[int, int]
 
 
 def color_scores(variant: Variant, command: Command, values: np.ndarray) -> np.ndarray:
-    """One color's score for a value command: (rounds,) int64, higher better.
-
-    The whole chain in one number: each criterion's figure, turned so that the
-    better end is larger and shifted to start at 0, is a digit in a mixed
-    radix whose digits are the criteria in order. Comparing scores compares
-    the chains criterion by criterion.
-    """
+    """One color's score for a value command: (rounds,) int, higher better (see `_chain_score`)."""
     # values: (dice, rounds) uint8, the color's face values
-    score = np.zeros(values.shape[1:], dtype=np.int64)
-    for criterion, (low, high) in zip(command.chain, criterion_scales(variant, command)):
-        figure = criterion.figure.of(values).astype(np.int64)
-        score *= high - low + 1
-        score += figure - low if criterion.highest else high - figure
-    return score
+    return _chain_score(variant, command, values)
 
 
 def scores(variant: Variant, command: Command, dice: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
-    """Each color's score for a value command (`color_scores`): (colors, rounds) int64, higher better."""
-    return np.stack([color_scores(variant, command, values) for values in color_values(variant, dice)])
+    """Each color's score for a value command: (colors, rounds) int, higher better (see `_chain_score`)."""
+    # dice: (colors, dice_per_color, rounds) uint8, every color at once; or per color (count, rounds) uint8
+    if isinstance(dice, np.ndarray) and dice.ndim == 3:
+        return _chain_score(variant, command, dice)
+    return np.stack([_chain_score(variant, command, np.asarray(values)) for values in dice])
+
+
+def _chain_score(variant: Variant, command: Command, values: np.ndarray) -> np.ndarray:
+    """The whole chain of a command in one number per roll, higher better, of the shape of one figure.
+
+    Each criterion's figure, turned so that the better end is larger and
+    shifted to start at 0, is a digit in a mixed radix whose digits are the
+    criteria in order, so comparing scores compares the chains criterion by
+    criterion. The first digit needs no shift (it moves every color alike), so
+    one criterion is its figure, or minus it: int16, as fast as figures are.
+    """
+    # values: (dice, rounds) or (colors, dice, rounds) uint8 -> (rounds,) or (colors, rounds)
+    first = command.chain[0]
+    figure = first.figure.of(values)
+    if len(command.chain) == 1:
+        return figure if first.highest else -figure
+    scales = criterion_scales(variant, command)
+    widths = [high - low + 1 for low, high in scales]
+    # The first digit is not shifted: it spans up to its largest absolute figure.
+    spans = [max(abs(scales[0][0]), abs(scales[0][1])) + 1, *widths[1:]]
+    dtype = np.int32 if np.prod(spans, dtype=np.float64) < 2**30 else np.int64
+    score = (figure if first.highest else -figure).astype(dtype)
+    for criterion, (low, high), width in zip(command.chain[1:], scales[1:], widths[1:]):
+        figure = criterion.figure.of(values).astype(dtype)
+        score *= width
+        score += figure - low if criterion.highest else high - figure
+    return score
 
 
 def figures(command: Command, dice: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
