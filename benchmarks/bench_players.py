@@ -125,7 +125,7 @@ def prediction(folder: Path, with_effects: bool) -> dict[str, tuple[np.ndarray, 
     if not path.exists():
         write_reading_log(path, players(with_effects), sessions=6, trials=300, seed=23,
                           variant_names=("standard", "kids"))
-    train, test = split_by_session(load_logs([path], columns=FIT_COLUMNS))
+    train, test = split_by_session(load_logs([path], columns=FIT_COLUMNS + ("session_id", "timestamp")))
     return {"reading": scores_of_reading(train, test),
             "per player": scores_of_cells(train, test, ["player"]),
             "per player and command": scores_of_cells(train, test, ["player", "command"])}

@@ -37,7 +37,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.drill.log import FIGURE_COLUMNS
 from diavolo_stats.drill.performance import answered_correctly
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PRIOR_WRONG_ANSWERS, PlayerModel
@@ -45,8 +44,10 @@ from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
 from diavolo_stats.game.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features
 from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
 
-FIT_COLUMNS = FIGURE_COLUMNS + tuple(column for column in LOG_FEATURE_COLUMNS if column not in FIGURE_COLUMNS)
-"""The drill log columns a fit reads: `load_logs(paths, columns=FIT_COLUMNS)`."""
+FIT_COLUMNS = tuple(dict.fromkeys(("player", "answer", "correct", "latency_ms", "too_early", "timed_out")
+                                  + LOG_FEATURE_COLUMNS))
+"""The drill log columns a fit reads, and no others (a million-row log's session ids and timestamps alone take
+a few hundred MB): `load_logs(paths, columns=FIT_COLUMNS)`."""
 
 PRIOR_SPREAD = {"time": (0.3, 0.1), "accuracy": (0.7, 0.3)}
 """The club spread a pseudo-player pulls toward: (command coefficients, roll effects), log scale / log-odds."""

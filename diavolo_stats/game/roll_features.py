@@ -154,9 +154,9 @@ def logged_features(drills: pd.DataFrame) -> RollFeatures:
     rows = len(drills)
     commands = drills["command"].cat.codes.to_numpy(dtype=np.int8)  # categories are the commands in die order
     per_color = drills["dice_per_color"].to_numpy(dtype=np.int64)
-    # The dice cell without its color names: '[3, 6, 4], [5, 4, 1], [2, 4, 3]'; its groups count the colors.
-    values_text = drills["dice"].astype(str).str.replace(r'"[^"]*": |[{}]', "", regex=True)
-    color_count = values_text.str.count(r"\[").to_numpy(dtype=np.int64)
+    # Each color's dice are one [...] group of the cell: counting them counts the colors.
+    dice_cells = drills["dice"]
+    color_count = dice_cells.str.count(r"\[").to_numpy(dtype=np.int64)
     near_tie = np.zeros(rows, dtype=bool)
     grey = (drills["expected"] == "grey").to_numpy(dtype=bool)
     group_keys = pd.DataFrame({"command": commands, "colors": color_count, "per_color": per_color})
@@ -167,7 +167,7 @@ def logged_features(drills: pd.DataFrame) -> RollFeatures:
             landed, tolerance = _positions(drills["positions"].iloc[index], colors * dice_per_color)
             found = roll_features(command, colors, dice_per_color, positions=landed, tolerance=tolerance)
         else:
-            values = _numbers(values_text.iloc[index], colors * dice_per_color).astype(np.uint8)
+            values = _numbers(dice_cells.iloc[index], colors * dice_per_color).astype(np.uint8)
             # values: (rows, colors * dice_per_color) -> (colors, dice_per_color, rows), the rules' layout
             found = roll_features(command, colors, dice_per_color,
                                   dice=np.ascontiguousarray(values.T.reshape(colors, dice_per_color, -1)))
@@ -177,8 +177,9 @@ def logged_features(drills: pd.DataFrame) -> RollFeatures:
 
 
 def _numbers(cells: pd.Series, per_row: int) -> np.ndarray:
-    """Every number of some cells holding `per_row` numbers each: (rows, per_row) float64."""
-    joined = ", ".join(cells.str.replace(r"[\[\]]", "", regex=True).tolist())
+    """Every number of some JSON cells holding `per_row` numbers each, in order: (rows, per_row) float64.
+    The keys and brackets are dropped, the numbers read in one pass."""
+    joined = ", ".join(cells.str.replace(r'"[^"]*"\s*:\s*|[{}\[\]]', "", regex=True).tolist())
     numbers = np.fromstring(joined, sep=",", dtype=np.float64) if joined else np.zeros(0)
     return numbers.reshape(len(cells), per_row)
 
@@ -197,8 +198,7 @@ def _positions(cells: pd.Series, dice: int) -> tuple[np.ndarray, np.ndarray]:
     as_written = text.str.fullmatch(r"\{" + _POSITIONS_KEYS + r"\}").to_numpy(dtype=bool)
     numbers = np.empty((len(text), 2 * (1 + dice) + 3))
     if as_written.any():
-        stripped = text[as_written].str.replace(r'"[^"]*": |[{}]', "", regex=True)
-        numbers[as_written] = _numbers(stripped, numbers.shape[1])
+        numbers[as_written] = _numbers(text[as_written], numbers.shape[1])
     for row in np.flatnonzero(~as_written):
         cell = json.loads(text.iloc[row])
         points = [cell["command"]] + [point for key, value in cell.items()
