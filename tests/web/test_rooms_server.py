@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
+import urllib.request
 
 import pytest
-import websockets
+from websockets.sync.client import connect
 
 from diavolo_stats.web.server import REQUEST_TIMEOUT_S
 
@@ -15,26 +15,20 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_rooms_websocket_outlives_the_servers_request_timeout(server):
+    # The sync client: no event loop of its own, so it runs beside Playwright's in one test session.
     origin = server.url.split("?")[0].rstrip("/")
-    code = None
-
-    async def scenario() -> dict:
-        async with websockets.connect(origin.replace("http://", "ws://") + f"/ws/rooms/{code}", origin=origin) as ws:
-            await ws.send(json.dumps({"type": "join", "name": "Ann"}))
-            deadline = time.monotonic() + REQUEST_TIMEOUT_S + 2
-            while time.monotonic() < deadline:  # the connection idles past the timeout for incomplete requests
-                try:
-                    await asyncio.wait_for(ws.recv(), deadline - time.monotonic())
-                except asyncio.TimeoutError:
-                    break
-            await ws.send(json.dumps({"type": "ping"}))
-            return json.loads(await ws.recv())
-
-    import urllib.request
-
     request = urllib.request.Request(origin + "/api/rooms", data=b"{}", method="POST",
                                      headers={"Origin": origin, "Content-Type": "application/json"})
     with urllib.request.urlopen(request) as answer:
         code = json.load(answer)["code"]
-    reply = asyncio.run(scenario())
+    with connect(origin.replace("http://", "ws://") + f"/ws/rooms/{code}", origin=origin) as ws:
+        ws.send(json.dumps({"type": "join", "name": "Ann"}))
+        deadline = time.monotonic() + REQUEST_TIMEOUT_S + 2
+        while time.monotonic() < deadline:  # the connection idles past the timeout for incomplete requests
+            try:
+                ws.recv(timeout=max(deadline - time.monotonic(), 0.01))
+            except TimeoutError:
+                break
+        ws.send(json.dumps({"type": "ping"}))
+        reply = json.loads(ws.recv(timeout=30))
     assert reply["type"] == "error" and "send an answer" in reply["message"]  # still open, still answered
