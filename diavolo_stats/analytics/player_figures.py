@@ -176,6 +176,42 @@ def reading_figures(name: str, reading: PlayerReading, dice: int = REFERENCE_DIC
     return figures
 
 
+@dataclass(frozen=True)
+class ReadingCost:
+    """What one feature of a roll costs a player in time: the figure (`reading_figures`' name), its estimate in
+    ms with its interval, the answers it rests on, and a sentence saying so."""
+
+    figure: str
+    estimate: Estimate
+    answers: int
+    sentence: str
+
+
+def reading_costs(name: str, reading: PlayerReading, count: int = 3,
+                  confidence: float = 0.95) -> tuple[ReadingCost, ...]:
+    """A player's weak spots by their reading model: the `count` roll features costing them the most time
+    (a near tie on each command, grey, an extra die), costliest first, only those whose whole interval is a
+    cost (above 0 ms). Each sentence reads like "near ties on highest total cost you 180 ms"."""
+    costs = []
+    for figure in reading_figures(name, reading, confidence=confidence):
+        if figure.unit != "ms" or figure.estimate.low <= 0:
+            continue
+        if figure.figure.startswith("near tie "):
+            what = f"near ties on {figure.figure.removeprefix('near tie ').replace('-', ' ')}"
+        elif figure.figure == "grey":
+            what = "grey rolls (a shared best figure)"
+        elif figure.figure == "per extra die":
+            what = "each extra die"
+        else:
+            continue
+        low, high = figure.estimate.low, figure.estimate.high
+        sentence = (f"{what} cost you {figure.estimate.value:.0f} ms ({confidence:.0%} interval {low:.0f} to "
+                    f"{high:.0f} ms, from {figure.answers} answers)")
+        costs.append(ReadingCost(figure.figure, figure.estimate, figure.answers, sentence))
+    costs.sort(key=lambda cost: cost.estimate.value, reverse=True)
+    return tuple(costs[:count])
+
+
 def _rolls(dice: int, near_tie: bool = False, grey: bool = False, command_first: bool = False) -> RollFeatures:
     """One roll of each command with these features."""
     count = len(ALL_COMMANDS)
