@@ -14,18 +14,31 @@ from diavolo_stats.cli.common import (
     variant_from_args,
     whole_number,
 )
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill.settings import (
+    FEEDBACK_MS,
+    FOREPERIOD_MS,
+    HELP_KEY,
+    MAX_FOREPERIOD_MS,
+    MAX_TIMEOUT_S,
+    QUIT_KEY,
+    TIMEOUT_S,
+    DrillSettings,
+    answer_keys,
+)
 from diavolo_stats.errors import InputError
 
 
 def register(subparsers) -> None:
-    # Defaults live in DrillSettings (flags left out are not passed); importing
-    # the drill here would load pandas for every `diavolo` command.
+    # The defaults are DrillSettings' (flags left out are not passed), stated from drill.settings, which loads
+    # no pandas; the session itself is imported only to run.
+    keys = ", ".join(f"{key} {answer}" for answer, key in answer_keys(Variant(), {}).items())
     parser = subparsers.add_parser(
         "drill", help="reaction drill: read rolls fast, every answer logged to CSV",
-        description="Show rolls one at a time and time the answer key (b black, r red, w white, g grey; "
-                    "q quits; ? shows the commands). Every trial is appended to the log before the next "
-                    "one. A player's first session opens with a one-screen introduction.")
+        description=f"Show rolls one at a time and time the answer key ({keys}; {QUIT_KEY} quits; {HELP_KEY} "
+                    "shows the commands). Every trial is appended to the log before the next one. A player's "
+                    "first session opens with a one-screen introduction.")
     parser.add_argument("--player", required=True, metavar="NAME", help="who is drilling (any name)")
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--trials", type=positive_int(1, MAX_TRIALS_PER_SESSION), metavar="N",
@@ -41,13 +54,16 @@ def register(subparsers) -> None:
     parser.add_argument("--log", type=Path, metavar="PATH",
                         help="CSV log to append to (default: $DIAVOLO_LOG, else data/drills.csv)")
     parser.add_argument("--timeout", dest="timeout_s", type=non_negative_float(), metavar="S",
-                        help="seconds to wait for an answer (default 10)")
+                        help=f"seconds to wait for an answer, up to {MAX_TIMEOUT_S:g} (default {TIMEOUT_S:g})")
     parser.add_argument("--keys", metavar="ANSWER=KEY,...",
-                        help="answer keys, e.g. black=j,red=k,white=l,grey=h (default: first letters, g for grey)")
+                        help=f"answer keys, e.g. black=j,red=k,white=l,grey=h (default: {keys}; {QUIT_KEY} and "
+                             f"{HELP_KEY} are taken)")
     parser.add_argument("--foreperiod-ms", type=_foreperiod, metavar="MIN,MAX",
-                        help="for tests and experiments: the random wait before each roll, ms (default 600,1500)")
+                        help=f"for tests and experiments: the random wait before each roll, 0 to "
+                             f"{MAX_FOREPERIOD_MS:,} ms (default {FOREPERIOD_MS[0]},{FOREPERIOD_MS[1]})")
     parser.add_argument("--feedback-ms", type=positive_int(0), metavar="MS",
-                        help="how long the feedback stays before the next trial (default 1200)")
+                        help=f"how long the feedback stays before the next trial, 0 to {MAX_FOREPERIOD_MS:,} ms "
+                             f"(default {FEEDBACK_MS})")
     parser.add_argument("--no-intro", dest="intro", action="store_false",
                         help="skip the introduction a player's first session opens with (for scripts and tests)")
     add_variant_arguments(parser)
@@ -70,9 +86,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _settings(args: argparse.Namespace):
-    from diavolo_stats.drill.settings import DrillSettings
-
+def _settings(args: argparse.Namespace) -> DrillSettings:
     variant = variant_from_args(args)
     keys = None
     if args.keys is not None:

@@ -14,3 +14,5 @@ MIN_LATENCY_MS = 100.0
 """The fastest answer a person gives to a roll: simple reaction times to a light are above 100 ms, and an
 answer here needs the roll read and a rule applied. Modelled players answer no faster (`game.players`); the
 web drill refuses a faster answer as pressed before the roll was seen, or forged (`web.trials`)."""
+MAX_SEED = 2**63 - 1
+"""The largest seed a session's rolls and foreperiods are drawn from (and the log's `seed` column holds)."""

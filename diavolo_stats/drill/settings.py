@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diavolo_stats.core.variant import GREY, Variant
-from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
-from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, default_log_path
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SEED, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill.log.place import default_log_path
+from diavolo_stats.drill.log.player import PLAYER_NAME
 from diavolo_stats.drill.looks import DIE_LOOKS
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import (

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+from conftest import run_diavolo
 
 from diavolo_stats.analytics import summaries
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
@@ -16,7 +17,7 @@ from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
 from diavolo_stats.drill.screen import table_layout, terminal_size_needed
 from diavolo_stats.drill.session import _Interrupts
-from diavolo_stats.drill.settings import DrillSettings
+from diavolo_stats.drill.settings import MAX_TIMEOUT_S, DrillSettings
 from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.trial import variant_label
 from diavolo_stats.errors import InputError
@@ -199,3 +200,14 @@ def test_ctrl_c_while_a_row_is_written_arrives_once_the_row_is_written():
             events.append("never")
     assert events == ["row written"]
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_the_command_lines_help_states_the_drills_own_defaults():
+    # What a session does when a flag is left out (DrillSettings), as `diavolo drill --help` states it.
+    settings = DrillSettings(player="Ana")
+    shown = " ".join(run_diavolo("drill", "--help").stdout.split())  # argparse folds the lines
+    low, high = settings.foreperiod_ms
+    assert f"seconds to wait for an answer, up to {MAX_TIMEOUT_S:g} (default {settings.timeout_s:g})" in shown
+    assert f"(default {low},{high})" in shown and f"(default {settings.feedback_ms})" in shown
+    assert f"(default {settings.trials})" in shown
+    assert "(default: " + ", ".join(f"{key} {answer}" for answer, key in settings.keys.items()) in shown

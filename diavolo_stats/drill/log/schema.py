@@ -57,13 +57,11 @@ import csv
 import dataclasses
 import io
 import json
-import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -71,6 +69,8 @@ import pandas as pd
 from diavolo_stats import __version__
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import COLOR_NAME, GREY, Command
+from diavolo_stats.drill import MAX_SEED
+from diavolo_stats.drill.log.player import _NOT_IN_NAME_CHARACTERS, MAX_PLAYER_LENGTH, check_player, player_problem
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import GUARD, guard_cell
 from diavolo_stats.validation import CONTROL, CONTROL_CODES, Flag, Maybe, Number, OneOf, Rule, Whole, check_value
@@ -93,87 +93,15 @@ Play page and rooms)."""
 NO_ANSWER = "none"
 """The `answer` of a trial with no answer: timed out, or a key pressed too early."""
 
-LOG_ENV = "DIAVOLO_LOG"
 HEADER_LINE = ",".join(COLUMNS)
 HEADER_LINE_V1 = ",".join(COLUMNS_V1)
-MAX_SEED = 2**63 - 1
-MAX_PLAYER_LENGTH = 100
 
-# In a name also: zero-width characters, bidi embeddings, overrides and isolates (U+202E turns the
-# rest of a line around on screen), word joiners and the byte order mark.
-_HIDDEN_CODES = (0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x206A), 0xFEFF)
-# Character classes written with the characters themselves (none is special inside brackets), so that
-# Python's `re` and Arrow's RE2 (which does not read \u escapes) read them alike; NUL is checked apart.
 _CONTROL_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES)) + "]"
-_NOT_IN_NAME_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES + _HIDDEN_CODES)) + "]"
-_NOT_IN_NAME = re.compile(_NOT_IN_NAME_CHARACTERS + "|\x00")
 
 
 class TruncatedLogWarning(UserWarning):
     """A drill log ends in an incomplete row (the writer stopped mid-row): skipped by the reader, moved to
     `<log>.partial` by the writer."""
-
-
-def default_log_path() -> Path:
-    """The log a drill appends to: $DIAVOLO_LOG if set, else `data/drills.csv` under the current directory."""
-    configured = os.environ.get(LOG_ENV, "").strip()
-    return Path(configured) if configured else Path("data") / "drills.csv"
-
-
-SAMPLE_LOG = Path("data") / "sample_drills.csv"
-"""The synthetic drill log shipped with the project (relative to a clone's root), to try commands before drilling."""
-
-
-def missing_log_message(path: str | Path, *alternatives: str) -> str:
-    """One line for a drill log that is not there: drill first, give the shipped sample if it is at hand,
-    or any of `alternatives`."""
-    suggestions = ["drill first"]
-    if SAMPLE_LOG.is_file() and Path(path) != SAMPLE_LOG:
-        suggestions.append(f"give the shipped sample, {SAMPLE_LOG.as_posix()}")
-    suggestions += alternatives
-    listed = suggestions[0] if len(suggestions) == 1 else ", ".join(suggestions[:-1]) + " or " + suggestions[-1]
-    return f"no drill log at {str(path)!r}; {listed}"
-
-
-class PlayerName(Rule):
-    """Who drilled: what the drill settings, the log writer and the log reader accept (`player_problem`)."""
-
-    def normalize(self, value: object) -> str:
-        problem = player_problem(value)
-        if problem:
-            raise ValueError(problem)
-        return value
-
-    def bad_values(self) -> list:
-        return ["", "  ", "tab\there", "zero\u200bwidth", "x" * (MAX_PLAYER_LENGTH + 1), 5, None]
-
-
-PLAYER_NAME = PlayerName()
-
-
-def check_player(name: object) -> str:
-    """The player name as given, or InputError: any letters, digits, spaces and punctuation, 1 to 100 characters.
-
-    Refused: control characters (tabs, line breaks, NUL), zero-width characters and bidi controls (U+200B to
-    U+200F, U+202A to U+202E, U+2060 to U+2069, U+FEFF), which hide or reorder what a name shows.
-    """
-    problem = player_problem(name)
-    if problem:
-        raise InputError(problem, field="player")
-    return name
-
-
-def player_problem(name: object) -> str | None:
-    """What is wrong with a player name (see `check_player`), or None: the writer's and the reader's one rule."""
-    if not isinstance(name, str) or not name.strip():
-        return "give a name (any letters, spaces allowed)"
-    hidden = _NOT_IN_NAME.search(name)
-    if hidden:
-        return (f"a name cannot contain control, zero-width or text-direction characters; this one has "
-                f"U+{ord(hidden.group()):04X} at position {hidden.start() + 1}")
-    if len(name) > MAX_PLAYER_LENGTH:
-        return f"at most {MAX_PLAYER_LENGTH} characters, not {len(name)}"
-    return None
 
 
 def logged_positions(positions: Mapping, table: TableModel) -> dict:
