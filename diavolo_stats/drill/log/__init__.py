@@ -20,7 +20,7 @@ from diavolo_stats import lazy_exports
 
 # Each name is loaded from its module on first use (PEP 562): the player rule and the log's place cost no
 # pandas, so the drill's settings (and the command line's help) read them without loading the reader.
-_HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
+_LOG_HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
     "reader": ("FIGURE_COLUMNS", "LOADED_COLUMNS", "FollowedLog", "SkippedRowsWarning", "load_logs"),
     "schema": ("CELLS", "COLUMNS", "COLUMNS_V1", "HEADER_LINE", "HEADER_LINE_V1", "INTERFACES", "NO_ANSWER",
                "SCHEMA_VERSION", "TrialRow", "TruncatedLogWarning", "check_outcome", "csv_line", "format_row",
@@ -31,5 +31,5 @@ _HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
     "writer": ("DrillLog", "StoredTrial", "is_drill_log"),
 }.items() for name in names} | {"MAX_SEED": "diavolo_stats.drill"}
 
-__all__ = sorted(_HOMES)
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+__all__ = sorted(_LOG_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _LOG_HOMES)
