@@ -20,7 +20,7 @@ from starlette.templating import Jinja2Templates
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command, Variant
-from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import NO_ANSWER
 from diavolo_stats.drill.settings import (
     FEEDBACK_MS,
@@ -62,13 +62,14 @@ def command_examples() -> list[dict]:
 def drill_settings() -> dict:
     """What the browser drill's page takes from the library, served in the page as JSON: a session's trials
     (default and limit), the answer time and the feedback time (defaults and limits; the page's own query may
-    change them for tests), the default answer keys and the keys taken, and the answer logged for none."""
+    change them for tests), the default answer keys and the keys taken, the answer logged for none, and the
+    fastest answer a person gives (a faster key was pressed before the roll was seen: too early)."""
     return {
         "trials": {"default": DEFAULT_TRIALS, "least": 1, "most": MAX_TRIALS_PER_SESSION},
         "timeout_s": {"default": TIMEOUT_S, "most": MAX_TIMEOUT_S},
         "feedback_ms": {"default": FEEDBACK_MS, "most": MAX_FOREPERIOD_MS},
         "keys": answer_keys(Variant(), {}),
-        "quit_key": QUIT_KEY, "help_key": HELP_KEY, "no_answer": NO_ANSWER,
+        "quit_key": QUIT_KEY, "help_key": HELP_KEY, "no_answer": NO_ANSWER, "min_latency_ms": MIN_LATENCY_MS,
     }
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import urllib.request
 
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import load_logs
 from web.browser_harness import answer_after, start_drill
 
@@ -68,3 +69,24 @@ def test_a_trial_refused_for_good_is_shown_and_does_not_block_the_one_behind_it(
     rejected = json.loads(page.evaluate("localStorage.getItem('diavolo.rejected-trials')"))
     assert [kept["trial"]["trial"] for kept in rejected] == [1] and rejected[0]["error"].startswith("player: ")
     assert "refused" in page.text_content("#queue-status")
+
+
+def test_a_key_faster_than_a_person_reads_the_roll_is_too_early_not_refused(server, page, log_path):
+    start_drill(page, server.url, "Ann", 1, foreperiod_ms="3000,3000")  # time to watch for the first onset
+    cdp = page.context.new_cdp_session(page)
+    # A key the page reads 5 ms after the onset, whatever the machine's load: dispatched in the page itself as
+    # soon as the roll's onset is set (a key through the test and the browser's input can be 100s of ms late).
+    page.evaluate("""() => new Promise((done) => new MutationObserver((changes, observer) => {
+        const onset = Number(document.body.dataset.onset);
+        if (!onset) return;
+        observer.disconnect();
+        while (performance.now() < onset + 5) {}
+        document.dispatchEvent(new KeyboardEvent("keydown", { key: "r", bubbles: true }));
+        done();
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-onset"] }))""")
+    answer_after(page, cdp, MIN_LATENCY_MS + 200, "b")  # the new roll, read and answered
+    page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
+    page.wait_for_function("() => localStorage.getItem('diavolo.pending-trials') === '[]'", timeout=30_000)
+    frame = load_logs([log_path]).sort_values("trial")
+    assert list(frame["too_early"]) == [True, False] and list(frame["answer"]) == ["none", "black"]
+    assert page.evaluate("localStorage.getItem('diavolo.rejected-trials')") in (None, "[]")

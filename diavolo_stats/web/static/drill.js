@@ -247,12 +247,16 @@ function record(current, answer, latencyMs, { tooEarly = false } = {}) {
 function answered(answer, timeStamp) {
   const current = trial;
   if (!current || !session) return;
-  if (current.phase === "fixation") {
+  // Faster than a person can read the roll: the key was pressed before the roll was seen, which is too early.
+  const anticipated = current.phase === "stimulus" && timeStamp - current.onset < SETTINGS.min_latency_ms;
+  if (current.phase === "fixation" || anticipated) {
     // Too early: logged as its own row (no answer, no latency), and the trial is run again with a new roll.
     stopTimers(current);
     current.phase = "feedback";
     record(current, NO_ANSWER, null, { tooEarly: true });
-    feedback("TOO EARLY", "wait for the dice; that key did not count, and a new roll follows", "early");
+    feedback("TOO EARLY", anticipated ? "faster than anyone reads the dice: that key was pressed before you saw "
+      + "them; it did not count, and a new roll follows" : "wait for the dice; that key did not count, and a new "
+      + "roll follows", "early");
     return;
   }
   if (current.phase !== "stimulus") return;
