@@ -91,7 +91,7 @@ def test_logged_latency_is_the_delay_of_the_key_after_the_onset(server, page, lo
 
 def test_the_table_is_drawn_where_the_roll_is_judged_with_its_aspect_kept(server, page, tmp_path):
     start_drill(page, server.url, "Ann", 2, feedback_ms="60000")
-    wait_for_stimulus(page)
+    onset = wait_for_stimulus(page)
     save_screenshot(page, tmp_path, "drill-roll.png")
     # Every die's drawn center, in screen pixels, against its logged position scaled to the table's box.
     placed = page.evaluate("""() => {
@@ -110,6 +110,7 @@ def test_the_table_is_drawn_where_the_roll_is_judged_with_its_aspect_kept(server
         assert die["aspect"] == pytest.approx(1.0)
         assert abs(die["screen"][0] - die["expected"][0]) < 1 and abs(die["screen"][1] - die["expected"][1]) < 1
         assert die["width"] == pytest.approx(16 * die["scale"], abs=1)
+    page.wait_for_function("at => performance.now() >= at", arg=onset + MIN_LATENCY_MS)  # sooner is too early
     page.keyboard.press("w")
     page.wait_for_function("() => document.body.dataset.state === 'feedback'")
     assert re.match(r"(RIGHT|WRONG)", page.locator("#verdict").inner_text())
@@ -239,9 +240,10 @@ def test_help_mid_trial_shows_every_command_and_drops_that_trial(server, page, l
     assert all(text.startswith("e.g.") for text in page.locator("#help .example").all_inner_texts())
     page.keyboard.press("Escape")
     cdp = page.context.new_cdp_session(page)
-    assert wait_for_stimulus(page) > shown
+    onset = wait_for_stimulus(page)
+    assert onset > shown
     assert page.locator("#dice").inner_html() != first_roll  # a new roll: the dropped one may have been seen
-    press_at(page, cdp, page.evaluate("() => performance.now()") + 50, "b")
+    press_at(page, cdp, onset + MIN_LATENCY_MS + 50, "b")  # sooner is too early
     wait_for_summary(page)
     frame = load_logs([log_path])
     assert list(frame["trial"]) == [1] and list(frame["answer"]) == ["black"]
