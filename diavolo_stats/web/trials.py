@@ -40,6 +40,7 @@ from diavolo_stats.drill.log import (
     StoredTrial,
     TrialRow,
 )
+from diavolo_stats.drill.log.schema import EARLIEST, LATEST, MAX_AHEAD
 from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import Dice, DieCenters, judged_trial
 from diavolo_stats.errors import InputError
@@ -65,8 +66,6 @@ BROWSER_VARIANTS = ("standard", "kids")
 """The games the browser drill offers (each also command-first)."""
 
 MAX_LATENCY_MS = 3_600_000.0
-MAX_AHEAD_S = 24 * 3600
-"""How far ahead of the server's clock a trial's timestamp may be (a device's clock set wrong by hours)."""
 TRIALS_PER_SECOND = 20.0
 """Rows one session may add per second, on average; a person answers a few per second at most."""
 TRIAL_BURST = 100
@@ -77,8 +76,9 @@ MAX_SESSIONS_TRACKED = 10_000
 
 @dataclasses.dataclass(frozen=True)
 class Moment(Rule):
-    """An ISO 8601 time with its zone (`Z` for UTC), kept as a datetime in UTC, at most MAX_AHEAD_S ahead of
-    this computer's clock (a page's clock may be somewhat off; a trial from next year is forged)."""
+    """An ISO 8601 time with its zone (`Z` for UTC), kept as a datetime in UTC, within the drill log's range
+    (`EARLIEST` to `LATEST`) and at most `MAX_AHEAD` ahead of this computer's clock (a page's clock may be
+    somewhat off; a trial from next year is forged): the log schema's rule, checked here to answer 400."""
 
     def normalize(self, value: Any) -> datetime:
         try:
@@ -87,11 +87,11 @@ class Moment(Rule):
                 moment = moment.astimezone(timezone.utc)
         except (ValueError, OverflowError):  # not ISO 8601, or its zone moves it out of the calendar
             moment = None
-        if moment is None or moment.tzinfo is None:
-            raise ValueError("must be an ISO 8601 time with its zone, e.g. 2026-01-31T12:00:00.000Z")
-        if (moment - datetime.now(timezone.utc)).total_seconds() > MAX_AHEAD_S:
-            raise ValueError(f"must be a time of the past, at most {MAX_AHEAD_S // 3600} hours ahead of the "
-                             "server's clock")
+        if moment is None or moment.tzinfo is None or not EARLIEST <= moment < LATEST:
+            raise ValueError(f"must be an ISO 8601 time with its zone from {EARLIEST:%Y-%m-%d} to "
+                             f"{LATEST:%Y-%m-%d}, e.g. 2026-01-31T12:00:00.000Z")
+        if moment - datetime.now(timezone.utc) > MAX_AHEAD:
+            raise ValueError(f"must be at most {MAX_AHEAD.days} day ahead of the server's clock")
         return moment
 
     def bad_values(self) -> list[Any]:

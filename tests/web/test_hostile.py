@@ -10,13 +10,14 @@ import pytest
 from starlette.testclient import TestClient
 
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log.schema import MAX_AHEAD
 from diavolo_stats.errors import InputError
 from diavolo_stats.web import api
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.bodies import MAX_DEPTH
 from diavolo_stats.web.busy import HEAVY_AT_ONCE, RETRY_AFTER_S
 from diavolo_stats.web.deals import Deals
-from diavolo_stats.web.trials import MAX_AHEAD_S, MIN_LATENCY_MS
+from diavolo_stats.web.trials import MIN_LATENCY_MS
 from web.browser_harness import ORIGIN
 from web.test_api import SESSION, a_trial, logged_rows
 
@@ -119,8 +120,8 @@ def test_a_latency_below_the_human_floor_is_refused(client, log_path):
 
 
 def test_a_timestamp_far_in_the_future_or_off_the_calendar_is_refused_with_400(client, log_path):
-    ahead = datetime.now(timezone.utc) + timedelta(seconds=MAX_AHEAD_S + 3600)
-    for stamp in ("2099-01-01T00:00:00.000Z", ahead.isoformat(), "0001-01-01T00:00:00+14:00",
+    ahead = datetime.now(timezone.utc) + MAX_AHEAD + timedelta(hours=1)
+    for stamp in ("2099-01-01T00:00:00.000Z", ahead.isoformat(), "0001-01-01T00:00:00+14:00", "1677-09-21T00:00:00Z",
                   "9999-12-31T23:59:59-14:00"):
         response = client.post("/api/trials", json=a_trial(client, timestamp=stamp))
         assert response.status_code == 400 and response.json()["field"] == "timestamp", (stamp, response.text)
