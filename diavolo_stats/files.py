@@ -108,13 +108,17 @@ def atomic_file(path: str | Path, text: bool = True) -> Iterator[IO]:
     """A stream to write `path` with: a temporary file beside it, renamed over `path` when the block ends.
 
     An exception inside the block (Ctrl-C included) removes the temporary
-    file and leaves `path` as it was. A link or a file that is not regular is
+    file and leaves `path` as it was; an error of the system's (a full disk)
+    is then an InputError naming `path`. A link or a file that is not regular is
     refused (InputError) before anything is written. Text is UTF-8 with `\\n` line ends.
     """
     path = Path(path)
     check_target(path)
     folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:  # a folder this process may not write after all (read-only, an ACL, a quota)
+        raise InputError(f"cannot write {str(path)!r} ({error.strerror})") from None
     try:
         os.chmod(temporary, _new_file_mode())
         with os.fdopen(handle, "wb") as raw:
@@ -124,6 +128,9 @@ def atomic_file(path: str | Path, text: bool = True) -> Iterator[IO]:
             os.fsync(raw.fileno())
         os.replace(temporary, path)
         fsync_folder(folder)
+    except OSError as error:  # a full disk, most often: the old file stays, the temporary goes
+        Path(temporary).unlink(missing_ok=True)
+        raise InputError(f"cannot write {str(path)!r} ({error.strerror}); it is left as it was") from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -142,7 +142,8 @@ class Whole(Rule):
         return bad + ([self.high + 1] if self.high is not None else [])
 
     def bad_texts(self) -> list[str]:
-        return ["two", "1.5", "true", "", str(self.low - 1)] + ([str(self.high + 1)] if self.high is not None else [])
+        return (["two", "1.5", "true", "", "\u0661", "1_000", "1" * 5000, str(self.low - 1)]
+                + ([str(self.high + 1)] if self.high is not None else []))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,7 +194,7 @@ class Number(Rule):
     def bad_texts(self) -> list[str]:
         numbers_refused = [value for value in self.bad_values() if isinstance(value, float | int)
                            and not isinstance(value, bool)]
-        return ["fast", "true", "", *map(str, numbers_refused)]
+        return ["fast", "true", "", "\u0661", "1_000", "nan", *map(str, numbers_refused)]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -56,11 +56,14 @@ def _run(argv: list[str] | None) -> int:
     try:
         return args.handler(args)
     except InputError as error:
-        return fail(error_line(error, parser, args))
+        return fail(error_line(error, args))
     except BrokenPipeError:
         # `diavolo ... | head`: the reader left; nothing more to say.
         sys.stderr.close()
         return 0
+    except OSError as error:
+        # The system refused: a full disk, a folder this process may not write, a device gone.
+        return fail(f"{error.filename}: {error.strerror}" if error.filename else str(error.strerror or error))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,7 +11,7 @@ from typing import Any
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target, csv_text, write_atomically
 from diavolo_stats.results import FORMATS, Result, render
-from diavolo_stats.validation import DECIMAL_NUMBER, MAX_DIGITS, WHOLE_NUMBER
+from diavolo_stats.validation import Rule, Whole, check_value, declared
 
 EXIT_USAGE = 2
 
@@ -28,10 +28,66 @@ def fail(message: str) -> int:
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line, with no usage dump, in the form every error has."""
+    """An ArgumentParser whose errors are one line, with no usage dump, in the form every error has.
+
+    It also knows, for each destination its options set (`dest`, the library's
+    parameter name), the flag a user types for it (`flag_for`), so that a
+    library error about a parameter names the flag; a subcommand's parser is
+    carried in the parsed arguments (`COMMAND_PARSER`).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.flags: dict[str, str] = {}  # before ArgumentParser adds --help
+        super().__init__(*args, **kwargs)
+        self.set_defaults(**{COMMAND_PARSER: self})
 
     def error(self, message: str):  # type: ignore[override]
         sys.exit(fail(message))
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        return self._named(super().add_argument(*args, **kwargs))
+
+    def add_argument_group(self, *args: Any, **kwargs: Any):
+        return self._naming(super().add_argument_group(*args, **kwargs))
+
+    def add_mutually_exclusive_group(self, *args: Any, **kwargs: Any):
+        return self._naming(super().add_mutually_exclusive_group(*args, **kwargs))
+
+    def flag_for(self, dest: str) -> str | None:
+        """The flag (its longest spelling) or the positional argument that sets `dest`, or None."""
+        return self.flags.get(dest)
+
+    def _named(self, action: argparse.Action) -> argparse.Action:
+        self.flags[action.dest] = (max(action.option_strings, key=len) if action.option_strings
+                                   else action.metavar or action.dest)
+        return action
+
+    def _naming(self, group):
+        """`group` with its add_argument recording the flags here too."""
+        add = group.add_argument
+        group.add_argument = lambda *args, **kwargs: self._named(add(*args, **kwargs))
+        return group
+
+
+COMMAND_PARSER = "command_parser"
+"""The parsed arguments' attribute holding the parser of the (sub)command they were parsed by."""
+
+
+def value_type(rule: Rule):
+    """An argparse type: the value a flag's text stands for, read by `rule.from_text` and kept as `rule` keeps it
+    (the library's own check), refused with the library's message (argparse names the flag)."""
+
+    def parse(text: str) -> Any:
+        try:
+            return check_value("", rule.from_text(text), rule)
+        except InputError as error:
+            raise argparse.ArgumentTypeError(error.message) from None
+
+    return parse
+
+
+SEED = Whole(0)
+"""A seed: a whole number of 0 or more."""
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:
@@ -39,44 +95,6 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
         "--format", choices=FORMATS, default="table",
         help="table for people (default), csv or json for scripts",
     )
-
-
-
-
-def whole_number(text: str) -> int | None:
-    """The number `text` writes in plain ASCII digits (at most MAX_DIGITS), else None."""
-    text = text.strip()
-    return int(text) if len(text) <= MAX_DIGITS and WHOLE_NUMBER.fullmatch(text) else None
-
-
-def positive_int(minimum: int = 1, maximum: int | None = None):
-    """An argparse type: a whole number in ASCII digits from `minimum` to `maximum` (argparse names the flag)."""
-    allowed = f"from {minimum:,} to {maximum:,}" if maximum is not None else f"of at least {minimum}"
-
-    def parse(text: str) -> int:
-        value = whole_number(text)
-        if value is None:
-            raise argparse.ArgumentTypeError(f"must be a whole number {allowed} in digits 0-9, got {text!r}")
-        if value < minimum or (maximum is not None and value > maximum):
-            raise argparse.ArgumentTypeError(f"must be a whole number {allowed}, got {value:,}")
-        return value
-
-    return parse
-
-
-def non_negative_float(maximum: float | None = None):
-    """An argparse type: a number in ASCII digits (a point and an exponent allowed) from 0 to `maximum`."""
-    allowed = f"from 0 to {maximum:g}" if maximum is not None else "of 0 or more"
-
-    def parse(text: str) -> float:
-        if not DECIMAL_NUMBER.fullmatch(text.strip()) or len(text) > MAX_DIGITS:
-            raise argparse.ArgumentTypeError(f"must be a number {allowed} in digits 0-9, got {text!r}")
-        value = float(text)
-        if value == float("inf") or (maximum is not None and value > maximum):
-            raise argparse.ArgumentTypeError(f"must be a number {allowed}, got {text}")
-        return value
-
-    return parse
 
 
 def writable_path():
@@ -103,29 +121,15 @@ def save_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[st
     write_atomically(path, csv_text(rows, columns))
 
 
-def error_line(error: InputError, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
-    """A library error as the command line says it: the field named by its flag.
+def error_line(error: InputError, args: argparse.Namespace) -> str:
+    """A library error as the command line says it: the field named by the flag that sets it.
 
-    The flag is the option, among the parsers `args` went through, whose `dest`
-    is the error's field (each option's dest is the library's parameter name);
-    an error about no field, or a field no option sets, is printed as it is.
+    The flag is the option of the (sub)command `args` were parsed by whose
+    `dest` is the error's field (each option's dest is the library's parameter
+    name); an error about no field, or a field no option sets, is printed as it is.
     """
-    if error.field is None:
-        return error.message
-    for action in _actions_used(parser, args):
-        if action.dest == error.field:
-            name = max(action.option_strings, key=len) if action.option_strings else action.metavar or action.dest
-            return f"{name}: {error.message}"
-    return str(error)
-
-
-def _actions_used(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[argparse.Action]:
-    """The actions of `parser` and of every subcommand parser `args` chose, outermost first."""
-    actions = list(parser._actions)
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices:
-            actions += _actions_used(action.choices[getattr(args, action.dest)], args)
-    return actions
+    flag = getattr(args, COMMAND_PARSER).flag_for(error.field) if error.field is not None else None
+    return f"{flag}: {error.message}" if flag is not None else str(error)
 
 
 def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -> None:
@@ -136,25 +140,25 @@ def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -
     group.add_argument("--variant", default="standard", metavar="NAME|FILE",
                        help=f"the game to start from: a preset ({' or '.join(PRESETS)}: 3 or 2 dice per color) "
                             "or a variant file (.toml) with its own dice, commands and command die")
-    group.add_argument("--dice-per-color", type=positive_int(1, MAX_DICE_PER_COLOR), metavar="N",
+    group.add_argument("--dice-per-color", type=value_type(Whole(1, MAX_DICE_PER_COLOR)), metavar="N",
                        help=f"dice in each color, 1 to {MAX_DICE_PER_COLOR} (overrides the preset)")
     group.add_argument("--colors", metavar="C1,C2,...",
                        help=f"2 to {MAX_COLORS} color names, comma-separated (default black,red,white)")
-    group.add_argument("--sides", type=positive_int(2, MAX_SIDES), metavar="N",
+    group.add_argument("--sides", type=value_type(Whole(2, MAX_SIDES)), metavar="N",
                        help=f"faces per die, 2 to {MAX_SIDES} (default 6)")
     group.add_argument("--commands", metavar="CMD,...",
                        help="commands on the command die, comma-separated (default: all six, or a variant file's die)")
     if table:
         from diavolo_stats.core.table_model import MAX_SCATTER_MM, MAX_TOLERANCE, TableModel
 
-        defaults = TableModel()
-        group.add_argument("--tolerance", type=non_negative_float(MAX_TOLERANCE), default=defaults.tolerance,
+        defaults, rules = TableModel(), declared(TableModel, ("tolerance", "scatter_mm", "die_mm"))[0]
+        group.add_argument("--tolerance", type=value_type(rules["tolerance"]), default=defaults.tolerance,
                            help="closest: distances within this fraction of the nearest tie, "
                                 f"0 to {MAX_TOLERANCE:g} (default {defaults.tolerance})")
-        group.add_argument("--scatter-mm", type=non_negative_float(MAX_SCATTER_MM), default=defaults.scatter_mm,
+        group.add_argument("--scatter-mm", type=value_type(rules["scatter_mm"]), default=defaults.scatter_mm,
                            help="closest: side of the square the dice land in, mm, larger than the die and at most "
                                 f"{MAX_SCATTER_MM:g} (default {defaults.scatter_mm:g})")
-        group.add_argument("--die-mm", type=non_negative_float(), default=defaults.die_mm,
+        group.add_argument("--die-mm", type=value_type(rules["die_mm"]), default=defaults.die_mm,
                            help=f"closest: edge of a die, mm, above 0 (default {defaults.die_mm:g})")
 
 

@@ -8,11 +8,8 @@ from pathlib import Path
 from diavolo_stats.cli.common import (
     add_format_argument,
     add_variant_arguments,
-    non_negative_float,
-    positive_int,
     print_result,
     variant_from_args,
-    whole_number,
 )
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
@@ -28,6 +25,10 @@ from diavolo_stats.drill.settings import (
     answer_keys,
 )
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import declared
+
+NUMBERS = ("trials", "minutes", "seed", "timeout_s", "foreperiod_ms", "feedback_ms")
+"""The flags that are numbers, read by DrillSettings' own rules."""
 
 
 def register(subparsers) -> None:
@@ -41,27 +42,27 @@ def register(subparsers) -> None:
                     "first session opens with a one-screen introduction.")
     parser.add_argument("--player", required=True, metavar="NAME", help="who is drilling (any name)")
     length = parser.add_mutually_exclusive_group()
-    length.add_argument("--trials", type=positive_int(1, MAX_TRIALS_PER_SESSION), metavar="N",
+    length.add_argument("--trials", metavar="N",
                         help=f"trials to show, 1 to {MAX_TRIALS_PER_SESSION:,} (default {DEFAULT_TRIALS})")
-    length.add_argument("--minutes", type=non_negative_float(MAX_SESSION_MINUTES), metavar="M",
+    length.add_argument("--minutes", metavar="M",
                         help=f"start new trials for M minutes instead of a number of trials, "
                              f"up to {MAX_SESSION_MINUTES:g}")
     parser.add_argument("--command-first", action="store_true",
                         help="the rulebook's easier game: the command is shown before the dice")
     parser.add_argument("--adaptive", action="store_true",
                         help="choose the next command (and tie or not) where the log says you are slow or wrong")
-    parser.add_argument("--seed", type=positive_int(0), metavar="S", help="seed for rolls and foreperiods")
+    parser.add_argument("--seed", metavar="S", help="seed for rolls and foreperiods")
     parser.add_argument("--log", type=Path, metavar="PATH",
                         help="CSV log to append to (default: $DIAVOLO_LOG, else data/drills.csv)")
-    parser.add_argument("--timeout", dest="timeout_s", type=non_negative_float(), metavar="S",
+    parser.add_argument("--timeout", dest="timeout_s", metavar="S",
                         help=f"seconds to wait for an answer, up to {MAX_TIMEOUT_S:g} (default {TIMEOUT_S:g})")
     parser.add_argument("--keys", metavar="ANSWER=KEY,...",
                         help=f"answer keys, e.g. black=j,red=k,white=l,grey=h (default: {keys}; {QUIT_KEY} and "
                              f"{HELP_KEY} are taken)")
-    parser.add_argument("--foreperiod-ms", type=_foreperiod, metavar="MIN,MAX",
+    parser.add_argument("--foreperiod-ms", dest="foreperiod_ms", metavar="MIN,MAX",
                         help=f"for tests and experiments: the random wait before each roll, 0 to "
                              f"{MAX_FOREPERIOD_MS:,} ms (default {FOREPERIOD_MS[0]},{FOREPERIOD_MS[1]})")
-    parser.add_argument("--feedback-ms", type=positive_int(0), metavar="MS",
+    parser.add_argument("--feedback-ms", dest="feedback_ms", metavar="MS",
                         help=f"how long the feedback stays before the next trial, 0 to {MAX_FOREPERIOD_MS:,} ms "
                              f"(default {FEEDBACK_MS})")
     parser.add_argument("--no-intro", dest="intro", action="store_false",
@@ -69,14 +70,6 @@ def register(subparsers) -> None:
     add_variant_arguments(parser)
     add_format_argument(parser)
     parser.set_defaults(handler=run)
-
-
-def _foreperiod(text: str) -> tuple[int, int]:
-    low, comma, high = text.partition(",")
-    shortest, longest = whole_number(low), whole_number(high if comma else low)
-    if shortest is None or longest is None:
-        raise argparse.ArgumentTypeError(f"need whole ms MIN,MAX in digits 0-9, got {text!r}")
-    return shortest, longest
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace) -> DrillSettings:
+    rules = declared(DrillSettings, NUMBERS)[0]
+    if args.foreperiod_ms is not None and "," not in args.foreperiod_ms:
+        args.foreperiod_ms = f"{args.foreperiod_ms},{args.foreperiod_ms}"  # one wait: always that long
+    numbers = {name: rules[name].from_text(getattr(args, name)) for name in NUMBERS if getattr(args, name) is not None}
     variant = variant_from_args(args)
     keys = None
     if args.keys is not None:
@@ -94,9 +91,7 @@ def _settings(args: argparse.Namespace) -> DrillSettings:
         if any(not sep for _, sep, _ in pairs):
             raise InputError(f"write ANSWER=KEY pairs separated by commas, got {args.keys!r}", field="keys")
         keys = {answer.strip(): key for answer, _, key in pairs}
-    optional = {"trials": args.trials, "minutes": args.minutes, "seed": args.seed, "log": args.log,
-                "timeout_s": args.timeout_s, "foreperiod_ms": args.foreperiod_ms, "feedback_ms": args.feedback_ms,
-                "keys": keys}
+    optional = {"log": args.log, "keys": keys}
     return DrillSettings(
         player=args.player, variant=variant, command_first=args.command_first, adaptive=args.adaptive,
-        intro=args.intro, **{name: value for name, value in optional.items() if value is not None})
+        intro=args.intro, **numbers, **{name: value for name, value in optional.items() if value is not None})

@@ -6,10 +6,11 @@ import sys
 import warnings
 
 from diavolo_stats.cli.common import (
+    SEED,
     add_format_argument,
     add_variant_arguments,
-    positive_int,
     print_result,
+    value_type,
     variant_from_args,
     writable_path,
 )
@@ -24,6 +25,7 @@ from diavolo_stats.game.settings import (
     EndRule,
     GameRules,
 )
+from diavolo_stats.validation import Whole
 
 
 def register(subparsers) -> None:
@@ -35,9 +37,9 @@ def register(subparsers) -> None:
     parser.add_argument("--players", nargs="+", required=True, metavar="PLAYER",
                         help=f"2 to {MAX_PLAYERS} players: a name in the drill log (fitted from their trials), "
                              "preset:novice, preset:average, preset:expert, or a FILE.toml")
-    parser.add_argument("--games", type=positive_int(1, MAX_GAMES), default=DEFAULT_GAMES, metavar="N",
+    parser.add_argument("--games", type=value_type(Whole(1, MAX_GAMES)), default=DEFAULT_GAMES, metavar="N",
                         help=f"games to play, 1 to {MAX_GAMES:,} (default {DEFAULT_GAMES:,}); memory stays flat")
-    parser.add_argument("--seed", type=positive_int(0), metavar="S",
+    parser.add_argument("--seed", type=value_type(SEED), metavar="S",
                         help="make the run repeatable: a whole number of 0 or more (default: fresh entropy, printed)")
     parser.add_argument("--end", choices=[rule.value for rule in EndRule], default=EndRule.LAST_STANDING.value,
                         help="last-standing: the last player with gems wins (rulebook, default); "
@@ -48,10 +50,12 @@ def register(subparsers) -> None:
     parser.add_argument("--command-first", action="store_true",
                         help="the rulebook's easier variant: the command die is shown first; players named "
                              "from the drill log are fitted from their rows of that variant")
-    parser.add_argument("--max-rounds", type=positive_int(1, MAX_GAME_ROUNDS), default=DEFAULT_MAX_ROUNDS, metavar="N",
+    parser.add_argument("--max-rounds", type=value_type(Whole(1, MAX_GAME_ROUNDS)), default=DEFAULT_MAX_ROUNDS,
+                        metavar="N",
                         help=f"stop a game after N rounds with no winner, 1 to {MAX_GAME_ROUNDS:,} "
                              f"(default {DEFAULT_MAX_ROUNDS})")
-    parser.add_argument("--design-games", type=positive_int(0, MAX_GAMES), default=DEFAULT_DESIGN_GAMES, metavar="N",
+    parser.add_argument("--design-games", type=value_type(Whole(0, MAX_GAMES)), default=DEFAULT_DESIGN_GAMES,
+                        metavar="N",
                         help=f"games per reference lineup for balance and skill, 0 to {MAX_GAMES:,} "
                              f"(default {DEFAULT_DESIGN_GAMES:,}; 0 skips them)")
     parser.add_argument("--log", dest="log_path", metavar="PATH",

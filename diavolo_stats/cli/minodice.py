@@ -10,16 +10,26 @@ import argparse
 import dataclasses
 
 from diavolo_stats.cli.common import (
+    SEED,
     add_format_argument,
-    positive_int,
     print_result,
-    whole_number,
+    value_type,
 )
-from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
 from diavolo_stats.minodice.bidding import MAX_BID_SIMULATIONS
 from diavolo_stats.minodice.odds import MAX_TRICK_SIMULATIONS, METHODS
-from diavolo_stats.minodice.options import ALL_FLAGS, EQUAL_SPECIALS, MERMAID_BONUS, THREE_SPECIALS, WRONG_BID, Rules
+from diavolo_stats.minodice.options import (
+    ALL_FLAGS,
+    EQUAL_SPECIALS,
+    MAX_PLAYERS,
+    MERMAID_BONUS,
+    MIN_PLAYERS,
+    ROUNDS_BY_PLAYERS,
+    THREE_SPECIALS,
+    WRONG_BID,
+    Rules,
+)
+from diavolo_stats.validation import Whole
 
 
 def register(subparsers) -> None:
@@ -48,7 +58,7 @@ def register(subparsers) -> None:
                       help="numbers of other dice in the trick, comma-separated, each 1 to 5 (default 1,2,3,4,5)")
     odds.add_argument("--method", choices=METHODS, default="auto",
                       help="auto (default): exact where enumeration is cheap, simulated otherwise")
-    odds.add_argument("--simulations", type=positive_int(1, MAX_TRICK_SIMULATIONS), default=100_000, metavar="N",
+    odds.add_argument("--simulations", type=value_type(Whole(1, MAX_TRICK_SIMULATIONS)), default=100_000, metavar="N",
                       help=f"tricks per simulated figure, 1 to {MAX_TRICK_SIMULATIONS:,} (default 100,000)")
     _add_shared_arguments(odds, follow=False)
     odds.set_defaults(handler=_odds)
@@ -58,12 +68,15 @@ def register(subparsers) -> None:
                                           "the rest of the bag, every player rolling a random allowed die) and "
                                           "score every bid.")
     bid.add_argument("--hand", required=True, metavar="DIE,...", help='die names, e.g. "black,mermaid,yellow"')
-    bid.add_argument("--round", dest="round_number", type=positive_int(), required=True, metavar="N",
-                     help="the round, 1 or more; each player holds this many dice")
-    bid.add_argument("--players", type=positive_int(), required=True, metavar="N", help="players, 3 to 6")
-    bid.add_argument("--seat", type=positive_int(), metavar="N",
+    bid.add_argument("--round", dest="round_number", type=value_type(Whole(1, max(ROUNDS_BY_PLAYERS.values()))),
+                     required=True, metavar="N",
+                     help=f"the round, 1 to {max(ROUNDS_BY_PLAYERS.values())} (fewer with more players); "
+                          "each player holds this many dice")
+    bid.add_argument("--players", type=value_type(Whole(MIN_PLAYERS, MAX_PLAYERS)), required=True, metavar="N",
+                     help=f"players, {MIN_PLAYERS} to {MAX_PLAYERS}")
+    bid.add_argument("--seat", type=value_type(Whole(1, MAX_PLAYERS)), metavar="N",
                      help="your seat, 1 to players; 1 leads the first trick (default: a random seat each round)")
-    bid.add_argument("--simulations", type=positive_int(2, MAX_BID_SIMULATIONS), default=20_000, metavar="N",
+    bid.add_argument("--simulations", type=value_type(Whole(2, MAX_BID_SIMULATIONS)), default=20_000, metavar="N",
                      help=f"rounds to simulate, 2 to {MAX_BID_SIMULATIONS:,} (default 20,000); memory stays flat")
     _add_shared_arguments(bid, follow=True)
     bid.set_defaults(handler=_bid)
@@ -71,7 +84,7 @@ def register(subparsers) -> None:
 
 def _add_shared_arguments(parser: argparse.ArgumentParser, follow: bool) -> None:
     parser.add_argument("--dice", metavar="FILE", help="dice file (TOML) replacing the default, reconstructed dice")
-    parser.add_argument("--seed", type=positive_int(0), metavar="N",
+    parser.add_argument("--seed", type=value_type(SEED), metavar="N",
                         help="seed for the simulation (default: a fresh one, printed)")
     rules = parser.add_argument_group("rules the sources leave open")
     defaults = Rules()
@@ -108,10 +121,8 @@ def _rules(args: argparse.Namespace) -> Rules:
 
 
 def _against(text: str) -> tuple[int, ...]:
-    numbers = tuple(whole_number(part) for part in text.split(","))
-    if None in numbers:
-        raise InputError(f"must be whole numbers (digits 0-9) separated by commas, got {text!r}", field="against")
-    return numbers
+    """Each number of `against` as the library's rule reads text (the library checks each)."""
+    return tuple(Whole(1).from_text(part) for part in text.split(","))
 
 
 def _score(args: argparse.Namespace) -> int:

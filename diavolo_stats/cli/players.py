@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import add_format_argument, positive_int, print_result
+from diavolo_stats.cli.common import add_format_argument, print_result, value_type
+from diavolo_stats.validation import Whole
 
 
 def register(subparsers) -> None:
@@ -17,7 +18,7 @@ def register(subparsers) -> None:
     parser.add_argument("--log", dest="log_path", required=True, metavar="PATH", help="the drill log to fit")
     parser.add_argument("--player", dest="players", nargs="+", metavar="NAME",
                         help="only these players (default: everyone with enough answers)")
-    parser.add_argument("--dice", type=positive_int(2, 96), default=9, metavar="N",
+    parser.add_argument("--dice", type=value_type(Whole(2, 96)), default=9, metavar="N",
                         help="quote the figures on a roll of N colored dice, 2 to 96 (default 9, the box); "
                              "beyond the log's rolls they are extrapolated, and the output says so")
     add_format_argument(parser)

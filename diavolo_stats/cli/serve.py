@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import positive_int
+from diavolo_stats.cli.common import value_type
+from diavolo_stats.validation import Whole
+
+MAX_PORT = 65_535
+"""The highest TCP port number."""
 
 
 def register(subparsers) -> None:
@@ -17,8 +21,8 @@ def register(subparsers) -> None:
                     "once the requests in flight are answered.")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only; any other needs a token)")
-    parser.add_argument("--port", type=positive_int(0), default=8765, metavar="N",
-                        help="port to listen on (default 8765; 0 picks a free one)")
+    parser.add_argument("--port", type=value_type(Whole(0, MAX_PORT)), default=8765, metavar="N",
+                        help=f"port to listen on, 0 to {MAX_PORT:,} (default 8765; 0 picks a free one)")
     parser.add_argument("--log", type=Path, metavar="PATH",
                         help="drill log the browser drill appends to (default: $DIAVOLO_LOG, else data/drills.csv)")
     parser.add_argument("--token", metavar="TOKEN",

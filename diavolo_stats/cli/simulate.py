@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from diavolo_stats.cli.common import (
+    SEED,
     add_format_argument,
     add_variant_arguments,
-    positive_int,
     print_result,
     progress_bar,
     save_csv,
+    value_type,
     variant_from_args,
     writable_path,
 )
 from diavolo_stats.core.simulate import DEFAULT_CHUNK_ROUNDS, MAX_ROUNDS, MAX_WORKERS, simulate
+from diavolo_stats.validation import Whole
 
 
 def register(subparsers) -> None:
@@ -20,14 +22,14 @@ def register(subparsers) -> None:
         "simulate", help="estimate each command's tie frequency by rolling many rounds",
         description="Roll many rounds (vectorized, in seeded blocks) and report, for every command, "
                     "how often it ties, with a 95% interval and the distance from the exact value.")
-    parser.add_argument("--rounds", type=positive_int(1, MAX_ROUNDS), default=1_000_000, metavar="N",
+    parser.add_argument("--rounds", type=value_type(Whole(1, MAX_ROUNDS)), default=1_000_000, metavar="N",
                         help=f"rounds to roll, 1 to {MAX_ROUNDS:,} (default 1,000,000); memory stays flat")
-    parser.add_argument("--seed", type=positive_int(0), metavar="S",
+    parser.add_argument("--seed", type=value_type(SEED), metavar="S",
                         help="make the run repeatable: a whole number of 0 or more (default: fresh entropy, printed)")
-    parser.add_argument("--workers", type=positive_int(1, MAX_WORKERS), default=1, metavar="W",
+    parser.add_argument("--workers", type=value_type(Whole(1, MAX_WORKERS)), default=1, metavar="W",
                         help=f"processes to spread the rounds over, 1 to {MAX_WORKERS} here (4 per CPU; default 1); "
                              "never more than there are chunks")
-    parser.add_argument("--chunk-rounds", type=positive_int(1, MAX_ROUNDS), default=DEFAULT_CHUNK_ROUNDS,
+    parser.add_argument("--chunk-rounds", type=value_type(Whole(1, MAX_ROUNDS)), default=DEFAULT_CHUNK_ROUNDS,
                         metavar="N", help=f"rounds handed to a process at a time, 1 to {MAX_ROUNDS:,} "
                                           f"(default {DEFAULT_CHUNK_ROUNDS:,}); does not change the numbers")
     parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",

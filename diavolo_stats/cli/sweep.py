@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import add_format_argument, positive_int, print_result, progress_bar
+from diavolo_stats.cli.common import SEED, add_format_argument, print_result, progress_bar, value_type
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import AXES, MAX_VARIANTS, PALETTE, SweepGrid, parse_values
+from diavolo_stats.validation import Whole
 
 
 def register(subparsers) -> None:
@@ -37,12 +38,12 @@ def register(subparsers) -> None:
                       help=f"closest: side of the square the dice land in, mm (default {defaults.scatter_mm:g})")
     grid.add_argument("--die-mm", metavar="LIST",
                       help=f"closest: edge of a die, mm (default {defaults.die_mm:g})")
-    grid.add_argument("--rounds", type=positive_int(1, MAX_ROUNDS), default=1_000_000, metavar="N",
+    grid.add_argument("--rounds", type=value_type(Whole(1, MAX_ROUNDS)), default=1_000_000, metavar="N",
                       help=f"closest: rounds simulated per variant, 1 to {MAX_ROUNDS:,} (default 1,000,000)")
-    grid.add_argument("--seed", type=positive_int(0), default=0, metavar="S",
+    grid.add_argument("--seed", type=value_type(SEED), default=0, metavar="S",
                       help="sweep seed; each variant's simulation is seeded from it and the variant (default 0)")
     running = parser.add_argument_group("running")
-    running.add_argument("--workers", type=positive_int(1, MAX_WORKERS), default=1, metavar="W",
+    running.add_argument("--workers", type=value_type(Whole(1, MAX_WORKERS)), default=1, metavar="W",
                          help=f"local processes simulating at once, 1 to {MAX_WORKERS} here (4 per CPU; default 1)")
     running.add_argument("--scheduler", metavar="ADDRESS",
                          help="run on Dask distributed: a scheduler address (tcp://host:8786) or local:N "
@@ -56,7 +57,7 @@ def register(subparsers) -> None:
                        help="show only variants whose every listed command (or overall, the grey rate over the "
                             "command die) ties within its range (e.g. overall=0.15..0.18,closest=..0.15), "
                             "nearest the centers first")
-    found.add_argument("--nearest", type=positive_int(1, MAX_VARIANTS), metavar="K",
+    found.add_argument("--nearest", type=value_type(Whole(1, MAX_VARIANTS)), metavar="K",
                        help="when no variant meets --target, show the K nearest, with their distance")
     found.add_argument("--plot", type=Path, metavar="DIR", help="write one heatmap PNG per command into DIR")
     found.add_argument("--plot-axes", metavar="X,Y[,FACET]",

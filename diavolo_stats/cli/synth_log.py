@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import add_format_argument, positive_int, print_result
+from diavolo_stats.cli.common import SEED, add_format_argument, print_result, value_type
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
+from diavolo_stats.validation import Whole
 
 
 def register(subparsers) -> None:
@@ -19,11 +20,11 @@ def register(subparsers) -> None:
     parser.add_argument("--players", dest="player_specs", nargs="+", metavar="SPEC",
                         help="preset:novice|average|expert or a player .toml file "
                              "(default: preset:novice preset:average preset:expert)")
-    parser.add_argument("--sessions", type=positive_int(), default=6, metavar="N",
+    parser.add_argument("--sessions", type=value_type(Whole(1)), default=6, metavar="N",
                         help="sessions per player, one a day (default 6)")
-    parser.add_argument("--trials", type=positive_int(1, MAX_TRIALS_PER_SESSION), default=60, metavar="N",
+    parser.add_argument("--trials", type=value_type(Whole(1, MAX_TRIALS_PER_SESSION)), default=60, metavar="N",
                         help=f"trials per session, 1 to {MAX_TRIALS_PER_SESSION:,} (default 60)")
-    parser.add_argument("--seed", type=positive_int(0), default=7, metavar="S", help="random seed (default 7)")
+    parser.add_argument("--seed", type=value_type(SEED), default=7, metavar="S", help="random seed (default 7)")
     parser.add_argument("--variant", dest="variant_names", nargs="+", choices=("standard", "kids"),
                         default=["standard"], metavar="NAME",
                         help="game drilled, standard or kids; several take turns, session by session "

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.minodice.dice import Bag, as_bag
-from diavolo_stats.minodice.options import Rules
+from diavolo_stats.minodice.options import Rules, check_round
 from diavolo_stats.minodice.play import deal, play_tricks
 from diavolo_stats.minodice.scoring import score_round
 from diavolo_stats.results import NotedRows
@@ -112,6 +112,7 @@ def advise_bid(hand: str | list[str] | tuple[str, ...], round_number: int, playe
     exactly `round_number` dice. `bag` is a Bag, a dice file, or None for the shipped dice. With
     `seed` None a fresh seed is drawn and reported, so any run can be repeated.
     """
+    check_round(round_number, players)  # before anything sized by the round is made
     bag = as_bag(bag)
     types = bag.parse_hand(hand)
     if seed is None:

@@ -45,7 +45,7 @@ from diavolo_stats.core.variant import (
     Variant,
 )
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Instance, Maybe, Number, Rule, Several, Text, Whole, setting
+from diavolo_stats.validation import Configuration, Instance, Maybe, Number, Rule, Several, Text, Whole, setting, shown
 
 PALETTE = DEFAULT_COLORS + ("blue", "green", "yellow", "purple", "orange")
 """Color names of a grid over the number of colors: n colors are the first n of these."""
@@ -53,22 +53,24 @@ PALETTE = DEFAULT_COLORS + ("blue", "green", "yellow", "purple", "orange")
 MAX_VARIANTS = 100_000
 """Largest grid one sweep runs; split a larger one along one parameter into several sweeps."""
 
-_INTEGER = r"[0-9]+"
-_DECIMAL = r"[0-9]+(?:\.[0-9]+)?"
+_INTEGER = r"[0-9]{1,20}"
+_DECIMAL = r"[0-9]{1,20}(?:\.[0-9]{1,20})?"
+# At most 20 digits either side of the point: far beyond every limit, and short enough to convert at once.
 
 
 def parse_values(text: str, field: str, integer: bool) -> tuple:
     """The values a grid flag lists: `4,6,8`, `2..6`, `0.05..0.2:0.05`, or a mix, in the order given.
 
-    Only ASCII digits count. Raises InputError (naming `field`) for an empty
-    list or range, a reversed range, a range of decimals without a step, a
-    range whose end is not reached by whole steps, or a value given twice.
+    Only ASCII digits count, at most 20 either side of the point. Raises
+    InputError (naming `field`) for an empty list or range, a reversed range, a
+    range of decimals without a step, a range whose end is not reached by
+    whole steps, a range of more than MAX_VARIANTS values, or a value given twice.
     """
     number = _INTEGER if integer else _DECIMAL
     convert = int if integer else float
     items = [item.strip() for item in text.split(",")]
     if not text.strip() or not all(items):
-        raise InputError(f"empty list in {text!r}; give values like 4,6,8 or a range like 2..6", field=field)
+        raise InputError(f"empty list in {shown(text)}; give values like 4,6,8 or a range like 2..6", field=field)
     values: list = []
     for item in items:
         if re.fullmatch(number, item, flags=re.ASCII):
@@ -77,11 +79,11 @@ def parse_values(text: str, field: str, integer: bool) -> tuple:
         match = re.fullmatch(rf"({number})?\.\.({number})?(?::({_DECIMAL}))?", item, flags=re.ASCII)
         if match is None:
             kind = "whole numbers" if integer else "numbers"
-            raise InputError(f"{item!r} is not a value or a range; give {kind} like 4,6,8 or a range like 2..6",
+            raise InputError(f"{shown(item)} is not a value or a range; give {kind} like 4,6,8 or a range like 2..6",
                              field=field)
         start, end, step = match.groups()
         if start is None or end is None:
-            raise InputError(f"empty range {item!r}; give both ends, e.g. 2..6", field=field)
+            raise InputError(f"empty range {shown(item)}; give both ends, e.g. 2..6", field=field)
         values.extend(_range_values(item, convert(start), convert(end), step, integer, field))
     repeated = sorted({value for value in values if values.count(value) > 1})
     if repeated:
@@ -91,15 +93,16 @@ def parse_values(text: str, field: str, integer: bool) -> tuple:
 
 def _range_values(item: str, start, end, step_text: str | None, integer: bool, field: str) -> list:
     if end < start:
-        raise InputError(f"reversed range {item!r}; write the smaller end first", field=field)
+        raise InputError(f"reversed range {shown(item)}; write the smaller end first", field=field)
     if integer:
         if step_text is not None and not re.fullmatch(_INTEGER, step_text, flags=re.ASCII):
-            raise InputError(f"the step of {item!r} must be a whole number", field=field)
+            raise InputError(f"the step of {shown(item)} must be a whole number", field=field)
         step = int(step_text) if step_text is not None else 1
         if step < 1:
-            raise InputError(f"empty range {item!r}: the step must be at least 1", field=field)
+            raise InputError(f"empty range {shown(item)}: the step must be at least 1", field=field)
         if (end - start) % step:
-            raise InputError(f"range {item!r} does not reach its end in whole steps", field=field)
+            raise InputError(f"range {shown(item)} does not reach its end in whole steps", field=field)
+        _check_range_size(item, (end - start) // step + 1, field)
         return list(range(start, end + 1, step))
     if step_text is None:
         if start != end:
@@ -107,12 +110,19 @@ def _range_values(item: str, start, end, step_text: str | None, integer: bool, f
         return [start]
     step = float(step_text)
     if step <= 0:
-        raise InputError(f"empty range {item!r}: the step must be above 0", field=field)
+        raise InputError(f"empty range {shown(item)}: the step must be above 0", field=field)
     steps = round((end - start) / step)
     if abs(start + steps * step - end) > 1e-9 * max(1.0, abs(end)):
-        raise InputError(f"range {item!r} does not reach its end in whole steps", field=field)
+        raise InputError(f"range {shown(item)} does not reach its end in whole steps", field=field)
+    _check_range_size(item, steps + 1, field)
     # Rounded so that 0.1 + 2 * 0.05 is written 0.2, as a person would.
     return [round(start + index * step, 12) for index in range(steps + 1)]
+
+
+def _check_range_size(item: str, size: int, field: str) -> None:
+    if size > MAX_VARIANTS:  # refused before a list of them is built
+        raise InputError(f"range {shown(item)} holds {size:,} values, more than the {MAX_VARIANTS:,} variants "
+                         "one sweep runs", field=field)
 
 
 def _listed(rule: Rule) -> Several:

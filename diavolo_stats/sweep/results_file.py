@@ -17,6 +17,7 @@ is not this sweep's (another grid, rounds or seed).
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import time
@@ -84,8 +85,12 @@ class ResultsFile:
     def __enter__(self) -> ResultsFile:
         return self
 
-    def __exit__(self, *exception) -> None:
-        self.close()
+    def __exit__(self, kind, error, traceback) -> None:
+        try:
+            self.close()
+        except OSError:
+            if kind is None:  # else the error already on its way (a full disk, most often) is the one to say
+                raise
 
     def append(self, rows: Sequence[dict[str, Any]], sync: bool = True) -> None:
         """Write one variant's rows in one write; fsync them before returning.
@@ -95,18 +100,24 @@ class ResultsFile:
         last one is SYNC_INTERVAL_S old, so at most that much work awaits the disk.
         """
         data = _csv_text(rows, header=False).encode("utf-8")
-        if os.write(self._descriptor, data) != len(data):
-            raise OSError(f"short write to {self.journal}")
-        if sync or time.monotonic() - self._synced_at >= SYNC_INTERVAL_S:
-            os.fsync(self._descriptor)
-            self._synced_at = time.monotonic()
+        try:
+            if os.write(self._descriptor, data) != len(data):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            if sync or time.monotonic() - self._synced_at >= SYNC_INTERVAL_S:
+                os.fsync(self._descriptor)
+                self._synced_at = time.monotonic()
+        except OSError as error:  # a full disk: the variants fsynced before stay, for --resume
+            raise InputError(f"cannot write {str(self.journal)!r} ({error.strerror}); resuming continues from "
+                             "the variants it holds", field="out") from None
 
     def close(self) -> None:
         """fsync what is written and close the journal (rows stay; `finish` writes the whole file)."""
         if self._descriptor is not None:
-            os.fsync(self._descriptor)
-            os.close(self._descriptor)
-            self._descriptor = None
+            try:
+                os.fsync(self._descriptor)
+            finally:
+                os.close(self._descriptor)
+                self._descriptor = None
 
     def finish(self, rows: Sequence[dict[str, Any]]) -> None:
         """Write the whole sweep, rows in grid order, atomically; a Parquet file replaces its journal."""

@@ -29,8 +29,8 @@ def test_argument_errors_and_library_errors_share_one_prefix(args, fragment):
     (("odds", "--colors", "grey,red"), "diavolo: error: --colors: 'grey' is reserved for ties"),
     (("odds", "--scatter-mm", "10", "--die-mm", "16"), "diavolo: error: --scatter-mm: must be larger than the die"),
     # A field whose flag is not its name: round_number is --round.
-    (("minodice", "bid", "--hand", "black", "--round", "9", "--players", "3"),
-     "diavolo: error: --round: a 3-player game has rounds 1 to"),
+    (("minodice", "bid", "--hand", "black,red,red,red,red,red,red,red", "--round", "8", "--players", "6"),
+     "diavolo: error: --round: a 6-player game has rounds 1 to 6"),
     # log_path is --log for `game`; `path` is --log for `synth-log`.
     (("game", "--players", "ann", "preset:novice", "--games", "1", "--design-games", "0", "--log", "missing.csv"),
      "diavolo: error: --log: no drill log at 'missing.csv'"),
@@ -52,10 +52,10 @@ def test_the_flag_comes_from_the_parser_not_from_the_message():
     parser = build_parser()
     args = parser.parse_args(["drill", "--player", "ann"])
     # timeout_s is set by --timeout: the dest, not the text, decides.
-    assert error_line(InputError("must be above 0", field="timeout_s"), parser, args) == "--timeout: must be above 0"
+    assert error_line(InputError("must be above 0", field="timeout_s"), args) == "--timeout: must be above 0"
     # A field no option of the chosen subcommand sets is left as the library says it.
-    assert error_line(InputError("bad", field="rounds"), parser, args) == "rounds: bad"
-    assert error_line(InputError("no such file x.csv"), parser, args) == "no such file x.csv"
+    assert error_line(InputError("bad", field="rounds"), args) == "rounds: bad"
+    assert error_line(InputError("no such file x.csv"), args) == "no such file x.csv"
 
 
 def test_every_option_dest_is_a_python_name():

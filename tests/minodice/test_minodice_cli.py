@@ -128,8 +128,8 @@ def test_the_score_flags_choose_the_readings(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["odds", "--against", "6"], "--against: must be 1 to 5"),
-    (["odds", "--against", "one"], "--against: must be whole numbers (digits 0-9) separated by commas"),
-    (["bid", "--hand", "black", "--round", "9", "--players", "4"], "--round: a 4-player game has rounds 1 to 8, got 9"),
+    (["odds", "--against", "one"], "--against: must be a whole number of 1 or more, got 'one'"),
+    (["bid", "--hand", "black", "--round", "7", "--players", "6"], "--round: a 6-player game has rounds 1 to 6, got 7"),
     (["bid", "--hand", "black,red", "--round", "2", "--players", "4", "--seat", "5"], "--seat: must be 1 to 4"),
     (["bid", "--dice", "{small}", "--hand", "white,white", "--round", "2", "--players", "4"],
      "--players: 4 players x 2 dice = 8 dice, more than the 6 in the bag"),
