@@ -57,23 +57,35 @@ import csv
 import dataclasses
 import io
 import json
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-
-import numpy as np
-import pandas as pd
+from datetime import datetime
 
 from diavolo_stats import __version__
 from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import COLOR_NAME, GREY, Command
+from diavolo_stats.core.variant import GREY, Command
 from diavolo_stats.drill import MAX_SEED
-from diavolo_stats.drill.log.player import _NOT_IN_NAME_CHARACTERS, MAX_PLAYER_LENGTH, check_player, player_problem
+from diavolo_stats.drill.log.cells import (  # noqa: F401 (EARLIEST, LATEST, MAX_AHEAD: the time rule, stated there)
+    DICE_AS_WRITTEN,
+    EARLIEST,
+    LATEST,
+    MAX_AHEAD,
+    POSITIONS_AS_WRITTEN,
+    AcceptedCell,
+    AnswerCell,
+    Cell,
+    ChoiceCell,
+    DiceCell,
+    FlagCell,
+    JsonObjectCell,
+    MillisecondsCell,
+    PlayerCell,
+    TextCell,
+    TimeCell,
+    WholeCell,
+)
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import GUARD, guard_cell
-from diavolo_stats.validation import CONTROL, CONTROL_CODES, Flag, Maybe, Number, OneOf, Rule, Whole, check_value
 
 SCHEMA_VERSION: int = 2
 
@@ -96,8 +108,6 @@ NO_ANSWER = "none"
 HEADER_LINE = ",".join(COLUMNS)
 HEADER_LINE_V1 = ",".join(COLUMNS_V1)
 
-_CONTROL_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES)) + "]"
-
 
 class TruncatedLogWarning(UserWarning):
     """A drill log ends in an incomplete row (the writer stopped mid-row): skipped by the reader, moved to
@@ -110,391 +120,8 @@ def logged_positions(positions: Mapping, table: TableModel) -> dict:
     return {**positions, **dataclasses.asdict(table)}
 
 
-def _has(text: pd.Series, characters: str) -> np.ndarray:
-    """Which cells contain any of `characters` (a regex class) or a NUL: (rows,) bool."""
-    return (text.str.contains(characters, regex=True) | text.str.contains("\x00", regex=False)).to_numpy(dtype=bool)
 
-
-def _cell_numbers(text: pd.Series, dtype: type) -> np.ndarray:
-    """The numbers in cells of text, (rows,) of `dtype` (NaN, or 0 for whole numbers, where a cell is none): Arrow's
-    cast at once, pandas' to find the cells it refuses."""
-    import pyarrow as pa
-
-    try:
-        return pa.array(text, type=pa.string(), from_pandas=True).cast(pa.from_numpy_dtype(dtype)).to_numpy(
-            zero_copy_only=False)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        numbers = pd.to_numeric(text.astype(object), errors="coerce")
-        return numbers.fillna(0 if np.issubdtype(dtype, np.integer) else np.nan).to_numpy(dtype=dtype)
-
-
-def _refusal(rule: Rule) -> str:
-    """What `rule` allows, in the words of its refusal ('a whole number from 1 to 2')."""
-    try:
-        rule.normalize(object())  # no rule here accepts a bare object
-    except ValueError as error:
-        return str(error).removeprefix("must be ")
-    raise AssertionError(f"{rule} accepts anything")
-
-
-class Cell:
-    """How one column's values are written and read back.
-
-    `write(value)`: the cell's text, or InputError (field: the column) saying
-    what is allowed. `read(text)`: (typed values, refused), `text` a column
-    of cells (rows,) as text, refused (rows,) bool. `allowed`: what a cell
-    must be, as the reader says of a refused one.
-    """
-
-    allowed: str
-
-    def write(self, column: str, value: object) -> str:
-        raise NotImplementedError
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        raise NotImplementedError
-
-    def problem(self, column: str, cell: str) -> str:
-        """Why the reader refuses `cell`."""
-        return f"{column} must be {self.allowed}, got {cell!r}"
-
-
-@dataclass(frozen=True)
-class WholeCell(Cell):
-    """A whole number from `low` to `high` (no bound when None), written in digits; `optional`: or empty."""
-
-    low: int
-    high: int | None = None
-    optional: bool = False
-
-    @property
-    def rule(self) -> Rule:
-        whole = Whole(self.low, self.high)
-        return Maybe(whole) if self.optional else whole
-
-    @property
-    def allowed(self) -> str:
-        return _refusal(self.rule) + (", or empty" if self.optional else "")
-
-    def write(self, column: str, value: object) -> str:
-        if isinstance(value, np.integer):
-            value = int(value)
-        value = check_value(column, value, self.rule)
-        return "" if value is None else str(value)
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        # text: (rows,) str -> (rows,) int64, or Int64 with <NA> for an empty optional cell
-        given = (text != "").to_numpy(dtype=bool)
-        digits = text.str.fullmatch(r"[0-9]{1,19}").to_numpy(dtype=bool)
-        numbers = _cell_numbers(text.where(digits, "0"), np.uint64)
-        fits = digits & (numbers >= self.low) & (numbers <= (MAX_SEED if self.high is None else self.high))
-        values = np.where(fits, numbers, 0).astype(np.int64)
-        if not self.optional:
-            return values, ~fits
-        typed = pd.array(values, dtype="Int64")
-        typed[~given] = pd.NA
-        return typed, given & ~fits
-
-
-@dataclass(frozen=True)
-class TextCell(Cell):
-    """Non-empty text without control characters, written as it is."""
-
-    allowed = "non-empty text without control characters"
-
-    def write(self, column: str, value: object) -> str:
-        if not isinstance(value, str) or not value or CONTROL.search(value):
-            raise InputError(f"must be {self.allowed}, got {value!r}", field=column)
-        return value
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        return text, (text == "").to_numpy(dtype=bool) | _has(text, _CONTROL_CHARACTERS)
-
-
-@dataclass(frozen=True)
-class PlayerCell(Cell):
-    """A player's name (`check_player`), guarded against spreadsheet formulas (`files.guard_cell`)."""
-
-    allowed = "a player's name"
-
-    def write(self, column: str, value: object) -> str:
-        return guard_cell(check_player(value))
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        players = _unguarded(text)
-        bad = (_has(players, _NOT_IN_NAME_CHARACTERS) | (players.str.len() > MAX_PLAYER_LENGTH).to_numpy(bool)
-               | (players.str.strip() == "").to_numpy(dtype=bool))
-        return players, bad
-
-    def problem(self, column: str, cell: str) -> str:
-        return f"{column}: {player_problem(_unguarded(pd.Series([cell])).iloc[0])}"
-
-
-def _unguarded(text: pd.Series) -> pd.Series:
-    guarded = text.str.startswith(GUARD).to_numpy(dtype=bool)
-    return text.where(~guarded, text.str.slice(len(GUARD)))
-
-
-EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
-LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
-"""A timestamp is from EARLIEST up to, not including, LATEST (UTC): the one range the writer and the reader
-allow (a time outside it is no drill's, and pandas cannot hold every such time)."""
-MAX_AHEAD = timedelta(days=1)
-"""The writer refuses a timestamp further than this ahead of its own clock."""
-_MICROSECONDS = timedelta(microseconds=1)
-
-
-@dataclass(frozen=True)
-class TimeCell(Cell):
-    """A time with its zone from EARLIEST to LATEST, written in UTC, ISO 8601 with microseconds, and at most
-    MAX_AHEAD past the writer's clock; read as datetime64[ns, UTC]."""
-
-    allowed = (f"an ISO 8601 time with its zone from {EARLIEST:%Y-%m-%d} to "
-               f"{LATEST - timedelta(days=1):%Y-%m-%d} (UTC)")
-
-    def write(self, column: str, value: object) -> str:
-        if isinstance(value, str):
-            try:
-                value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
-                raise InputError(f"not an ISO 8601 time: {value!r}", field=column) from None
-        if not isinstance(value, datetime) or value.tzinfo is None:
-            raise InputError(f"must be a time with its time zone (UTC), got {value!r}", field=column)
-        try:
-            utc = value.astimezone(timezone.utc)
-        except OverflowError:  # e.g. 0001-01-01 at +14:00 is before the first day Python holds
-            utc = None
-        if utc is None or not EARLIEST <= utc < LATEST:
-            raise InputError(f"must be {self.allowed}, got {value.isoformat()!r}", field=column)
-        ahead = utc - datetime.now(timezone.utc)
-        if ahead > MAX_AHEAD:
-            raise InputError(f"{value.isoformat()!r} is {ahead.days} days ahead of this computer's clock (at most "
-                             f"{MAX_AHEAD.days} allowed)", field=column)
-        return utc.isoformat(timespec="microseconds")
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        # text: (rows,) str -> (rows,) datetime64[ns, UTC] (the epoch where refused)
-        import pyarrow as pa
-
-        try:
-            strings = pa.array(text, type=pa.string(), from_pandas=True)
-            micros = strings.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).to_numpy(zero_copy_only=False)
-            parsed = np.ones(len(text), dtype=bool)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):  # some cell Arrow cannot read
-            micros, parsed = _micros_one_by_one(text)
-        bad = ~parsed | (micros < _micros(EARLIEST)) | (micros >= _micros(LATEST))
-        nanos = (np.where(bad, 0, micros) * 1000).astype("datetime64[ns]")
-        return pd.Series(pd.DatetimeIndex(nanos).tz_localize(timezone.utc), index=text.index), bad
-
-
-def _micros(moment: datetime) -> int:
-    return (moment - datetime(1970, 1, 1, tzinfo=timezone.utc)) // _MICROSECONDS
-
-
-def _micros_one_by_one(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Microseconds since 1970 of each ISO 8601 time with its zone, (rows,) int64, and which were read, (rows,)
-    bool: for a column some cell of which Arrow's parser refuses."""
-    micros = np.zeros(len(text), dtype=np.int64)
-    parsed = np.zeros(len(text), dtype=bool)
-    for row, cell in enumerate(text):
-        try:
-            moment = datetime.fromisoformat(cell.replace("Z", "+00:00"))
-            if moment.tzinfo is not None:
-                micros[row], parsed[row] = _micros(moment), True
-        except (ValueError, OverflowError):
-            pass
-    return micros, parsed
-
-
-@dataclass(frozen=True)
-class FlagCell(Cell):
-    """True or False, written `true` or `false`."""
-
-    @property
-    def allowed(self) -> str:
-        return _refusal(Flag(json=True))
-
-    def write(self, column: str, value: object) -> str:
-        if isinstance(value, np.bool_):
-            value = bool(value)
-        return "true" if check_value(column, value, Flag(json=True)) else "false"
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        is_true = (text == "true").to_numpy(dtype=bool)
-        return is_true, ~is_true & (text != "false").to_numpy(dtype=bool)
-
-
-@dataclass(frozen=True)
-class ChoiceCell(Cell):
-    """One of a few names (a command, an interface), written as it is."""
-
-    choices: tuple[str, ...]
-
-    @property
-    def allowed(self) -> str:
-        return _refusal(OneOf(self.choices))
-
-    def write(self, column: str, value: object) -> str:
-        return check_value(column, getattr(value, "value", value), OneOf(self.choices))
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        return text, ~text.isin(list(self.choices)).to_numpy(dtype=bool)
-
-
-@dataclass(frozen=True)
-class MillisecondsCell(Cell):
-    """A number of ms of 0 or more, written with 3 decimals; None (no such time) is written empty."""
-
-    @property
-    def allowed(self) -> str:
-        return _refusal(Number(at_least=0, unit="ms")) + ", or empty"
-
-    def write(self, column: str, value: object) -> str:
-        if isinstance(value, np.number):
-            value = value.item()
-        value = check_value(column, value, Maybe(Number(at_least=0, unit="ms")))
-        return "" if value is None else f"{float(value):.3f}"
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        # text: (rows,) str -> (rows,) float64 ms, NaN for an empty cell
-        given = (text != "").to_numpy(dtype=bool)
-        numbers = _cell_numbers(text.where(given, "0"), np.float64)
-        return np.where(given, numbers, np.nan), given & ~(np.isfinite(numbers) & (numbers >= 0))
-
-
-@dataclass(frozen=True)
-class JsonObjectCell(Cell):
-    """A non-empty JSON object (the roll's dice or positions), written by `json.dumps`. `as_written`: a regular
-    expression that the cells json.dumps writes for this column match (and only JSON objects do)."""
-
-    as_written: str
-    allowed = "a JSON object"
-
-    def write(self, column: str, value: object) -> str:
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                raise InputError(f"not JSON: {value[:40]!r}", field=column) from None
-        if not isinstance(value, Mapping) or not value:
-            raise InputError(f"must be a non-empty JSON object, got {value!r}", field=column)
-        value = self.written(column, value)
-        try:
-            return json.dumps(value, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            raise InputError(f"cannot be written as JSON ({error})", field=column) from None
-
-    def written(self, column: str, value: Mapping) -> Mapping:
-        return value
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        """Cells of the form the writer writes are matched at once by `as_written`; any other is parsed."""
-        as_written = text.str.fullmatch(self.as_written).to_numpy(dtype=bool)
-        return text, _not_json_objects(text, as_written)
-
-    def problem(self, column: str, cell: str) -> str:
-        return f"{column} must be {self.allowed}, got {cell[:40]!r}"
-
-
-# The forms json.dumps gives a roll's cells: a number, the dice cell and the positions cell. Matched by Arrow's RE2
-# at once; a cell of another form (written by hand?) is parsed as JSON.
-_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-_KEY = f'"{COLOR_NAME}"'
-_DICE_AS_WRITTEN = rf"\{{{_KEY}: \[[0-9]+(?:, [0-9]+)*\](?:, {_KEY}: \[[0-9]+(?:, [0-9]+)*\])*\}}"
-_POINT = rf"\[{_NUMBER}, {_NUMBER}\]"
-_POSITIONS_AS_WRITTEN = (rf'\{{"command": {_POINT}(?:, {_KEY}: (?:\[{_POINT}(?:, {_POINT})*\]|{_NUMBER}))*\}}')
-
-
-def _not_json_objects(text: pd.Series, as_written: np.ndarray) -> np.ndarray:
-    """Which cells are not a non-empty JSON object, (rows,) bool: those `as_written` (rows,) bool are; the others
-    are parsed one by one."""
-    bad = np.zeros(len(text), dtype=bool)
-    for row in np.flatnonzero(~as_written):
-        bad[row] = _json_object(text.iloc[row]) is None
-    return bad
-
-
-@dataclass(frozen=True)
-class DiceCell(JsonObjectCell):
-    """The dice values per color: a JSON object of color names, each with a list of whole numbers."""
-
-    def written(self, column: str, value: Mapping) -> Mapping:
-        for color, faces in value.items():
-            if not (isinstance(color, str) and re.fullmatch(COLOR_NAME, color) and isinstance(faces, Sequence) and faces
-                    and all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in faces)):
-                raise InputError(f"each color name needs a list of whole numbers, got {color!r}: {faces!r}",
-                                 field=column)
-        return {color: [int(f) for f in faces] for color, faces in value.items()}
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        codes, _ = self.colors(text)
-        return text, codes < 0
-
-    def colors(self, text: pd.Series) -> tuple[np.ndarray, list[frozenset[str]]]:
-        """The colors named in each cell, as (codes: (rows,) int, -1 for a cell that is not a JSON object;
-        sets of colors: one per code).
-
-        Cells as the writer writes them are matched by one regular expression and read by their few distinct
-        color lists; any other cell is parsed as JSON.
-        """
-        as_written = text.str.fullmatch(self.as_written).to_numpy(dtype=bool)
-        # The color names alone, e.g. '{"black": , "red": , "white": }': a handful of distinct values.
-        templates = text.where(as_written, "").str.replace(r"\[[0-9, ]*\]", "", regex=True)
-        codes, distinct = pd.factorize(templates)
-        color_sets = [frozenset(json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}"))) if template
-                      else frozenset() for template in distinct]
-        for row in np.flatnonzero(~as_written):  # written otherwise (by hand?): each parsed as JSON
-            value = _json_object(text.iloc[row])
-            if value is None:
-                codes[row] = -1
-                continue
-            colors = frozenset(value)
-            if colors not in color_sets:
-                color_sets.append(colors)
-            codes[row] = color_sets.index(colors)
-        return codes, color_sets
-
-
-@dataclass(frozen=True)
-class AnswerCell(TextCell):
-    """An answer (`expected`, or the player's `answer`): a color of the roll's dice, grey, or one of `others`."""
-
-    others: tuple[str, ...] = ()
-
-    def answers(self, colors: frozenset[str]) -> frozenset[str]:
-        """The cells allowed in a row whose dice have `colors`."""
-        return frozenset(colors) | {GREY, *self.others}
-
-    @property
-    def allowed(self) -> str:
-        return "a color of the dice, " + " or ".join((GREY, *self.others))
-
-
-@dataclass(frozen=True)
-class AcceptedCell(Cell):
-    """The answers counted right: a JSON list of one or two different answers, the expected one first, each a
-    color of the dice or grey."""
-
-    allowed = "a JSON list of the answers counted right, the expected one first"
-
-    def write(self, column: str, value: object) -> str:
-        if isinstance(value, str) or not isinstance(value, Sequence) or not 1 <= len(value) <= 2 or not all(
-                isinstance(answer, str) for answer in value) or len(set(value)) != len(value):
-            raise InputError(f"must be one or two different answers, got {value!r}", field=column)
-        return json.dumps(list(value), ensure_ascii=False)
-
-    def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        return text, np.zeros(len(text), dtype=bool)  # checked against the row's dice by `fits`
-
-    @staticmethod
-    def fits(accepted: object, expected: str, colors: frozenset[str]) -> bool:
-        """Whether `accepted` (the cell's JSON, parsed) is allowed in a row whose dice have `colors`."""
-        return (isinstance(accepted, list) and 1 <= len(accepted) <= 2 and accepted[0] == expected
-                and all(isinstance(answer, str) for answer in accepted)
-                and len(set(accepted)) == len(accepted) and set(accepted) <= colors | {GREY})
-
-
-DICE = DiceCell(_DICE_AS_WRITTEN)
+DICE = DiceCell(DICE_AS_WRITTEN)
 EXPECTED = AnswerCell(others=())
 ANSWER = AnswerCell(others=(NO_ANSWER,))
 ACCEPTED = AcceptedCell()
@@ -510,7 +137,7 @@ CELLS: dict[str, Cell] = {
     "command_first": FlagCell(),
     "command": ChoiceCell(tuple(c.value for c in Command)),
     "dice": DICE,
-    "positions": JsonObjectCell(_POSITIONS_AS_WRITTEN),
+    "positions": JsonObjectCell(POSITIONS_AS_WRITTEN),
     "expected": EXPECTED,
     "answer": ANSWER,
     "correct": FlagCell(),
@@ -525,14 +152,6 @@ CELLS: dict[str, Cell] = {
 }
 """Each column's rule, in COLUMNS order: what the writer writes and the reader reads."""
 
-
-def _json_object(text: str) -> dict | None:
-    """The non-empty JSON object in a cell, or None."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) and value else None
 
 
 def format_row(row: Mapping) -> list[str]:
