@@ -68,18 +68,16 @@ class Drill:
         self.child.setwinsize(rows, columns)
         self.terminal.resize(rows, columns)
 
-    def stimulus(self) -> tuple[int, int]:
-        """Wait for the next roll on screen: (trial number, perf_counter_ns when seen)."""
+    def stimulus(self) -> int:
+        """Wait for the next roll on screen: its trial number."""
         match = self.expect(r"answer now \(trial (\d+)\)")
-        return int(match.group(1)), time.perf_counter_ns()
+        return int(match.group(1))
 
-    def answer_after(self, delay_ms: float, key: str) -> float:
-        """Wait for a roll, press `key` `delay_ms` after it appeared: the true delay in ms."""
-        _, seen_ns = self.stimulus()
+    def answer_after(self, delay_ms: float, key: str) -> None:
+        """Wait for a roll, press `key` at least `delay_ms` after it appeared."""
+        self.stimulus()
         time.sleep(delay_ms / 1000)
-        sent_ns = time.perf_counter_ns()
         self.child.send(key)
-        return (sent_ns - seen_ns) / 1e6
 
     def finish(self) -> tuple[int, str]:
         """Wait for the session to end: (exit status, what it printed last)."""
@@ -111,7 +109,8 @@ def test_each_answer_is_logged_with_its_latency_and_a_recomputable_expected_answ
                   cwd=tmp_path)
     keys = ["r", "b", "g", "w"]
     delays = [150.0, 80.0, 220.0, 120.0]
-    true_delays = [drill.answer_after(delay, key) for delay, key in zip(delays, keys)]
+    for delay, key in zip(delays, keys):
+        drill.answer_after(delay, key)
     status, output = drill.finish()
     assert status == 0
     assert "drill summary" in output
@@ -123,9 +122,10 @@ def test_each_answer_is_logged_with_its_latency_and_a_recomputable_expected_answ
     assert frame["session_id"].nunique() == 1
     assert (frame["player"] == "Σοφία Ivanova").all()
     assert frame["answer"].tolist() == ["red", "black", "grey", "white"]
-    for row, delay, true_delay in zip(frame.itertuples(), delays, true_delays):
-        # Never shorter than the wait before the key, and within a few ms of it.
-        assert delay <= row.latency_ms <= true_delay + 10, (delay, true_delay, row.latency_ms)
+    for row, delay in zip(frame.itertuples(), delays):
+        # Never shorter than the wait before the key. How little the drill adds on top is a figure of
+        # benchmarks/bench_drill_latency.py: a busy machine can delay any single key, so no test bounds it.
+        assert delay <= row.latency_ms, (delay, row.latency_ms)
         assert 30 <= row.foreperiod_ms <= 60
     assert [expected_from_row(row) for _, row in frame.iterrows()] == frame["expected"].tolist()
     accepted = [json.loads(cell) for cell in frame["accepted"]]
@@ -197,11 +197,11 @@ def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_ne
     drill.child.send("r")
     drill.expect(r"too early \(trial 1\)")
     assert "TOO EARLY" in drill.screen() and "trial 1 of 2" in drill.screen()
-    numbers = [drill.stimulus()[0]]
+    numbers = [drill.stimulus()]
     drill.child.send("r")
     drill.expect(r"answered \(trial 1\)")
     assert "trial 1 of 2" in drill.screen()
-    numbers.append(drill.stimulus()[0])
+    numbers.append(drill.stimulus())
     assert "trial 2 of 2" in drill.screen()
     drill.child.send("w")
     status, output = drill.finish()

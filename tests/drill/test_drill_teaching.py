@@ -84,7 +84,7 @@ def test_question_mark_shows_the_commands_and_grey_each_worked_on_an_example(tmp
     drill.child.send("?")  # during a roll: that roll is put aside, unlogged
     drill.expect(r"replaced by a new one\)")
     drill.child.send("?")  # any key, even ? itself, goes back
-    number, _ = drill.stimulus()
+    number = drill.stimulus()
     drill.child.send("r")
     assert drill.finish()[0] == 0 and number == 1
     frame = load_logs([log])
@@ -116,7 +116,7 @@ def test_a_window_made_smaller_during_a_roll_pauses_says_the_size_needed_and_rer
     time.sleep(0.4)
     assert header_only(log)  # the interrupted roll is not an answer
     drill.resize(24, 80)
-    number, _ = drill.stimulus()
+    number = drill.stimulus()
     assert number == 1
     assert drill.screen() != first_roll  # another roll
     drill.child.send("r")
