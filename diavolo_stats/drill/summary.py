@@ -16,6 +16,9 @@ SUMMARY_COLUMNS = ("command", "trials", "correct", "accuracy_pct", "median_ms", 
                    "anticipations", "timed_out", "earlier_trials")
 # The table a person reads at the end of a session, in 80 columns, under DrillSummary.sentences().
 SUMMARY_TEXT_COLUMNS = SUMMARY_COLUMNS[:7]
+# Its headings in words (the CSV and JSON keep the field names): the terminal's table and the browser's.
+SUMMARY_HEADINGS = {"command": "command", "trials": "trials", "correct": "correct", "accuracy_pct": "accuracy %",
+                    "median_ms": "median ms", "change_pp": "change pts", "change_ms": "change ms"}
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class DrillSummary(TextResult):
         if not self.command_rows:
             return f"{self.title()}\nno trials were answered"
         sentences = [wrap(sentence, "  ") for sentence in self.sentences()]
-        return "\n".join([self.title(), *sentences, "", render_aligned(self.command_rows, SUMMARY_TEXT_COLUMNS)])
+        return "\n".join([self.title(), *sentences, "", render_aligned(self.command_rows, SUMMARY_TEXT_COLUMNS,
+                                                                         SUMMARY_HEADINGS)])
 
     def title(self) -> str:
         trials = self.command_rows[-1]["trials"] if self.command_rows else 0

@@ -30,7 +30,7 @@ from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, TrialRow
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS, MAX_FOREPERIOD_MS
-from diavolo_stats.drill.summary import summarize_session
+from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
 from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
 from diavolo_stats.web.bodies import parse_body
@@ -141,7 +141,8 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
 
         def summary() -> dict:
             found = summarize_session(store.figures(), session_id, store.log.path, player)
-            return {"title": found.title(), "sentences": found.sentences(), "rows": found.rows()}
+            return {"title": found.title(), "sentences": found.sentences(), "rows": found.rows(),
+                    "headings": {column: SUMMARY_HEADINGS[column] for column in SUMMARY_TEXT_COLUMNS}}
 
         return JSONResponse(await heavy.run("the summary", summary))
 

@@ -140,6 +140,11 @@ def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_se
         "Too early (a key before the roll, not counted as a trial): 1.",
     ]
     assert summary.text().splitlines()[1:6] == summary.sentences()
+    # The table under the sentences is headed in words, within the 80 columns of a terminal.
+    table = summary.text().splitlines()[7:]
+    assert table[0].split() == ["command", "trials", "correct", "accuracy", "%", "median", "ms", "change", "pts",
+                                "change", "ms"]
+    assert max(len(line) for line in table) <= 80
 
 
 def test_a_first_session_says_there_is_nothing_to_compare_with_and_a_faster_one_says_faster(tmp_path):

@@ -14,7 +14,7 @@ from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.settings import FEEDBACK_MS, TIMEOUT_S, DrillSettings
-from diavolo_stats.drill.summary import summarize_session
+from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.app import create_app
@@ -453,6 +453,9 @@ def test_the_session_summary_leads_with_the_librarys_sentences(client, log_path)
     library = summarize_session(load_logs([log_path]), SESSION)
     assert summary["sentences"] == library.sentences() and summary["rows"] == library.rows()
     assert summary["sentences"][1].startswith("Accuracy: ") and "of 2 right" in summary["sentences"][1]
+    # The table's headings are words, the library's own (the page shows them; the rows keep field names).
+    assert summary["headings"] == {column: SUMMARY_HEADINGS[column] for column in SUMMARY_TEXT_COLUMNS}
+    assert "accuracy_pct" not in summary["headings"].values() and "median_ms" in summary["rows"][0]
 
 
 def test_the_drill_page_takes_its_limits_and_defaults_from_the_library(client):

@@ -327,9 +327,8 @@ async function finish() {
     ...summary.sentences.map((sentence) => Object.assign(document.createElement("p"), { textContent: sentence })));
   document.querySelector("#progress-link").href = `/me?${new URLSearchParams({ player: ended.player })}`;
   document.querySelector("#report-link").href = `/report?${new URLSearchParams({ player: ended.player })}`;
-  // The summary's fields, and the words a player reads for them
-  const columns = { command: "command", trials: "trials", correct: "correct", accuracy_pct: "accuracy (%)",
-    median_ms: "median time (ms)", change_pp: "change (points)", change_ms: "change (ms)" };
+  // The summary's fields, and the words a player reads for them (the library's, as in the terminal)
+  const columns = summary.headings;
   const table = document.querySelector("#summary-table");
   const head = document.createElement("tr");
   for (const words of Object.values(columns)) head.append(Object.assign(document.createElement("th"), { textContent: words }));
