@@ -47,7 +47,21 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    # What the library warns of (a row a reader skipped, a cut last row moved aside) is news to the user,
+    # not a bug report: one line, like an error, without Python's file, line and source excerpt.
+    print(f"diavolo: warning: {message}", file=sys.stderr)
+
+
 def _run(argv: list[str] | None) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _warning_line
+        return _command(argv)
+
+
+def _command(argv: list[str] | None) -> int:
     from diavolo_stats.cli.common import error_line, fail
     from diavolo_stats.errors import InputError
 

@@ -39,9 +39,26 @@ sys.addaudithook(_hold)
 '''
 
 
-def start(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "diavolo_stats", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+@pytest.fixture
+def start():
+    """Start `diavolo ARGS` as a real process in a process group of its own. Whatever of it still runs when
+    the test ends, failed or not, is killed with its workers: a test never leaves work computing."""
+    started = []
+
+    def launch(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Popen:
+        process = subprocess.Popen([sys.executable, "-m", "diavolo_stats", *args], cwd=cwd, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
+                                   start_new_session=True)
+        started.append(process)
+        return process
+
+    yield launch
+    for process in started:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # the group is gone: nothing left running
+        process.communicate()
 
 
 def wait_until(condition, process: subprocess.Popen) -> None:
@@ -93,7 +110,7 @@ def test_version_help_and_odds_load_none_of_the_heavy_libraries(argv, tmp_path):
     "numpy",                     # while the parser is being built
     "diavolo_stats.sweep.run",   # the command's own work, loaded once the flags are read
 ])
-def test_ctrl_c_while_the_program_loads_is_one_line_and_status_130(tmp_path, module):
+def test_ctrl_c_while_the_program_loads_is_one_line_and_status_130(start, tmp_path, module):
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(HOLD_AT_IMPORT)
@@ -107,13 +124,13 @@ def test_ctrl_c_while_the_program_loads_is_one_line_and_status_130(tmp_path, mod
 
 
 @pytest.mark.slow  # real processes, each signalled
-def test_ctrl_c_once_the_workers_compute_keeps_the_file_and_is_one_line_and_status_130(tmp_path):
+def test_ctrl_c_once_the_workers_compute_keeps_the_file_and_is_one_line_and_status_130(start, tmp_path):
     out = tmp_path / "keep.csv"
     out.write_text("precious\n")
     process = start("simulate", "--rounds", "10000000000", "--workers", "2", "--out", str(out), cwd=REPO)
     wait_until(lambda: len(children(process.pid)) >= 2, process)
     # A terminal's Ctrl-C reaches the whole foreground process group; the workers ignore it.
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)
     assert_interrupted(process)
     assert out.read_text() == "precious\n"
 
@@ -124,16 +141,11 @@ def test_ctrl_c_once_the_workers_compute_keeps_the_file_and_is_one_line_and_stat
     ["simulate", "--rounds", "1000000000000"],
     ["sweep", "--sides", "4,6,8", "--commands", "closest", "--rounds", "1000000000000"],
 ])
-def test_workers_die_with_a_killed_parent(tmp_path, command):
+def test_workers_die_with_a_killed_parent(start, tmp_path, command):
     process = start(*command, "--workers", "2", cwd=tmp_path)
     wait_until(lambda: len(children(process.pid)) >= 2, process)
     workers = children(process.pid)
-    try:
-        process.kill()  # SIGKILL: no handler runs, nothing is cleaned up
-        process.wait()
-        while any(running(worker) for worker in workers):
-            time.sleep(0.05)
-    finally:
-        for worker in workers:
-            if running(worker):
-                os.kill(worker, signal.SIGKILL)
+    process.kill()  # SIGKILL: no handler runs, nothing is cleaned up (`start` kills what a failure leaves)
+    process.wait()
+    while any(running(worker) for worker in workers):
+        time.sleep(0.05)
