@@ -6,6 +6,8 @@ two questions with one definition of what it means:
 
 - `of(values)`: the figure of many rolls at once, from a color's dice
   values (numpy), for the simulator, the games and one roll's explanation;
+- `words(value)`: the figure's value in words, for a person (`2 sixes`,
+  `total 14`, `second-highest die 5`), in every feedback and worked example;
 - `fold(state, value, count, before, dice)`: the figure as an evaluator over
   the distinct face values in increasing order, told how many of the color's
   dice show each one, as icepool's multiset evaluators work. The exact odds
@@ -32,6 +34,11 @@ VOCABULARY = ("sum", "max", "min", "spread", "distinct", "most-alike", "nth-high
               "count:even", "count:=V", "count:>=V", "count:<=V", "distance")
 """Every figure a command may compare, as a variant file writes it (K a die's rank, V a face value)."""
 
+_ORDINALS = ("", "highest", "second-highest", "third-highest", "fourth-highest", "fifth-highest", "sixth-highest",
+             "seventh-highest", "eighth-highest", "ninth-highest", "tenth-highest", "eleventh-highest",
+             "twelfth-highest")
+_FACE_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+               "twelve")
 _PLAIN = {"sum", "max", "min", "spread", "distinct", "most-alike", "distance"}
 _NTH = re.compile(r"nth-highest:([0-9]{1,3})")
 _COUNT = re.compile(r"count:(odd|even|=|>=|<=)(-?[0-9]{1,4})?")
@@ -70,6 +77,35 @@ class DiceFigure:
         if self.kind == "count":
             return f"count:{self.test}" + ("" if self.test in ("odd", "even") else str(self.value))
         return self.kind
+
+    def words(self, value: float) -> str:
+        """The figure's `value` as a person says it: `total 14`, `highest die 6`, `2 sixes`, `3 alike`,
+        `1 odd die`, `2 dice of 5 or more`, `nearest die 23.4 mm` (a distance in mm, the others whole)."""
+        if self.kind == "distance":
+            return f"nearest die {value:.1f} mm"
+        value = int(value)
+        if self.kind in ("sum", "max", "min", "spread", "nth-highest"):
+            noun = {"sum": "total", "max": "highest die", "min": "lowest die", "spread": "spread"}.get(
+                self.kind) or (f"{_ORDINALS[self.rank]} die" if self.rank < len(_ORDINALS)
+                               else f"{self.rank}th-highest die")
+            return f"{noun} {value}"
+        if self.kind == "distinct":
+            return f"{value} different value{'' if value == 1 else 's'}"
+        if self.kind == "most-alike":
+            return "no two alike" if value <= 1 else f"{value} alike"
+        dice = "die" if value == 1 else "dice"
+        if self.test in ("odd", "even"):
+            return f"{value} {self.test} {dice}"
+        if self.test == "=":
+            if 0 <= self.value < len(_FACE_NAMES):
+                name = _FACE_NAMES[self.value]
+                return f"{value} {name if value == 1 else name + ('es' if name.endswith('x') else 's')}"
+            return f"{value} {dice} showing {self.value}"
+        return f"{value} {dice} of {self.value} or {'more' if self.test == '>=' else 'less'}"
+
+    def amount(self, value: float) -> str:
+        """The figure's `value` alone, as a comparison lists the other colors': `12`, or `41.0 mm` for a distance."""
+        return f"{value:.1f} mm" if self.kind == "distance" else str(int(value))
 
     @property
     def by_position(self) -> bool:

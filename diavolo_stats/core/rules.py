@@ -178,7 +178,7 @@ class Resolution:
 
     answer: a color name or "grey", the table's call. figures: each color's
     figure (a count or total, or a distance in mm for `closest`). reason: one
-    line such as `red: 13 > 12 white > 11 black`. accepted: the answers
+    line such as `red: total 13 > 12 white, 11 black`. accepted: the answers
     counted right, `answer` first (see `accepted_answers`): one, or for a
     `closest` roll grey only by the tolerance, grey and the strictly nearest
     color.
@@ -272,21 +272,47 @@ def _dice_arrays(variant: Variant, dice: Mapping[str, Sequence[int]]) -> list[np
 
 
 def _reason(command: Command, tied: list[str], order: list[str], chains: dict[str, tuple], tolerance: float) -> str:
-    """`red: 13 > 12 white > 11 black`, or `grey: black = white at 6 > 5 red`; with tie-breaks each figure
-    of the chain: `red: 2 then 14 > 2 then 12 white > 1 then 9 black`.
+    """The one-line why, each figure in its own words (`DiceFigure.words`): `black: 2 sixes > 1 red, 1 white`,
+    `grey: black and white tie at highest die 6 > 5 red`; a tie-break in turn, among the colors still tied:
+    `black and red tie at highest die 6 > 4 white; then red: total 12 > 8 black`.
 
-    tied: the colors sharing the winning chain, as the rules decided it; order: every color, best first.
+    tied: the colors sharing the winning chain, as the rules decided it; order: every color, best first; both
+    for closest, whose tolerance decides. A value command's steps are worked out from `chains` (each color's
+    figure of each criterion, the variant's colors in order): the mixed-radix score compares them so too.
     """
-    def text(color: str) -> str:
-        return " then ".join(str(value) for value in chains[color])
+    if not command.depends_on_values:
+        figure = command.figure
+        rest = ", ".join(f"{figure.amount(chains[c][0])} {c}" for c in order[len(tied):])
+        if len(tied) == 1:
+            head = f"{tied[0]}: {figure.words(chains[tied[0]][0])}"
+        else:
+            head = ("grey: " + " ~ ".join(f"{c} {figure.amount(chains[c][0])}" for c in tied)
+                    + f" (within {tolerance:.0%})")
+        return f"{head} < {rest}" if rest else head
+    steps, contenders = [], list(chains)  # the variant's colors, in order
+    for index, criterion in enumerate(command.chain):
+        values = {c: chains[c][index] for c in contenders}
+        best = (max if criterion.highest else min)(values.values())
+        sharing = [c for c in contenders if values[c] == best]
+        others = sorted((c for c in contenders if values[c] != best), key=lambda c: values[c],
+                        reverse=criterion.highest)
+        words = criterion.figure.words(best)
+        if len(sharing) == 1:
+            step = f"{sharing[0]}: {words}"
+        elif index and len(sharing) == len(contenders):
+            step = f"still tied at {words}"
+        else:
+            step = f"{_names(sharing)} tie at {words}"
+        if others:
+            step += f" {'>' if criterion.highest else '<'} " + ", ".join(
+                f"{criterion.figure.amount(values[c])} {c}" for c in others)
+        steps.append(step)
+        contenders = sharing
+        if len(sharing) == 1:
+            break
+    return ("" if len(contenders) == 1 else "grey: ") + "; then ".join(steps)
 
-    unit = "" if command.depends_on_values else " mm"
-    sign = ">" if command.chain[0].highest else "<"
-    rest = [f"{text(c)}{unit} {c}" for c in order[len(tied):]]
-    if len(tied) == 1:
-        head = f"{tied[0]}: {text(tied[0])}{unit}"
-    elif not command.depends_on_values:
-        head = "grey: " + " ~ ".join(f"{c} {text(c)} mm" for c in tied) + f" (within {tolerance:.0%})"
-    else:
-        head = "grey: " + " = ".join(tied) + f" at {text(tied[0])}"
-    return f" {sign} ".join([head] + rest)
+
+def _names(colors: list[str]) -> str:
+    """`black and red`, `black, red and white`."""
+    return colors[0] if len(colors) == 1 else ", ".join(colors[:-1]) + " and " + colors[-1]

@@ -84,7 +84,7 @@ class RefereedRound:
 
     number: 1, 2, ... command: the command die. accepted: the answers counted
     right, the table's call first (`rules.Resolution.accepted`). reason: the
-    rules' one line (`red: 13 > 12 white > 11 black`). gems_before and
+    rules' one line (`red: total 13 > 12 white, 11 black`). gems_before and
     gems_after: per seat. grabs: per seat, in seat order. order: the seats
     that grabbed, fastest first. held: per seat, the devil they got (a color
     or grey) or None. devils: devils of each color on the table this round.

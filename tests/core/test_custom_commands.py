@@ -103,14 +103,6 @@ def test_one_die_each_most_sixes_is_a_tie_unless_exactly_one_six():
     assert odds.tie_probability[sixes] == 1 - 3 * Fraction(1, 6) * Fraction(5, 6) ** 2
 
 
-def test_a_tie_break_explains_itself_in_the_reason():
-    broken = command("broken", ("max", True), ("sum", True))
-    variant = Variant(commands=(broken,))
-    resolution = resolve(variant, broken, {"black": [6, 1, 1], "red": [6, 5, 1], "white": [4, 4, 4]})
-    assert resolution.answer == "red"
-    assert resolution.reason == "red: 6 then 12 > 6 then 8 black > 4 then 12 white"
-
-
 def test_custom_faces_resolve_and_refuse_a_value_no_face_shows():
     variant = Variant(faces=(0, 1, 1, 2, 2, 3), commands=(Command.HIGHEST_TOTAL,))
     assert resolve(variant, Command.HIGHEST_TOTAL, {"black": [0, 3, 3], "red": [1, 1, 2],

@@ -23,11 +23,11 @@ RULEBOOK_EXAMPLE = {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]}
 
 
 @pytest.mark.parametrize("command, answer, reason", [
-    (Command.HIGHEST_TOTAL, "red", "red: 13 > 12 white > 11 black"),
-    (Command.LOWEST_TOTAL, "black", "black: 11 < 12 white < 13 red"),
-    (Command.LARGEST_SPREAD, "white", "white: 5 > 4 black > 2 red"),
-    (Command.MOST_ODD, "red", "red: 3 > 2 white > 1 black"),
-    (Command.HIGHEST_DIE, GREY, "grey: black = white at 6 > 5 red"),
+    (Command.HIGHEST_TOTAL, "red", "red: total 13 > 12 white, 11 black"),
+    (Command.LOWEST_TOTAL, "black", "black: total 11 < 12 white, 13 red"),
+    (Command.LARGEST_SPREAD, "white", "white: spread 5 > 4 black, 2 red"),
+    (Command.MOST_ODD, "red", "red: 3 odd dice > 2 white, 1 black"),
+    (Command.HIGHEST_DIE, GREY, "grey: black and white tie at highest die 6 > 5 red"),
 ])
 def test_rulebook_worked_example(command, answer, reason):
     resolution = resolve(STANDARD, command, RULEBOOK_EXAMPLE)
@@ -150,7 +150,7 @@ def test_the_reason_names_exactly_the_colors_the_rules_tied():
             named = [c for c in variant.colors if f"{c} " in head]
             assert head.startswith("grey: ") and len(named) >= 2 and "within 10%" in head
         else:
-            assert head == f"{resolution.answer}: {resolution.figures[resolution.answer]} mm"
+            assert head == f"{resolution.answer}: nearest die {resolution.figures[resolution.answer]} mm"
 
 
 def test_a_table_too_small_for_the_dice_is_refused_not_thrown_for_ever():

@@ -71,9 +71,10 @@ def test_question_mark_shows_the_commands_and_grey_each_worked_on_an_example(tmp
     screen = drill.screen()
     # The rulebook's worked example, as the rulebook works it.
     assert "worked on one roll: black 2 3 6   red 3 5 5   white 1 5 6" in screen
-    for line in ("HT  highest total", "red: 13 > 12 white > 11 black", "LT  lowest total",
-                 "black: 11 < 12 white < 13 red", "LS  largest spread", "white: 5 > 4 black > 2 red",
-                 "MO  most odd", "red: 3 > 2 white > 1 black", "HD  highest die", "grey: black = white at 6 > 5 red",
+    for line in ("HT  highest total", "red: total 13 > 12 white, 11 black", "LT  lowest total",
+                 "black: total 11 < 12 white, 13 red", "LS  largest spread", "white: spread 5 > 4 black, 2 red",
+                 "MO  most odd", "red: 3 odd dice > 2 white, 1 black", "HD  highest die",
+                 "grey: black and white tie at highest die 6 > 5 red",
                  "CL  closest", "grey  a tie: two or more colors share the winning figure (HD above)"):
         assert line in screen, line
     thrown = roll(Variant(), np.random.default_rng(EXAMPLE_SEED))
