@@ -335,16 +335,30 @@ class FilePath(Rule):
 
 @dataclasses.dataclass(frozen=True)
 class TextMap(Rule):
-    """A mapping of text to text (e.g. answer -> key); kept as a dict."""
+    """A mapping of text to text (e.g. answer -> key); kept as a dict. As text, `pair` items (NAME=VALUE)
+    separated by commas."""
+
+    pair: str = "NAME=VALUE"
 
     def normalize(self, value: Any) -> dict[str, str]:
         if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                      for k, v in value.items()):
-            raise ValueError("must map text to text")
+            raise ValueError(f"must map text to text: {self.pair} pairs separated by commas")
         return dict(value)
+
+    def from_text(self, text: str) -> Any:
+        """`black=j,red=k`: each name stripped of spaces, each value as written; text with an item that is no
+        pair stays text."""
+        pairs = [item.partition("=") for item in text.split(",") if item.strip()]
+        if any(not sep for _, sep, _ in pairs):
+            return text
+        return {name.strip(): value for name, _, value in pairs}
 
     def bad_values(self) -> list[Any]:
         return ["black=k", 5, {"black": 5}, None]
+
+    def bad_texts(self) -> list[str]:
+        return ["black", "black=k,red", "black:k"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -163,7 +163,7 @@ CASES: dict[str, list[str]] = {
     "odds grey color": ["odds", "--colors", "black,grey"],
     "odds capital color": ["odds", "--colors", "Black,Red"],
     "odds nine colors": ["odds", "--colors", "a,b,c,d,e,f,g,h,i"],
-    "odds empty color": ["odds", "--colors", "black,,red"],
+    "odds only commas for colors": ["odds", "--colors", ",,"],
     "odds unknown command": ["odds", "--commands", "tallest"],
     "odds repeated command": ["odds", "--commands", "highest-total,highest-total"],
     "odds no command": ["odds", "--commands", ","],

@@ -86,6 +86,12 @@ def value_type(rule: Rule):
     return parse
 
 
+def read_type(rule: Rule):
+    """An argparse type: the value a flag's text stands for, read by `rule.from_text` but not yet checked, for a
+    flag the library checks against another flag's value (`--commands`: among a `--variant` file's own)."""
+    return rule.from_text
+
+
 SEED = Whole(0)
 """A seed: a whole number of 0 or more."""
 
@@ -134,19 +140,20 @@ def error_line(error: InputError, args: argparse.Namespace) -> str:
 
 def add_variant_arguments(parser: argparse.ArgumentParser, table: bool = True) -> None:
     """The flags that choose a game variant (and, with `table`, the table model for `closest`)."""
-    from diavolo_stats.core.variant import MAX_COLORS, MAX_DICE_PER_COLOR, MAX_SIDES, PRESETS
+    from diavolo_stats.core.variant import MAX_COLORS, MAX_DICE_PER_COLOR, MAX_SIDES, PRESETS, Variant
 
+    lists = declared(Variant, ("colors", "commands"))[0]
     group = parser.add_argument_group("game variant")
     group.add_argument("--variant", default="standard", metavar="NAME|FILE",
                        help=f"the game to start from: a preset ({' or '.join(PRESETS)}: 3 or 2 dice per color) "
                             "or a variant file (.toml) with its own dice, commands and command die")
     group.add_argument("--dice-per-color", type=value_type(Whole(1, MAX_DICE_PER_COLOR)), metavar="N",
                        help=f"dice in each color, 1 to {MAX_DICE_PER_COLOR} (overrides the preset)")
-    group.add_argument("--colors", metavar="C1,C2,...",
+    group.add_argument("--colors", type=value_type(lists["colors"]), metavar="C1,C2,...",
                        help=f"2 to {MAX_COLORS} color names, comma-separated (default black,red,white)")
     group.add_argument("--sides", type=value_type(Whole(2, MAX_SIDES)), metavar="N",
                        help=f"faces per die, 2 to {MAX_SIDES} (default 6)")
-    group.add_argument("--commands", metavar="CMD,...",
+    group.add_argument("--commands", type=read_type(lists["commands"]), metavar="CMD,...",
                        help="commands on the command die, comma-separated (default: all six, or a variant file's die)")
     if table:
         from diavolo_stats.core.table_model import MAX_SCATTER_MM, MAX_TOLERANCE, TableModel
@@ -177,9 +184,9 @@ def variant_from_args(args: argparse.Namespace):
         changes["sides"] = args.sides
         changes["faces"] = None  # dice valued 1..sides, in place of the file's faces
     if args.colors is not None:
-        changes["colors"] = tuple(c.strip() for c in args.colors.split(","))
+        changes["colors"] = args.colors
     if args.commands is not None:
-        changes["commands"] = tuple(base.command(c) for c in args.commands.split(",") if c.strip())
+        changes["commands"] = base.commands_named(args.commands)
     if hasattr(args, "tolerance"):
         changes["table"] = TableModel(scatter_mm=args.scatter_mm, die_mm=args.die_mm, tolerance=args.tolerance)
     return dataclasses.replace(base, **changes)

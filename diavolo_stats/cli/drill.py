@@ -9,6 +9,7 @@ from diavolo_stats.cli.common import (
     add_format_argument,
     add_variant_arguments,
     print_result,
+    value_type,
     variant_from_args,
 )
 from diavolo_stats.core.variant import Variant
@@ -24,7 +25,6 @@ from diavolo_stats.drill.settings import (
     DrillSettings,
     answer_keys,
 )
-from diavolo_stats.errors import InputError
 from diavolo_stats.validation import declared
 
 NUMBERS = ("trials", "minutes", "seed", "timeout_s", "foreperiod_ms", "feedback_ms")
@@ -56,7 +56,8 @@ def register(subparsers) -> None:
                         help="CSV log to append to (default: $DIAVOLO_LOG, else data/drills.csv)")
     parser.add_argument("--timeout", dest="timeout_s", metavar="S",
                         help=f"seconds to wait for an answer, up to {MAX_TIMEOUT_S:g} (default {TIMEOUT_S:g})")
-    parser.add_argument("--keys", metavar="ANSWER=KEY,...",
+    parser.add_argument("--keys", type=value_type(declared(DrillSettings, ("keys",))[0]["keys"]),
+                        metavar="ANSWER=KEY,...",
                         help=f"answer keys, e.g. black=j,red=k,white=l,grey=h (default: {keys}; {QUIT_KEY} and "
                              f"{HELP_KEY} are taken)")
     parser.add_argument("--foreperiod-ms", dest="foreperiod_ms", metavar="MIN,MAX",
@@ -85,13 +86,7 @@ def _settings(args: argparse.Namespace) -> DrillSettings:
         args.foreperiod_ms = f"{args.foreperiod_ms},{args.foreperiod_ms}"  # one wait: always that long
     numbers = {name: rules[name].from_text(getattr(args, name)) for name in NUMBERS if getattr(args, name) is not None}
     variant = variant_from_args(args)
-    keys = None
-    if args.keys is not None:
-        pairs = [item.partition("=") for item in args.keys.split(",") if item.strip()]
-        if any(not sep for _, sep, _ in pairs):
-            raise InputError(f"write ANSWER=KEY pairs separated by commas, got {args.keys!r}", field="keys")
-        keys = {answer.strip(): key for answer, _, key in pairs}
-    optional = {"log": args.log, "keys": keys}
+    optional = {"log": args.log, "keys": args.keys}
     return DrillSettings(
         player=args.player, variant=variant, command_first=args.command_first, adaptive=args.adaptive,
         intro=args.intro, **numbers, **{name: value for name, value in optional.items() if value is not None})

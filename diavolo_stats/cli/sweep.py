@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from diavolo_stats.cli.common import SEED, add_format_argument, print_result, progress_bar, value_type
+from diavolo_stats.cli.common import SEED, add_format_argument, print_result, progress_bar, read_type, value_type
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import AXES, MAX_VARIANTS, PALETTE, SweepGrid, parse_values
-from diavolo_stats.validation import Whole
+from diavolo_stats.validation import Whole, declared
 
 
 def register(subparsers) -> None:
@@ -20,16 +20,18 @@ def register(subparsers) -> None:
         description="Answer every combination of the listed values: value commands exactly, closest by "
                     "simulation seeded from --seed and the variant itself. Values are lists (4,6,8), "
                     "inclusive ranges (2..6), ranges with a step (0.05..0.2:0.05), or a mix (2..4,8).")
+    lists = declared(SweepGrid, ("colors", "commands"))[0]
     grid = parser.add_argument_group("grid (a flag left out keeps the base variant's value)")
     grid.add_argument("--variant", default="standard", metavar="NAME|FILE",
                       help="the game the grid varies: a preset (standard or kids) or a variant file (.toml)")
     grid.add_argument("--colors-count", metavar="LIST",
                       help=f"numbers of colors, 2 to 8, named in order {','.join(PALETTE)} (default 3)")
-    grid.add_argument("--colors", metavar="C1,C2,...", help="one fixed set of color names instead")
+    grid.add_argument("--colors", type=value_type(lists["colors"]), metavar="C1,C2,...",
+                      help="one fixed set of color names instead")
     grid.add_argument("--dice-per-color", metavar="LIST", help="dice in each color (default 3)")
     grid.add_argument("--sides", metavar="LIST", help="faces per die, valued 1..sides, in place of a file's faces "
                                                        "(default 6)")
-    grid.add_argument("--commands", metavar="CMD,...",
+    grid.add_argument("--commands", type=read_type(lists["commands"]), metavar="CMD,...",
                       help="commands to report, comma-separated (default: all six, or the file's)")
     defaults = TableModel()
     grid.add_argument("--tolerance", metavar="LIST",
@@ -74,10 +76,10 @@ def grid_from_args(args: argparse.Namespace) -> SweepGrid:
               for name in ("colors_count", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")
               if getattr(args, name) is not None}
     if args.colors is not None:
-        values["colors"] = tuple(color.strip() for color in args.colors.split(","))
+        values["colors"] = args.colors
         values.pop("colors_count", None)
     if args.commands is not None:
-        values["commands"] = tuple(base.command(name) for name in args.commands.split(",") if name.strip())
+        values["commands"] = base.commands_named(args.commands)
     return SweepGrid(**values, rounds=args.rounds, seed=args.seed, base=base)
 
 

@@ -8,13 +8,14 @@ The same object is read from a variant file (`Variant.from_toml`, see
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from diavolo_stats.core.commands import ALL_COMMANDS, VALUE_COMMANDS, Command, CommandName
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Instance, Maybe, Rule, Several, Text, Whole, setting
+from diavolo_stats.validation import Configuration, Instance, Maybe, Rule, Several, Text, Whole, check_value, setting
 
 __all__ = ["ALL_COMMANDS", "VALUE_COMMANDS", "Command", "CommandName", "ColorDice", "Variant", "GREY", "PRESETS"]
 
@@ -31,6 +32,8 @@ MAX_FACE = 100
 COLOR_NAME = r"[a-z][a-z0-9_]*"
 COLOR_RULE = Text(max_length=40, pattern=COLOR_NAME, forbidden=(GREY,), reserved_for="ties",
                   described="a color name (lowercase letters, digits, _; grey is for ties)")
+COMMANDS_RULE = Several(CommandName(), noun="command")
+"""The commands in play: one or more, each a Command or a built-in's name, none twice."""
 
 
 class Faces(Rule):
@@ -72,7 +75,7 @@ class Variant(Configuration):
     colors: tuple[str, ...] = setting(DEFAULT_COLORS, Several(COLOR_RULE, least=2, most=MAX_COLORS, noun="color"))
     dice_per_color: int = setting(3, Whole(1, MAX_DICE_PER_COLOR))
     sides: int = setting(6, Whole(2, MAX_SIDES))
-    commands: tuple[Command, ...] = setting(ALL_COMMANDS, Several(CommandName(), noun="command"))
+    commands: tuple[Command, ...] = setting(ALL_COMMANDS, COMMANDS_RULE)
     table: TableModel = setting(default_factory=TableModel, rule=Instance(TableModel))
     faces: tuple[int, ...] | None = setting(None, Maybe(Faces()))
     dice: tuple[ColorDice, ...] = setting((), Several(Instance(ColorDice), least=0, noun="color's dice"))
@@ -175,6 +178,11 @@ class Variant(Configuration):
     def command(self, name: str, field: str = "commands") -> Command:
         """The command of this variant (or a built-in) named `name`; InputError naming `field` if there is none."""
         return Command.parse(name, field, among=self.commands)
+
+    def commands_named(self, names: Sequence[str], field: str = "commands") -> tuple[Command, ...]:
+        """The commands named `names`, each a built-in or one of this variant's own (a variant file's), checked
+        as the `commands` field is; InputError naming `field` if they are not allowed."""
+        return check_value(field, names, replace(COMMANDS_RULE, item=CommandName(self.commands)))
 
     @property
     def label(self) -> str:

@@ -68,7 +68,7 @@ class DrillSettings(Configuration):
     foreperiod_ms: tuple[int, int] = setting(FOREPERIOD_MS, Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), least=2,
                                                                     most=2, unique=False, noun="bound"))
     feedback_ms: int = setting(FEEDBACK_MS, Whole(0, MAX_FOREPERIOD_MS, unit="ms"))
-    keys: Mapping[str, str] | None = setting(None, Maybe(TextMap()))
+    keys: Mapping[str, str] | None = setting(None, Maybe(TextMap(pair="ANSWER=KEY")))
     intro: bool = setting(True, Flag())
 
     def check(self) -> None:

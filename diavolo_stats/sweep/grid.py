@@ -36,12 +36,12 @@ import numpy as np
 from diavolo_stats.core.simulate import MAX_ROUNDS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant import (
+    COMMANDS_RULE,
     DEFAULT_COLORS,
     MAX_COLORS,
     MAX_DICE_PER_COLOR,
     MAX_SIDES,
     Command,
-    CommandName,
     Variant,
 )
 from diavolo_stats.errors import InputError
@@ -147,7 +147,7 @@ class SweepGrid(Configuration):
     colors_count: tuple[int, ...] | None = setting(None, Maybe(_listed(Whole(2, MAX_COLORS))))
     dice_per_color: tuple[int, ...] | None = setting(None, Maybe(_listed(Whole(1, MAX_DICE_PER_COLOR))))
     sides: tuple[int, ...] | None = setting(None, Maybe(_listed(Whole(2, MAX_SIDES))))
-    commands: tuple[Command, ...] | None = setting(None, Maybe(Several(CommandName(), noun="command")))
+    commands: tuple[Command, ...] | None = setting(None, Maybe(COMMANDS_RULE))
     tolerance: tuple[float, ...] | None = setting(None, Maybe(_listed(Number(at_least=0, at_most=MAX_TOLERANCE))))
     scatter_mm: tuple[float, ...] | None = setting(None, Maybe(_listed(Number(above=0, unit="mm"))))
     die_mm: tuple[float, ...] | None = setting(None, Maybe(_listed(Number(above=0, unit="mm"))))

@@ -25,8 +25,8 @@ def test_argument_errors_and_library_errors_share_one_prefix(args, fragment):
 
 
 @pytest.mark.parametrize("args, line", [
-    # A Variant field (colors) and a TableModel field (scatter_mm), through the variant flags.
-    (("odds", "--colors", "grey,red"), "diavolo: error: --colors: 'grey' is reserved for ties"),
+    # A Variant field (commands) and a TableModel field (scatter_mm), through the variant flags.
+    (("odds", "--commands", "tallest"), "diavolo: error: --commands: each command must be one of"),
     (("odds", "--scatter-mm", "10", "--die-mm", "16"), "diavolo: error: --scatter-mm: must be larger than the die"),
     # A field whose flag is not its name: round_number is --round.
     (("minodice", "bid", "--hand", "black,red,red,red,red,red,red,red", "--round", "8", "--players", "6"),

@@ -320,7 +320,7 @@ def test_without_a_terminal_the_drill_exits_2_and_says_it_needs_one(tmp_path):
 
 @pytest.mark.parametrize("args, fragment", [
     (["--keys", "black=r"], "--keys: r would answer two colors"),
-    (["--keys", "grey"], "--keys: write ANSWER=KEY pairs"),
+    (["--keys", "grey"], "--keys: must map text to text: ANSWER=KEY pairs separated by commas"),
     (["--trials", "3", "--minutes", "1"], "not allowed with argument"),
     (["--foreperiod-ms", "900,600"], "--foreperiod-ms: "),
     (["--player", ""], "--player: "),

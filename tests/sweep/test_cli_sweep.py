@@ -103,7 +103,7 @@ def _free_port() -> int:
     (["--dice-per-color", "\u0663"], ["--dice-per-color", "not a value"]),
     (["--tolerance", "1.5"], ["--tolerance", "from 0 to 1"]),
     (["--tolerance", "0.1..0.3"], ["--tolerance", "needs a step"]),
-    (["--commands", "highest-totl"], ["--commands: must be one of highest-total", "got 'highest-totl'"]),
+    (["--commands", "highest-totl"], ["--commands: each command must be one of highest-total", "got 'highest-totl'"]),
     (["--colors-count", "2..8", "--dice-per-color", "1..12", "--sides", "2..100", "--tolerance", "0..1:0.1",
       "--die-mm", "10,12"], ["grid", "more than the 100,000", "split it"]),
     (["--workers", "1000"], ["--workers", "from 1 to"]),
