@@ -130,9 +130,13 @@ BAD_VARIANT_FILES = {
     "variant_grey_color": 'colors = ["black", "grey"]\n',
     "variant_die_undefined": 'command_die = ["highest-total", "most-sevens"]\n',
     "variant_binary": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+    # sizes a file (and the explorer's editor) may not pass
+    "variant_too_many_tie_breaks": '[commands.big]\nfigure = "max"\nthen = ' + str(["sum"] * 7) + "\n",
+    "variant_too_many_commands": "".join(f'[commands.c{i}]\nfigure = "sum"\n' for i in range(25)),
+    "variant_die_too_long": "command_die = " + str(["highest-total"] * 61) + "\n",
 }
-"""A variant file with one mistake each, as issue 18 lists them; tests/core/test_variant_file.py checks what each
-message names."""
+"""A variant file with one mistake each, as issue 18 lists them, and the sizes allowed exceeded;
+tests/core/test_variant_file.py checks what each message names."""
 SIM = ["--simulation", str(SIMULATION)]
 HAND = ["bid", "--hand", "black", "--round", "1", "--players", "3"]
 

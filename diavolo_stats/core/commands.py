@@ -36,6 +36,9 @@ DIRECTIONS = ("highest", "lowest")
 COMMAND_KEYS = ("label", "rule", "figure", "wins", "then")
 """The keys of a `[commands.NAME]` table, in the built-ins file and in a variant file."""
 
+MAX_TIE_BREAKS = 6
+"""Tie-breaks a command has at most (`then`)."""
+
 COMMAND_NAME = r"[a-z][a-z0-9]*(-[a-z0-9]+)*"
 NAME_RULE = Text(max_length=40, pattern=COMMAND_NAME, forbidden=("grey",), reserved_for="ties",
                  described="a command name (lowercase letters and digits, words joined by -)")
@@ -177,9 +180,9 @@ class Command(str, metaclass=_CommandType):
         figure = check_value(f"{where}.figure", table["figure"], FigureRule())
         highest = check_value(f"{where}.wins", table.get("wins", "highest"), DirectionRule()) == "highest"
         then = table.get("then", [])
-        if not isinstance(then, list):
-            raise InputError("must be a list of tie-breaks: figures, or tables {figure = ..., wins = ...}",
-                             field=f"{where}.then")
+        if not isinstance(then, list) or len(then) > MAX_TIE_BREAKS:
+            raise InputError(f"must be a list of at most {MAX_TIE_BREAKS} tie-breaks: figures, or tables "
+                             "{figure = ..., wins = ...}", field=f"{where}.then")
         chain = [Criterion(figure, highest)]
         for index, step in enumerate(then):
             at = f"{where}.then[{index}]"

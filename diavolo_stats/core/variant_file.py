@@ -17,13 +17,17 @@ rules" walks through them with the files of `examples/variants/`:
     [table]                      # the closest table model: scatter_mm, die_mm, tolerance
 
 A bad file is one InputError naming the file and the key (and the line, where
-the TOML parser gives one); nothing is read past it.
+the TOML parser gives one); nothing is read past it. `variant_toml` writes a
+variant as such a file (the explorer's download), every key explicit, and
+reading it back gives the same variant.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from diavolo_stats.core.commands import BUILTIN_COMMANDS, Command
 from diavolo_stats.core.table_model import TableModel
@@ -41,6 +45,10 @@ FILE_KEYS = ("name", "colors", "dice_per_color", "sides", "faces", "dice", "comm
 DICE_KEYS = ("count", "faces")
 TABLE_KEYS = ("scatter_mm", "die_mm", "tolerance")
 MAX_FILE_BYTES = 1 << 20
+MAX_DEFINED_COMMANDS = 24
+"""Commands a file defines at most (`[commands.NAME]` tables)."""
+MAX_DIE_FACES = 60
+"""Faces of the command die at most (repeats counted)."""
 
 
 def read_variant(path: str | Path) -> Variant:
@@ -97,7 +105,11 @@ def variant_from_document(document: dict[str, Any]) -> Variant:
         except InputError as error:
             raise InputError(error.message, field=f"table.{error.field}") from None
     defined = []
-    for name, table in _section(document, "commands").items():
+    sections = _section(document, "commands")
+    if len(sections) > MAX_DEFINED_COMMANDS:
+        raise InputError(f"at most {MAX_DEFINED_COMMANDS} commands of your own, got {len(sections):,}",
+                         field="commands")
+    for name, table in sections.items():
         if name in BUILTIN_COMMANDS:
             raise InputError(f"{name} is a built-in command; give yours another name "
                              f"(built-ins: {', '.join(BUILTIN_COMMANDS)})", field=f"commands.{name}")
@@ -107,8 +119,9 @@ def variant_from_document(document: dict[str, Any]) -> Variant:
     if die is None:
         settings["commands"] = tuple(known.values())
     else:
-        if not isinstance(die, list) or not die:
-            raise InputError("must be a list of command names, repeats allowed", field="command_die")
+        if not isinstance(die, list) or not 1 <= len(die) <= MAX_DIE_FACES:
+            raise InputError(f"must be a list of 1 to {MAX_DIE_FACES} command names, repeats allowed",
+                             field="command_die")
         for index, face in enumerate(die):
             if not isinstance(face, str) or face not in known:
                 raise InputError(f"{face!r} is not a command; allowed: {', '.join(known)}",
@@ -125,6 +138,37 @@ def variant_from_document(document: dict[str, Any]) -> Variant:
                     except InputError as error:
                         raise InputError(f"{error.message} ({color})", field=f"commands.{command}.{key}") from None
     return Variant(**settings)
+
+
+def variant_document(variant: Variant) -> dict[str, Any]:
+    """`variant` as the document of a variant file (FILE_KEYS), every key explicit: its dice, the commands of its
+    own as `[commands.NAME]` tables, its command die face by face, and its table model when not the default."""
+    document: dict[str, Any] = {} if variant.name is None else {"name": variant.name}
+    document["colors"] = list(variant.colors)
+    document["dice_per_color"] = variant.dice_per_color
+    if variant.faces is None:
+        document["sides"] = variant.sides
+    else:
+        document["faces"] = list(variant.faces)
+    dice = {own.color: {key: list(value) if isinstance(value, tuple) else value
+                        for key, value in (("count", own.count), ("faces", own.faces)) if value is not None}
+            for own in variant.dice}
+    if any(dice.values()):
+        document["dice"] = {color: table for color, table in dice.items() if table}
+    defined = {str(command): command.section() for command in variant.commands if not command.builtin}
+    if defined:
+        document["commands"] = defined
+    document["command_die"] = [str(command) for command in variant.die]
+    if variant.table != TableModel():
+        document["table"] = {key: getattr(variant.table, key) for key in TABLE_KEYS}
+    return document
+
+
+def variant_toml(variant: Variant) -> str:
+    """The text of a variant file that `read_variant` reads back as `variant` (written by tomli-w)."""
+    described = f"{variant.name}: " if variant.name else ""
+    return (f"# {described}a game of Diavolo: its dice, its commands and its command die\n"
+            + tomli_w.dumps(variant_document(variant)))
 
 
 def _counts(settings: dict[str, Any], colors: tuple[str, ...]) -> dict[str, tuple[int, tuple[int, ...]]]:

@@ -2,7 +2,7 @@
 
 `app.create_app` builds the Starlette application over one drill log;
 `server.serve` runs it on uvicorn. `trials` checks and logs what a browser
-sends, `api` answers the pages' JSON calls, `pages` renders the pages from
+sends, `api` answers the pages' JSON calls, `explore` the explorer's edited variants, `pages` renders the pages from
 `templates/`, and `security` guards every request. The pages' scripts and
 styles are in `static/`, served by the package itself.
 """

@@ -25,7 +25,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.web import api, pages, play, rooms
+from diavolo_stats.web import api, explore, pages, play, rooms
 from diavolo_stats.web.busy import RETRY_AFTER_S, Busy, Heavy
 from diavolo_stats.web.security import Guard
 from diavolo_stats.web.trials import TooFast, TrialStore
@@ -53,8 +53,8 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     """
     store, heavy = TrialStore(log), Heavy()
     open_rooms = rooms.Rooms(store, token)
-    routes = [*api.routes(store, heavy), *pages.routes(store, heavy), *play.routes(play.SoloGames(store)),
-              *rooms.routes(open_rooms),
+    routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy),
+              *play.routes(play.SoloGames(store)), *rooms.routes(open_rooms),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [
         Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_NAMES, *hosts]),

@@ -37,6 +37,8 @@ class LongNumber:
     def __str__(self) -> str:
         return self.digits
 
+    __repr__ = __str__  # an error message quotes the digits (cut to validation.MAX_SHOWN)
+
 
 def _number(text: str) -> int | str:
     return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else LongNumber(text)

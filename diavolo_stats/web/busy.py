@@ -1,7 +1,8 @@
 """What the server cannot do now but will later: answered 503 with `Retry-After`, which the pages ask again.
 
-Two things: the heavy requests, those that read the whole drill log or
-simulate (a session's summary, a report, an adaptive roll, a simulation),
+Two things: the heavy requests, those that read the whole drill log,
+simulate or count a designer's exact odds (a session's summary, a report, an
+adaptive roll, a simulation, the explorer's odds of an edited variant),
 of which at most HEAVY_AT_ONCE run at once (`Heavy`); and a trial the log
 could not take (the disk is full, another program holds the log's lock),
 which the page keeps and sends again until it is stored.
@@ -43,8 +44,8 @@ class Heavy:
     async def run(self, what: str, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` in a worker thread once a slot is free now, else Busy naming `what` is waiting."""
         if not self._slots.acquire(blocking=False):
-            raise Busy(f"busy: the server computes at most {self.at_once} summaries, reports, adaptive rolls or "
-                       f"simulations at once; ask for {what} again in a moment")
+            raise Busy(f"busy: the server computes at most {self.at_once} summaries, reports, adaptive rolls, "
+                       f"simulations or edited variants' odds at once; ask for {what} again in a moment")
         try:
             return await run_in_threadpool(function, *args)
         finally:

@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from diavolo_stats.cli import main
-from diavolo_stats.core.commands import Command
+from diavolo_stats.core.commands import Command, Criterion
+from diavolo_stats.core.figures import DiceFigure
 from diavolo_stats.core.odds import exact_odds
+from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import ColorDice, Variant
+from diavolo_stats.core.variant_file import variant_toml
 from diavolo_stats.errors import InputError
 from tests.test_bad_inputs import BAD_VARIANT_FILES
 
@@ -31,6 +34,9 @@ NAMED = {
     "variant_grey_color": "colors: 'grey' is reserved for ties",
     "variant_die_undefined": "command_die[1]: 'most-sevens' is not a command",
     "variant_binary": "not a text file",
+    "variant_too_many_tie_breaks": "commands.big.then: must be a list of at most 6 tie-breaks",
+    "variant_too_many_commands": "commands: at most 24 commands of your own, got 25",
+    "variant_die_too_long": "command_die: must be a list of 1 to 60 command names",
 }
 
 
@@ -123,3 +129,34 @@ def test_the_drill_teaches_each_built_in_with_the_label_and_rule_its_definition_
     for command in Variant().commands:
         assert f"{command.label}: {command.rule}" in shown
     assert Command.MOST_ODD.rule == "the color with the most dice showing an odd number"  # the box's words
+
+
+WRITTEN_IN_CODE = {
+    "kids": Variant.preset("kids"),
+    "a die of my own, closest off": Variant(faces=(0, 1, 1, 2, 2, 3), commands=(Command.HIGHEST_TOTAL,
+                                                                                 Command.MOST_ODD)),
+    "uneven colors, another table": Variant(colors=("blue", "green"), dice=(ColorDice("green", 4, (1, 2, 3)),),
+                                            table=TableModel(scatter_mm=200, die_mm=12, tolerance=0.2),
+                                            name="Blue vs. green!"),
+    "a tie-break chain lowest first": Variant(commands=(Command("low", "low", "the lowest die, then the spread", (
+        Criterion(DiceFigure.parse("min"), False), Criterion(DiceFigure.parse("spread"), True))),
+        Command.CLOSEST), command_die=("low", "low", "closest")),
+}
+
+
+@pytest.mark.parametrize("path", sorted(p for p in EXAMPLES.glob("*.toml") if p.name != "broken.toml"),
+                         ids=lambda p: p.name)
+def test_a_written_variant_file_reads_back_as_the_example_it_was_written_from(path, tmp_path):
+    variant = Variant.from_toml(path)
+    written = tmp_path / "written.toml"
+    written.write_text(variant_toml(variant), encoding="utf-8")
+    assert Variant.from_toml(written) == variant
+
+
+@pytest.mark.parametrize("name", sorted(WRITTEN_IN_CODE))
+def test_a_variant_built_in_code_is_written_as_a_file_that_reads_back_as_it(name, tmp_path):
+    variant = WRITTEN_IN_CODE[name]
+    written = tmp_path / "written.toml"
+    written.write_text(variant_toml(variant), encoding="utf-8")
+    assert Variant.from_toml(written) == variant
+    assert exact_odds(Variant.from_toml(written)).document() == exact_odds(variant).document()

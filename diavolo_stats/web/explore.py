@@ -1,0 +1,92 @@
+"""The explorer's API: a variant file sent as JSON, answered with its exact odds and the file that reproduces it.
+
+`POST /api/explore` takes the document of a variant file (the keys of
+`core.variant_file.FILE_KEYS`, as JSON: `{"colors": [...], "commands":
+{"most-sixes": {"figure": "count:=6"}}, "command_die": [...]}`). The body
+is bounded before it is parsed (`security.MAX_BODY_BYTES`, `bodies.MAX_DEPTH`,
+numbers of at most `validation.MAX_DIGITS` digits), then read by the variant
+file's own reader, `variant_from_document`: the same rules, limits and
+messages as a variant file given to `diavolo odds` (a bad key is 400 with `{"error":
+"key: what is wrong", "field": "key"}`). JSON's `null`, which TOML cannot
+spell, is refused by its key.
+
+The answer (`explore_view`) holds the JSON document `diavolo odds` prints for
+that variant (its overall grey rate included), a short
+simulation when `closest` is on the command die, and the TOML file itself:
+read by `diavolo odds`, it gives the same numbers. Beyond the
+exact engine's limits the odds are null and `limit` says so in one line,
+pointing to `diavolo simulate`. The odds and the simulation run within the
+server's bound on heavy requests (`busy.Heavy`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from diavolo_stats.core.odds import exact_odds
+from diavolo_stats.core.simulate import simulate
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import FILE_KEYS, variant_from_document, variant_toml
+from diavolo_stats.errors import InputError
+from diavolo_stats.web.bodies import parse_body
+from diavolo_stats.web.busy import Heavy
+
+SIMULATION_ROUNDS = 20_000
+SIMULATION_SEED = 1
+"""The short simulation of `closest` the explorer shows (about 0.1 s), the same on every view."""
+
+
+def routes(heavy: Heavy) -> list[Route]:
+    """`POST /api/explore`, computing within `heavy`'s bound."""
+
+    async def post_explore(request: Request) -> JSONResponse:
+        variant = read_document(parse_body(await request.body(), "variant"))
+        return JSONResponse(await heavy.run("the explorer's odds", explore_view, variant))
+
+    return [Route("/api/explore", post_explore, methods=["POST"])]
+
+
+def read_document(document: Any) -> Variant:
+    """The variant a client's JSON document of a variant file describes; InputError naming the key if not allowed."""
+    if not isinstance(document, dict):
+        raise InputError(f"must be a variant file as a JSON object of {', '.join(FILE_KEYS)}", field="variant")
+    _refuse_nulls(document, "")
+    return variant_from_document(document)
+
+
+def explore_view(variant: Variant) -> dict[str, Any]:
+    """What the explorer shows of `variant`: `odds` (the JSON document of `diavolo odds`, or None beyond the exact
+    limits, with `limit` saying so), `simulation` (of `diavolo simulate`, SIMULATION_ROUNDS rounds from
+    SIMULATION_SEED, when closest is on the command die, else None), the command die's faces per command
+    (`die`) and the variant file (`file`: its `name` and `text`)."""
+    try:
+        odds, limit = exact_odds(variant).document(), None
+    except InputError as error:  # past distributions.MAX_STATES: the one line names the limit and simulate
+        odds, limit = None, error.message
+    positional = any(not command.depends_on_values for command in variant.die)
+    simulation = simulate(variant, SIMULATION_ROUNDS, SIMULATION_SEED).document() if positional else None
+    return {"odds": odds, "limit": limit, "simulation": simulation,
+            "die": {str(command): variant.die.count(command) for command in variant.commands},
+            "file": {"name": file_name(variant), "text": variant_toml(variant)}}
+
+
+def file_name(variant: Variant) -> str:
+    """The name the explorer's download gives the file: the variant's name in lowercase words joined by -."""
+    stem = re.sub(r"[^a-z0-9]+", "-", (variant.name or "").lower()).strip("-")[:40].strip("-")
+    return f"{stem or 'variant'}.toml"
+
+
+def _refuse_nulls(value: Any, key: str) -> None:
+    if value is None:
+        raise InputError("null has no TOML spelling; leave the key out", field=key or "variant")
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _refuse_nulls(item, f"{key}.{name}" if key else name)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_nulls(item, f"{key}[{index}]")

@@ -1,0 +1,131 @@
+"""The explorer's API: an editor's variant file as JSON, read by the variant file's own reader, answered with the
+exact odds that `diavolo odds --variant` gives for the file it sends back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from diavolo_stats.core.distributions import MAX_STATES
+from diavolo_stats.core.odds import exact_odds, fraction_text
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.errors import InputError
+from diavolo_stats.validation import MAX_DIGITS
+from diavolo_stats.web.explore import SIMULATION_ROUNDS, SIMULATION_SEED
+from tests.conftest import run_diavolo
+from tests.test_bad_inputs import BAD_VARIANT_FILES
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+EDITED = {
+    "name": "Sixes & handicap",
+    "colors": ["black", "red", "white"],
+    "dice_per_color": 3,
+    "faces": [1, 2, 3, 4, 5, 6, 6],
+    "dice": {"white": {"count": 4, "faces": [0, 1, 1, 2, 2, 6]}, "red": {"count": 2}},
+    "commands": {
+        "most-sixes": {"label": "most sixes", "rule": "the most sixes; then the lowest total, then the highest die",
+                       "figure": "count:=6", "wins": "highest",
+                       "then": [{"figure": "sum", "wins": "lowest"}, "max"]},
+        "second-best": {"figure": "nth-highest:2", "wins": "lowest"},
+    },
+    "command_die": ["highest-total", "most-sixes", "most-sixes", "second-best", "most-odd", "most-sixes"],
+}
+"""An editor's state with every kind of edit: a name, faces of every die, a color's own count and faces, two
+commands of the designer's own (a tie-break chain in both forms, a figure with its parameter, lowest wins) and a
+command die with repeats."""
+
+
+def explore(client, document):
+    return client.post("/api/explore", json=document)
+
+
+def fractions(odds_document: dict) -> dict[str, dict[str, str]]:
+    return {command: entry["answer_fraction"] for command, entry in odds_document["commands"].items()}
+
+
+def test_the_file_sent_back_reads_as_the_same_variant_with_the_same_exact_odds(client, tmp_path):
+    answer = explore(client, EDITED)
+    assert answer.status_code == 200, answer.text
+    view = answer.json()
+    assert view["file"]["name"] == "sixes-handicap.toml"
+    path = tmp_path / view["file"]["name"]
+    path.write_text(view["file"]["text"], encoding="utf-8")
+    variant = Variant.from_toml(path)
+    odds = exact_odds(variant)
+    # every command's every answer, as the exact fraction the page shows, and the overall grey rate
+    assert fractions(view["odds"]) == {command.value: {answer: fraction_text(p) for answer, p in by_answer.items()}
+                                       for command, by_answer in odds.answer_probability.items()}
+    assert set(view["odds"]["commands"]) == {"highest-total", "most-sixes", "second-best", "most-odd"}
+    assert view["odds"]["overall"]["tie_fraction"] == fraction_text(odds.overall_tie_probability)
+    assert view["die"] == {"highest-total": 1, "most-sixes": 3, "second-best": 1, "most-odd": 1}
+    # uneven colors: each answers with a chance of its own
+    most_sixes = view["odds"]["commands"]["most-sixes"]["answer_fraction"]
+    assert len({most_sixes["black"], most_sixes["red"], most_sixes["white"]}) == 3
+    # the same file on the command line prints the same document
+    printed = run_diavolo("odds", "--variant", str(path), "--format", "json")
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout) == view["odds"]
+    assert view["simulation"] is None and view["limit"] is None  # no closest on this die, every face exact
+
+
+@pytest.mark.parametrize("name", sorted(name for name, text in BAD_VARIANT_FILES.items()
+                                        if isinstance(text, str) and name != "variant_syntax"))
+def test_a_bad_editor_state_is_refused_with_the_variant_files_own_message(client, tmp_path, name):
+    path = tmp_path / f"{name}.toml"
+    path.write_text(BAD_VARIANT_FILES[name], encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        Variant.from_toml(path)
+    answer = explore(client, tomllib.loads(BAD_VARIANT_FILES[name]))
+    assert answer.status_code == 400
+    assert answer.json()["error"] == str(refused.value).removeprefix(f"{path}: ")
+    assert answer.json()["field"] == str(refused.value).removeprefix(f"{path}: ").partition(": ")[0]
+
+
+@pytest.mark.parametrize(("document", "error"), [
+    ({"commands": {"big": {"figure": "max", "then": ["sum", None]}}},
+     "commands.big.then[1]: null has no TOML spelling; leave the key out"),
+    ({"name": None}, "name: null has no TOML spelling"),
+    (["highest-total"], "variant: must be a variant file as a JSON object of name, colors, dice_per_color"),
+    ({"dice_per_color": int("9" * (MAX_DIGITS + 1))}, "dice_per_color: must be a whole number from 1 to 12, got 999"),
+    ({"dice_per_color": 2.0}, "dice_per_color: must be a whole number from 1 to 12, got 2.0"),
+])
+def test_what_json_can_say_and_a_variant_file_cannot_is_refused_by_its_key(client, document, error):
+    answer = explore(client, document)
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith(error), answer.json()
+
+
+def test_a_body_that_is_not_json_is_refused_in_one_line(client):
+    answer = client.post("/api/explore", content=b"colors = ['black']", headers={"content-type": "text/plain"})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": "variant: the body must be one JSON object", "field": "variant"}
+
+
+def test_beyond_the_exact_limits_the_view_says_so_in_one_line_and_still_gives_the_file(client, tmp_path):
+    document = {"dice_per_color": 8, "sides": 100, "command_die": ["big"],
+                "commands": {"big": {"figure": "spread", "then": ["sum", "count:odd"]}}}
+    view = explore(client, document).json()
+    assert view["odds"] is None
+    assert f"more than {MAX_STATES:,} states" in view["limit"] and "diavolo simulate" in view["limit"]
+    assert "\n" not in view["limit"]
+    path = tmp_path / view["file"]["name"]
+    path.write_text(view["file"]["text"], encoding="utf-8")
+    printed = run_diavolo("odds", "--variant", str(path))
+    assert printed.returncode == 2 and view["limit"] in printed.stderr
+
+
+def test_closest_on_the_die_gets_the_explorers_short_simulation_of_the_same_file(client, tmp_path):
+    document = {"dice_per_color": 2, "command_die": ["closest", "highest-total", "highest-total"]}
+    view = explore(client, document).json()
+    assert view["odds"]["overall"]["tie_probability"] is None  # closest has no exact value
+    path = tmp_path / view["file"]["name"]
+    path.write_text(view["file"]["text"], encoding="utf-8")
+    printed = run_diavolo("simulate", "--variant", str(path), "--rounds", str(SIMULATION_ROUNDS),
+                          "--seed", str(SIMULATION_SEED), "--format", "json")
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout)["commands"] == view["simulation"]["commands"]
