@@ -28,10 +28,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from diavolo_stats.core.figures import VOCABULARY
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.simulate import simulate
-from diavolo_stats.core.variant import Variant
-from diavolo_stats.core.variant_file import FILE_KEYS, variant_from_document, variant_toml
+from diavolo_stats.core.variant import MAX_DICE_PER_COLOR, MAX_FACE, Command, Variant
+from diavolo_stats.core.variant_file import (
+    FILE_KEYS,
+    MAX_DIE_FACES,
+    TABLE_KEYS,
+    variant_document,
+    variant_from_document,
+    variant_toml,
+)
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy
@@ -73,6 +81,17 @@ def explore_view(variant: Variant) -> dict[str, Any]:
     return {"odds": odds, "limit": limit, "simulation": simulation,
             "die": {str(command): variant.die.count(command) for command in variant.commands},
             "file": {"name": file_name(variant), "text": variant_toml(variant)}}
+
+
+def editor_start(variant: Variant) -> dict[str, Any]:
+    """What the explorer's page starts from: `variant` as a variant file's document, its table model, the figures a
+    command of one's own may compare (`distance` is the built-in closest's alone), the built-ins with their words,
+    and the limits the controls show."""
+    return {"document": variant_document(variant),
+            "table": {key: getattr(variant.table, key) for key in TABLE_KEYS},
+            "vocabulary": [figure for figure in VOCABULARY if figure != "distance"],
+            "builtins": [{"name": c.value, "label": c.label, "rule": c.rule} for c in Command],
+            "limits": {"dice_per_color": MAX_DICE_PER_COLOR, "face": MAX_FACE, "die_faces": MAX_DIE_FACES}}
 
 
 def file_name(variant: Variant) -> str:

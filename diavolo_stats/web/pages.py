@@ -18,7 +18,6 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from diavolo_stats.core.rules import resolve, roll
-from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import NO_ANSWER
@@ -34,6 +33,7 @@ from diavolo_stats.drill.settings import (
 from diavolo_stats.drill.teaching import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.busy import Heavy
+from diavolo_stats.web.explore import editor_start
 from diavolo_stats.web.me import progress_context
 from diavolo_stats.web.trials import BROWSER_VARIANTS, TrialStore
 
@@ -89,8 +89,8 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
             "log": store.log.path})
 
     async def explore(request: Request) -> Response:
-        return templates.TemplateResponse(request, "explore.html", {
-            "variant": Variant(), "table": TableModel(), "commands": [c.value for c in Command]})
+        start = editor_start(Variant())
+        return templates.TemplateResponse(request, "explore.html", {"start": start, "limits": start["limits"]})
 
     async def report(request: Request) -> Response:
         player = request.query_params.get("player")

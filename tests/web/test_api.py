@@ -469,7 +469,7 @@ def test_the_drill_page_takes_its_limits_and_defaults_from_the_library(client):
 
 
 def test_every_bad_parameter_is_named_at_once(client):
-    # The explorer's form marks every field that is wrong, so the answer names them all, not the first alone.
+    # A script sees every field that is wrong, so the answer names them all, not the first alone.
     answer = client.get("/api/odds", params={"dice_per_color": "0", "sides": "1", "tolerance": "-1"})
     assert answer.status_code == 400 and answer.json()["field"] == "dice_per_color"
     named = [part.split(":")[0] for part in answer.json()["error"].split("; ")]

@@ -1,10 +1,19 @@
-"""The variant explorer in a real Chromium: the table follows the controls, with the exact odds."""
+"""The variant explorer in a real Chromium: the command editor's every change gives the exact odds of the variant
+file the page shows, which reads back as that variant."""
 
 from __future__ import annotations
 
 from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import variant_from_document
 from web.test_browser_drill import save_screenshot
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+NO_CLOSEST = ["highest-total", "lowest-total", "largest-spread", "most-odd", "highest-die"]
 
 
 def shown_fractions(page) -> dict[str, str]:
@@ -16,33 +25,74 @@ def exact_fractions(variant: Variant) -> dict[str, str]:
     return {command.value: fraction_text(tie) for command, tie in exact_odds(variant).tie_probability.items()}
 
 
-def test_changing_dice_per_color_updates_the_table_to_the_exact_odds(server, page, tmp_path):
+def wait_ready(page) -> None:
+    page.wait_for_function("() => document.body.dataset.state === 'ready'")
+
+
+def shown_variant(page) -> Variant:
+    return variant_from_document(tomllib.loads(page.locator("#variant-file").inner_text()))
+
+
+def test_a_command_built_in_the_editor_gets_its_exact_odds_and_the_file_that_reproduces_them(server, page, tmp_path):
     page.goto(server.url + "explore")
-    page.wait_for_function("() => document.body.dataset.state === 'ready'")
+    wait_ready(page)
     assert shown_fractions(page) == exact_fractions(Variant())
-    assert "closest: ties in" in page.locator("#closest").inner_text()
-    page.fill("input[name=dice_per_color]", "2")
-    page.wait_for_function("() => document.body.dataset.state === 'ready'")
-    assert shown_fractions(page) == exact_fractions(Variant(dice_per_color=2))
-    command_line = page.locator("#command-line").inner_text()
-    assert "diavolo odds --colors black,red,white --dice-per-color 2 --sides 6" in command_line
-    page.uncheck("input[value=closest]")
-    page.fill("input[name=sides]", "8")
-    page.wait_for_function("() => document.body.dataset.state === 'ready'")
-    assert shown_fractions(page) == exact_fractions(Variant(dice_per_color=2, sides=8))
-    assert page.locator("#chart rect").count() == 5  # one bar per value command, closest off
-    page.check("input[value=closest]")
-    page.fill("input[name=dice_per_color]", "3")
-    page.fill("input[name=sides]", "6")
-    page.wait_for_function("() => document.body.dataset.state === 'ready'")
-    page.set_viewport_size({"width": 1200, "height": 1000})
+    assert "closest simulated" in page.locator("#overall").inner_text()  # closest is on the box's die
+    page.fill("#die tr[data-command=closest] input", "0")
+    wait_ready(page)
+    box_overall = page.locator("#overall").get_attribute("data-fraction")
+    assert box_overall == fraction_text(exact_odds(Variant(commands=tuple(NO_CLOSEST))).overall_tie_probability)
+
+    page.click("#add-command")
+    card = page.locator("#defined .command").last
+    card.locator("[data-key=name]").fill("most-sixes")
+    card.locator("[data-key=label]").fill("most sixes")
+    first = card.locator("[data-key=first]")
+    first.locator("[data-key=figure]").select_option("count:=V")
+    first.locator("[data-key=parameter]").fill("6")
+    card.locator("[data-action=add-tie-break]").click()
+    tie_break = card.locator(".then li").last
+    tie_break.locator("[data-key=figure]").select_option("sum")
+    tie_break.locator("[data-key=wins]").select_option("lowest")
+    card.locator("legend + label input").fill("2")
+    wait_ready(page)
+
+    expected = variant_from_document({"command_die": [*NO_CLOSEST, "most-sixes", "most-sixes"], "commands": {
+        "most-sixes": {"label": "most sixes", "figure": "count:=6", "then": [{"figure": "sum", "wins": "lowest"}]}}})
+    assert shown_variant(page) == expected
+    assert "[commands.most-sixes]" in page.locator("#variant-file").inner_text()
+    assert shown_fractions(page) == exact_fractions(expected)
+    assert page.locator("#odds tr[data-command=most-sixes] td").first.inner_text() == "most sixes"
+    overall = page.locator("#overall").get_attribute("data-fraction")
+    assert overall == fraction_text(exact_odds(expected).overall_tie_probability) != box_overall
+    assert page.locator("#command-line").inner_text() == "diavolo odds --variant variant.toml"
+    with page.expect_download() as download:
+        page.click("#download")
+    assert download.value.suggested_filename == "variant.toml"
+    assert Variant.from_toml(download.value.path()) == expected
+
+    # white rolls four dice of its own faces: uneven colors, each with its own chance
+    page.fill("#color-dice tr[data-color=white] [data-key=count]", "4")
+    page.fill("#color-dice tr[data-color=white] [data-key=faces]", "0,1,1,2,2,6")
+    wait_ready(page)
+    assert shown_variant(page).counts == (3, 3, 4)
+    assert shown_fractions(page) == exact_fractions(shown_variant(page))
+    page.set_viewport_size({"width": 1280, "height": 1500})
     save_screenshot(page, tmp_path, "explore.png")
 
 
-def test_a_variant_not_allowed_is_named_on_the_page(server, page):
+def test_a_mistake_in_the_editor_is_named_with_the_variant_files_message_on_its_control(server, page):
     page.goto(server.url + "explore")
-    page.wait_for_function("() => document.body.dataset.state === 'ready'")
-    page.fill("input[name=dice_per_color]", "0")
+    wait_ready(page)
+    page.click("#add-command")
+    card = page.locator("#defined .command").last
+    card.locator("[data-key=first] [data-key=figure]").select_option("count:=V")
+    card.locator("[data-key=first] [data-key=parameter]").fill("7")
     page.wait_for_function("() => document.body.dataset.state === 'error'")
-    assert page.locator("#explore-error").inner_text().startswith("dice_per_color: ")
-
+    assert page.locator("#explore-error").inner_text().startswith(
+        "commands.my-command.figure: count:=7: no die shows 7 (faces 1, 2, 3, 4, 5, 6)")
+    assert card.locator("[data-key=first] [data-key=parameter]").get_attribute("aria-invalid") is not None
+    assert page.locator("#odds tbody tr").count() == 0 and page.locator("#variant-file").inner_text() == ""
+    page.fill("input[name=dice_per_color]", "0")
+    page.wait_for_function("() => document.getElementById('explore-error').textContent.startsWith('dice_per_color')")
+    assert page.locator("#explore-error").inner_text().startswith("dice_per_color: must be a whole number from 1 to 12")

@@ -139,24 +139,25 @@ def test_the_explorer_keeps_long_fractions_in_their_cells_and_clears_a_refused_v
     size, page = sized_page
     page.goto(sample_server.url.rstrip("/") + "/explore")
     page.wait_for_function("() => document.body.dataset.state === 'ready'")
-    page.uncheck("input[value=closest]")
+    page.fill("#die tr[data-command=closest] input", "0")
     page.fill("input[name=dice_per_color]", "12")
-    page.fill("input[name=sides]", "100")
+    page.fill("input[name=faces]", ",".join(map(str, range(1, 101))))
     page.wait_for_function("() => document.body.dataset.state === 'ready'")
     fractions = page.locator("#odds td.fraction").evaluate_all(
         "cells => cells.map((cell) => [cell.textContent.length, cell.scrollWidth, cell.clientWidth])")
     assert max(length for length, _, _ in fractions) > 60
     assert all(scroll_width <= client_width for _, scroll_width, client_width in fractions), fractions
     check_fits_and_reads(page, size, "the explorer with 137-digit fractions")
+    page.click("#add-command")
+    check_fits_and_reads(page, size, "the explorer's command editor")
     page.fill("input[name=dice_per_color]", "0")
-    page.fill("input[name=sides]", "1")
     page.wait_for_function("() => document.body.dataset.state === 'error'")
     error = page.locator("#explore-error").inner_text()
-    assert error.startswith("dice_per_color: ") and "; sides: " in error
+    assert error.startswith("dice_per_color: must be a whole number from 1 to 12")
     assert page.locator("#odds tr").count() == 0 and page.locator("#chart *").count() == 0
-    assert page.locator("#command-line").inner_text() == ""
-    invalid = page.locator("input[aria-invalid]").evaluate_all("inputs => inputs.map((input) => input.name)")
-    assert invalid == ["dice_per_color", "sides"]
+    assert page.locator("#command-line").inner_text() == "" and page.locator("#variant-file").inner_text() == ""
+    invalid = page.locator("[aria-invalid]").evaluate_all("inputs => inputs.map((input) => input.name)")
+    assert invalid == ["dice_per_color"]
 
 
 @pytest.mark.slow  # builds the whole manual
