@@ -44,10 +44,10 @@ from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.performance import answered_correctly
+from diavolo_stats.drill.roll_features import logged_features
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, ReadingModel
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
-from diavolo_stats.game.roll_features import logged_features
 from diavolo_stats.stats import fit_ex_gaussian
 
 TARGET_S = 60.0

@@ -25,10 +25,10 @@ import numpy as np
 
 from diavolo_stats.core.variant import ALL_COMMANDS, MAX_COLORS, MAX_DICE_PER_COLOR
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.reading import COEFFICIENTS, design
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit, fit_reading
-from diavolo_stats.game.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.results import NotedRows, render_fitted, wrap
 from diavolo_stats.stats import CONFIDENCE, MIN_FIT_ANSWERS, Estimate
 from diavolo_stats.validation import FilePath, Maybe, Several, Text, Whole, checked

@@ -40,13 +40,13 @@ from diavolo_stats.core.rules import GREY_CODE, resolve, roll_many
 from diavolo_stats.core.variant import GREY, PRESETS, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
+from diavolo_stats.drill.roll_features import played_features
 from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_target
 from diavolo_stats.game.players import PRESET_PREFIX
 from diavolo_stats.game.reading import Lineup, ReadingModel
-from diavolo_stats.game.roll_features import played_features
 from diavolo_stats.game.specs import player_from_spec
 from diavolo_stats.results import TextResult, wrap
 from diavolo_stats.validation import FilePath, Flag, OneOf, Several, Whole, checked

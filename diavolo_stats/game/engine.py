@@ -55,9 +55,9 @@ from diavolo_stats.core.rules import GREY_CODE, accepted_answers, answers, figur
 from diavolo_stats.core.seeding import root_sequence
 from diavolo_stats.core.table_model import nearest_distances, throw_on_grid
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill.roll_features import RollFeatures, figure_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.reading import Lineup
-from diavolo_stats.game.roll_features import RollFeatures, figure_features
 from diavolo_stats.game.settings import (
     DEFAULT_MAX_ROUNDS,
     MAX_DEVILS_PER_COLOR,
@@ -169,7 +169,7 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator,
     counted right as `rules.accepted_answers` gives them, row 0 the table's
     call; the features of each roll, `roll_features.RollFeatures`, which the
     players' reading depends on: a designer's command is read with the skill
-    of the built-in of its kind, `players.skill_command`).
+    of the built-in of its kind, `roll_features.skill_command`).
     """
     # returns: (2, games) int8 and RollFeatures of (games,) arrays
     die = variant.die

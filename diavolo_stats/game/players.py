@@ -88,25 +88,6 @@ _AVERAGE = {
     Command.HIGHEST_TOTAL: (2200.0, 0.90),
     Command.LOWEST_TOTAL: (2400.0, 0.88),
 }
-# The built-in whose skill a player brings to a command of the designer's own, by its figure: reading a
-# total, a single die, a gap, a count of dice, or distances.
-_SKILL_OF_FIGURE = {"sum": (Command.HIGHEST_TOTAL, Command.LOWEST_TOTAL), "max": (Command.HIGHEST_DIE,) * 2,
-                    "min": (Command.HIGHEST_DIE,) * 2, "nth-highest": (Command.HIGHEST_DIE,) * 2,
-                    "spread": (Command.LARGEST_SPREAD,) * 2, "count": (Command.MOST_ODD,) * 2,
-                    "distinct": (Command.MOST_ODD,) * 2, "most-alike": (Command.MOST_ODD,) * 2,
-                    "distance": (Command.CLOSEST,) * 2}
-
-
-def skill_command(command: Command) -> Command:
-    """The built-in command whose skill (accuracy, latency) a player brings to `command`: itself for a
-    built-in; for a command of a variant file, the built-in reading the same kind of figure (a total: highest-
-    or lowest-total by the direction; a single die: highest-die; a count of dice: most-odd; ...)."""
-    if command.builtin:
-        return command
-    highest, lowest = _SKILL_OF_FIGURE[command.figure.kind]
-    return highest if command.chain[0].highest else lowest
-
-
 # Level: (time factor, error factor).
 _LEVELS = {"novice": (1.5, 2.0), "average": (1.0, 1.0), "expert": (0.6, 0.5)}
 _TIE_TIME, _TIE_ERRORS = 1.3, 2.0

@@ -43,8 +43,8 @@ import numpy as np
 
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill import MIN_LATENCY_MS
+from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.game.players import MAX_NAME_LENGTH, MAX_SKILL_MS, PlayerModel, grabbed_answers
-from diavolo_stats.game.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.validation import Configuration, Number, Several, Text, checked, setting
 
 COMMAND_COEFFICIENTS = tuple(f"command:{command}" for command in ALL_COMMANDS)

@@ -38,10 +38,10 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.drill.performance import answered_correctly
+from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PRIOR_WRONG_ANSWERS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
-from diavolo_stats.game.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features
 from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
 
 FIT_COLUMNS = tuple(dict.fromkeys(("player", "answer", "correct", "latency_ms", "too_early", "timed_out")

@@ -37,10 +37,10 @@ import numpy as np
 
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command
+from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.engine import MAX_GEMS, START_GEMS, Outcome, play_round
 from diavolo_stats.game.reading import Lineup
-from diavolo_stats.game.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.game.settings import (
     DEFAULT_MAX_ROUNDS,
     MAX_DEVILS_PER_COLOR,

@@ -46,12 +46,12 @@ from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME, load_logs
+from diavolo_stats.drill.roll_features import played_features
 from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.referee import Grab, Referee, engine_mismatches, modelled_grabs
-from diavolo_stats.game.roll_features import played_features
 from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.specs import Player, fit_log, player_from_spec
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole

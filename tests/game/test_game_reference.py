@@ -17,10 +17,10 @@ import pytest
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import GREY, Variant
+from diavolo_stats.drill.roll_features import played_features
 from diavolo_stats.game.games import EndRule, GameRules, play_games
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import reading_of
-from diavolo_stats.game.roll_features import played_features
 
 # Three comparisons per case at z = 3.29 (99.9 % each): a false alarm under 0.3 %.
 Z_CHECK = 3.29

@@ -11,8 +11,8 @@ from diavolo_stats.core.commands import ALL_COMMANDS, Command
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill.roll_features import skill_command
 from diavolo_stats.game.engine import roll_answers
-from diavolo_stats.game.players import skill_command
 from diavolo_stats.stats import proportion_estimate
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"

@@ -13,12 +13,12 @@ from diavolo_stats.core.rules import GREY_CODE, resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import DrillLog, load_logs
+from diavolo_stats.drill.roll_features import RollFeatures, played_features
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel, Skill
 from diavolo_stats.game.reading import Lineup, ReadingModel, reading_of
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
-from diavolo_stats.game.roll_features import RollFeatures, played_features
 from diavolo_stats.game.specs import player_from_spec, players_from_specs
 from diavolo_stats.stats import proportion_estimate
 

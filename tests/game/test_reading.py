@@ -15,11 +15,11 @@ from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.roll_features import NEAR_TIE_RATIO, RollFeatures, logged_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, ReadingModel
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
-from diavolo_stats.game.roll_features import NEAR_TIE_RATIO, RollFeatures, logged_features
 
 
 def with_effects(model: ReadingModel, name: str, per_die: float, near_tie: float, near_tie_errors: float):

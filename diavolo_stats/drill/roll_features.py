@@ -30,7 +30,6 @@ import pandas as pd
 from diavolo_stats.core.rules import GREY_CODE, Roll, figures, winners
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, COLOR_NAME, Command, Variant
-from diavolo_stats.game.players import skill_command
 
 NEAR_TIE_RATIO = 1.25
 """For `closest`: a winner whose nearest die is at most this many times nearer than the runner-up's is a near tie."""
@@ -81,6 +80,25 @@ class RollFeatures:
 _FIELDS = ("command", "dice", "near_tie", "grey", "command_first")
 
 
+# The built-in whose skill a player brings to a command of the designer's own, by its figure: reading a
+# total, a single die, a gap, a count of dice, or distances.
+_SKILL_OF_FIGURE = {"sum": (Command.HIGHEST_TOTAL, Command.LOWEST_TOTAL), "max": (Command.HIGHEST_DIE,) * 2,
+                    "min": (Command.HIGHEST_DIE,) * 2, "nth-highest": (Command.HIGHEST_DIE,) * 2,
+                    "spread": (Command.LARGEST_SPREAD,) * 2, "count": (Command.MOST_ODD,) * 2,
+                    "distinct": (Command.MOST_ODD,) * 2, "most-alike": (Command.MOST_ODD,) * 2,
+                    "distance": (Command.CLOSEST,) * 2}
+
+
+def skill_command(command: Command) -> Command:
+    """The built-in command whose skill (accuracy, latency) a player brings to `command`: itself for a
+    built-in; for a command of a variant file, the built-in reading the same kind of figure (a total: highest-
+    or lowest-total by the direction; a single die: highest-die; a count of dice: most-odd; ...)."""
+    if command.builtin:
+        return command
+    highest, lowest = _SKILL_OF_FIGURE[command.figure.kind]
+    return highest if command.chain[0].highest else lowest
+
+
 def near_ties(command: Command, color_figures: np.ndarray, answer_codes: np.ndarray) -> np.ndarray:
     """Which rolls are near ties (see the module docstring): (rounds,) bool, never on a grey roll."""
     # color_figures: (colors, rounds) int16, or float32 mm for closest; answer_codes: (rounds,) int8
@@ -118,7 +136,7 @@ def figure_features(command: Command, color_figures: np.ndarray, answer_codes: n
                     command_first: bool = False) -> RollFeatures:
     """The features of many rolls of one command whose figures (of its first criterion, as a person reads
     them) and answers are already worked out. A designer's command is read as the built-in of its kind
-    (`players.skill_command`); its near ties are on its first criterion."""
+    (`skill_command`); its near ties are on its first criterion."""
     # color_figures: (colors, rounds) int16, or distances for closest; answer_codes: (rounds,) int8, the table's call
     rounds = color_figures.shape[1]
     return RollFeatures(command=np.full(rounds, ALL_COMMANDS.index(skill_command(command)), dtype=np.int8),
