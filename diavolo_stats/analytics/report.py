@@ -25,6 +25,7 @@ from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
 from diavolo_stats.drill.log import load_logs, missing_log_message
+from diavolo_stats.drill.log.rules import with_command_labels
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_folder, frame_csv_text, write_folder
 from diavolo_stats.plots import figure_png
@@ -124,15 +125,15 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     drills = load_logs(paths, columns=LOG_COLUMNS).drop(columns=["dice", "source"])
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
-    drills = summaries.select_players(drills, players)
+    drills = with_command_labels(summaries.select_players(drills, players))
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
     ties = []
     presets, other_trials = _games_played(drills)
     for name, variant in presets:
         saved, note = _simulated_odds(name, variant, simulation_path)
         ties.append((name, tie_frequency_frame(variant, saved), note))
-    left_out = [f"no tie frequency for the {other_trials} trials of a custom game: the log does not record "
-                "its sides, so its tie odds cannot be known"] if other_trials else []
+    left_out = [f"no tie frequency for the {other_trials} trials of a game not in the box "
+                "(the odds of its variant file give them)"] if other_trials else []
     notes = [note for _, _, note in ties] + ([CLOSEST_JUDGING] if ties else []) + left_out
     folder = Path(out_dir)
     with about("out_dir"):

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import correct_latencies_ms, performance
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import fit_ex_gaussian, proportion_estimate
@@ -63,15 +64,16 @@ def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), f
     if "command" in by:
         # Commands in the order of the command die (and of the rulebook), not alphabetical.
         commands = drills["command"]
-        ordered = (commands.cat.set_categories(COMMAND_ORDER) if isinstance(commands.dtype, pd.CategoricalDtype)
-                   else pd.Categorical(commands.astype(str), categories=COMMAND_ORDER))
+        order = command_order(commands.astype(str).unique())  # a game's own commands after the built-ins
+        ordered = (commands.cat.set_categories(order) if isinstance(commands.dtype, pd.CategoricalDtype)
+                   else pd.Categorical(commands.astype(str), categories=order))
         drills = drills.assign(command=ordered)
     rows = []
     for keys, group in drills.groupby(by, observed=True, sort=True):
         rows.append({**dict(zip(by, keys)), **_figures(group, fit)})
     summary = pd.DataFrame(rows, columns=[*by, *SUMMARY_FIGURES])
     if "command" in by:
-        summary["command"] = pd.Categorical(summary["command"], categories=COMMAND_ORDER)
+        summary["command"] = pd.Categorical(summary["command"], categories=order)
     return summary
 
 

@@ -258,17 +258,25 @@ def resolve(variant: Variant, command: Command, dice: Mapping[str, Sequence[int]
 
 def _dice_arrays(variant: Variant, dice: Mapping[str, Sequence[int]]) -> list[np.ndarray]:
     """Per color, its dice as a (count, 1) uint8 array; InputError for a roll the variant's dice cannot show."""
+    problem = dice_problem(variant, dice)
+    if problem:
+        raise InputError(problem, field="dice")
+    return [np.array(list(dice[color]), dtype=np.uint8)[:, None] for color in variant.colors]
+
+
+def dice_problem(variant: Variant, dice: Mapping[str, Sequence[int]]) -> str | None:
+    """What is wrong with `dice` (values per color) as a roll of the variant's dice, or None: every color of the
+    variant, as many values as it rolls dice, each a face its dice show (`Variant.counts`, `color_faces`)."""
     if set(dice) != set(variant.colors):
-        raise InputError(f"need exactly the colors {', '.join(variant.colors)}, got {', '.join(dice)}", field="dice")
-    rows = []
+        return f"need exactly the colors {', '.join(variant.colors)}, got {', '.join(map(str, dice))}"
     for color, count, faces in zip(variant.colors, variant.counts, variant.color_faces):
-        row = list(dice[color])
-        if len(row) != count or not all(isinstance(v, (int, np.integer)) and v in faces for v in row):
+        row = list(dice[color]) if isinstance(dice[color], (list, tuple)) else dice[color]
+        if not isinstance(row, list) or len(row) != count or not all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v in faces for v in row):
             shows = (f"from 1 to {len(faces)}" if faces == tuple(range(1, len(faces) + 1))
                      else f"among {', '.join(map(str, sorted(set(faces))))}")
-            raise InputError(f"{color} needs {count} values {shows}, got {row}", field="dice")
-        rows.append(np.array(row, dtype=np.uint8)[:, None])
-    return rows
+            return f"{color} needs {count} values {shows}, got {row}"
+    return None
 
 
 def _reason(command: Command, tied: list[str], order: list[str], chains: dict[str, tuple], tolerance: float) -> str:

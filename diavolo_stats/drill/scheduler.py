@@ -74,8 +74,8 @@ def pick_cell(history: pd.DataFrame, commands: Sequence[Command], rng: np.random
     """The (command, tie) to drill next, drawn with `cell_weights` probabilities."""
     weights = cell_weights(history, commands)
     index = int(rng.choice(len(weights), p=weights["probability"].to_numpy()))
-    # Command(...): a frame may hold the commands as plain strings (pandas with pyarrow infers text columns).
-    return Command(weights["command"].iloc[index]), bool(weights["tie"].iloc[index])
+    # The cells are `commands` in order, each non-tie then tie.
+    return commands[index // 2], bool(weights["tie"].iloc[index])
 
 
 def adaptive_roll(variant: Variant, history: pd.DataFrame, rng: np.random.Generator) -> Roll:

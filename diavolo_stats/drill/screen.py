@@ -17,7 +17,7 @@ from diavolo_stats.core.table_model import TableModel, positions_from_mapping
 from diavolo_stats.core.variant import Command
 from diavolo_stats.drill.looks import COMMAND_DIE_LOOK, DIE_LOOKS, FELT_LOOK, Look
 from diavolo_stats.drill.settings import HELP_KEY, QUIT_KEY, DrillSettings
-from diavolo_stats.drill.teaching import COMMAND_CODES
+from diavolo_stats.drill.teaching import command_codes
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 PANEL_WIDTH = 36  # the column right of the table: command, keys, progress
@@ -83,6 +83,7 @@ class Screen:
     def __init__(self, terminal, settings: DrillSettings):
         self.term = terminal
         self.settings = settings
+        self.codes = command_codes(settings.variant)
         self.legend = ("   ".join(f"{key} {answer}" for answer, key in settings.keys.items())
                        + f"   {QUIT_KEY} quit   {HELP_KEY} the commands")
 
@@ -101,12 +102,11 @@ class Screen:
                  status: str) -> str:
         """The roll: every die at its place, the command label; `status` is written last (the onset marker)."""
         variant = self.settings.variant
-        points = positions_from_mapping(variant.colors, variant.dice_per_color, rolled.positions)
-        boxes = [self._box(layout, points[0], COMMAND_DIE_LOOK, COMMAND_CODES[rolled.command])]
-        for index, (color, values) in enumerate(rolled.dice.items()):
-            for die, value in enumerate(values):
-                point = points[1 + index * variant.dice_per_color + die]
-                boxes.append(self._box(layout, point, DIE_LOOKS[color], str(value).center(layout.box_cols)))
+        points = iter(positions_from_mapping(variant.colors, variant.counts, rolled.positions))
+        boxes = [self._box(layout, next(points), COMMAND_DIE_LOOK, self.codes[rolled.command])]
+        for color, values in rolled.dice.items():  # the points are the colors' dice in order
+            for value in values:
+                boxes.append(self._box(layout, next(points), DIE_LOOKS[color], str(value).center(layout.box_cols)))
         return self._base(layout, progress, rolled.command, feedback) + "".join(boxes) + self._status(status)
 
     def page(self, lines: list[str]) -> str:
@@ -138,7 +138,8 @@ class Screen:
                   term.move_yx(1, left) + f"player {player}",
                   term.move_yx(2, left) + progress]
         if command is not None:
-            label = f" {command.label.upper()} ({COMMAND_CODES[command]}) ".center(width - 2)
+            code = f" ({self.codes[command]}) "
+            label = (" " + command.label.upper()[:width - 3 - len(code)] + code).center(width - 2)
             parts += [term.move_yx(4, left) + "┌" + "─" * (width - 2) + "┐",
                       term.move_yx(5, left) + "│" + term.bold_reverse(label) + "│",
                       term.move_yx(6, left) + "└" + "─" * (width - 2) + "┘"]

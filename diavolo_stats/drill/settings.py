@@ -78,16 +78,10 @@ class DrillSettings(Configuration):
                              f"it knows {', '.join(DIE_LOOKS)}", field="colors")
         # Every die is drawn on the table, even when `closest` is not drilled.
         self.variant.table.check_fits(1 + self.variant.dice_count)
-        if self.variant.sides > MAX_SIDES_SHOWN:
-            raise InputError(f"the drill shows faces up to {MAX_SIDES_SHOWN}, got {self.variant.sides}", field="sides")
-        # Not yet drilled (issue 18): a variant file's own commands and dice; its odds, games and simulation are.
-        if not self.variant.standard_dice:
-            raise InputError("the drill shows dice valued 1 to sides, as many in every color; a variant file's own "
-                             "dice are for odds, simulate and game", field="variant")
-        custom = [c for c in self.variant.commands if not c.builtin]
-        if custom:
-            raise InputError(f"the drill teaches the six built-in commands; {custom[0]} is for odds, simulate and "
-                             "game", field="commands")
+        highest = max(max(faces) for faces in self.variant.color_faces)
+        if highest > MAX_SIDES_SHOWN:
+            raise InputError(f"the drill shows faces up to {MAX_SIDES_SHOWN}, got {highest}",
+                             field="sides" if self.variant.standard_dice else "faces")
         if self.trials is not None and self.minutes is not None:
             raise InputError("give a number of trials or of minutes, not both", field="trials")
         if self.trials is None and self.minutes is None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from diavolo_stats.core.variant import Command
+from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import performance
 from diavolo_stats.results import TextResult, render_aligned, wrap
 
@@ -115,7 +115,8 @@ def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), 
     starts = frame.loc[frame["player"] == player].groupby("session_id", observed=True)["timestamp"].min()
     earlier_ids = starts.index[(starts < started) & (starts.index != session_id)]
     earlier = frame.loc[frame["session_id"].isin(earlier_ids) & (frame["player"] == player)]
-    commands = [c.value for c in Command if (session["command"] == c.value).any()]
+    played = set(session["command"].astype(str))
+    commands = [c for c in command_order(played) if c in played]
     rows = [_summary_row(c, session.loc[session["command"] == c], earlier.loc[earlier["command"] == c])
             for c in commands]
     rows.append(_summary_row("all", session, earlier))

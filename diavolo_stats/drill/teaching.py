@@ -1,10 +1,15 @@
 """The drill's teaching text: what each command asks, the introduction, and the commands worked on one roll.
 
-The terminal drill shows these screens; the browser drill's pages state the
-same rules from `COMMAND_RULES` and work them on the same example roll.
+The terminal drill shows these screens for the game drilled, a variant
+file's own commands with their `label`, `rule` and a code of two letters
+(`command_codes`); the browser drill's pages state the same rules and work
+them on the same example roll.
 """
 
 from __future__ import annotations
+
+import re
+import textwrap
 
 import numpy as np
 
@@ -16,18 +21,38 @@ COMMAND_CODES = {
     Command.HIGHEST_TOTAL: "HT", Command.LOWEST_TOTAL: "LT", Command.LARGEST_SPREAD: "LS",
     Command.MOST_ODD: "MO", Command.HIGHEST_DIE: "HD", Command.CLOSEST: "CL",
 }
+"""The built-ins' codes, as the command die of the box prints them."""
 EXAMPLE_DICE = {"black": (2, 3, 6), "red": (3, 5, 5), "white": (1, 5, 6)}
 """The rulebook's worked example, used by the commands screen when the game has its colors and dice."""
 EXAMPLE_SEED = 0
 """Seeds the throw the commands screen works `closest` on (and its dice, for other games)."""
 COMMAND_RULES = {command: command.rule for command in ALL_COMMANDS}
 """What each command asks, in one line: its `rule`, as core/builtin_commands.toml defines it."""
+HELP_WIDTH = 80
+
+
+def command_codes(variant: Variant) -> dict[Command, str]:
+    """The code the command die shows for each of the variant's commands: a built-in's own (`HT`), else the
+    initials of its label's first two words (`most sixes`: `MS`), or of its name, made unique with a digit."""
+    codes: dict[Command, str] = {}
+    taken = {COMMAND_CODES[c] for c in variant.commands if c.builtin}
+    for command in variant.commands:
+        if command.builtin:
+            codes[command] = COMMAND_CODES[command]
+            continue
+        words = [w for w in re.split(r"[^A-Za-z0-9]+", command.label) if w] or command.value.split("-")
+        tried = ["".join(w[0] for w in words[:2]).upper() if len(words) > 1 else words[0][:2].upper(),
+                 command.value[:2].upper(), *(command.value[0].upper() + str(n) for n in range(1, 10))]
+        code = next(c for c in tried if len(c) == 2 and c not in taken)
+        codes[command] = code
+        taken.add(code)
+    return codes
 
 
 def intro_lines(settings: DrillSettings) -> list[str]:
     """The introduction a player's first session opens with: one 80 x 24 screen."""
     keys = "   ".join(f"{key} {answer}" for answer, key in settings.keys.items())
-    codes = [f"{COMMAND_CODES[c]} {c.label:<16}" for c in settings.variant.commands]
+    codes = [f"{code} {c.label[:20]:<20}" for c, code in command_codes(settings.variant).items()]
     return [
         f"WELCOME TO THE DIAVOLO DRILL, {settings.player[:40]}",
         "",
@@ -52,23 +77,31 @@ def intro_lines(settings: DrillSettings) -> list[str]:
 
 
 def help_lines(variant: Variant) -> list[str]:
-    """The commands screen (`?`): the six commands and grey, each worked on one example roll."""
+    """The commands screen (`?`): the game's commands and grey, each with its label and rule and worked on one
+    example roll (the rulebook's, for the box's dice), lines wrapped to HELP_WIDTH."""
     thrown = roll(variant, np.random.default_rng(EXAMPLE_SEED))
-    rulebook = tuple(EXAMPLE_DICE) == variant.colors and variant.dice_per_color == 3 and variant.sides >= 6
+    rulebook = (tuple(EXAMPLE_DICE) == variant.colors and variant.standard_dice and variant.dice_per_color == 3
+                and variant.sides >= 6)
     dice = dict(EXAMPLE_DICE) if rulebook else thrown.dice
     shown = "   ".join(f"{color} {' '.join(map(str, values))}" for color, values in dice.items())
-    lines = ["THE COMMANDS AND GREY", f"worked on one roll: {shown}", ""]
+    lines = ["THE COMMANDS AND GREY", *_wrapped(f"worked on one roll: {shown}", ""), ""]
     ties = []
-    for command in ALL_COMMANDS:
+    for command, code in command_codes(variant).items():
         resolution = resolve(variant, command, dice, thrown.positions)
-        lines += [f"{COMMAND_CODES[command]}  {command.label}: {command.rule}",
-                  f"      {resolution.reason}"]
+        lines += [*_wrapped(f"{code}  {command.label}: {command.rule}", "    "),
+                  *_wrapped(f"      {resolution.reason}", "        ")]
         if resolution.answer == GREY:
-            ties.append(COMMAND_CODES[command])
+            ties.append(code)
     return lines + [
         "grey  a tie: two or more colors share the winning figure" + (f" ({', '.join(ties)} above)" if ties else ""),
         f"      closest: distances within {variant.table.tolerance:.0%} tie; then the nearest color counts too",
         "",
         "any key: back to the drill (a roll not yet answered is replaced by a new one)",
     ]
+
+
+def _wrapped(line: str, indent: str) -> list[str]:
+    """`line` in lines of at most HELP_WIDTH characters, broken at spaces, the next ones after `indent`."""
+    return textwrap.wrap(line, HELP_WIDTH, subsequent_indent=indent, drop_whitespace=True,
+                         initial_indent="", break_long_words=True) if len(line) > HELP_WIDTH else [line]
 

@@ -17,25 +17,16 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.rules import dice_problem, resolve
 from diavolo_stats.core.table_model import TableModel, check_landed, positions_from_mapping
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, PRESETS, Command, Variant
+from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.log import NO_ANSWER, TrialRow, check_outcome, logged_positions
+from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import Flag, Rule, check_value
 
 TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableModel))
 """The table's own fields, which a `positions` cell carries beside the die centers."""
-
-
-def variant_label(variant: Variant) -> str:
-    """The `variant` column: the preset the game is in every way (colors, dice, sides, commands, table),
-    else `custom`. The log records neither sides nor commands: only a preset's name says which game it was."""
-    # The command die's faces are equally likely: their order on the command line is no other game; a variant
-    # file's name is no other game either.
-    in_die_order = dataclasses.replace(variant, commands=tuple(c for c in ALL_COMMANDS if c in variant.commands),
-                                       command_die=(), name=None) if variant.die == variant.commands else variant
-    return next((name for name in PRESETS if in_die_order == Variant.preset(name)), "custom")
 
 
 def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Sequence[int]], positions: Mapping,
@@ -68,7 +59,7 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
     if not isinstance(command, str) or str(command) not in {c.value for c in variant.commands}:
         raise InputError(f"must be one of the variant's commands ({', '.join(c.value for c in variant.commands)}),"
                          f" got {command!r}", field="command")
-    command = Command(command)
+    command = variant.command(str(command))
     dice = check_value("dice", dice, Dice(variant), spelled)
     centers = check_value("positions", positions, DieCenters(variant), spelled)
     resolution = resolve(variant, command, dice, centers)
@@ -80,7 +71,7 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
     check_value("too_early", too_early, Flag())
     timed_out = check_outcome(answer, latency_ms, too_early, timed_out)
     return TrialRow(
-        session_id=session_id, player=player, trial=trial, timestamp=timestamp, variant=variant_label(variant),
+        session_id=session_id, player=player, trial=trial, timestamp=timestamp, variant=rules_cell(variant),
         dice_per_color=variant.dice_per_color, command_first=command_first, command=command,
         dice={color: tuple(values) for color, values in dice.items()},
         positions=logged_positions(centers, variant.table), expected=resolution.answer, answer=answer,
@@ -100,7 +91,8 @@ def _is_point(point: object) -> bool:
 @dataclasses.dataclass(frozen=True)
 class Dice(Rule):
     """The dice values of a roll: a mapping of each color to the list of its dice's values. Of `variant`, when
-    given: its colors in order, each with `dice_per_color` whole numbers from 1 to `sides`."""
+    given: its colors in order, each with as many values as it rolls dice, each a face of its dice
+    (`rules.dice_problem`)."""
 
     variant: Variant | None = None
 
@@ -108,12 +100,12 @@ class Dice(Rule):
         if not isinstance(value, Mapping) or not all(isinstance(values, (list, tuple)) for values in value.values()):
             raise ValueError("must map each color to the list of its dice's values")
         if self.variant is not None:
-            colors, count, sides = self.variant.colors, self.variant.dice_per_color, self.variant.sides
-            if list(value) != list(colors):
-                raise ValueError(f"must map the colors {', '.join(colors)}, in that order, to their values")
-            for color, values in value.items():
-                if len(values) != count or not all(_is_whole(v) and 1 <= v <= sides for v in values):
-                    raise ValueError(f"{color} needs {count} whole numbers from 1 to {sides}")
+            if list(value) != list(self.variant.colors):
+                raise ValueError(f"must map the colors {', '.join(self.variant.colors)}, in that order, to their "
+                                 "values")
+            problem = dice_problem(self.variant, value)
+            if problem:
+                raise ValueError(problem)
         return {color: list(values) for color, values in value.items()}
 
     def bad_values(self) -> list[Any]:
@@ -140,17 +132,17 @@ class DieCenters(Rule):
                 raise ValueError(f"{key} needs {'one' if key == 'command' else 'a list of'} [x, y] in mm")
         if self.variant is None:
             return value
-        table, colors, count = self.variant.table, self.variant.colors, self.variant.dice_per_color
+        table, colors, counts = self.variant.table, self.variant.colors, self.variant.counts
         for name in TABLE_FIELDS:
             if name in value and value[name] != getattr(table, name):
                 raise ValueError(f"{name} is {value[name]!r}, but the variant's table has {getattr(table, name)!r}")
         if list(centers) != ["command", *colors]:
             raise ValueError(f"needs the keys command, {', '.join(colors)}")
-        short = next((color for color in colors if len(centers[color]) != count), None)
+        short = next(((color, count) for color, count in zip(colors, counts) if len(centers[color]) != count), None)
         if short:
-            raise ValueError(f"{short} needs {count} [x, y] in mm")
+            raise ValueError(f"{short[0]} needs {short[1]} [x, y] in mm")
         try:
-            check_landed(table, positions_from_mapping(colors, count, centers))
+            check_landed(table, positions_from_mapping(colors, counts, centers))
         except InputError as error:
             raise ValueError(error.message) from None
         return centers

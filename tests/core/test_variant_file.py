@@ -106,12 +106,13 @@ def test_the_broken_example_of_the_manual_is_refused_naming_its_key(capsys):
     assert "broken.toml: commands.most-sixes.wins: must be highest or lowest" in capsys.readouterr().err
 
 
-def test_the_drill_logs_the_box_file_as_standard_and_a_file_of_its_own_as_custom():
-    from diavolo_stats.drill.trial import variant_label
+def test_the_drill_logs_the_box_file_as_standard_and_a_file_of_its_own_as_its_rules():
+    from diavolo_stats.drill.log.rules import played_variant, rules_cell
 
-    assert variant_label(Variant.from_toml(EXAMPLES / "box.toml")) == "standard"
-    assert variant_label(Variant.from_toml(EXAMPLES / "tie-break.toml")) == "custom"
-    assert variant_label(Variant.from_toml(EXAMPLES / "uneven-colors.toml")) == "custom"
+    assert rules_cell(Variant.from_toml(EXAMPLES / "box.toml")) == "standard"
+    for name in ("tie-break", "uneven-colors", "sixes", "custom-faces"):
+        variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+        assert played_variant(rules_cell(variant)) == variant
 
 
 @pytest.mark.parametrize("name", ["sixes", "tie-break", "custom-faces"])

@@ -12,14 +12,16 @@ import pytest
 from conftest import run_diavolo
 
 from diavolo_stats.analytics import summaries
+from diavolo_stats.core.commands import Criterion
+from diavolo_stats.core.figures import DiceFigure
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
+from diavolo_stats.drill.log.rules import played_variant, rules_cell
 from diavolo_stats.drill.screen import table_layout, terminal_size_needed
 from diavolo_stats.drill.session import _Interrupts
 from diavolo_stats.drill.settings import MAX_TIMEOUT_S, DrillSettings
 from diavolo_stats.drill.summary import summarize_session
-from diavolo_stats.drill.trial import variant_label
 from diavolo_stats.errors import InputError
 
 
@@ -86,15 +88,16 @@ def test_settings_a_drill_cannot_run_are_refused_naming_the_field(tmp_path, chan
 
 
 def test_variant_column_names_a_preset_only_when_the_game_is_that_preset_in_every_way():
-    assert variant_label(Variant()) == "standard"
-    assert variant_label(Variant.preset("kids")) == "kids"
-    assert variant_label(Variant(dice_per_color=2)) == "kids"
-    assert variant_label(Variant(commands=tuple(reversed(ALL_COMMANDS)))) == "standard"  # the same command die
-    # The log records neither sides, nor commands, nor the table: any change makes it another game.
+    assert rules_cell(Variant()) == "standard"
+    assert rules_cell(Variant.preset("kids")) == "kids"
+    assert rules_cell(Variant(dice_per_color=2)) == "kids"
+    assert rules_cell(Variant(commands=tuple(reversed(ALL_COMMANDS)))) == "standard"  # the same command die
+    # Any other game is logged as its rules, which read back as that very game.
     for changed in (Variant(sides=8), Variant(colors=("black", "red")), Variant(dice_per_color=4),
                     Variant(commands=(Command.CLOSEST,)), Variant(table=TableModel(tolerance=0.3)),
-                    Variant(table=TableModel(scatter_mm=400.0)), Variant(dice_per_color=2, sides=8)):
-        assert variant_label(changed) == "custom", changed
+                    Variant(table=TableModel(scatter_mm=400.0)), Variant(dice_per_color=2, sides=8),
+                    Variant(commands=(Command("alike", None, None, (Criterion(DiceFigure.parse("most-alike")),)),))):
+        assert played_variant(rules_cell(changed)) == changed, changed
 
 
 def log_session(log: DrillLog, session: str, player: str, start: datetime, trials: list[tuple]) -> None:

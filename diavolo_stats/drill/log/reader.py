@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.variant import GREY, Command
+from diavolo_stats.core.variant import GREY
+from diavolo_stats.drill.log.rules import command_order, rules_problems
 from diavolo_stats.drill.log.schema import (
     ACCEPTED,
     CELLS,
@@ -78,8 +79,10 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None)
     a large log is read faster and in less memory), then `source` (the file
     the row came from) and `is_tie` (expected == "grey"; when `expected` is
     read). Every check of a column read applies; the cells of columns not
-    read are not checked. Dtypes: `timestamp` datetime64[ns, UTC];
-    `command` (categories: the six commands in die order), `expected` and
+    read are not checked; a row's command, dice and positions are checked
+    against the rules its `variant` cell names (`rules`). Dtypes: `timestamp`
+    datetime64[ns, UTC]; `command` (categories: the six commands in die
+    order, then the commands of games' own rules as first seen), `expected` and
     `answer` category (the same categories, so they compare); `session_id`,
     `player`, `variant`, `app_version`, `interface`, `source` pandas
     "string"; `correct`, `too_early`, `timed_out`, `command_first`, `is_tie`
@@ -216,7 +219,7 @@ def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
     """`command`, `expected` and `answer` as categories: the commands in die order; one set for both answers, so
     that `answer == expected` compares them."""
     if "command" in drills:
-        drills["command"] = pd.Categorical(drills["command"], categories=[c.value for c in Command])
+        drills["command"] = pd.Categorical(drills["command"], categories=command_order(drills["command"].unique()))
     answer_columns = [column for column in ("expected", "answer") if column in drills]
     answers = sorted(set().union(*(drills[column].unique() for column in answer_columns)) | {GREY, NO_ANSWER})
     for column in answer_columns:
@@ -233,6 +236,10 @@ def _appended(drills: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
         if new:  # an answer not seen before (a custom game's color): every answer column gets it
             drills = drills.assign(**{column: drills[column].cat.set_categories(sorted(set(known) | new))
                                       for column in answer_columns})
+    if "command" in drills:
+        commands = command_order([*drills["command"].cat.categories, *rows["command"].unique()])
+        if len(commands) > len(drills["command"].cat.categories):  # a command of a game's own, first seen
+            drills = drills.assign(command=drills["command"].cat.set_categories(commands))
     rows = rows.assign(**{column: pd.Categorical(rows[column], categories=drills[column].cat.categories)
                           for column in ("command", *answer_columns) if column in rows})
     return pd.concat([drills, rows], ignore_index=True)
@@ -344,6 +351,8 @@ def _typed(cells: pd.DataFrame, source: str, version: int,
     if "dice" in cells:
         typed["dice"] = cells["dice"]
         _check_roll(cells, refuse)
+    elif "command" in cells:
+        _check_rules(cells, refuse)
     typed["source"] = source
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
@@ -360,6 +369,16 @@ def _typed(cells: pd.DataFrame, source: str, version: int,
         why = next(why for bad, why in checks if bad[row]) if len(problems) < MAX_NAMED else None
         problems.append((int(lines[row]), why(int(row)) if why else ""))
     return rows.loc[~refused].reset_index(drop=True), problems
+
+
+def _check_rules(cells: pd.DataFrame, refuse) -> None:
+    """The command, dice and positions (those read) of each row, against the rules its `variant` cell names
+    (`rules.rules_problems`)."""
+    problems = rules_problems(cells)
+    if problems:
+        bad = np.zeros(len(cells), dtype=bool)
+        bad[list(problems)] = True
+        refuse("command", bad, lambda row: " ".join(problems[row]))
 
 
 def _check_roll(cells: pd.DataFrame, refuse) -> None:
@@ -387,6 +406,7 @@ def _check_roll(cells: pd.DataFrame, refuse) -> None:
                                                            color_sets[key % sets - 1])
                          for key in distinct.tolist()], dtype=bool)
         refuse("accepted", ~fits[each.reshape(-1)])
+    _check_rules(cells, refuse)
 
 
 def _accepted_fits(text: str, expected: str, colors: frozenset[str]) -> bool:

@@ -12,11 +12,16 @@ Columns (COLUMNS, in this order) and how each cell is written:
 - trial: 1, 2, ... within the session (too-early rows have their own number).
 - timestamp: ISO 8601 in UTC with microseconds, when the stimulus appeared;
   in a too-early row, when the key was read (no stimulus was shown).
-- variant: text naming the game: `standard` or `kids` when it is exactly that
-  preset (colors, dice, sides, commands and table), else `custom`.
-- dice_per_color: whole number.
+- variant: the game played: `standard` or `kids` when it is exactly that
+  preset (colors, dice, sides, commands and table), else the game's rules as
+  one line of JSON, a variant file's keys (`rules.rules_cell`: colors, dice,
+  the commands of its own with their label and rule, the command die, the
+  table); `custom` in rows written before the rules were logged.
+- dice_per_color: whole number (a color with dice of its own: in `variant`).
 - command_first: `true` or `false`.
-- command: a command name (`highest-total`, ...).
+- command: a command name (`highest-total`, ..., or one of the row's rules:
+  `most-sixes`); the row's dice and positions are those of its game
+  (`rules.row_problem`: each color's count and faces).
 - dice: JSON, the values per color, `{"black": [2, 3, 6], ...}`.
 - positions: JSON, die centers in mm on the table, then the table model's
   fields (`logged_positions`): `{"command": [x, y], "black": [[x, y], ...],
@@ -64,7 +69,7 @@ from datetime import datetime
 
 from diavolo_stats import __version__
 from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import GREY, Command
+from diavolo_stats.core.variant import GREY, PRESETS, Command
 from diavolo_stats.drill import MAX_SEED
 from diavolo_stats.drill.log.cells import (  # noqa: F401 (EARLIEST, LATEST, MAX_AHEAD: the time rule, stated there)
     DICE_AS_WRITTEN,
@@ -85,6 +90,7 @@ from diavolo_stats.drill.log.cells import (  # noqa: F401 (EARLIEST, LATEST, MAX
     TimeCell,
     WholeCell,
 )
+from diavolo_stats.drill.log.rules import CommandCell, VariantCell, played_variant, row_problem
 from diavolo_stats.errors import InputError
 
 SCHEMA_VERSION: int = 2
@@ -132,10 +138,10 @@ CELLS: dict[str, Cell] = {
     "player": PlayerCell(),
     "trial": WholeCell(1),
     "timestamp": TimeCell(),
-    "variant": TextCell(),
+    "variant": VariantCell(),
     "dice_per_color": WholeCell(1),
     "command_first": FlagCell(),
-    "command": ChoiceCell(tuple(c.value for c in Command)),
+    "command": CommandCell(),
     "dice": DICE,
     "positions": JsonObjectCell(POSITIONS_AS_WRITTEN),
     "expected": EXPECTED,
@@ -172,6 +178,10 @@ def format_row(row: Mapping) -> list[str]:
     if not ACCEPTED.fits(accepted, cells["expected"], colors):
         raise InputError(f"must list the expected answer first, then other colors of the dice or grey, "
                          f"got {accepted}", field="accepted")
+    game = None if cells["variant"] in PRESETS else played_variant(cells["variant"])
+    problem = row_problem(game, cells["command"], json.loads(cells["dice"]), json.loads(cells["positions"]))
+    if problem:
+        raise InputError(problem[1], field=problem[0])
     _check_outcome(values, cells["answer"], accepted)
     return [cells[c] for c in COLUMNS]
 
@@ -271,7 +281,8 @@ class TrialRow:
         if isinstance(self.accepted, (list, tuple)):
             object.__setattr__(self, "accepted", tuple(self.accepted))
         cells = dict(zip(COLUMNS, self.cells()))  # every check of the schema
-        object.__setattr__(self, "command", Command(cells["command"]))
+        if not isinstance(self.command, Command):  # a built-in's name (format_row checked it is one)
+            object.__setattr__(self, "command", Command(cells["command"]))
         object.__setattr__(self, "timestamp", datetime.fromisoformat(cells["timestamp"]))
 
     def cells(self) -> list[str]:
