@@ -28,12 +28,18 @@ def register(subparsers) -> None:
     parser.add_argument("--token", metavar="TOKEN",
                         help="secret every request must carry; required (or made up and printed) when --host "
                              "is not a loopback address")
+    parser.add_argument("--variant", default="standard", metavar="NAME|FILE",
+                        help="the game the server holds, which the explorer opens on: a preset (standard or kids) or a "
+                             "variant file (.toml) with its own dice, commands and command die (read before the "
+                             "server starts; a bad file is refused then)")
     parser.add_argument("--open", action="store_true", help="open the address in the web browser")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from diavolo_stats.core.variant import Variant
     from diavolo_stats.web.server import serve
 
-    serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open)
+    variant = Variant.named(args.variant)  # a bad file is one line here, before anything listens
+    serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open, variant=variant)
     return 0

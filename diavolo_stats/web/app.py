@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.web import api, explore, pages, play, rooms
 from diavolo_stats.web.busy import RETRY_AFTER_S, Busy, Heavy
@@ -44,16 +45,20 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] = ()) -> Starlette:
+def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] = (),
+               variant: Variant | None = None) -> Starlette:
     """The web app serving the drill log at `log`.
 
     token: required from every request when given (see `security`). hosts:
     host names the server answers to besides the loopback names (the address
-    it listens on, when that is not loopback).
+    it listens on, when that is not loopback). variant: the game the server
+    holds (a preset or a variant file, as `diavolo serve` was told), the standard one when None; the explorer
+    opens on it, and it is `app.state.variant`.
     """
+    variant = variant if variant is not None else Variant()
     store, heavy = TrialStore(log), Heavy()
     open_rooms = rooms.Rooms(store, token)
-    routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy),
+    routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy, variant),
               *play.routes(play.SoloGames(store)), *rooms.routes(open_rooms),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [
@@ -69,6 +74,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
 
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers, lifespan=lifespan)
     app.state.rooms = open_rooms  # the rooms' answer handling times, for benchmarks/bench_rooms.py
+    app.state.variant = variant
     return app
 
 

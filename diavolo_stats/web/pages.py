@@ -78,7 +78,8 @@ def error_page(request: Request, status: int, error: str) -> Response:
                                       status_code=status)
 
 
-def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
+def routes(store: TrialStore, heavy: Heavy, variant: Variant) -> list[Route]:
+    """The pages, over the drill log of `store`; the explorer opens on `variant`, the game the server holds."""
 
     async def home(request: Request) -> Response:
         return templates.TemplateResponse(request, "home.html", {"log": store.log.path})
@@ -89,7 +90,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
             "log": store.log.path})
 
     async def explore(request: Request) -> Response:
-        start = editor_start(Variant())
+        start = editor_start(variant)
         return templates.TemplateResponse(request, "explore.html", {"start": start, "limits": start["limits"]})
 
     async def report(request: Request) -> Response:

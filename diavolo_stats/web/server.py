@@ -15,6 +15,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import default_log_path
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.app import create_app, is_loopback
@@ -74,7 +75,7 @@ class TimedH11Protocol(H11Protocol):
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = None, token: str | None = None,
-          open_browser: bool = False, out: TextIO = sys.stdout) -> None:
+          open_browser: bool = False, out: TextIO = sys.stdout, variant: Variant | None = None) -> None:
     """Serve the app on `host`:`port` (0: a free port) until Ctrl-C, then return once the requests in
     flight are answered.
 
@@ -82,12 +83,13 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     `serving on URL` with the address to open (carrying the token when there
     is one); with `open_browser`, a second line says so when no web browser
     could be opened, and repeats the address. Binding an address other than loopback without a token makes one
-    up. InputError when the address cannot be bound or the log is not a drill log.
+    up. variant: the game the app holds (`create_app`), the standard one when None. InputError when the address
+    cannot be bound or the log is not a drill log.
     """
     if not is_loopback(host) and token is None:
         token = secrets.token_urlsafe(16)
     hosts = () if is_loopback(host) else ("*",) if host in ("0.0.0.0", "::") else (host,)
-    app = create_app(log if log is not None else default_log_path(), token=token, hosts=hosts)
+    app = create_app(log if log is not None else default_log_path(), token=token, hosts=hosts, variant=variant)
     try:
         listener = socket.create_server((host.strip("[]"), port), family=socket.AF_INET6 if ":" in host
                                         else socket.AF_INET)

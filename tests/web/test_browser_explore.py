@@ -3,9 +3,12 @@ file the page shows, which reads back as that variant."""
 
 from __future__ import annotations
 
+from conftest import REPO
+
 from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.core.variant_file import variant_from_document
+from web.browser_harness import Server
 from web.test_browser_drill import save_screenshot
 
 try:
@@ -13,6 +16,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+EXAMPLES = REPO / "examples" / "variants"
 NO_CLOSEST = ["highest-total", "lowest-total", "largest-spread", "most-odd", "highest-die"]
 
 
@@ -96,3 +100,21 @@ def test_a_mistake_in_the_editor_is_named_with_the_variant_files_message_on_its_
     page.fill("input[name=dice_per_color]", "0")
     page.wait_for_function("() => document.getElementById('explore-error').textContent.startsWith('dice_per_color')")
     assert page.locator("#explore-error").inner_text().startswith("dice_per_color: must be a whole number from 1 to 12")
+
+
+def test_serve_with_a_variant_file_opens_the_explorer_on_it(browser, log_path):
+    path = EXAMPLES / "uneven-colors.toml"
+    server = Server(log_path, 0, "--variant", str(path))
+    page = browser.new_page()
+    try:
+        page.goto(server.url + "explore")
+        wait_ready(page)
+        variant = Variant.from_toml(path)
+        assert shown_variant(page) == variant
+        assert page.locator("input[name=name]").input_value() == "white handicap"
+        assert page.locator("#color-dice tr[data-color=white] [data-key=faces]").input_value() == "0,1,1,2,2,3"
+        assert shown_fractions(page) == exact_fractions(variant)
+        assert page.locator("#command-line").inner_text().startswith("diavolo odds --variant white-handicap.toml")
+    finally:
+        page.close()
+        server.stop()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import shutil
 import socket
 import threading
@@ -11,8 +14,13 @@ import urllib.request
 
 import pytest
 from conftest import REPO, assert_one_line_error
+from starlette.testclient import TestClient
 
-from web.browser_harness import Server
+from diavolo_stats.core.odds import exact_odds
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import variant_from_document
+from diavolo_stats.web.app import create_app
+from web.browser_harness import ORIGIN, Server
 
 
 def fetch(url: str, timeout: float = 60) -> tuple[int, bytes]:
@@ -85,3 +93,24 @@ def test_open_without_a_browser_says_so_in_one_line_with_the_address(log_path, t
         assert fetch(server.url + "me")[0] == 200  # and it serves all the same
     finally:
         server.stop()
+
+
+@pytest.mark.timeout(60)  # were the file read after the server started, this would serve until killed
+@pytest.mark.parametrize(("name", "named"), [("broken.toml", "commands.most-sixes.wins: must be highest or lowest"),
+                                             ("no-such-variant.toml", "cannot read the variant file")])
+def test_a_bad_variant_is_one_line_before_the_server_starts(diavolo, log_path, name, named):
+    path = REPO / "examples" / "variants" / name
+    result = diavolo("serve", "--port", "0", "--log", str(log_path), "--variant", str(path))
+    assert_one_line_error(result, str(path), named)
+    assert result.stdout == "" and not log_path.exists()
+
+
+def test_the_explorer_opens_on_the_variant_the_server_holds(log_path):
+    variant = Variant.from_toml(REPO / "examples" / "variants" / "sixes.toml")
+    with TestClient(create_app(log_path, variant=variant), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+        page = client.get("/explore").text
+        start = json.loads(html.unescape(re.search(r'id="explore-start">(.*?)</script>', page, re.S).group(1)))
+        assert variant_from_document(start["document"]) == variant
+        view = client.post("/api/explore", json=start["document"]).json()
+    assert view["odds"] == exact_odds(variant).document()
+    assert view["die"]["most-sixes"] == 2
