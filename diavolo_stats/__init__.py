@@ -5,14 +5,15 @@ The names below are the library's public surface, importable from
 They are loaded on first use (PEP 562), so that `import diavolo_stats.x`,
 which runs this file, does not pay for pandas, matplotlib or scipy: the
 drill and the command line start fast.
+
+This file imports nothing but `sys`, which the interpreter has loaded before
+any of it runs: the `diavolo` command runs this file before its Ctrl-C guard
+(`__main__.main`), so the less it does the smaller the moment a Ctrl-C
+would print a traceback. (No `from __future__ import annotations` either:
+it imports the `__future__` module.)
 """
 
-from __future__ import annotations
-
-import importlib
 import sys
-from collections.abc import Callable, Mapping
-from typing import Any
 
 # Public name -> the module that defines it.
 _HOMES = {
@@ -50,11 +51,13 @@ _HOMES = {
 __all__ = sorted(_HOMES)
 
 
-def lazy_exports(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(package: str, homes: dict[str, str]) -> tuple:
     """A package's `__getattr__` and `__dir__` (PEP 562): each name of `homes` (name -> the module defining it)
     is imported from its module on first use, then kept in the package."""
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> object:
+        import importlib
+
         try:
             home = homes[name]
         except KeyError:
@@ -72,7 +75,7 @@ def lazy_exports(package: str, homes: Mapping[str, str]) -> tuple[Callable[[str]
 _exported, __dir__ = lazy_exports(__name__, _HOMES)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name != "__version__":
         return _exported(name)
     # Looked up on first use too: importlib.metadata takes longer to load than the rest of this file.

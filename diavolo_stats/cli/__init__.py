@@ -6,8 +6,6 @@ parsed arguments and returning an exit status. Every handler calls one public
 library function and prints what it returns.
 """
 
-from __future__ import annotations
-
 import sys
 
 # Subcommand modules, in the order `diavolo --help` lists them.
@@ -37,14 +35,21 @@ def main(argv: list[str] | None = None) -> int:
     """Run `diavolo ARGV` (default: the process's arguments); the exit status.
 
     Ctrl-C at any moment, while the command's modules load included, ends it
-    with one line and status 130: nothing is imported before this function runs
-    but `sys`, so no start-up work happens outside it.
+    with one line and status 130 (`interrupted`). This file imports nothing but
+    `sys` (loaded with the interpreter), so no start-up work happens outside
+    this function; the program's entry point, `diavolo_stats.__main__.main`,
+    loads this file under the same guard.
     """
     try:
         return _run(argv)
     except KeyboardInterrupt:
-        print("diavolo: interrupted", file=sys.stderr)
-        return 130
+        return interrupted()
+
+
+def interrupted() -> int:
+    """Say that Ctrl-C stopped the command, in one line; the exit status (130, as a shell gives 128 + SIGINT)."""
+    print("diavolo: interrupted", file=sys.stderr)
+    return 130
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
@@ -79,6 +84,3 @@ def _command(argv: list[str] | None) -> int:
         # The system refused: a full disk, a folder this process may not write, a device gone.
         return fail(f"{error.filename}: {error.strerror}" if error.filename else str(error.strerror or error))
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

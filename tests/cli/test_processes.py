@@ -16,9 +16,23 @@ import time
 from pathlib import Path
 
 import pytest
+import tomllib
 from conftest import REPO
 
 HEAVY = ("pandas", "matplotlib", "scipy", "dask", "starlette", "pyarrow")
+
+ENTRY_POINT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]["diavolo"]
+"""`diavolo`'s console script, `module:function`, as pyproject declares it."""
+
+
+def console_script(folder: Path) -> Path:
+    """The `diavolo` script as pip and uv write it for ENTRY_POINT (its own imports, then the entry point's)."""
+    module, function = ENTRY_POINT.split(":")
+    script = folder / "diavolo"
+    script.write_text(f"import re\nimport sys\nfrom {module} import {function}\nif __name__ == '__main__':\n"
+                      f"    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+                      f"    sys.exit({function}())\n", encoding="utf-8")
+    return script
 
 HOLD_AT_IMPORT = '''
 import os, signal, sys
@@ -45,8 +59,9 @@ def start():
     the test ends, failed or not, is killed with its workers: a test never leaves work computing."""
     started = []
 
-    def launch(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, "-m", "diavolo_stats", *args], cwd=cwd, stdout=subprocess.PIPE,
+    def launch(*args: str, cwd: Path, env: dict | None = None, program: list[str] | None = None) -> subprocess.Popen:
+        program = program or ["-m", "diavolo_stats"]
+        process = subprocess.Popen([sys.executable, *program, *args], cwd=cwd, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
                                    start_new_session=True)
         started.append(process)
@@ -80,6 +95,16 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def ignoring_ctrl_c(pid: int) -> bool:
+    """The process ignores SIGINT (the SigIgn mask /proc shows), as a worker does once its initializer has run."""
+    try:
+        status = (Path("/proc") / str(pid) / "status").read_text()
+    except OSError:
+        return False
+    masks = [line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")]
+    return bool(masks) and bool(int(masks[0], 16) >> (signal.SIGINT - 1) & 1)
+
+
 def running(pid: int) -> bool:
     """The process exists and has not ended (a zombie waiting to be reaped has ended)."""
     try:
@@ -104,19 +129,35 @@ def test_version_help_and_odds_load_none_of_the_heavy_libraries(argv, tmp_path):
     assert result.stderr.splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow  # a real process
+def test_the_package_and_the_entry_point_s_module_load_nothing_and_leave_ctrl_c_alone(tmp_path):
+    """Before its Ctrl-C guard the program runs only these two files: they import nothing (no module for a
+    Ctrl-C to land in), and a library user's `import diavolo_stats` leaves SIGINT to Python's default."""
+    module = ENTRY_POINT.split(":")[0]
+    code = ("import signal, sys\nbefore = set(sys.modules)\nimport diavolo_stats\n"
+            f"import {module}\nprint(sorted(set(sys.modules) - before))\n"
+            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [str(sorted({"diavolo_stats", module})), "True"]
+
+
 @pytest.mark.slow  # real processes, each signalled
+@pytest.mark.parametrize("launcher", ["python -m diavolo_stats", "console script"])
 @pytest.mark.parametrize("module", [
+    "diavolo_stats.cli",         # the first import the package runs (the entry point's, under its guard)
     "diavolo_stats.cli.common",  # the first thing the command line loads
     "numpy",                     # while the parser is being built
     "diavolo_stats.sweep.run",   # the command's own work, loaded once the flags are read
 ])
-def test_ctrl_c_while_the_program_loads_is_one_line_and_status_130(start, tmp_path, module):
+def test_ctrl_c_while_the_program_loads_is_one_line_and_status_130(start, tmp_path, module, launcher):
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(HOLD_AT_IMPORT)
     held = tmp_path / "held"
     path = os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")])
-    process = start("sweep", "--sides", "4,6", "--rounds", "20000", cwd=tmp_path,
+    program = [str(console_script(tmp_path))] if launcher == "console script" else None
+    process = start("sweep", "--sides", "4,6", "--rounds", "20000", cwd=tmp_path, program=program,
                     env={"PYTHONPATH": path, "DIAVOLO_TEST_HOLD_AT": module, "DIAVOLO_TEST_HELD": str(held)})
     wait_until(held.exists, process)
     process.send_signal(signal.SIGINT)
@@ -128,7 +169,8 @@ def test_ctrl_c_once_the_workers_compute_keeps_the_file_and_is_one_line_and_stat
     out = tmp_path / "keep.csv"
     out.write_text("precious\n")
     process = start("simulate", "--rounds", "10000000000", "--workers", "2", "--out", str(out), cwd=REPO)
-    wait_until(lambda: len(children(process.pid)) >= 2, process)
+    # Started: forked and past their initializer (a worker only just forked does not ignore Ctrl-C yet).
+    wait_until(lambda: len(workers := children(process.pid)) >= 2 and all(map(ignoring_ctrl_c, workers)), process)
     # A terminal's Ctrl-C reaches the whole foreground process group; the workers ignore it.
     os.killpg(process.pid, signal.SIGINT)
     assert_interrupted(process)
