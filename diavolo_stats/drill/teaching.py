@@ -49,6 +49,13 @@ def command_codes(variant: Variant) -> dict[Command, str]:
     return codes
 
 
+def command_words(variant: Variant) -> dict[str, dict[str, str]]:
+    """Each command of the variant by name: its `label`, its `rule` and its `code` on the command die, as the
+    browser drill shows them (served with every roll, so the page keeps no copy of them)."""
+    return {command.value: {"label": command.label, "rule": command.rule, "code": code}
+            for command, code in command_codes(variant).items()}
+
+
 def intro_lines(settings: DrillSettings) -> list[str]:
     """The introduction a player's first session opens with: one 80 x 24 screen."""
     keys = "   ".join(f"{key} {answer}" for answer, key in settings.keys.items())
@@ -76,18 +83,24 @@ def intro_lines(settings: DrillSettings) -> list[str]:
     ]
 
 
-def help_lines(variant: Variant) -> list[str]:
-    """The commands screen (`?`): the game's commands and grey, each with its label and rule and worked on one
-    example roll (the rulebook's, for the box's dice), lines wrapped to HELP_WIDTH."""
+def example_roll(variant: Variant) -> tuple[dict[str, tuple[int, ...]], dict]:
+    """The roll every command is worked on, (dice, positions): the rulebook's dice when the game has the box's
+    colors and dice, else dice thrown with EXAMPLE_SEED, which also throws where they lie."""
     thrown = roll(variant, np.random.default_rng(EXAMPLE_SEED))
     rulebook = (tuple(EXAMPLE_DICE) == variant.colors and variant.standard_dice and variant.dice_per_color == 3
                 and variant.sides >= 6)
-    dice = dict(EXAMPLE_DICE) if rulebook else thrown.dice
+    return (dict(EXAMPLE_DICE) if rulebook else thrown.dice), thrown.positions
+
+
+def help_lines(variant: Variant) -> list[str]:
+    """The commands screen (`?`): the game's commands and grey, each with its label and rule and worked on one
+    example roll (the rulebook's, for the box's dice), lines wrapped to HELP_WIDTH."""
+    dice, positions = example_roll(variant)
     shown = "   ".join(f"{color} {' '.join(map(str, values))}" for color, values in dice.items())
     lines = ["THE COMMANDS AND GREY", *_wrapped(f"worked on one roll: {shown}", ""), ""]
     ties = []
     for command, code in command_codes(variant).items():
-        resolution = resolve(variant, command, dice, thrown.positions)
+        resolution = resolve(variant, command, dice, positions)
         lines += [*_wrapped(f"{code}  {command.label}: {command.rule}", "    "),
                   *_wrapped(f"      {resolution.reason}", "        ")]
         if resolution.answer == GREY:

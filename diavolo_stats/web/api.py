@@ -31,6 +31,7 @@ from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, TrialRow
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS, MAX_FOREPERIOD_MS
 from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
+from diavolo_stats.drill.teaching import command_words
 from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
 from diavolo_stats.web.bodies import parse_body
@@ -39,8 +40,10 @@ from diavolo_stats.web.deals import Deals
 from diavolo_stats.web.trials import (
     BOOLEAN,
     BROWSER_VARIANTS,
+    SERVED,
     TrialStore,
     Verdict,
+    drilled_variant,
     trial_row,
 )
 
@@ -86,7 +89,7 @@ class Foreperiod(Rule):
 
 
 ROLL_QUERY = Record("roll", {
-    "variant": OneOf(BROWSER_VARIANTS),
+    "variant": OneOf((*BROWSER_VARIANTS, SERVED)),
     "command_first": BOOLEAN,
     "adaptive": BOOLEAN,
     "player": PLAYER_NAME,
@@ -106,32 +109,36 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
 
     deals = Deals()
 
-    def store_trial(row: TrialRow) -> tuple[bool, Verdict]:
+    def store_trial(row: TrialRow, name: str, held: Variant | None) -> tuple[bool, Verdict]:
         """A trial already stored keeps its first verdict; a new one must be on a roll this server dealt."""
         verdict = store.stored(row.session_id, row.trial)
         if verdict is not None:
             return False, verdict
 
         def redeal(seed: int, trial: int, attempt: int) -> dict:
-            return next_roll(store, {"variant": row.variant, "seed": str(seed), "trial": str(trial),
-                                     "attempt": str(attempt)})
+            return next_roll(store, {"variant": name, "seed": str(seed), "trial": str(trial),
+                                     "attempt": str(attempt)}, held)
 
         deals.check(row.seed, row.trial, row.command, row.dice, row.positions, redeal)
         return store.add(row)
 
     async def post_trial(request: Request) -> JSONResponse:
-        row = trial_row(parse_body(await request.body(), "trial"))
-        stored, (expected, accepted, correct) = await run_in_threadpool(store_trial, row)
+        held = getattr(request.app.state, "variant", None)
+        body = parse_body(await request.body(), "trial")
+        row = trial_row(body, held)
+        name = body["variant"]  # checked by trial_row: a preset's name, or SERVED
+        stored, (expected, accepted, correct) = await run_in_threadpool(store_trial, row, name, held)
         return JSONResponse({"stored": stored, "session_id": row.session_id, "trial": row.trial,
                              "expected": expected, "accepted": list(accepted), "correct": correct},
                             status_code=201 if stored else 200)
 
     async def get_roll(request: Request) -> JSONResponse:
         query = dict(request.query_params)
+        held = getattr(request.app.state, "variant", None)  # the game the server holds (a variant file)
         if query.get("adaptive") == "true":  # reads the player's rows in the log
-            roll = await heavy.run("an adaptive roll", next_roll, store, query)
+            roll = await heavy.run("an adaptive roll", next_roll, store, query, held)
         else:
-            roll = await run_in_threadpool(next_roll, store, query)
+            roll = await run_in_threadpool(next_roll, store, query, held)
         deals.deal(int(query["seed"]), roll["trial"], roll)  # next_roll has checked the seed
         return JSONResponse(roll)
 
@@ -164,16 +171,18 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
     ]
 
 
-def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
+def next_roll(store: TrialStore, query: Mapping[str, str], held: Variant | None = None) -> dict:
     """The roll for trial `trial` of a session with `seed`, with the answer the rules give, the answers
-    counted right, and why.
+    counted right, and why (the rules' reason line, each figure in its words), and the words of the game's
+    commands (`commands`: label, rule and code, `teaching.command_words`). held: the game the server holds,
+    drilled as variant SERVED (`trials.drilled_variant`).
 
     The same seed, trial number and attempt give the same roll and foreperiod (unless
     `adaptive`, which also reads the player's rows in the log), so a drill
     needs no state on the server and survives its restart.
     """
     asked = ROLL_QUERY.check(query)
-    variant = Variant.preset(asked["variant"])
+    variant = drilled_variant(asked["variant"], held)
     shortest, longest = asked["foreperiod_ms"]
     rng = np.random.default_rng([asked["seed"], asked["trial"], asked["attempt"]])
     if asked["adaptive"]:
@@ -184,7 +193,9 @@ def next_roll(store: TrialStore, query: Mapping[str, str]) -> dict:
     resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
     return {
         "trial": asked["trial"], "variant": asked["variant"], "command_first": asked["command_first"],
-        "game": variant.as_dict(), "command": rolled.command.value,
+        "game": variant.as_dict(), "command": rolled.command.value, "commands": command_words(variant),
+        # pips where every die's faces are 1 to 6, else numerals (a face of 0, or of 7 or more)
+        "pips": all(set(faces) <= set(range(1, 7)) for faces in variant.color_faces),
         "dice": {color: list(values) for color, values in rolled.dice.items()},
         "positions": rolled.positions, "foreperiod_ms": int(rng.integers(shortest, longest + 1)),
         "expected": resolution.answer, "accepted": list(resolution.accepted), "reason": resolution.reason,

@@ -11,13 +11,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from diavolo_stats.core.rules import resolve, roll
+from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import NO_ANSWER
@@ -30,29 +29,35 @@ from diavolo_stats.drill.settings import (
     TIMEOUT_S,
     answer_keys,
 )
-from diavolo_stats.drill.teaching import COMMAND_RULES, EXAMPLE_DICE, EXAMPLE_SEED
+from diavolo_stats.drill.teaching import COMMAND_RULES, example_roll
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
 from diavolo_stats.web.me import progress_context
-from diavolo_stats.web.trials import BROWSER_VARIANTS, TrialStore
+from diavolo_stats.web.trials import SERVED, TrialStore, drill_variants
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
-def command_examples() -> list[dict]:
+def command_examples(held: Variant | None = None) -> list[dict]:
     """Each command with what it asks and one worked example (the rules' own reason line), then grey: the
-    terminal drill's commands screen (`drill.teaching.help_lines`), worked on the same roll."""
+    terminal drill's commands screen (`drill.teaching.help_lines`), worked on the same roll. held: the game the
+    server holds; its own commands follow the built-ins, by their label and rule, worked on its example roll."""
     variant = Variant()
-    thrown = roll(variant, np.random.default_rng(EXAMPLE_SEED))
-    dice = dict(EXAMPLE_DICE)
+    dice, positions = example_roll(variant)
     shown_dice = ", ".join(f"{color} {' '.join(map(str, values))}" for color, values in dice.items())
     examples = []
     for command in Command:
-        resolution = resolve(variant, command, dice, thrown.positions)
+        resolution = resolve(variant, command, dice, positions)
         shown = shown_dice if command.depends_on_values else "nearest dice: " + ", ".join(
             f"{color} {distance:g} mm" for color, distance in resolution.figures.items())
         examples.append({"name": command.value, "asks": COMMAND_RULES[command], "roll": shown,
                          "reason": resolution.reason})
+    own = [c for c in held.commands if not c.builtin] if held is not None else []
+    if own:
+        held_dice, held_positions = example_roll(held)
+        held_shown = ", ".join(f"{color} {' '.join(map(str, values))}" for color, values in held_dice.items())
+        examples += [{"name": command.label, "asks": command.rule, "roll": held_shown,
+                      "reason": resolve(held, command, held_dice, held_positions).reason} for command in own]
     tie = resolve(variant, Command.HIGHEST_DIE, dice).reason
     examples.append({"name": GREY, "roll": f"highest die on {shown_dice}",
                      "asks": "when two or more colors share the winning figure (a tie), grab grey", "reason": tie})
@@ -85,8 +90,12 @@ def routes(store: TrialStore, heavy: Heavy, variant: Variant) -> list[Route]:
         return templates.TemplateResponse(request, "home.html", {"log": store.log.path})
 
     async def drill(request: Request) -> Response:
+        held = getattr(request.app.state, "variant", None)  # the game the server holds (a variant file)
+        variants = drill_variants(held)
         return templates.TemplateResponse(request, "drill.html", {
-            "variants": BROWSER_VARIANTS, "settings": drill_settings(), "examples": command_examples(),
+            "variants": {name: (f"{held.name or 'the variant file'} (the server's)" if name == SERVED else name)
+                         for name in variants},
+            "settings": drill_settings(), "examples": command_examples(held if SERVED in variants else None),
             "log": store.log.path})
 
     async def explore(request: Request) -> Response:

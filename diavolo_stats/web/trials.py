@@ -28,7 +28,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from diavolo_stats.core.variant import GREY, CommandName, Variant
+from diavolo_stats.core.commands import COMMAND_NAME, NAME_RULE
+from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import (
     FIGURE_COLUMNS,
@@ -40,6 +41,7 @@ from diavolo_stats.drill.log import (
     StoredTrial,
     TrialRow,
 )
+from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.drill.log.schema import EARLIEST, LATEST, MAX_AHEAD
 from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import Dice, DieCenters, judged_trial
@@ -63,6 +65,25 @@ if TYPE_CHECKING:
 BROWSER = "browser"
 """The `interface` of the rows the web drill logs."""
 BROWSER_VARIANTS = ("standard", "kids")
+SERVED = "served"
+"""The browser drill's name for the game the server holds (a variant file, as
+`app.state.variant`) when it is not a preset: its rules are the file's."""
+
+
+def drill_variants(held: Variant | None) -> tuple[str, ...]:
+    """The games the browser drill offers: the presets, and SERVED when the server holds a game that is none."""
+    return BROWSER_VARIANTS if held is None or rules_cell(held) in BROWSER_VARIANTS else (*BROWSER_VARIANTS, SERVED)
+
+
+def drilled_variant(name: str, held: Variant | None) -> Variant:
+    """The game a browser drill named `name` plays: a preset, or for SERVED the server's (`held`);
+    InputError naming `variant` when the server holds no such game."""
+    if name == SERVED:
+        if held is None or SERVED not in drill_variants(held):
+            raise InputError("the server holds no variant file; allowed: " + ", ".join(BROWSER_VARIANTS),
+                             field="variant")
+        return held
+    return Variant.preset(name)
 """The games the browser drill offers (each also command-first)."""
 
 MAX_LATENCY_MS = 3_600_000.0
@@ -112,9 +133,9 @@ TRIAL = Record("trial", {
                        described=f"a UUID such as {uuid.UUID(int=0)}"),
     "trial": Whole(1, MAX_TRIALS_PER_SESSION),
     "player": PLAYER_NAME,
-    "variant": OneOf(BROWSER_VARIANTS),
+    "variant": OneOf((*BROWSER_VARIANTS, SERVED)),
     "command_first": BOOLEAN,
-    "command": CommandName(),
+    "command": Text(max_length=NAME_RULE.max_length, pattern=COMMAND_NAME, described="a command's name"),
     "dice": Dice(),
     "positions": DieCenters(),
     "answer": OneOf(_answers()),
@@ -130,8 +151,9 @@ TRIAL = Record("trial", {
 the server works them out."""
 
 
-def trial_row(body: object) -> TrialRow:
+def trial_row(body: object, held: Variant | None = None) -> TrialRow:
     """The drill log row of one posted trial (a JSON object), or InputError naming the first bad field.
+    held: the game the server holds, the one a trial of variant SERVED is judged by (`drilled_variant`).
 
     The fields are checked as TRIAL declares them; the row is built by
     `drill.trial.judged_trial`, the one gate of every trial, which checks the
@@ -143,7 +165,7 @@ def trial_row(body: object) -> TrialRow:
     latency_ms = trial["latency_ms"]
     foreperiod_ms = trial["foreperiod_ms"]
     return judged_trial(
-        Variant.preset(trial["variant"]), trial["command"], trial["dice"], trial["positions"], trial["answer"],
+        drilled_variant(trial["variant"], held), trial["command"], trial["dice"], trial["positions"], trial["answer"],
         None if latency_ms is None else round(float(latency_ms), 1), interface=BROWSER, player=trial["player"],
         session_id=trial["session_id"], trial=trial["trial"], timestamp=trial["timestamp"],
         command_first=trial["command_first"], too_early=trial["too_early"], timed_out=trial["timed_out"],

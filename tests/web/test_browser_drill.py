@@ -25,6 +25,7 @@ from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.summary import summarize_session
+from diavolo_stats.drill.teaching import command_words
 from diavolo_stats.web.trials import MIN_LATENCY_MS
 from web.browser_harness import Server, answer_after, press_at, start_drill, wait_for_stimulus
 
@@ -273,15 +274,17 @@ def test_a_phone_plays_the_kids_game_by_tapping_the_answer_buttons(server, brows
             page.tap(f"#answers button.answer-{answer}")
         wait_for_summary(page)
         commands = [command.value for command in Command]
+        words = command_words(Variant())  # as every roll serves them
         every_banner = page.evaluate(
-            "async commands => commands.map((await import('/static/table.js')).commandBanner)", commands)
+            "async ([commands, words]) => { const table = await import('/static/table.js'); "
+            "return commands.map((command) => table.commandBanner(command, words[command])); }", [commands, words])
     finally:
         context.close()
     assert not errors, f"errors in the page's scripts: {errors}"
     for command, banner in zip(commands, every_banner, strict=True):
         # The banner names the command once: "most odd", not "odd most odd".
-        words = banner.split()
-        assert banner.endswith(command.replace("-", " ")) and len(words) == len(set(words)), banner
+        shown = banner.split()
+        assert banner.endswith(Command(command).label) and len(shown) == len(set(shown)), banner
     frame = load_logs([log_path])
     assert list(frame["trial"]) == [1, 2, 3] and list(frame["answer"]) == tapped
     assert set(frame["variant"]) == {"kids"} and set(frame["dice_per_color"]) == {2}

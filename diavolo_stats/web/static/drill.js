@@ -194,7 +194,7 @@ async function nextTrial() {
   const banner = document.querySelector("#command-banner");
   if (roll.command_first) {
     drawRoll(svg, roll, { dice: false });
-    banner.textContent = commandBanner(roll.command);
+    banner.textContent = commandBanner(roll.command, roll.commands[roll.command]);
   } else {
     banner.textContent = "get ready…";
   }
@@ -207,7 +207,7 @@ function showStimulus(current) {
   const { roll } = current;
   showFixation(svg, false);
   drawRoll(svg, roll);
-  document.querySelector("#command-banner").textContent = commandBanner(roll.command);
+  document.querySelector("#command-banner").textContent = commandBanner(roll.command, roll.commands[roll.command]);
   current.shownAt = Date.now();
   requestAnimationFrame(() => {
     if (current !== trial) return;

@@ -38,14 +38,20 @@ function element(name, attributes, text) {
   return node;
 }
 
-function commandLabel(command) {
-  return command.replace("-", " ");
+// A command's words: the server's (`words`, the roll's `commands[name]`: label, rule, code), else the name.
+function commandLabel(command, words) {
+  return words ? words.label : command.replace("-", " ");
 }
 
-// The banner above the table: the command's symbol and its name ("most odd" alone: its symbol is a word of it).
-export function commandBanner(command) {
-  const symbol = COMMAND_SYMBOLS[command];
-  const label = commandLabel(command);
+// A command's symbol on the die: a built-in's own, else its code (the initials of its label, as the terminal's).
+function commandSymbol(command, words) {
+  return COMMAND_SYMBOLS[command] ?? (words ? words.code : command.slice(0, 2).toUpperCase());
+}
+
+// The banner above the table: the command's symbol and its label ("most odd" alone: its symbol is a word of it).
+export function commandBanner(command, words) {
+  const symbol = commandSymbol(command, words);
+  const label = commandLabel(command, words);
   return label.split(" ").includes(symbol) ? label : `${symbol} ${label}`;
 }
 
@@ -61,14 +67,14 @@ export function setTable(svg, table) {
   svg.querySelector("#cross").setAttribute("d", `M ${c - arm} ${c} H ${c + arm} M ${c} ${c - arm} V ${c + arm}`);
 }
 
-// One die: a rounded square of `size` mm centered at (x, y), with pips (numerals above six sides).
-export function die(x, y, size, look, value, sides) {
+// One die: a rounded square of `size` mm centered at (x, y), with pips (`pips`: every face 1 to 6), else numerals.
+export function die(x, y, size, look, value, pips) {
   const group = element("g", { class: "die", transform: `translate(${x} ${y})` });
   group.append(element("rect", {
     x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
     fill: look.fill, stroke: look.edge, "stroke-width": size * 0.04,
   }));
-  if (sides <= 6) {
+  if (pips && PIPS[value]) {
     for (const [px, py] of PIPS[value]) {
       group.append(element("circle", { cx: px * size * 0.27, cy: py * size * 0.27, r: size * 0.095, fill: look.pip }));
     }
@@ -81,15 +87,15 @@ export function die(x, y, size, look, value, sides) {
   return group;
 }
 
-// The command die: a grey rounded square with the command's symbol, and its name underneath.
-export function commandDie(x, y, size, command, sceneSide) {
+// The command die: a grey rounded square with the command's symbol, and its label underneath.
+export function commandDie(x, y, size, command, sceneSide, words) {
   const group = element("g", { class: "die command-die", transform: `translate(${x} ${y})` });
   const look = DIE_LOOKS.command;
   group.append(element("rect", {
     x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
     fill: look.fill, stroke: look.edge, "stroke-width": size * 0.04,
   }));
-  const symbol = COMMAND_SYMBOLS[command];
+  const symbol = commandSymbol(command, words);
   group.append(element("text", {
     x: 0, y: 0, "font-size": size * [0.62, 0.62, 0.46, 0.38][Math.min(symbol.length, 3)], "text-anchor": "middle",
     "dominant-baseline": "central", fill: look.pip, "font-weight": "bold",
@@ -101,7 +107,7 @@ export function commandDie(x, y, size, command, sceneSide) {
     x: Math.min(Math.max(x, half), sceneSide - half) - x, y: below ? size * 0.95 : -size * 0.95,
     "font-size": size * 0.55, "text-anchor": "middle", "dominant-baseline": "central",
     class: "command-name",
-  }, commandLabel(command)));
+  }, commandLabel(command, words)));
   return group;
 }
 
@@ -117,11 +123,13 @@ export function drawRoll(svg, roll, { dice = true } = {}) {
   const shownPx = svg.getBoundingClientRect().width; // the table's scatter_mm, on screen
   const size = shownPx > 0 ? Math.max(table.die_mm, (MIN_DIE_PX * table.scatter_mm) / shownPx) : table.die_mm;
   const [cx, cy] = roll.positions.command;
-  layer.append(commandDie(cx, cy, size, roll.command, table.scatter_mm));
+  const words = roll.commands ? roll.commands[roll.command] : undefined;
+  layer.append(commandDie(cx, cy, size, roll.command, table.scatter_mm, words));
   if (!dice) return;
+  const pips = roll.pips ?? roll.game.sides <= 6;
   for (const color of roll.game.colors) {
     roll.positions[color].forEach(([x, y], index) => {
-      layer.append(die(x, y, size, DIE_LOOKS[color], roll.dice[color][index], roll.game.sides));
+      layer.append(die(x, y, size, DIE_LOOKS[color], roll.dice[color][index], pips));
     });
   }
 }
