@@ -132,12 +132,33 @@ def player_figures(log_path: str | Path, players: Sequence[str] | None = None, d
 def reading_figures(name: str, reading: PlayerReading, dice: int = REFERENCE_DICE,
                     confidence: float = 0.95) -> list[Figure]:
     """One player's figures (see the module docstring), each an Estimate from posterior draws."""
+    informed = dict(zip(COEFFICIENTS, reading.answers_per_coefficient))
+    return [Figure(name, label, draws.estimate(confidence), draws.unit, informed[draws.coefficient])
+            for label, draws in figure_draws(reading, dice).items()]
+
+
+@dataclass(frozen=True)
+class FigureDraws:
+    """One figure under each posterior draw of a player's coefficients: `values` (draws,) in `unit`, and the
+    coefficient whose rolls inform it."""
+
+    values: np.ndarray
+    unit: str
+    coefficient: str
+
+    def estimate(self, confidence: float = 0.95) -> Estimate:
+        """The figure as its draws' median, with their central `confidence` interval."""
+        low, high = np.quantile(self.values, [(1 - confidence) / 2, (1 + confidence) / 2])
+        return Estimate(float(np.median(self.values)), float(low), float(high))
+
+
+def figure_draws(reading: PlayerReading, dice: int = REFERENCE_DICE) -> dict[str, FigureDraws]:
+    """Every figure of `reading_figures` by name, as posterior draws (seeded: the same fit, the same draws).
+    Draw i of every figure comes from the same coefficients, so figures combine draw by draw."""
     rng = np.random.default_rng(0)
     time = reading.draws("time", DRAWS, rng)  # (draws, coefficients)
     accuracy = reading.draws("accuracy", DRAWS, rng)
     model = reading.model
-    informed = dict(zip(COEFFICIENTS, reading.answers_per_coefficient))
-    low_share, high_share = (1 - confidence) / 2, (1 + confidence) / 2
 
     def mean_ms(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) mean answer time, ms
         rows = design(rolls)
@@ -146,70 +167,28 @@ def reading_figures(name: str, reading: PlayerReading, dice: int = REFERENCE_DIC
     def chance(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) probability of a right answer
         return 0.5 * (1 + np.tanh(0.5 * accuracy @ design(rolls).T))
 
-    def figure(label: str, draws: np.ndarray, unit: str, coefficient: str) -> Figure:
-        # draws: (draws,) the figure under each posterior draw; its value is their median
-        low, high = np.quantile(draws, [low_share, high_share])
-        return Figure(name, label, Estimate(float(np.median(draws)), float(low), float(high)), unit,
-                      informed[coefficient])
-
     plain = _rolls(dice=dice)
     base_ms, base_right = mean_ms(plain), chance(plain)
-    figures = []
+    figures = {}
     for index, command in enumerate(ALL_COMMANDS):
-        figures.append(figure(f"time {command}", base_ms[:, index], "ms", f"command:{command}"))
-        figures.append(figure(f"accuracy {command}", base_right[:, index], "probability", f"command:{command}"))
+        figures[f"time {command}"] = FigureDraws(base_ms[:, index], "ms", f"command:{command}")
+        figures[f"accuracy {command}"] = FigureDraws(base_right[:, index], "probability", f"command:{command}")
     more = _rolls(dice=dice + 1)
-    figures.append(figure("per extra die", (mean_ms(more) - base_ms).mean(axis=1), "ms", "per_extra_die"))
-    figures.append(figure("accuracy per extra die", (chance(more) - base_right).mean(axis=1), "probability",
-                          "per_extra_die"))
+    figures["per extra die"] = FigureDraws((mean_ms(more) - base_ms).mean(axis=1), "ms", "per_extra_die")
+    figures["accuracy per extra die"] = FigureDraws((chance(more) - base_right).mean(axis=1), "probability",
+                                                    "per_extra_die")
     near = _rolls(dice=dice, near_tie=True)
     near_ms, near_right = mean_ms(near) - base_ms, chance(near) - base_right
     for index, command in enumerate(ALL_COMMANDS):
-        figures.append(figure(f"near tie {command}", near_ms[:, index], "ms", f"near_tie:{command}"))
-        figures.append(figure(f"accuracy near tie {command}", near_right[:, index], "probability",
-                              f"near_tie:{command}"))
+        figures[f"near tie {command}"] = FigureDraws(near_ms[:, index], "ms", f"near_tie:{command}")
+        figures[f"accuracy near tie {command}"] = FigureDraws(near_right[:, index], "probability",
+                                                              f"near_tie:{command}")
     grey = _rolls(dice=dice, grey=True)
-    figures.append(figure("grey", (mean_ms(grey) - base_ms).mean(axis=1), "ms", "grey"))
-    figures.append(figure("accuracy on grey", chance(grey).mean(axis=1), "probability", "grey"))
+    figures["grey"] = FigureDraws((mean_ms(grey) - base_ms).mean(axis=1), "ms", "grey")
+    figures["accuracy on grey"] = FigureDraws(chance(grey).mean(axis=1), "probability", "grey")
     first = _rolls(dice=dice, command_first=True)
-    figures.append(figure("command first", (mean_ms(first) - base_ms).mean(axis=1), "ms", "command_first"))
+    figures["command first"] = FigureDraws((mean_ms(first) - base_ms).mean(axis=1), "ms", "command_first")
     return figures
-
-
-@dataclass(frozen=True)
-class ReadingCost:
-    """What one feature of a roll costs a player in time: the figure (`reading_figures`' name), its estimate in
-    ms with its interval, the answers it rests on, and a sentence saying so."""
-
-    figure: str
-    estimate: Estimate
-    answers: int
-    sentence: str
-
-
-def reading_costs(name: str, reading: PlayerReading, count: int = 3,
-                  confidence: float = 0.95) -> tuple[ReadingCost, ...]:
-    """A player's weak spots by their reading model: the `count` roll features costing them the most time
-    (a near tie on each command, grey, an extra die), costliest first, only those whose whole interval is a
-    cost (above 0 ms). Each sentence reads like "near ties on highest total cost you 180 ms"."""
-    costs = []
-    for figure in reading_figures(name, reading, confidence=confidence):
-        if figure.unit != "ms" or figure.estimate.low <= 0:
-            continue
-        if figure.figure.startswith("near tie "):
-            what = f"near ties on {figure.figure.removeprefix('near tie ').replace('-', ' ')}"
-        elif figure.figure == "grey":
-            what = "grey rolls (a shared best figure)"
-        elif figure.figure == "per extra die":
-            what = "each extra die"
-        else:
-            continue
-        low, high = figure.estimate.low, figure.estimate.high
-        sentence = (f"{what} cost you {figure.estimate.value:.0f} ms ({confidence:.0%} interval {low:.0f} to "
-                    f"{high:.0f} ms, from {figure.answers} answers)")
-        costs.append(ReadingCost(figure.figure, figure.estimate, figure.answers, sentence))
-    costs.sort(key=lambda cost: cost.estimate.value, reverse=True)
-    return tuple(costs[:count])
 
 
 def _rolls(dice: int, near_tie: bool = False, grey: bool = False, command_first: bool = False) -> RollFeatures:

@@ -4,7 +4,10 @@
 median time of correct answers and the accuracy, each with its 95 %
 interval) for their last session and for the last 7 days of their drilling,
 each against the time before it; their personal bests; the figures of every
-session, for the chart; and their weak spots, in words. Every figure is
+session, for the chart; and their weak spots: the commands they are slowest
+at or most often wrong on (from the raw figures of their recent trials), and
+what near ties, grey rolls and extra dice cost them (from their reading model,
+`roll_weak_spots`). Every figure is
 the one `summaries.summarize` gives for the same rows (`performance` is the
 one definition of accuracy and latency), so the page, the report and the
 drill's own summary agree.
@@ -22,6 +25,7 @@ from datetime import timedelta
 import pandas as pd
 
 from diavolo_stats.analytics import summaries
+from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots, roll_weak_spots
 from diavolo_stats.drill.performance import correct_latencies_ms, performance
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import Estimate, median_estimate, proportion_estimate
@@ -40,12 +44,10 @@ MIN_WEAK_SPOT_TRIALS = 5
 WEAK_SPOTS_SHOWN = 3
 """At most this many weak spots of each kind (slowest, most wrong)."""
 
-WEAK_SPOT_KINDS: Mapping[str, str] = {"command": "commands", "roll": "kinds of roll"}
-"""The columns weak spots are looked for in, and what their values are called. `roll` is added here
-(`ROLL_KINDS`); another column of roll types (the player models' features, say) joins the same way."""
-
-ROLL_KINDS = {True: "rolls answered grey (ties)", False: "rolls with one winner"}
-"""The `roll` column's value for a roll whose answer is grey (`is_tie`) and for the others."""
+WEAK_SPOT_KINDS: Mapping[str, str] = {"command": "commands"}
+"""The columns weak spots are looked for in by their raw figures, and what their values are called. The kinds of
+roll (near ties, grey, more dice) are judged by the reading model instead (`roll_weak_spots`), which sets each
+apart from the command it came with."""
 
 
 @dataclass(frozen=True)
@@ -106,10 +108,13 @@ class PlayerProgress:
     sessions: pd.DataFrame
     weak_spots: tuple[WeakSpot, ...]
     weak_spot_trials: int
+    roll_weak_spots: RollWeakSpots
 
 
 def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
-    """The progress of `player` in `drills` (rows from `load_logs`, any players); InputError if they have none."""
+    """The progress of `player` in `drills` (rows from `load_logs`, any players, at least FIGURE_COLUMNS: the
+    reading model's fit reads the rest of the player's recent answers from their logs); InputError if they have
+    none."""
     mine = summaries.select_players(drills, [player])
     if mine.empty:
         raise InputError(f"no trials for {player!r}", field="player")
@@ -121,8 +126,7 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     end = mine["timestamp"].max()
     week = mine[mine["timestamp"] > end - WEEK]
     week_before = mine[(mine["timestamp"] <= end - WEEK) & (mine["timestamp"] > end - 2 * WEEK)]
-    recent = mine.assign(roll=[ROLL_KINDS[bool(tie)] for tie in mine["is_tie"]]).sort_values("timestamp",
-                                                                                            kind="stable")
+    recent = mine.sort_values("timestamp", kind="stable")
     recent = recent[~recent["too_early"].to_numpy(dtype=bool)].tail(WEAK_SPOT_TRIALS)
     return PlayerProgress(
         player=player,
@@ -133,6 +137,7 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
         sessions=sessions,
         weak_spots=weak_spots(recent),
         weak_spot_trials=len(recent),
+        roll_weak_spots=roll_weak_spots(drills, [player])[player],
     )
 
 

@@ -1,7 +1,9 @@
 """The report folder: summary.csv, PNG charts and one self-contained report.html.
 
 `write_report` is what `diavolo report` runs: it loads drill logs, keeps the
-chosen players, summarizes them (`summaries`), compares the tie odds of the
+chosen players, summarizes them (`summaries`), names each one's weak spots
+by roll type from their reading model (`roll_weak_spots`, fitted on every
+player's recent answers), compares the tie odds of the
 preset games they played, exact against simulated (`tie_frequency`), draws
 the charts (`charts`) and writes everything to one folder. A custom game's
 rows get a note instead of tie odds: the log does not record the game's
@@ -19,7 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from diavolo_stats.analytics import charts, summaries, wording
+from diavolo_stats.analytics import charts, roll_weak_spots, summaries, wording
+from diavolo_stats.analytics.roll_weak_spots import RECENT_ANSWERS, RollWeakSpots
 from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_frame
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
@@ -44,9 +47,11 @@ SUMMARY_COLUMNS = (
 PRINTED_COLUMNS = ("player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
                    "median_latency_ms")
 
-LOG_COLUMNS = ("session_id", "player", "timestamp", "variant", "dice_per_color", "command", "dice", "expected",
-               "answer", "correct", "latency_ms", "too_early", "timed_out")
-"""The drill log columns a report reads (and checks): a million-row log is read in a fraction of the memory."""
+LOG_COLUMNS = tuple(dict.fromkeys(("session_id", "player", "timestamp", "variant", "dice_per_color", "command",
+                                   "dice", "expected", "answer", "correct", "latency_ms", "too_early", "timed_out")
+                                  + roll_weak_spots.COLUMNS))
+"""The drill log columns a report reads (and checks): a million-row log is read in a fraction of the memory.
+The weak spots' fit reads the roll's cells of each player's recent answers only (`roll_weak_spots`)."""
 
 REPORT_FILES = ("summary.csv", "accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png",
                 "report.html")
@@ -60,6 +65,11 @@ FALLBACK_SEED = 1
 """Without saved results the report simulates this many rounds itself: about 0.2 s, intervals near ±0.1 %."""
 
 
+WEAK_SPOTS_HEADING = f"weak spots by roll type (each player's most recent {RECENT_ANSWERS:,} answers)"
+WEAK_SPOTS_EXPLAINED = ("What a near tie, a grey roll or an extra die costs each player in time and in accuracy, "
+                        "from the reading model fitted to every player of the log (see diavolo players), "
+                        "with 95 % intervals; a feature is named only when its whole interval is a cost.")
+
 PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",
                    "median_latency_ms": "median_ms"}
 """Shorter headers (and 4 decimals) for the printed table, so that it fits 80 columns."""
@@ -72,12 +82,14 @@ class Report(TextResult):
     summary: one row per player and command, SUMMARY_COLUMNS (probabilities, ms).
     folder: where the files are. files: every file written, summary.csv first.
     notes: lines worth telling the reader (e.g. where the simulated odds came from).
+    weak_spots: each player's weak spots by roll type (`roll_weak_spots`), by name.
     """
 
     summary: pd.DataFrame
     folder: Path
     files: tuple[Path, ...]
     notes: tuple[str, ...]
+    weak_spots: dict[str, RollWeakSpots]
 
     columns = PRINTED_COLUMNS
 
@@ -91,12 +103,19 @@ class Report(TextResult):
         return rows
 
     def document(self) -> dict:
-        """Keys `summary` (the rows), `files` (paths written) and `notes`."""
-        return {"summary": self.rows(), "files": [str(path) for path in self.files], "notes": list(self.notes)}
+        """Keys `summary` (the rows), `weak_spots` (by player), `files` (paths written) and `notes`."""
+        return {"summary": self.rows(),
+                "weak_spots": {player: spots.as_dict() for player, spots in self.weak_spots.items()},
+                "files": [str(path) for path in self.files], "notes": list(self.notes)}
 
     def text(self) -> str:
-        """The summary table, the notes and where the files are."""
-        lines = [render_fitted(self.rows(), PRINTED_COLUMNS, keep=4, headers=PRINTED_HEADERS, digits=4), ""]
+        """The summary table, each player's weak spots by roll type, the notes and where the files are."""
+        lines = [render_fitted(self.rows(), PRINTED_COLUMNS, keep=4, headers=PRINTED_HEADERS, digits=4), "",
+                 wrap(WEAK_SPOTS_HEADING + ":")]
+        for player, spots in self.weak_spots.items():
+            lines += [wrap(f"  {player}: {spots.note}", "    ")] if spots.note else [f"  {player}:"]
+            lines += [wrap(f"    {cost.sentence}", "      ") for cost in spots.costs]
+        lines.append("")
         lines += [wrap(note) for note in self.notes]
         lines.append(wrap(f"wrote {len(self.files)} files to {self.folder}/ (open {self.folder / 'report.html'})"))
         return "\n".join(lines)
@@ -121,10 +140,15 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
-    # dice is read for its checks only, source is the same text on every row: neither is copied further.
-    drills = load_logs(paths, columns=LOG_COLUMNS).drop(columns=["dice", "source"])
+    # dice is read for its checks only, source is the same text on every row: both go once the weak spots have them.
+    drills = load_logs(paths, columns=LOG_COLUMNS)
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
+    chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
+    # Every player of the log is fitted (the club the chosen borrow from); the roll's cells then go, in place.
+    weak_spots = roll_weak_spots.roll_weak_spots(drills, sorted(chosen))
+    for column in ("dice", "source"):
+        del drills[column]
     drills = with_command_labels(summaries.select_players(drills, players))
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
     ties = []
@@ -153,11 +177,11 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     images = {file_name: (caption, figure_png(figure)) for file_name, (caption, figure) in figures.items()}
     contents = {"summary.csv": frame_csv_text(summary).encode("utf-8")}
     contents |= {file_name: png for file_name, (_, png) in images.items()}
-    contents["report.html"] = _html(summary, drills, paths, ties, images, left_out).encode("utf-8")
+    contents["report.html"] = _html(summary, drills, paths, ties, images, left_out, weak_spots).encode("utf-8")
     with about("out_dir"):
         write_folder(folder, contents, is_report_file)
     files = [folder / name for name in contents]
-    return Report(summary=summary, folder=folder, files=tuple(files), notes=tuple(notes))
+    return Report(summary=summary, folder=folder, files=tuple(files), notes=tuple(notes), weak_spots=weak_spots)
 
 
 def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, Variant]], int]:
@@ -208,9 +232,23 @@ def _tie_frequency_html(frame: pd.DataFrame) -> str:
     return _scrolling_html(shown, digits=2)
 
 
+def _weak_spots_html(weak_spots: dict[str, RollWeakSpots]) -> str:
+    """Each player's weak spots by roll type as a list, or the sentence saying why there are none."""
+    parts = [f"<h2>{html.escape(WEAK_SPOTS_HEADING.capitalize())}</h2>",
+             f"<p>{html.escape(WEAK_SPOTS_EXPLAINED)}</p>"]
+    for player, spots in weak_spots.items():
+        parts.append(f"<h3>{html.escape(player)}</h3>")
+        if spots.note:
+            parts.append(f'<p class="note">{html.escape(wording.sentence(spots.note))}</p>')
+        if spots.costs:
+            items = "".join(f"<li>{html.escape(wording.sentence(cost.sentence))}</li>" for cost in spots.costs)
+            parts.append(f'<ul class="weak-spots">{items}</ul>')
+    return "\n".join(parts)
+
+
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
           ties: list[tuple[str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]],
-          notes: Sequence[str]) -> str:
+          notes: Sequence[str], weak_spots: dict[str, RollWeakSpots]) -> str:
     players = ", ".join(sorted(drills["player"].astype(str).unique()))
     sessions = drills["session_id"].nunique()
     # The header counts what the table counts: trials are answers and timeouts, anticipations apart.
@@ -229,6 +267,7 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
         f"least {MIN_FIT_ANSWERS} correct answers.</p>",
         "<h2>Summary</h2>",
         _scrolling_html(summary),
+        _weak_spots_html(weak_spots),
     ]
     for file_name, (caption, png) in images.items():
         encoded = base64.b64encode(png).decode("ascii")

@@ -70,10 +70,9 @@ def accuracy_change(change: float) -> str:
     """A change in accuracy in percentage points: "4 points better", "no change", "" with nothing to compare."""
     if _missing(change):
         return ""
-    points = round(100 * change)
-    if points == 0:
+    if round(100 * change) == 0:
         return "no change"
-    return f"{abs(points)} {'point' if abs(points) == 1 else 'points'} {'better' if points > 0 else 'worse'}"
+    return f"{_points(abs(change))} {'better' if change > 0 else 'worse'}"
 
 
 def time_change(change_ms: float) -> str:
@@ -84,6 +83,37 @@ def time_change(change_ms: float) -> str:
     if shown == 0:
         return "no change"
     return f"{abs(shown):,} ms {'slower' if shown > 0 else 'faster'}"
+
+
+def reading_cost(what: str, cost: Estimate, answers: int, unit: str = "ms") -> str:
+    """What a feature of a roll costs a player, from their reading model: "near ties on highest total cost you
+    180 ms (120-240 ms), from 57 of your answers"; "each extra die costs you 2 points of accuracy (1-3 points),
+    ..." with `unit` "points" (`cost` a probability lost). `what` is plural, or starts with "each"."""
+    verb = "costs" if what.startswith("each ") else "cost"
+    if unit == "points":
+        shown = f"{_points(cost.value)} of accuracy ({100 * cost.low:.0f}-{100 * cost.high:.0f} points)"
+    else:
+        shown = milliseconds_interval(cost)
+    return f"{what} {verb} you {shown}, from {answers} of your answers"
+
+
+def reading_accuracy(what: str, on: Estimate, otherwise: float, answers: int) -> str:
+    """A player's accuracy on some rolls against the others, from their reading model: "you answer grey right
+    71 % of the time (60-80 %) vs 90 % otherwise, from 40 of your answers"."""
+    return (f"you answer {what} right {percent(on.value)} of the time ({percent_range(on)}) vs "
+            f"{percent(otherwise)} otherwise, from {answers} of your answers")
+
+
+def _points(change: float) -> str:
+    """A probability as percentage points, "1 point", "4 points"."""
+    points = round(100 * change)
+    return f"{points} {'point' if points == 1 else 'points'}"
+
+
+def sentence(words: str) -> str:
+    """Words as a sentence for a page: a capital first (the rest as it is: names keep their case), a full stop
+    last; "" stays "" (nothing to say)."""
+    return words[0].upper() + words[1:] + "." if words else ""
 
 
 def readable(frame: pd.DataFrame, digits: int = 0) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from diavolo_stats.analytics.progress import (
     WeakSpot,
     player_progress,
 )
+from diavolo_stats.analytics.roll_weak_spots import RECENT_ANSWERS
 from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
 from diavolo_stats.drill.log.rules import with_command_labels
 
@@ -40,6 +41,9 @@ def progress_context(log: Path, player: str | None) -> dict:
             "periods": [_headline(progress.last_session), _headline(progress.last_week)],
             "bests": _bests(progress), "weak_spots": [_weak_spot(spot) for spot in progress.weak_spots],
             "weak_spot_trials": progress.weak_spot_trials, "min_weak_spot_trials": MIN_WEAK_SPOT_TRIALS,
+            "roll_weak_spots": [wording.sentence(cost.sentence) for cost in progress.roll_weak_spots.costs],
+            "roll_weak_spot_note": wording.sentence(progress.roll_weak_spots.note),
+            "roll_weak_spot_answers": progress.roll_weak_spots.answers, "recent_answers": RECENT_ANSWERS,
             "sessions": len(progress.sessions), "charts": _charts(progress)}
 
 

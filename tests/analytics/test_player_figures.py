@@ -81,7 +81,7 @@ def test_bad_input_gets_one_line_and_exit_status_2(capsys, tmp_path):
     cases = [
         (("--log", str(SAMPLE), "--player", "nobody"), "--player: 'nobody' is not a player of the drill log"),
         (("--log", str(short)), "--log: no player of the drill log has the 30 answers a fit needs (most: 12)"),
-        (("--log", str(foreign)), "other.csv"),
+        (("--log", str(foreign)), "other.csv: line 1: not a drill log"),
         (("--log", str(tmp_path / "missing.csv")), "no such drill log"),
         (("--log", str(SAMPLE), "--dice", "1"), "--dice"),
     ]
@@ -102,19 +102,3 @@ def test_a_named_player_with_too_few_answers_is_told_how_many_are_needed(tmp_pat
     assert status == 2
     assert f"'synthetic-brief' has 12 answers in the drill log; a fit needs at least {MIN_FIT_ANSWERS}" in err
 
-
-def test_weak_spots_are_the_costliest_features_in_words_each_with_its_interval():
-    from diavolo_stats.analytics.player_figures import fit_of_log, reading_costs
-
-    reading = fit_of_log(SAMPLE).player("synthetic-novice")
-    costs = reading_costs("synthetic-novice", reading, count=3)
-    assert 1 <= len(costs) <= 3
-    values = [cost.estimate.value for cost in costs]
-    assert values == sorted(values, reverse=True)
-    for cost in costs:
-        assert cost.estimate.low > 0 and cost.estimate.low <= cost.estimate.value <= cost.estimate.high
-        assert f"cost you {cost.estimate.value:.0f} ms" in cost.sentence
-        assert f"from {cost.answers} answers" in cost.sentence
-    # They are the player's own figures: the same as `diavolo players` prints.
-    figures = {f.figure: f.estimate for f in player_figures(SAMPLE, ["synthetic-novice"]).figures}
-    assert all(figures[cost.figure] == cost.estimate for cost in costs)

@@ -9,7 +9,7 @@ from conftest import REPO
 from test_summaries import DAY_ONE, trial, write_log
 
 from diavolo_stats.analytics import summaries
-from diavolo_stats.analytics.progress import MIN_BEST_TRIALS, ROLL_KINDS, WEEK, player_progress
+from diavolo_stats.analytics.progress import MIN_BEST_TRIALS, WEEK, player_progress
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.errors import InputError
 
@@ -79,14 +79,12 @@ def test_weak_spots_name_the_slow_command_and_the_wrong_one_with_their_figures(t
     spots = player_progress(load_logs([write_log(tmp_path / "ann.csv", trials)]), "ann").weak_spots
     # Ann's own median is 800 ms and her accuracy 46 of 60: slower than that, or less often right.
     assert [(spot.kind, spot.name, spot.problem) for spot in spots] == [
-        ("commands", "lowest-total", "slowest"), ("commands", "highest-die", "most wrong"),
-        ("kinds of roll", ROLL_KINDS[False], "slowest"), ("kinds of roll", ROLL_KINDS[True], "most wrong")]
+        ("commands", "lowest-total", "slowest"), ("commands", "highest-die", "most wrong")]
     slow, wrong = spots[0], spots[1]
     assert slow.estimate.value == pytest.approx(1909.5) and slow.trials == 20  # the median of 1900..1919 ms
     assert slow.estimate.low < 1909.5 < slow.estimate.high
     assert wrong.estimate.value == pytest.approx(6 / 20) and wrong.trials == 20
     assert wrong.estimate.low < 6 / 20 < wrong.estimate.high
-    assert spots[3].estimate.value == pytest.approx(6 / 20)  # every grey roll here is highest-die's
 
 
 def test_a_player_even_at_everything_has_no_weak_spot(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from conftest import REPO, assert_one_line_error, run_diavolo
 from test_summaries import trial, write_log
 
-from diavolo_stats.analytics import summaries
+from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.report import write_report
 from diavolo_stats.drill.log import load_logs
 
@@ -188,3 +188,34 @@ def test_html_counts_agree_and_its_headings_are_words(tmp_path):
     assert not [heading for heading in headings if "_" in heading]
     assert re.search(r"<td>\d+ % \(\d+-\d+ %\)</td>", page)  # accuracy with its interval in one cell
     assert page.count('<div class="scroll"><table') == 2  # the summary and the tie odds scroll in their box
+
+
+def test_the_report_names_each_players_weak_spots_by_roll_type_in_words(tmp_path):
+    from diavolo_stats.analytics.roll_weak_spots import COLUMNS, roll_weak_spots
+
+    report = write_report([SAMPLE], tmp_path / "out", players=["synthetic-novice", "synthetic-expert"],
+                          simulation_path=REPO / "data" / "simulation_standard.csv")
+    # Each chosen player's, fitted with every player of the log: the same as the library gives.
+    expected = roll_weak_spots(load_logs([SAMPLE], columns=COLUMNS), ["synthetic-expert", "synthetic-novice"])
+    assert report.weak_spots == expected
+    document = report.document()["weak_spots"]
+    assert list(document) == ["synthetic-expert", "synthetic-novice"]
+    novice = expected["synthetic-novice"]
+    assert novice.costs and [spot["sentence"] for spot in document["synthetic-novice"]["weak_spots"]] == [
+        cost.sentence for cost in novice.costs]
+    assert document["synthetic-novice"]["answers"] == 360
+    text = " ".join(report.text().split())
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    for cost in novice.costs:
+        assert " ".join(cost.sentence.split()) in text
+        assert f"<li>{wording.sentence(cost.sentence)}</li>" in page
+
+
+def test_a_player_with_too_few_answers_gets_a_report_saying_why_no_weak_spot_by_roll_type(tmp_path):
+    log = write_log(tmp_path / "ann.csv", [trial("ann", "s1", "highest-total", "red", 900.0) for _ in range(12)])
+    report = write_report([log], tmp_path / "out", simulation_path=REPO / "data" / "simulation_standard.csv")
+    assert report.weak_spots["ann"].costs == ()
+    why = "no weak spot by roll type: no player of the drill log has the 30 answers a fit needs (most: 12)"
+    assert report.weak_spots["ann"].note == why
+    assert why in " ".join(report.text().split())
+    assert wording.sentence(why) in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")

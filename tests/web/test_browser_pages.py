@@ -128,6 +128,10 @@ def test_the_progress_page_shows_the_librarys_summary_of_the_log(sample_server, 
     assert shown_chart == 1  # the wide chart or the stacked one, never both
     spots = page.locator("ul.weak-spots li").all_inner_texts()
     assert spots and all(re.search(r"\(\d[\d,]*-\d[\d,]* (ms|%)\)", spot) for spot in spots)
+    # By roll type: the reading model's sentences, each with its interval and the answers it rests on.
+    by_roll = page.locator("ul.roll-weak-spots li").all_inner_texts()
+    assert by_roll and all(re.search(r"\(\d[\d,]*-\d[\d,]* (ms|%)\).*from \d+ of your answers\.$", spot)
+                           for spot in by_roll)
     save_screenshot(page, tmp_path, "progress.png" if size == "laptop" else "progress-phone.png")
     page.click("a.button.start")
     page.wait_for_url("**/drill?**")

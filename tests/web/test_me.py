@@ -30,9 +30,13 @@ def test_the_page_shows_the_players_figures_chart_weak_spots_and_an_adaptive_dri
                 wording.percent(progress.last_week.accuracy.value)]
     assert figures(page.text) == expected
     assert page.text.count('src="data:image/png;base64,') == 2  # the chart, wide and narrow
-    spots = re.findall(r"<li>([^<]*)</li>", page.text.split('class="weak-spots"')[1])
+    spots = re.findall(r"<li>([^<]*)</li>", page.text.split('class="weak-spots"')[1].split("</ul>")[0])
     assert len(spots) == len(progress.weak_spots) > 0
     assert wording.milliseconds_interval(progress.weak_spots[0].estimate) in spots[0]
+    # By roll type, the reading model's sentences, as the report writes them.
+    by_roll = re.findall(r"<li>([^<]*)</li>", page.text.split('class="roll-weak-spots"')[1].split("</ul>")[0])
+    assert by_roll == [wording.sentence(cost.sentence) for cost in progress.roll_weak_spots.costs]
+    assert len(by_roll) > 0
     assert 'href="/drill?player=synthetic-novice&amp;adaptive=1"' in page.text
 
 
@@ -49,4 +53,6 @@ def test_an_empty_log_and_a_single_session_say_so_in_a_sentence(client, log_path
     assert client.post("/api/trials", json=a_trial(client, player="ann")).status_code == 201
     page = client.get("/me", params={"player": "ann"}).text
     assert "One session so far" in page and "<img" not in page
+    # One answer is too few for the reading model: the page says so rather than name a weak spot by roll type.
+    assert "No weak spot by roll type: no player of the drill log has the 30 answers a fit needs (most: 1)." in page
     assert client.get("/me", params={"player": "bob"}).status_code == 400

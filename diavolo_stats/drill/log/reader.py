@@ -2,7 +2,9 @@
 
 Every drill, analysis, simulation and page that reads drill logs goes
 through this module: `load_logs` reads whole files, `FollowedLog` reads one
-file as it grows (the rows appended since its last look). A file is parsed
+file as it grows (the rows appended since its last look), and `load_rows`
+reads a few rows of large files a span at a time (the roll's cells of some
+answers, without holding those of every answer). A file is parsed
 by pyarrow's CSV reader (only the columns asked for, as Arrow strings) and
 each column is typed and checked at once by its rule in `schema.CELLS`, the
 rules the writer follows.
@@ -66,6 +68,9 @@ _TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", 
 MAX_NAMED = 5
 """A SkippedRowsWarning names at most this many lines, and counts the rest."""
 
+SPAN_BYTES = 1 << 25
+"""`load_rows` reads a file this many bytes at a time (whole lines): its memory is a span's and the kept rows'."""
+
 
 class SkippedRowsWarning(UserWarning):
     """Rows of a drill log the reader cannot use (a cell its column's rule refuses, a line that is not a row of
@@ -104,6 +109,32 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None)
     if not frames:
         frames = [_no_rows(wanted, "")]
     drills = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return _categorized(drills)
+
+
+def load_rows(paths: Sequence[str | Path], columns: Sequence[str],
+              keep: Callable[[pd.DataFrame], np.ndarray]) -> pd.DataFrame:
+    """The rows of the drill logs at `paths` that `keep` keeps, as `load_logs(paths, columns)` gives them.
+
+    `keep` is given the cells of `columns` of some rows as text (as written, a frame of Arrow strings) and
+    returns which to keep, (rows,) bool; only the rows kept are typed and checked. A file is read SPAN_BYTES at
+    a time, so a few rows of a log of a million cost the memory of a span, not of the log's cells. Rows the
+    schema refuses are skipped without a warning: `load_rows` is a second look at logs `load_logs` has read
+    (and warned about); InputError as `load_logs`.
+    """
+    wanted = _wanted_columns(columns)
+    frames = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkippedRowsWarning)
+        for path in paths:
+            log = FollowedLog(path, wanted)
+            while True:
+                start = log._offset
+                rows, _ = log._read(warn_cut=False, span_bytes=SPAN_BYTES, keep=keep)
+                frames.append(rows)
+                if log._offset == start:
+                    break
+    drills = pd.concat(frames, ignore_index=True) if frames else _no_rows(wanted, "")
     return _categorized(drills)
 
 
@@ -148,7 +179,10 @@ class FollowedLog:
         with self._lock:
             return self._read(warn_cut)
 
-    def _read(self, warn_cut: bool) -> tuple[pd.DataFrame, bool]:
+    def _read(self, warn_cut: bool, span_bytes: int | None = None,
+              keep: Callable[[pd.DataFrame], np.ndarray] | None = None) -> tuple[pd.DataFrame, bool]:
+        """The rows from the last look to the file's last line end (at most `span_bytes` of them, whole lines:
+        at least one), only those `keep` keeps (see `load_rows`)."""
         path = self.path
         with os_errors(f"{path}: cannot read the drill log"):
             if not path.exists():
@@ -172,8 +206,14 @@ class FollowedLog:
                     self._header = head[:head.index(b"\n") + 1]
                     self._offset, self._line = len(self._header), 2
                 end = _last_line_end(file.fileno(), self._offset, status.st_size)
+                if span_bytes is not None and end > self._offset + span_bytes:
+                    stop = _last_line_end(file.fileno(), self._offset, self._offset + span_bytes)
+                    end = stop if stop > self._offset else end  # a line longer than the span: the rest at once
                 cells, lines, problems, read_lines = _cells(file.fileno(), self._offset, end, self.columns,
                                                             self._version, self._line)
+        if keep is not None:
+            kept = np.asarray(keep(cells), dtype=bool)
+            cells, lines = cells.loc[kept].reset_index(drop=True), lines[kept]
         if warn_cut and end < status.st_size:  # every row is written with its line end in one write: this was cut
             warnings.warn(f"{path}: line {self._line + read_lines} is incomplete (the writer stopped mid-row); "
                           f"skipped (the next drill moves it to {path}.partial)", TruncatedLogWarning, stacklevel=4)

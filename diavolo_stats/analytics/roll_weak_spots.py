@@ -1,0 +1,182 @@
+"""A player's weak spots by roll type, from their reading model: what near ties, grey and more dice cost them.
+
+`reading_costs` reads them from one fitted player (`reading_fit.PlayerReading`):
+the features of a roll that cost the player time (a near tie on each command,
+grey, each extra die) or accuracy, each with its interval and the number of
+the player's answers it rests on, said in words by `wording`. A feature is
+named only when its whole interval is a cost and at least MIN_FEATURE_ANSWERS
+of the player's answers had it: one resting on fewer is mostly the club's
+figure (partial pooling), not theirs.
+
+`roll_weak_spots` is what the report and the progress page show. It fits the
+players of a drill log together on each one's most recent RECENT_ANSWERS
+answers (how they read now, as the progress page's other weak spots are
+read from the recent trials), so the fit's cost does not grow with the log.
+Nor does its memory: the roll's cells (dice, positions), most of a log's
+bytes, are read for those answers only (`drill.log.load_rows`, a span of the
+file at a time), so a caller reads the log without them. A player the fit
+cannot take (too few answers) gets no weak spot and a sentence saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.analytics import wording
+from diavolo_stats.analytics.player_figures import FigureDraws, figure_draws
+from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.drill.log import load_rows
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.reading import COEFFICIENTS
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, fit_reading
+from diavolo_stats.stats import Estimate
+
+RECENT_ANSWERS = 2000
+"""Each player's most recent answers (trials that are not anticipations) the weak spots are fitted on."""
+
+MIN_FEATURE_ANSWERS = 10
+"""The fewest of the player's own answers on rolls with a feature for that feature to be named a weak spot."""
+
+COSTS_SHOWN = 3
+"""At most this many weak spots in time, and as many in accuracy."""
+
+COLUMNS = ("session_id", "player", "timestamp", "trial", "too_early")
+"""The drill log columns `roll_weak_spots` needs in its frame (with `source`, as `load_logs` adds it): which
+answers are each player's most recent, and where to read the rest of them."""
+
+_READ = (*FIT_COLUMNS, *COLUMNS)
+
+
+@dataclass(frozen=True)
+class ReadingCost:
+    """One weak spot: the figure (its `diavolo players` name) and its Estimate as that command prints it, its
+    unit (ms or probability), the player's answers it rests on, and a sentence saying what it costs them."""
+
+    figure: str
+    estimate: Estimate
+    unit: str
+    answers: int
+    sentence: str
+
+
+@dataclass(frozen=True)
+class RollWeakSpots:
+    """One player's weak spots by roll type: `costs` (time first, then accuracy, costliest first), the answers
+    the fit of the player rests on (0 when not fitted) and `note`, why nothing is named ("" when something is)."""
+
+    player: str
+    costs: tuple[ReadingCost, ...]
+    answers: int
+    note: str
+
+    def as_dict(self) -> dict:
+        """The JSON form: `answers`, `note` and each cost's figure, value, interval, unit, answers, sentence."""
+        return {"answers": self.answers, "note": self.note, "weak_spots": [
+            {"figure": cost.figure, "value": cost.estimate.value, "interval": cost.estimate.bounds,
+             "unit": cost.unit, "answers": cost.answers, "sentence": cost.sentence} for cost in self.costs]}
+
+
+def reading_costs(reading: PlayerReading, count: int = COSTS_SHOWN,
+                  confidence: float = 0.95) -> tuple[ReadingCost, ...]:
+    """A fitted player's weak spots (see the module docstring): at most `count` costing time, costliest first,
+    then at most `count` costing accuracy, each a sentence such as "near ties on highest total cost you 180 ms
+    (120-240 ms), from 57 of your answers" or "you answer grey right 71 % of the time (60-80 %) vs 90 %
+    otherwise, from 40 of your answers"."""
+    draws = figure_draws(reading)
+    informed = dict(zip(COEFFICIENTS, reading.answers_per_coefficient))
+    otherwise = np.mean([draws[f"accuracy {command}"].values for command in ALL_COMMANDS], axis=0)  # (draws,)
+    time_costs, accuracy_costs = [], []
+    for label, figure in draws.items():
+        answers = informed[figure.coefficient]
+        what = _feature(label)
+        if what is None or answers < MIN_FEATURE_ANSWERS:
+            continue
+        shown = figure.estimate(confidence)
+        if figure.unit == "ms":
+            if shown.low > 0:
+                time_costs.append((shown.value, ReadingCost(label, shown, "ms", answers,
+                                                            wording.reading_cost(what, shown, answers))))
+            continue
+        if label == "accuracy per extra die":
+            lost = FigureDraws(-figure.values, figure.unit, figure.coefficient).estimate(confidence)
+            sentence = wording.reading_cost(what, lost, answers, unit="points")
+        else:
+            base = otherwise if label == "accuracy on grey" else draws[label.replace("near tie ", "")].values
+            on = base + figure.values if label.startswith("accuracy near tie ") else figure.values
+            lost = FigureDraws(base - on, figure.unit, figure.coefficient).estimate(confidence)
+            sentence = wording.reading_accuracy(what, FigureDraws(on, "probability", "").estimate(confidence),
+                                                float(np.median(base)), answers)
+        if lost.low > 0:
+            accuracy_costs.append((lost.value, ReadingCost(label, shown, figure.unit, answers, sentence)))
+    ranked = [sorted(costs, key=lambda pair: -pair[0])[:count] for costs in (time_costs, accuracy_costs)]
+    return tuple(cost for costs in ranked for _, cost in costs)
+
+
+def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
+    """Each player's most recent RECENT_ANSWERS answers (not anticipations) of `drills` (with COLUMNS), in the
+    log's order."""
+    answered = np.flatnonzero(~drills["too_early"].to_numpy(dtype=bool))  # (answers,) row positions
+    players = pd.factorize(drills["player"])[0][answered]
+    stamps = drills["timestamp"].array.asi8[answered]  # ns since 1970 (UTC), no Timestamp objects
+    order = np.lexsort((stamps, players))  # player by player, oldest first (stable: the log's order on ties)
+    ends = np.cumsum(np.bincount(players))  # one past each player's last answer in `order`
+    from_the_end = ends[players[order]] - np.arange(len(order)) - 1
+    return drills.iloc[np.sort(answered[order[from_the_end < RECENT_ANSWERS]])]
+
+
+def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str]) -> dict[str, RollWeakSpots]:
+    """The weak spots by roll type of each of `players` (see the module docstring), from a drill log frame
+    read with COLUMNS; every player of the frame is fitted with them (the club they borrow from)."""
+    recent = recent_answers(drills)
+    if not set(FIT_COLUMNS) <= set(recent.columns):
+        recent = recent_answers(_with_fit_columns(recent))
+    try:
+        fit = fit_reading(recent)
+    except InputError as error:
+        return {player: RollWeakSpots(player, (), 0, _no_fit(error)) for player in players}
+    spots = {}
+    for player in players:
+        try:
+            reading = fit.player(player)
+        except InputError as error:
+            spots[player] = RollWeakSpots(player, (), 0, _no_fit(error))
+            continue
+        costs = reading_costs(reading)
+        note = "" if costs else (
+            f"no feature of a roll costs you time or accuracy, as far as your {reading.answers} most recent "
+            f"answers show: a near tie, grey or an extra die is named when its whole 95 % interval is a cost "
+            f"and at least {MIN_FEATURE_ANSWERS} of your answers had it")
+        spots[player] = RollWeakSpots(player, costs, reading.answers, note)
+    return spots
+
+
+def _with_fit_columns(recent: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `recent` again, read from their logs with every column a fit needs (by session and trial)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def keys(session_id: pd.Series, trial: pd.Series) -> pa.Array:  # "<session> <trial>", the cells' text
+        texts = (cells if pd.api.types.is_string_dtype(cells) else cells.astype(str) for cells in (session_id, trial))
+        return pc.binary_join_element_wise(*(pa.array(text).cast(pa.string()) for text in texts), " ")
+
+    wanted = keys(recent["session_id"], recent["trial"])
+    rows = load_rows(sorted(recent["source"].astype(str).unique()), _READ, keep=lambda cells: pc.is_in(
+        keys(cells["session_id"], cells["trial"]), value_set=wanted).to_numpy(zero_copy_only=False))
+    return rows.loc[~rows["too_early"].to_numpy(dtype=bool)]
+
+
+def _no_fit(error: InputError) -> str:
+    return f"no weak spot by roll type: {error.message}"
+
+
+def _feature(label: str) -> str | None:
+    """The words for the feature a figure is the cost of; None for a figure that is no feature's cost."""
+    for prefix in ("accuracy near tie ", "near tie "):
+        if label.startswith(prefix):
+            return f"near ties on {label.removeprefix(prefix).replace('-', ' ')}"
+    return {"grey": "grey rolls", "accuracy on grey": "grey", "per extra die": "each extra die",
+            "accuracy per extra die": "each extra die"}.get(label)

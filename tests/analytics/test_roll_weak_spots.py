@@ -1,0 +1,134 @@
+"""Weak spots by roll type, from the reading model: what they name, in words, on how many answers, and when not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from diavolo_stats.analytics import roll_weak_spots as spots_module
+from diavolo_stats.analytics import wording
+from diavolo_stats.analytics.player_figures import reading_figures
+from diavolo_stats.analytics.roll_weak_spots import COLUMNS, MIN_FEATURE_ANSWERS, recent_answers, roll_weak_spots
+from diavolo_stats.analytics.synthetic import write_reading_log
+from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.roll_features import RollFeatures
+from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
+from diavolo_stats.game.reading_fit import fit_reading
+from diavolo_stats.stats import MIN_FIT_ANSWERS
+
+AVERAGE = ReadingModel.from_player(PlayerModel.preset("average"))
+
+
+def with_effects(name: str, effects: dict[str, tuple[float, float]]) -> ReadingModel:
+    """The average player with these roll effects (coefficient: (on the time, on the log-odds of a right
+    answer)) and every other roll effect 0."""
+    time, accuracy = np.array(AVERAGE.time), np.array(AVERAGE.accuracy)
+    time[len(ALL_COMMANDS):] = 0.0
+    accuracy[len(ALL_COMMANDS):] = 0.0
+    for coefficient, (on_time, on_accuracy) in effects.items():
+        time[COEFFICIENTS.index(coefficient)] = on_time
+        accuracy[COEFFICIENTS.index(coefficient)] = on_accuracy
+    return replace(AVERAGE, name=name, time=tuple(time.tolist()), accuracy=tuple(accuracy.tolist()))
+
+
+# Tangled: near ties on highest-total take 1.8 times the reading, and grey rolls go wrong far more often.
+TANGLED = with_effects("tangled", {"near_tie:highest-total": (np.log(1.8), 0.0), "grey": (0.0, -2.0)})
+STEADY = with_effects("steady", {})
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory):
+    path = tmp_path_factory.mktemp("spots") / "drills.csv"
+    write_reading_log(path, [TANGLED, STEADY], sessions=6, trials=300, seed=4, variant_names=("standard", "kids"),
+                      practice=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def drills(log):
+    return load_logs([log])
+
+
+def true_costs(model: ReadingModel) -> tuple[float, float, float]:
+    """The true ms cost of a near tie on highest-total on the box, the accuracy on grey and on the others (over
+    the commands), as `diavolo players` defines its figures."""
+    count = len(ALL_COMMANDS)
+
+    def rolls(near: bool = False, grey: bool = False) -> RollFeatures:
+        return RollFeatures(command=np.arange(count, dtype=np.int8), dice=np.full(count, 9, dtype=np.int16),
+                            near_tie=np.full(count, near), grey=np.full(count, grey),
+                            command_first=np.zeros(count, bool))
+
+    index = ALL_COMMANDS.index("highest-total")
+    near_ms = model.mean_latency_ms(rolls(near=True))[index] - model.mean_latency_ms(rolls())[index]
+    return float(near_ms), float(model.chance_right(rolls(grey=True)).mean()), float(model.chance_right(rolls()).mean())
+
+
+def test_a_costly_near_tie_and_a_weak_grey_are_named_in_words_with_intervals_holding_the_truth(drills):
+    spots = roll_weak_spots(drills, ["synthetic-tangled"])["synthetic-tangled"]
+    assert spots.note == "" and spots.answers == 1800
+    by_figure = {cost.figure: cost for cost in spots.costs}
+    near_ms, grey_right, otherwise = true_costs(TANGLED)
+    near = by_figure["near tie highest-total"]
+    assert spots.costs[0] is near  # the costliest in time comes first
+    assert near_ms in near.estimate and near.answers >= MIN_FEATURE_ANSWERS
+    assert near.sentence == wording.reading_cost("near ties on highest total", near.estimate, near.answers)
+    assert near.sentence.startswith(f"near ties on highest total cost you {near.estimate.value:,.0f} ms (")
+    grey = by_figure["accuracy on grey"]
+    assert grey_right in grey.estimate
+    assert grey.sentence.startswith(f"you answer grey right {wording.percent(grey.estimate.value)} of the time")
+    assert otherwise > grey.estimate.high and " otherwise, " in grey.sentence
+    assert grey.sentence.endswith(f"from {grey.answers} of your answers")
+    # The figures are those `diavolo players` prints for the same fit.
+    fit = fit_reading(recent_answers(drills))
+    printed = {f.figure: f.estimate for f in reading_figures("t", fit.player("synthetic-tangled"))}
+    assert all(printed[cost.figure] == cost.estimate for cost in spots.costs)
+
+
+def test_a_player_no_feature_costs_gets_no_weak_spot_and_a_sentence_saying_why(drills):
+    spots = roll_weak_spots(drills, ["synthetic-steady"])["synthetic-steady"]
+    assert spots.costs == ()
+    assert spots.note.startswith("no feature of a roll costs you time or accuracy, as far as your 1800 most recent")
+
+
+def test_too_few_answers_say_how_many_are_needed_and_an_unknown_player_is_named(tmp_path, drills):
+    short = tmp_path / "short.csv"
+    write_reading_log(short, [replace(AVERAGE, name="brief")], sessions=1, trials=12, seed=1)
+    both = pd.concat([drills, load_logs([short])], ignore_index=True)
+    spots = roll_weak_spots(both, ["synthetic-brief", "nobody"])
+    assert spots["synthetic-brief"].costs == () and spots["synthetic-brief"].answers == 0
+    assert spots["synthetic-brief"].note == ("no weak spot by roll type: 'synthetic-brief' has 12 answers in the "
+                                             f"drill log; a fit needs at least {MIN_FIT_ANSWERS}")
+    assert "'nobody' is not a player of the drill log" in spots["nobody"].note
+    alone = roll_weak_spots(load_logs([short]), ["synthetic-brief"])["synthetic-brief"]
+    assert alone.note.endswith(f"has the {MIN_FIT_ANSWERS} answers a fit needs (most: 12)")
+
+
+def test_the_fit_reads_each_players_most_recent_answers_only(drills, monkeypatch):
+    monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 100)
+    recent = recent_answers(drills)
+    for player, rows in drills.groupby("player", observed=True):
+        kept = recent[recent["player"] == player]
+        assert len(kept) == 100
+        assert kept["timestamp"].min() >= rows["timestamp"].sort_values().iloc[-100]
+    assert roll_weak_spots(drills, ["synthetic-tangled"])["synthetic-tangled"].answers == 100
+
+
+def test_a_frame_without_the_rolls_cells_reads_them_for_the_recent_answers_only_and_names_the_same(log, drills,
+                                                                                                  monkeypatch):
+    # The report and the progress page read the log without its dice and positions: the fit reads those of the
+    # answers it needs from the log, a span at a time (here spans of a few rows), and finds what a full read finds.
+    from diavolo_stats.drill.log import reader
+
+    monkeypatch.setattr(reader, "SPAN_BYTES", 4096)
+    monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 500)
+    light = load_logs([log], columns=COLUMNS)
+    assert "positions" not in light.columns
+    players = ["synthetic-tangled", "synthetic-steady"]
+    assert roll_weak_spots(light, players) == roll_weak_spots(drills, players)
+    assert roll_weak_spots(light, players)["synthetic-tangled"].answers == 500
