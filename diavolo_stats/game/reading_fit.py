@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.performance import answered_correctly
 from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features
 from diavolo_stats.errors import InputError
@@ -122,12 +123,16 @@ class ReadingFit:
 def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> ReadingFit:
     """Fit every player of a drill log frame (`load_logs` with FIT_COLUMNS) with at least `min_answers` answers.
 
-    InputError (field `log`) if no player has that many. Raises rather than
-    return a figure that is not finite.
+    The answers are those the model reads (`readable_rows`): a built-in command, on
+    colors that each roll as many dice. InputError (field `log`) if no player
+    has that many. Raises rather than return a figure that is not finite.
     """
-    rows = drills.loc[~drills["too_early"].to_numpy(dtype=bool)]
+    answered = ~drills["too_early"].to_numpy(dtype=bool)
+    rows = drills.loc[answered & readable_rows(drills)]
     counts = rows["player"].value_counts(sort=False)
+    unread = set(drills.loc[answered, "player"].astype(str)) - {str(name) for name in counts.index}
     too_few = {str(name): int(count) for name, count in counts.items() if count < min_answers}
+    too_few |= dict.fromkeys(sorted(unread), 0)
     rows = rows.loc[~rows["player"].isin(list(too_few)).to_numpy()]
     if rows.empty:
         raise InputError(f"no player of the drill log has the {min_answers} answers a fit needs "
@@ -174,6 +179,16 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     for reading in (*fitted.values(), club):
         _check_finite(reading)
     return ReadingFit(fitted, club, (int(dice.min()), int(dice.max())), too_few, min_answers)
+
+
+def readable_rows(drills: pd.DataFrame) -> np.ndarray:
+    """Which rows of a drill log frame the reading model reads: (rows,) bool. A command of a game's own (its
+    coefficients are the built-ins') and colors rolling different numbers of dice (the features count colors x
+    dice per color) are left out."""
+    built_in = drills["command"].cat.codes.to_numpy() < len(ALL_COMMANDS)
+    colors = drills["dice"].str.count(r"\[").to_numpy(dtype=np.int64)
+    dice = drills["dice"].str.count(r"(?<=[\[,\s])-?\d+").to_numpy(dtype=np.int64)  # not a color name's digits
+    return built_in & (dice == colors * drills["dice_per_color"].to_numpy(dtype=np.int64))
 
 
 @dataclass(frozen=True)

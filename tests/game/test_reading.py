@@ -160,3 +160,32 @@ def test_a_preset_reads_a_harder_roll_slower_and_worse():
         slow_easy, slow_hard = model.mean_latency_ms(easy)
         right_easy, right_hard = model.chance_right(easy)
         assert slow_hard > slow_easy and right_hard < right_easy
+
+
+def test_rows_of_a_games_own_commands_or_uneven_colors_are_left_out_of_the_fit_not_misread(tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from diavolo_stats.core.rules import roll
+    from diavolo_stats.drill.log import DrillLog
+    from diavolo_stats.drill.trial import judged_trial
+    from diavolo_stats.game.reading_fit import readable_rows
+    from tests.conftest import REPO
+
+    path = tmp_path / "drills.csv"
+    write_reading_log(path, KNOWN[:2], sessions=2, trials=100, seed=5, practice=False)
+    log, rng, when = DrillLog(path), np.random.default_rng(0), datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+    # The sixes file has a command of its own; in the uneven file white rolls four dice, the others three.
+    for number, name in enumerate(["sixes"] * 40 + ["uneven-colors"] * 40, start=1):
+        variant = Variant.from_toml(REPO / "examples" / "variants" / f"{name}.toml")
+        rolled = roll(variant, rng)
+        log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, "grey", 700.0,
+                                interface="terminal", player="synthetic-steady", session_id="own", trial=number,
+                                timestamp=when + timedelta(seconds=number)))
+    drills = load_logs([path], columns=FIT_COLUMNS)
+    kept = readable_rows(drills)
+    own = drills["command"].astype(str).eq("most-sixes").to_numpy()
+    uneven = drills["dice"].str.contains(r'"white": \[\d, \d, \d, \d\]').to_numpy()
+    assert own.any() and uneven.any() and not kept[own | uneven].any()
+    assert kept[~(own | uneven)].all()  # the box's rows, and the sixes file's built-in commands on 3 dice a color
+    fitted, box_only = fit_reading(drills), fit_reading(drills.loc[kept])
+    assert fitted.player("synthetic-steady").model == box_only.player("synthetic-steady").model
