@@ -1,10 +1,15 @@
-"""The adaptive scheduler: which kind of roll to drill next, from the player's history.
+"""The adaptive scheduler: which type of roll to drill next, from the player's history.
 
-A kind of roll (a "cell") is a command together with whether the roll is a
-tie (answer grey) or not: reading "grey" under `highest-die` is a different
-skill from spotting the winner. Like a spaced-repetition scheduler favouring
-hard cards, the scheduler shows more often the cells where the player is slow
-or wrong, and every cell now and then.
+A type of roll (a "cell") is a command together with its kind (KINDS): grey
+(the best figure is shared), a near tie (one winner, ahead of the runner-up
+by the smallest step its figure has: `game.roll_features`, the definition
+the reading model and `diavolo players` use) or clear (one winner, by more).
+Reading "grey" under `highest-die` is a different skill from spotting the
+winner, and telling 13 from 12 another from telling 13 from 9. The dice in
+play and whether the command is shown first are the same on every roll of
+one drill, so they make no cells. Like a spaced-repetition scheduler
+favouring hard cards, the scheduler shows more often the cells where the
+player is slow or wrong, and every cell now and then.
 
 The weighting, per cell, over its most recent RECENT_TRIALS answered trials
 (too-early rows say nothing about reading a roll and are left out):
@@ -12,82 +17,236 @@ The weighting, per cell, over its most recent RECENT_TRIALS answered trials
 - `p_correct = (correct + 1) / (trials + 2)`: the accuracy with one right and
   one wrong answer added, so a cell never drilled counts as a coin flip and
   one lucky answer does not make a cell look mastered;
-- `latency_ms`: the median latency of its correct answers; with none yet, the
-  player's median over all cells (DEFAULT_LATENCY_MS with no history at all);
+- `latency_ms = (n * median + PRIOR_ANSWERS * overall) / (n + PRIOR_ANSWERS)`:
+  the median of the cell's n correct answers, pulled toward `overall`, the
+  median of the player's correct answers in every cell (DEFAULT_LATENCY_MS
+  with none at all), as if PRIOR_ANSWERS answers of the overall median were
+  added: one slow answer in a cell drilled once does not make it the
+  player's worst;
 - `cost_ms = latency_ms / p_correct`: the expected time spent per correct
   answer, which grows both when the player is slow and when they are wrong;
 - `probability = (1 - EXPLORATION) * cost_ms**2 / sum(cost_ms**2) + EXPLORATION / cells`:
   squaring the cost makes a cell that takes twice as long per correct answer
   come up four times as often; the EXPLORATION share, spread evenly, keeps
   every cell in the rotation however well it is known.
+
+Why the player's recent answers and not their fitted reading model
+(`game.reading_fit`): a fit pools every player of the log and takes seconds
+on a large one, too slow for every roll, and it weighs a month-old answer
+like today's, while the scheduler should follow the player as they improve.
+
+The cells are those the variant can deal (`variant_cells`): a kind none of
+MAX_ROLLS rolls of a command shows (a clear `highest-die` on two-sided
+dice, where the best die beats the next by one at most) is left out, so
+that it takes no share. A roll of the chosen cell is drawn as the game rolls
+(`rules.roll_many`, the chosen command only), ROLL_BATCH at a time, and the
+first of the chosen kind is kept; if MAX_ROLLS rolls give none, the roll is
+of the command alone and `ScheduledRoll.of_kind` says so. The same
+generator state always gives the same roll.
+
+The history comes from a drill log (`recent_history`, from `load_logs` with
+HISTORY_COLUMNS) or from the rows a drill has just logged (`trial_history`);
+`recent_trials` keeps of it what the weighting reads.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.rules import Roll, resolve, roll
-from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.core.rules import Roll, roll_many
+from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import TrialRow
+from diavolo_stats.game.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features, played_features
 
 EXPLORATION = 0.2
 RECENT_TRIALS = 40
 DEFAULT_LATENCY_MS = 2000.0
-# Rejection sampling for a tie (or a non-tie) gives up after this many rolls,
-# for variants where the asked-for kind is (nearly) impossible.
-MAX_ROLLS = 500
+PRIOR_ANSWERS = 2
+"""Answers of the player's overall median added to each cell's latency (see the module docstring)."""
 
-CELL_COLUMNS = ("command", "tie", "trials", "correct", "p_correct", "latency_ms", "cost_ms", "probability")
+KINDS = ("clear", "near tie", "grey")
+"""The kinds of roll of one command; every roll is of exactly one (a near tie is never grey)."""
+
+SEARCHED_TRIALS = 10 * RECENT_TRIALS
+"""A player's rolls of a command, newest first, read for their kind before all are (`recent_history`): ten
+times RECENT_TRIALS, as the rarer of clear and near tie is about a sixth of the rolls that are not grey."""
+
+ROLL_BATCH = 32
+MAX_ROLLS = 512
+"""Rolls of the chosen command drawn (ROLL_BATCH at a time) before a kind is given up as (nearly) impossible."""
+
+HISTORY_COLUMNS = tuple(dict.fromkeys(("player", "timestamp", "too_early", "correct", "latency_ms")
+                                      + LOG_FEATURE_COLUMNS))
+"""The drill log columns `recent_history` reads: `load_logs(paths, columns=HISTORY_COLUMNS)`."""
+
+HISTORY_FRAME = ("player", "timestamp", "command", "kind", "correct", "latency_ms")
+"""The columns of a history (`recent_history`, `trial_history`): one answered trial a row, `command` by name."""
+
+CELL_COLUMNS = ("command", "kind", "trials", "correct", "p_correct", "latency_ms", "cost_ms", "probability")
 
 
-def cell_weights(history: pd.DataFrame, commands: Sequence[Command]) -> pd.DataFrame:
-    """One row per (command, tie) cell, in `commands` order, non-tie first: CELL_COLUMNS.
+@dataclasses.dataclass(frozen=True)
+class ScheduledRoll:
+    """The roll to drill next: the cell chosen (`command`, `kind`), the roll, and whether it is of that kind
+    (False only when MAX_ROLLS rolls of the command never were: the roll is then of the command alone)."""
 
-    history: one player's rows as `drill_log.load_logs` returns them (any
-    order; sorted by timestamp here). `probability` sums to 1.
+    roll: Roll
+    command: Command
+    kind: str
+    of_kind: bool
+
+
+def roll_kinds(features: RollFeatures) -> np.ndarray:
+    """The kind (a KINDS name) of each roll: (rolls,) object array."""
+    return np.array(KINDS, dtype=object)[np.where(features.grey, 2, features.near_tie.astype(np.int64))]
+
+
+def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
+    """The recent trials (`recent_trials`) of every player of a drill log frame (`load_logs` with
+    HISTORY_COLUMNS, or rows of one, typed as it types them), too-early rows left out.
+
+    Only the rows that can be recent are read for their kind: a grey roll is known from `is_tie`; of each
+    player's other rolls of a command the last SEARCHED_TRIALS first, all of them if those hold fewer than
+    RECENT_TRIALS of a kind. The result is that of every row read.
     """
-    answered = history.loc[~history["too_early"].to_numpy(bool)].sort_values("timestamp", kind="stable")
-    # per answered trial, oldest first: (trials,) arrays
-    names = answered["command"].to_numpy(dtype=object)
-    ties = answered["is_tie"].to_numpy(dtype=bool)
-    correct = answered["correct"].to_numpy(dtype=bool)
-    latency_ms = answered["latency_ms"].to_numpy(dtype=np.float64)
-    overall_ms = float(np.median(latency_ms[correct])) if correct.any() else DEFAULT_LATENCY_MS
+    # Row positions of the answered trials, oldest first; the frame itself (its JSON cells) is only ever taken
+    # at the few rows read for their kind.
+    stamps = drills["timestamp"].dt.tz_convert(None).to_numpy()
+    answered = np.flatnonzero(~drills["too_early"].to_numpy(dtype=bool))
+    order = answered[np.argsort(stamps[answered], kind="stable")]
+    players = pd.factorize(drills["player"])[0][order]
+    commands = _by_code(drills["command"]).codes[order]
+    grey = drills["is_tie"].to_numpy(dtype=bool)[order]
+    # One number per player and command: the groups whose kinds are read; with `grey`, the cells' groups.
+    command_group = players.astype(np.int64) * len(Command) + commands
+    group = command_group * 2 + grey
+    from_last = pd.Series(group).groupby(group).cumcount(ascending=False).to_numpy()  # 0: the group's newest
+    kinds = np.full(len(order), KINDS[2], dtype=object)  # grey, until a roll that is not is read
+
+    def read(rows: np.ndarray) -> None:  # rows: (rows,) bool over `order`, not grey
+        taken = drills.iloc[order[rows]]
+        kinds[rows] = roll_kinds(logged_features(taken.assign(command=_by_code(taken["command"]))))
+
+    searched = ~grey & (from_last < SEARCHED_TRIALS)
+    read(searched)
+    # A group whose last SEARCHED_TRIALS rows hold fewer than RECENT_TRIALS of a kind: all its rows are read.
+    held = pd.crosstab(command_group[searched], kinds[searched]).reindex(columns=list(KINDS[:2]), fill_value=0)
+    longer = np.unique(command_group[~grey & (from_last >= SEARCHED_TRIALS)])
+    short = held.index[(held.min(axis=1) < RECENT_TRIALS).to_numpy()].intersection(longer)
+    rest = ~grey & ~searched & np.isin(command_group, short)
+    if rest.any():
+        read(rest)
+    wanted = grey & (from_last < RECENT_TRIALS) | searched | rest
+    chosen = drills.iloc[order[wanted]]
+    return recent_trials(_history(chosen["player"].to_numpy(dtype=object), stamps[order[wanted]],
+                                  chosen["command"].astype(str).to_numpy(dtype=object), kinds[wanted],
+                                  chosen["correct"].to_numpy(dtype=bool),
+                                  chosen["latency_ms"].to_numpy(dtype=np.float64)))
+
+
+def _by_code(commands: pd.Series) -> pd.Categorical:
+    """Commands as `logged_features` reads them: by category code, the commands in die order, as `load_logs`
+    gives them (`FollowedLog.new_rows` gives them as text)."""
+    return pd.Categorical(commands, categories=[c.value for c in Command])
+
+
+def trial_history(variant: Variant, rows: Sequence[TrialRow]) -> pd.DataFrame:
+    """The history of some rows of `variant` a drill has just logged (too-early ones left out), as
+    `recent_history` gives it (all of them)."""
+    answered = [row for row in rows if not row.too_early]
+    if not answered:
+        return _history(*(np.zeros(0, dtype=object) for _ in HISTORY_FRAME))
+    features = played_features(variant, [Roll(row.command, dict(row.dice), row.positions) for row in answered])
+    return _history(np.array([row.player for row in answered], dtype=object),
+                    pd.to_datetime([row.timestamp for row in answered], utc=True).tz_convert(None).to_numpy(),
+                    np.array([row.command.value for row in answered], dtype=object), roll_kinds(features),
+                    np.array([row.correct for row in answered], dtype=bool),
+                    np.array([np.nan if row.latency_ms is None else row.latency_ms for row in answered]))
+
+
+def _history(*columns: np.ndarray) -> pd.DataFrame:
+    frame = pd.DataFrame(dict(zip(HISTORY_FRAME, columns)))
+    frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
+    return frame.sort_values("timestamp", kind="stable", ignore_index=True)
+
+
+def recent_trials(history: pd.DataFrame) -> pd.DataFrame:
+    """Of a history (HISTORY_FRAME), the last RECENT_TRIALS trials of each player's cells, oldest first: all
+    that `cell_weights` reads, so a long history can be kept short."""
+    ordered = history.sort_values("timestamp", kind="stable")
+    return ordered.groupby(["player", "command", "kind"], sort=False).tail(RECENT_TRIALS).reset_index(drop=True)
+
+
+@functools.lru_cache(maxsize=64)
+def variant_cells(variant: Variant) -> tuple[tuple[Command, str], ...]:
+    """The (command, kind) cells a drill of `variant` deals, in its commands' order, then KINDS order: those
+    seen in MAX_ROLLS rolls of the command (drawn with a fixed seed, so always the same cells)."""
     cells = []
-    for command in commands:
-        for tie in (False, True):
-            recent = np.flatnonzero((names == command.value) & (ties == tie))[-RECENT_TRIALS:]
-            right = recent[correct[recent]]
-            p_correct = (len(right) + 1) / (len(recent) + 2)
-            cell_ms = float(np.median(latency_ms[right])) if len(right) else overall_ms
-            cells.append((command, tie, len(recent), len(right), p_correct, cell_ms, cell_ms / p_correct))
-    weights = pd.DataFrame(cells, columns=list(CELL_COLUMNS[:-1]))
+    for command in variant.commands:
+        single = dataclasses.replace(variant, commands=(command,))
+        seen = set(roll_kinds(played_features(single, roll_many(single, MAX_ROLLS, np.random.default_rng(0)))))
+        cells += [(command, kind) for kind in KINDS if kind in seen]
+    return tuple(cells)
+
+
+def cell_weights(history: pd.DataFrame, cells: Sequence[tuple[Command, str]]) -> pd.DataFrame:
+    """One row per (command, kind) cell of `cells` (`variant_cells`), in that order: CELL_COLUMNS.
+
+    history: one player's trials (`recent_history`, `trial_history`; any order).
+    `probability` sums to 1.
+    """
+    ordered = history.sort_values("timestamp", kind="stable")
+    # per answered trial, oldest first: (trials,) arrays
+    names = ordered["command"].astype(str).to_numpy(dtype=object)
+    kinds = ordered["kind"].to_numpy(dtype=object)
+    correct = ordered["correct"].to_numpy(dtype=bool)
+    latency_ms = ordered["latency_ms"].to_numpy(dtype=np.float64)
+    trials = []
+    for command, kind in cells:
+        recent = np.flatnonzero((names == command.value) & (kinds == kind))[-RECENT_TRIALS:]
+        trials.append((command, kind, recent, recent[correct[recent]]))
+    answered_right = np.concatenate([right for *_, right in trials])
+    overall_ms = float(np.median(latency_ms[answered_right])) if len(answered_right) else DEFAULT_LATENCY_MS
+    rows = []
+    for command, kind, recent, right in trials:
+        p_correct = (len(right) + 1) / (len(recent) + 2)
+        median_ms = float(np.median(latency_ms[right])) if len(right) else overall_ms
+        cell_ms = (len(right) * median_ms + PRIOR_ANSWERS * overall_ms) / (len(right) + PRIOR_ANSWERS)
+        rows.append((command, kind, len(recent), len(right), p_correct, cell_ms, cell_ms / p_correct))
+    weights = pd.DataFrame(rows, columns=list(CELL_COLUMNS[:-1]))
     squared = weights["cost_ms"].to_numpy() ** 2
     weights["probability"] = (1 - EXPLORATION) * squared / squared.sum() + EXPLORATION / len(weights)
     return weights
 
 
-def pick_cell(history: pd.DataFrame, commands: Sequence[Command], rng: np.random.Generator) -> tuple[Command, bool]:
-    """The (command, tie) to drill next, drawn with `cell_weights` probabilities."""
-    weights = cell_weights(history, commands)
+def pick_cell(history: pd.DataFrame, cells: Sequence[tuple[Command, str]],
+              rng: np.random.Generator) -> tuple[Command, str]:
+    """The (command, kind) of `cells` to drill next, drawn with `cell_weights` probabilities."""
+    weights = cell_weights(history, cells)
     index = int(rng.choice(len(weights), p=weights["probability"].to_numpy()))
-    # The cells are `commands` in order, each non-tie then tie.
-    return commands[index // 2], bool(weights["tie"].iloc[index])
+    # Command(...): a frame may hold the commands as plain strings (pandas with pyarrow infers text columns).
+    return Command(weights["command"].iloc[index]), str(weights["kind"].iloc[index])
 
 
-def adaptive_roll(variant: Variant, history: pd.DataFrame, rng: np.random.Generator) -> Roll:
-    """A roll of the cell `pick_cell` chooses: rolled with `rules.roll` until its tie status matches.
-
-    If MAX_ROLLS rolls never give the asked-for tie status (a variant where it
-    cannot happen), the last roll of the chosen command is returned.
-    """
-    command, tie = pick_cell(history, variant.commands, rng)
+def roll_of_kind(variant: Variant, command: Command, kind: str, rng: np.random.Generator) -> tuple[Roll, bool]:
+    """A roll of `command` of `kind` (a KINDS name), and True; (a roll of `command`, False) if MAX_ROLLS
+    rolls gave none of that kind."""
     single = dataclasses.replace(variant, commands=(command,))
-    for _ in range(MAX_ROLLS):
-        rolled = roll(single, rng)
-        if (resolve(variant, command, rolled.dice, rolled.positions).answer == GREY) == tie:
-            break
-    return rolled
+    for _ in range(MAX_ROLLS // ROLL_BATCH):
+        rolls = roll_many(single, ROLL_BATCH, rng)
+        found = np.flatnonzero(roll_kinds(played_features(single, rolls)) == kind)
+        if found.size:
+            return rolls[int(found[0])], True
+    return rolls[-1], False
+
+
+def adaptive_roll(variant: Variant, history: pd.DataFrame, rng: np.random.Generator) -> ScheduledRoll:
+    """The next roll of a drill of `variant` for the player of `history`: of the cell `pick_cell` chooses."""
+    command, kind = pick_cell(history, variant_cells(variant), rng)
+    rolled, of_kind = roll_of_kind(variant, command, kind, rng)
+    return ScheduledRoll(rolled, command, kind, of_kind)

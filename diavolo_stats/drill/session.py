@@ -60,9 +60,8 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.rules import Roll, resolve, roll
-from diavolo_stats.core.variant import GREY
 from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, DrillLog, TrialRow, load_logs
-from diavolo_stats.drill.scheduler import adaptive_roll
+from diavolo_stats.drill.scheduler import HISTORY_COLUMNS, adaptive_roll, recent_history, recent_trials, trial_history
 from diavolo_stats.drill.screen import Screen, TableLayout, table_layout, terminal_size_needed
 from diavolo_stats.drill.settings import HELP_KEY, QUIT_KEY, DrillSettings
 from diavolo_stats.drill.summary import DrillSummary, summarize_session
@@ -118,7 +117,7 @@ class _Interrupts:
 
 
 class _Session:
-    def __init__(self, settings: DrillSettings, log: DrillLog, terminal, history: pd.DataFrame):
+    def __init__(self, settings: DrillSettings, log: DrillLog, terminal, history: pd.DataFrame | None):
         self.settings = settings
         self.log = log
         self.term = terminal
@@ -213,7 +212,7 @@ class _Session:
     def _next_roll(self) -> Roll:
         variant = self.settings.variant
         if self.settings.adaptive:
-            return adaptive_roll(variant, self.history, self.rng)
+            return adaptive_roll(variant, self.history, self.rng).roll
         return roll(variant, self.rng)
 
     def _trial(self, layout: TableLayout) -> None:
@@ -278,18 +277,10 @@ class _Session:
         with self.interrupts.deferred():
             self.log.append(row)
         self.rows_logged += 1
-        if self.settings.adaptive:
-            self.history = pd.concat([self.history, _history_row(row)], ignore_index=True)
+        if self.settings.adaptive and not row.too_early:
+            self.history = recent_trials(pd.concat([self.history, trial_history(self.settings.variant, [row])],
+                                                   ignore_index=True))
         return row
-
-
-def _history_row(row: TrialRow) -> pd.DataFrame:
-    """The columns the adaptive scheduler reads, for a row just logged."""
-    return pd.DataFrame([{
-        "timestamp": pd.Timestamp(row.timestamp), "command": row.command.value, "is_tie": row.expected == GREY,
-        "too_early": row.too_early, "correct": row.correct,
-        "latency_ms": np.nan if row.latency_ms is None else row.latency_ms,
-    }])
 
 
 def run_drill(settings: DrillSettings) -> DrillSummary:
@@ -315,13 +306,15 @@ def run_drill(settings: DrillSettings) -> DrillSummary:
         raise InputError(f"the drill needs a terminal of at least {needed[0]}x{needed[1]} "
                          f"(columns x rows); this one is {terminal.width}x{terminal.height}")
     log = DrillLog(settings.log)
-    history = _player_history(log.path, settings.player)
-    session = _Session(settings, log, terminal, history)
-    session.run(intro=settings.intro and history.empty)
+    theirs = _player_rows(log.path, settings.player, settings.adaptive)
+    session = _Session(settings, log, terminal, recent_history(theirs) if settings.adaptive else None)
+    session.run(intro=settings.intro and theirs.empty)
     return summarize_session(load_logs([log.path], columns=FIGURE_COLUMNS), session.session_id, log.path,
                              settings.player)
 
 
-def _player_history(path: Path, player: str) -> pd.DataFrame:
-    frame = load_logs([path], columns=FIGURE_COLUMNS)
+def _player_rows(path: Path, player: str, adaptive: bool) -> pd.DataFrame:
+    """The player's rows in the log: with what the adaptive scheduler reads (the roll's cells, to tell its
+    kind) when `adaptive`, else only who played (a first session opens with the introduction)."""
+    frame = load_logs([path], columns=HISTORY_COLUMNS if adaptive else ("player",))
     return frame.loc[frame["player"] == player]

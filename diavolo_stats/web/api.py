@@ -175,7 +175,8 @@ def next_roll(store: TrialStore, query: Mapping[str, str], held: Variant | None 
     """The roll for trial `trial` of a session with `seed`, with the answer the rules give, the answers
     counted right, and why (the rules' reason line, each figure in its words), and the words of the game's
     commands (`commands`: label, rule and code, `teaching.command_words`). held: the game the server holds,
-    drilled as variant SERVED (`trials.drilled_variant`).
+    drilled as variant SERVED (`trials.drilled_variant`). `adaptive`: of the type of roll `drill.scheduler`
+    chooses from the player's recent trials, which `roll_type` names (its kind, and whether the roll is of it).
 
     The same seed, trial number and attempt give the same roll and foreperiod (unless
     `adaptive`, which also reads the player's rows in the log), so a drill
@@ -185,13 +186,14 @@ def next_roll(store: TrialStore, query: Mapping[str, str], held: Variant | None 
     variant = drilled_variant(asked["variant"], held)
     shortest, longest = asked["foreperiod_ms"]
     rng = np.random.default_rng([asked["seed"], asked["trial"], asked["attempt"]])
+    scheduled = None
     if asked["adaptive"]:
-        frame = store.figures()
-        rolled = adaptive_roll(variant, frame.loc[frame["player"] == asked["player"]], rng)
+        scheduled = adaptive_roll(variant, store.recent_trials(asked["player"]), rng)
+        rolled = scheduled.roll
     else:
         rolled = roll(variant, rng)
     resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
-    return {
+    answer = {
         "trial": asked["trial"], "variant": asked["variant"], "command_first": asked["command_first"],
         "game": variant.as_dict(), "command": rolled.command.value, "commands": command_words(variant),
         # pips where every die's faces are 1 to 6, else numerals (a face of 0, or of 7 or more)
@@ -200,6 +202,9 @@ def next_roll(store: TrialStore, query: Mapping[str, str], held: Variant | None 
         "positions": rolled.positions, "foreperiod_ms": int(rng.integers(shortest, longest + 1)),
         "expected": resolution.answer, "accepted": list(resolution.accepted), "reason": resolution.reason,
     }
+    if scheduled is not None:
+        answer["roll_type"] = {"kind": scheduled.kind, "of_kind": scheduled.of_kind}
+    return answer
 
 
 def variant_of(asked: Mapping[str, Any]) -> Variant:

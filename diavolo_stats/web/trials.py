@@ -14,8 +14,10 @@ the answer: the server was killed, the network dropped) stores it once.
 The check and the append are the writer's `append_once`, under the log's
 own lock: two requests for the same trial, in one server or in two servers
 on one log, cannot both append. The store reads the log back through the
-one reader (`FollowedLog`): its figures are read once, then only the rows
-appended since, for the session summaries and the adaptive rolls.
+one reader (`FollowedLog`), once, then only the rows appended since: its
+figures for the session summaries, and for the adaptive rolls each
+player's recent trials by type of roll (`drill.scheduler.recent_trials`;
+the roll's own cells are read to tell its type, then dropped).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from diavolo_stats.drill.log import (
 )
 from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.drill.log.schema import EARLIEST, LATEST, MAX_AHEAD
+from diavolo_stats.drill.scheduler import HISTORY_COLUMNS, HISTORY_FRAME, recent_history, recent_trials
 from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
 from diavolo_stats.drill.trial import Dice, DieCenters, judged_trial
 from diavolo_stats.errors import InputError
@@ -189,6 +192,9 @@ class TrialStore:
         self._lock = threading.Lock()  # the token buckets
         self._buckets: dict[str, tuple[float, float]] = {}  # session id -> (tokens, when)
         self._figures = FollowedLog(path, FIGURE_COLUMNS)
+        self._rolls = FollowedLog(path, HISTORY_COLUMNS)
+        self._rolls_lock = threading.Lock()
+        self._recent: dict[str, pd.DataFrame] = {}  # player -> recent_trials of their history
 
     def stored(self, session_id: str, trial: int) -> Verdict | None:
         """The verdict of that trial as the log holds it, None when the log does not hold it."""
@@ -216,6 +222,22 @@ class TrialStore:
         """The log's rows now, FIGURE_COLUMNS as `load_logs` reads them: read once, then only the rows appended
         since (shared: do not change it)."""
         return self._figures.frame()
+
+    def recent_trials(self, player: str) -> pd.DataFrame:
+        """`player`'s recent trials by type of roll, as `drill.scheduler.recent_trials` keeps them (HISTORY_FRAME;
+        shared: do not change it): the log read once, then only the rows appended since."""
+        import pandas as pd
+
+        with self._rolls_lock:
+            rows, restarted = self._rolls.new_rows()
+            if restarted:
+                self._recent = {}
+            if len(rows):
+                for name, theirs in recent_history(rows).groupby("player", sort=False):
+                    known = self._recent.get(name)
+                    self._recent[name] = recent_trials(theirs if known is None else pd.concat([known, theirs]))
+            found = self._recent.get(player)
+            return pd.DataFrame(columns=list(HISTORY_FRAME)) if found is None else found
 
     def _take_token(self, session_id: str) -> None:
         with self._lock:

@@ -18,6 +18,7 @@ import pyte
 import pytest
 from conftest import assert_one_line_error, run_diavolo
 
+from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
@@ -263,12 +264,15 @@ def test_command_first_shows_the_command_before_the_dice(tmp_path):
 @pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_adaptive_drills_only_the_chosen_commands_and_uses_the_log_history(tmp_path):
     log = tmp_path / "drills.csv"
-    drill = Drill("--player", "Ana", "--trials", "3", "--adaptive", "--commands", "closest,highest-die",
-                  "--log", str(log), *FAST, cwd=tmp_path)
+    write_synthetic_log(log, ["preset:average"], sessions=1, trials=60)  # a history of every command
+    before = len(load_logs([log]))
+    drill = Drill("--player", "synthetic-average", "--trials", "3", "--adaptive", "--commands",
+                  "closest,highest-die", "--log", str(log), *FAST, cwd=tmp_path)
     for _ in range(3):
         drill.answer_after(10, "b")
     assert drill.finish()[0] == 0
-    assert set(load_logs([log])["command"]) <= {"closest", "highest-die"}
+    added = load_logs([log]).iloc[before:]
+    assert len(added) >= 3 and set(added["command"]) <= {"closest", "highest-die"}
 
 
 @pytest.mark.slow  # a terminal (pty) and a real drill process
