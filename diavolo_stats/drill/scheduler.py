@@ -1,8 +1,8 @@
 """The adaptive scheduler: which type of roll to drill next, from the player's history.
 
-A type of roll (a "cell") is a command together with its kind (KINDS): grey
+A type of roll (a "cell") is a command together with its kind (CELL_KINDS): grey
 (the best figure is shared), a near tie (one winner, ahead of the runner-up
-by the smallest step its figure has: `game.roll_features`, the definition
+by the smallest step its figure has: `drill.roll_features`, the definition
 the reading model and `diavolo players` use) or clear (one winner, by more).
 Reading "grey" under `highest-die` is a different skill from spotting the
 winner, and telling 13 from 12 another from telling 13 from 9. The dice in
@@ -61,7 +61,7 @@ import pandas as pd
 from diavolo_stats.core.rules import Roll, roll_many
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import TrialRow
-from diavolo_stats.game.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features, played_features
+from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features, played_features
 
 EXPLORATION = 0.2
 RECENT_TRIALS = 40
@@ -69,7 +69,7 @@ DEFAULT_LATENCY_MS = 2000.0
 PRIOR_ANSWERS = 2
 """Answers of the player's overall median added to each cell's latency (see the module docstring)."""
 
-KINDS = ("clear", "near tie", "grey")
+CELL_KINDS = ("clear", "near tie", "grey")
 """The kinds of roll of one command; every roll is of exactly one (a near tie is never grey)."""
 
 SEARCHED_TRIALS = 10 * RECENT_TRIALS
@@ -102,8 +102,8 @@ class ScheduledRoll:
 
 
 def roll_kinds(features: RollFeatures) -> np.ndarray:
-    """The kind (a KINDS name) of each roll: (rolls,) object array."""
-    return np.array(KINDS, dtype=object)[np.where(features.grey, 2, features.near_tie.astype(np.int64))]
+    """The kind (a CELL_KINDS name) of each roll: (rolls,) object array."""
+    return np.array(CELL_KINDS, dtype=object)[np.where(features.grey, 2, features.near_tie.astype(np.int64))]
 
 
 def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
@@ -126,7 +126,7 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
     command_group = players.astype(np.int64) * len(Command) + commands
     group = command_group * 2 + grey
     from_last = pd.Series(group).groupby(group).cumcount(ascending=False).to_numpy()  # 0: the group's newest
-    kinds = np.full(len(order), KINDS[2], dtype=object)  # grey, until a roll that is not is read
+    kinds = np.full(len(order), CELL_KINDS[2], dtype=object)  # grey, until a roll that is not is read
 
     def read(rows: np.ndarray) -> None:  # rows: (rows,) bool over `order`, not grey
         taken = drills.iloc[order[rows]]
@@ -135,7 +135,7 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
     searched = ~grey & (from_last < SEARCHED_TRIALS)
     read(searched)
     # A group whose last SEARCHED_TRIALS rows hold fewer than RECENT_TRIALS of a kind: all its rows are read.
-    held = pd.crosstab(command_group[searched], kinds[searched]).reindex(columns=list(KINDS[:2]), fill_value=0)
+    held = pd.crosstab(command_group[searched], kinds[searched]).reindex(columns=list(CELL_KINDS[:2]), fill_value=0)
     longer = np.unique(command_group[~grey & (from_last >= SEARCHED_TRIALS)])
     short = held.index[(held.min(axis=1) < RECENT_TRIALS).to_numpy()].intersection(longer)
     rest = ~grey & ~searched & np.isin(command_group, short)
@@ -184,13 +184,13 @@ def recent_trials(history: pd.DataFrame) -> pd.DataFrame:
 
 @functools.lru_cache(maxsize=64)
 def variant_cells(variant: Variant) -> tuple[tuple[Command, str], ...]:
-    """The (command, kind) cells a drill of `variant` deals, in its commands' order, then KINDS order: those
+    """The (command, kind) cells a drill of `variant` deals, in its commands' order, then CELL_KINDS order: those
     seen in MAX_ROLLS rolls of the command (drawn with a fixed seed, so always the same cells)."""
     cells = []
     for command in variant.commands:
         single = dataclasses.replace(variant, commands=(command,))
         seen = set(roll_kinds(played_features(single, roll_many(single, MAX_ROLLS, np.random.default_rng(0)))))
-        cells += [(command, kind) for kind in KINDS if kind in seen]
+        cells += [(command, kind) for kind in CELL_KINDS if kind in seen]
     return tuple(cells)
 
 
@@ -228,13 +228,11 @@ def pick_cell(history: pd.DataFrame, cells: Sequence[tuple[Command, str]],
               rng: np.random.Generator) -> tuple[Command, str]:
     """The (command, kind) of `cells` to drill next, drawn with `cell_weights` probabilities."""
     weights = cell_weights(history, cells)
-    index = int(rng.choice(len(weights), p=weights["probability"].to_numpy()))
-    # Command(...): a frame may hold the commands as plain strings (pandas with pyarrow infers text columns).
-    return Command(weights["command"].iloc[index]), str(weights["kind"].iloc[index])
+    return cells[int(rng.choice(len(weights), p=weights["probability"].to_numpy()))]
 
 
 def roll_of_kind(variant: Variant, command: Command, kind: str, rng: np.random.Generator) -> tuple[Roll, bool]:
-    """A roll of `command` of `kind` (a KINDS name), and True; (a roll of `command`, False) if MAX_ROLLS
+    """A roll of `command` of `kind` (a CELL_KINDS name), and True; (a roll of `command`, False) if MAX_ROLLS
     rolls gave none of that kind."""
     single = dataclasses.replace(variant, commands=(command,))
     for _ in range(MAX_ROLLS // ROLL_BATCH):

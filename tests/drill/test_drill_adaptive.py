@@ -16,10 +16,11 @@ from diavolo_stats.core.rules import resolve, roll_many
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill import scheduler
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.roll_features import logged_features, played_features
 from diavolo_stats.drill.scheduler import (
+    CELL_KINDS,
     EXPLORATION,
     HISTORY_COLUMNS,
-    KINDS,
     RECENT_TRIALS,
     adaptive_roll,
     cell_weights,
@@ -32,7 +33,6 @@ from diavolo_stats.drill.scheduler import (
 )
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
-from diavolo_stats.game.roll_features import logged_features, played_features
 from diavolo_stats.stats import proportion_estimate
 from diavolo_stats.web.trials import TrialStore
 
@@ -65,7 +65,7 @@ def kinds_of(variant: Variant, rolls) -> list[tuple[Command, str]]:
 
 
 def test_the_standard_game_deals_every_kind_of_every_command():
-    assert CELLS == tuple((command, kind) for command in ALL_COMMANDS for kind in KINDS)
+    assert CELLS == tuple((command, kind) for command in ALL_COMMANDS for kind in CELL_KINDS)
     assert variant_cells(Variant.preset("kids")) == CELLS
 
 
@@ -152,7 +152,7 @@ def test_an_adaptive_roll_is_of_the_cell_it_chose():
         assert kinds_of(variant, [scheduled.roll]) == [(scheduled.command, scheduled.kind)]
         assert (scheduled.command, scheduled.kind) == pick_cell(past, CELLS, np.random.default_rng(seed))
         chosen.add(scheduled.kind)
-    assert chosen == set(KINDS)
+    assert chosen == set(CELL_KINDS)
 
 
 def test_same_seed_same_rolls():

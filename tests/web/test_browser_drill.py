@@ -19,11 +19,14 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.roll_features import logged_features
+from diavolo_stats.drill.scheduler import roll_kinds
 from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.teaching import command_words
 from diavolo_stats.web.trials import MIN_LATENCY_MS
@@ -348,3 +351,27 @@ def test_no_answer_in_time_is_logged_as_timed_out(server, page, log_path):
     # The page says only what happened (no answer, not too early); the server works out the timeout.
     assert (row["answer"], bool(row["timed_out"]), bool(row["too_early"])) == ("none", True, False)
     assert page.locator("#summary-sentences > p").all_inner_texts()[3] == "Timed out (no answer in time): 1."
+
+
+def test_an_adaptive_session_deals_the_types_of_roll_the_scheduler_chooses_from_the_log(log_path, page):
+    write_synthetic_log(log_path, ["preset:average"], sessions=1, trials=60)  # the player's history
+    before = len(load_logs([log_path]))
+    served = []
+    page.on("response", lambda response: served.append(response.json()) if "/api/roll?" in response.url else None)
+    running = Server(log_path)
+    try:
+        start_drill(page, running.url, "synthetic-average", 3, adaptive="1")
+        cdp = page.context.new_cdp_session(page)
+        for _ in range(3):
+            answer_after(page, cdp, 150, "r")
+        wait_for_summary(page)
+    finally:
+        running.stop()
+    added = load_logs([log_path]).iloc[before:]
+    assert len(added) == 3 and set(added["player"]) == {"synthetic-average"}
+    # Each roll the page asked for was the server's adaptive choice, of the type it names.
+    dealt = {(roll["command"], json.dumps(roll["dice"], sort_keys=True)): roll["roll_type"] for roll in served}
+    logged = [dealt[(row["command"], json.dumps(json.loads(row["dice"]), sort_keys=True))]
+              for _, row in added.iterrows()]
+    assert all(roll_type["of_kind"] for roll_type in logged)
+    assert [roll_type["kind"] for roll_type in logged] == list(roll_kinds(logged_features(added)))
