@@ -5,7 +5,11 @@ A type of roll (a "cell") is a command together with its kind (CELL_KINDS): grey
 by the smallest step its figure has: `drill.roll_features`, the definition
 the reading model and `diavolo players` use) or clear (one winner, by more).
 Reading "grey" under `highest-die` is a different skill from spotting the
-winner, and telling 13 from 12 another from telling 13 from 9. The dice in
+winner, and telling 13 from 12 another from telling 13 from 9. A command
+whose near ties `roll_features` does not tell (a designer's own command,
+read there by its first criterion and not the table's whole chain, or a game
+with more dice in one color than another) has two kinds: grey, or one
+winner (`told`). The dice in
 play and whether the command is shown first are the same on every roll of
 one drill, so they make no cells. Like a spaced-repetition scheduler
 favouring hard cards, the scheduler shows more often the cells where the
@@ -58,9 +62,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.rules import Roll, roll_many
-from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.core.commands import BUILTIN_COMMANDS
+from diavolo_stats.core.rules import Roll, resolve, roll_many
+from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.log import TrialRow
+from diavolo_stats.drill.log.rules import played_variant
 from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features, played_features
 
 EXPLORATION = 0.2
@@ -69,8 +75,9 @@ DEFAULT_LATENCY_MS = 2000.0
 PRIOR_ANSWERS = 2
 """Answers of the player's overall median added to each cell's latency (see the module docstring)."""
 
-CELL_KINDS = ("clear", "near tie", "grey")
-"""The kinds of roll of one command; every roll is of exactly one (a near tie is never grey)."""
+CELL_KINDS = ("clear", "near tie", "one winner", "grey")
+"""The kinds of roll of one command; every roll is of exactly one (a near tie is never grey). A command whose
+near ties are told (`told`) has clear, near-tie and grey rolls; any other, one-winner and grey rolls."""
 
 SEARCHED_TRIALS = 10 * RECENT_TRIALS
 """A player's rolls of a command, newest first, read for their kind before all are (`recent_history`): ten
@@ -80,7 +87,7 @@ ROLL_BATCH = 32
 MAX_ROLLS = 512
 """Rolls of the chosen command drawn (ROLL_BATCH at a time) before a kind is given up as (nearly) impossible."""
 
-HISTORY_COLUMNS = tuple(dict.fromkeys(("player", "timestamp", "too_early", "correct", "latency_ms")
+HISTORY_COLUMNS = tuple(dict.fromkeys(("player", "timestamp", "variant", "too_early", "correct", "latency_ms")
                                       + LOG_FEATURE_COLUMNS))
 """The drill log columns `recent_history` reads: `load_logs(paths, columns=HISTORY_COLUMNS)`."""
 
@@ -102,8 +109,23 @@ class ScheduledRoll:
 
 
 def roll_kinds(features: RollFeatures) -> np.ndarray:
-    """The kind (a CELL_KINDS name) of each roll: (rolls,) object array."""
-    return np.array(CELL_KINDS, dtype=object)[np.where(features.grey, 2, features.near_tie.astype(np.int64))]
+    """The kind (a CELL_KINDS name) of each roll of a command whose near ties are told: (rolls,) object array."""
+    return np.where(features.grey, "grey", np.where(features.near_tie, "near tie", "clear")).astype(object)
+
+
+def told(variant: Variant, command: Command) -> bool:
+    """Whether the drill tells near ties from clear rolls of `command` in `variant`: a built-in command
+    (`roll_features` reads a designer's command by its first criterion, not the table's whole chain), with as
+    many dice in every color (as `roll_features` reads a roll)."""
+    return command.builtin and len(set(variant.counts)) == 1
+
+
+def rolled_kinds(variant: Variant, rolls: Sequence[Roll]) -> np.ndarray:
+    """The kind of each of some rolls of `variant`, all of one command: (rolls,) object array."""
+    if rolls and told(variant, rolls[0].command):
+        return roll_kinds(played_features(variant, rolls))
+    grey = [resolve(variant, r.command, r.dice, r.positions).answer == GREY for r in rolls]
+    return np.where(grey, "grey", "one winner").astype(object)
 
 
 def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
@@ -120,28 +142,33 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
     answered = np.flatnonzero(~drills["too_early"].to_numpy(dtype=bool))
     order = answered[np.argsort(stamps[answered], kind="stable")]
     players = pd.factorize(drills["player"])[0][order]
-    commands = _by_code(drills["command"]).codes[order]
+    commands = pd.factorize(drills["command"])[0][order]
     grey = drills["is_tie"].to_numpy(dtype=bool)[order]
-    # One number per player and command: the groups whose kinds are read; with `grey`, the cells' groups.
-    command_group = players.astype(np.int64) * len(Command) + commands
-    group = command_group * 2 + grey
+    # Rows whose near ties are told: a built-in command, in a game of as many dice in every color (`told`).
+    even = {cell: (game is None or len(set(game.counts)) == 1)
+            for cell in drills["variant"].unique() for game in (played_variant(cell),)}
+    telling = (drills["command"].isin(list(BUILTIN_COMMANDS)).to_numpy(dtype=bool)
+               & drills["variant"].map(even).to_numpy(dtype=bool))[order] & ~grey
+    # One number per player and command: the groups whose kinds are read; with the row's class, the cells'.
+    command_group = players.astype(np.int64) * (commands.max(initial=0) + 1) + commands
+    group = command_group * 3 + np.where(grey, 0, np.where(telling, 1, 2))
     from_last = pd.Series(group).groupby(group).cumcount(ascending=False).to_numpy()  # 0: the group's newest
-    kinds = np.full(len(order), CELL_KINDS[2], dtype=object)  # grey, until a roll that is not is read
+    kinds = np.where(grey, "grey", "one winner").astype(object)  # until a roll whose near ties are told is read
 
-    def read(rows: np.ndarray) -> None:  # rows: (rows,) bool over `order`, not grey
+    def read(rows: np.ndarray) -> None:  # rows: (rows,) bool over `order`, `telling`
         taken = drills.iloc[order[rows]]
         kinds[rows] = roll_kinds(logged_features(taken.assign(command=_by_code(taken["command"]))))
 
-    searched = ~grey & (from_last < SEARCHED_TRIALS)
+    searched = telling & (from_last < SEARCHED_TRIALS)
     read(searched)
     # A group whose last SEARCHED_TRIALS rows hold fewer than RECENT_TRIALS of a kind: all its rows are read.
     held = pd.crosstab(command_group[searched], kinds[searched]).reindex(columns=list(CELL_KINDS[:2]), fill_value=0)
-    longer = np.unique(command_group[~grey & (from_last >= SEARCHED_TRIALS)])
+    longer = np.unique(command_group[telling & (from_last >= SEARCHED_TRIALS)])
     short = held.index[(held.min(axis=1) < RECENT_TRIALS).to_numpy()].intersection(longer)
-    rest = ~grey & ~searched & np.isin(command_group, short)
+    rest = telling & ~searched & np.isin(command_group, short)
     if rest.any():
         read(rest)
-    wanted = grey & (from_last < RECENT_TRIALS) | searched | rest
+    wanted = ~telling & (from_last < RECENT_TRIALS) | searched | rest
     chosen = drills.iloc[order[wanted]]
     return recent_trials(_history(chosen["player"].to_numpy(dtype=object), stamps[order[wanted]],
                                   chosen["command"].astype(str).to_numpy(dtype=object), kinds[wanted],
@@ -150,21 +177,18 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
 
 
 def _by_code(commands: pd.Series) -> pd.Categorical:
-    """Commands as `logged_features` reads them: by category code, the commands in die order, as `load_logs`
-    gives them (`FollowedLog.new_rows` gives them as text)."""
-    return pd.Categorical(commands, categories=[c.value for c in Command])
+    """Built-in commands as `logged_features` reads them: by category code, in die order."""
+    return pd.Categorical(commands.astype(str), categories=list(BUILTIN_COMMANDS))
 
 
 def trial_history(variant: Variant, rows: Sequence[TrialRow]) -> pd.DataFrame:
     """The history of some rows of `variant` a drill has just logged (too-early ones left out), as
     `recent_history` gives it (all of them)."""
     answered = [row for row in rows if not row.too_early]
-    if not answered:
-        return _history(*(np.zeros(0, dtype=object) for _ in HISTORY_FRAME))
-    features = played_features(variant, [Roll(row.command, dict(row.dice), row.positions) for row in answered])
+    kinds = [rolled_kinds(variant, [Roll(row.command, dict(row.dice), row.positions)])[0] for row in answered]
     return _history(np.array([row.player for row in answered], dtype=object),
                     pd.to_datetime([row.timestamp for row in answered], utc=True).tz_convert(None).to_numpy(),
-                    np.array([row.command.value for row in answered], dtype=object), roll_kinds(features),
+                    np.array([str(row.command) for row in answered], dtype=object), np.array(kinds, dtype=object),
                     np.array([row.correct for row in answered], dtype=bool),
                     np.array([np.nan if row.latency_ms is None else row.latency_ms for row in answered]))
 
@@ -189,7 +213,7 @@ def variant_cells(variant: Variant) -> tuple[tuple[Command, str], ...]:
     cells = []
     for command in variant.commands:
         single = dataclasses.replace(variant, commands=(command,))
-        seen = set(roll_kinds(played_features(single, roll_many(single, MAX_ROLLS, np.random.default_rng(0)))))
+        seen = set(rolled_kinds(single, roll_many(single, MAX_ROLLS, np.random.default_rng(0))))
         cells += [(command, kind) for kind in CELL_KINDS if kind in seen]
     return tuple(cells)
 
@@ -208,7 +232,7 @@ def cell_weights(history: pd.DataFrame, cells: Sequence[tuple[Command, str]]) ->
     latency_ms = ordered["latency_ms"].to_numpy(dtype=np.float64)
     trials = []
     for command, kind in cells:
-        recent = np.flatnonzero((names == command.value) & (kinds == kind))[-RECENT_TRIALS:]
+        recent = np.flatnonzero((names == str(command)) & (kinds == kind))[-RECENT_TRIALS:]
         trials.append((command, kind, recent, recent[correct[recent]]))
     answered_right = np.concatenate([right for *_, right in trials])
     overall_ms = float(np.median(latency_ms[answered_right])) if len(answered_right) else DEFAULT_LATENCY_MS
@@ -237,7 +261,7 @@ def roll_of_kind(variant: Variant, command: Command, kind: str, rng: np.random.G
     single = dataclasses.replace(variant, commands=(command,))
     for _ in range(MAX_ROLLS // ROLL_BATCH):
         rolls = roll_many(single, ROLL_BATCH, rng)
-        found = np.flatnonzero(roll_kinds(played_features(single, rolls)) == kind)
+        found = np.flatnonzero(rolled_kinds(single, rolls) == kind)
         if found.size:
             return rolls[int(found[0])], True
     return rolls[-1], False

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,10 +17,9 @@ from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.rules import resolve, roll_many
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.drill import scheduler
-from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log import DrillLog, load_logs
 from diavolo_stats.drill.roll_features import logged_features, played_features
 from diavolo_stats.drill.scheduler import (
-    CELL_KINDS,
     EXPLORATION,
     HISTORY_COLUMNS,
     RECENT_TRIALS,
@@ -29,8 +30,10 @@ from diavolo_stats.drill.scheduler import (
     recent_trials,
     roll_kinds,
     roll_of_kind,
+    trial_history,
     variant_cells,
 )
+from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
 from diavolo_stats.stats import proportion_estimate
@@ -64,8 +67,12 @@ def kinds_of(variant: Variant, rolls) -> list[tuple[Command, str]]:
     return list(zip([roll.command for roll in rolls], roll_kinds(played_features(variant, rolls))))
 
 
+TOLD = ("clear", "near tie", "grey")
+"""The kinds of a command whose near ties are told."""
+
+
 def test_the_standard_game_deals_every_kind_of_every_command():
-    assert CELLS == tuple((command, kind) for command in ALL_COMMANDS for kind in CELL_KINDS)
+    assert CELLS == tuple((command, kind) for command in ALL_COMMANDS for kind in TOLD)
     assert variant_cells(Variant.preset("kids")) == CELLS
 
 
@@ -152,7 +159,7 @@ def test_an_adaptive_roll_is_of_the_cell_it_chose():
         assert kinds_of(variant, [scheduled.roll]) == [(scheduled.command, scheduled.kind)]
         assert (scheduled.command, scheduled.kind) == pick_cell(past, CELLS, np.random.default_rng(seed))
         chosen.add(scheduled.kind)
-    assert chosen == set(CELL_KINDS)
+    assert chosen == set(TOLD)
 
 
 def test_same_seed_same_rolls():
@@ -248,3 +255,33 @@ def test_the_server_keeps_each_players_recent_trials_as_a_whole_read_gives_them(
         assert store.recent_trials(player).reset_index(drop=True).equals(expected), player
     assert not store.recent_trials("synthetic-ann").equals(first)
     assert store.recent_trials("nobody").empty
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
+
+
+@pytest.mark.parametrize("name", ["sixes", "tie-break", "custom-faces", "uneven-colors"])
+def test_a_variant_files_commands_are_drilled_by_type_and_its_rows_read_back_by_type(tmp_path, name):
+    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    cells = variant_cells(variant)
+    for command in variant.commands:
+        kinds = {kind for drilled, kind in cells if drilled == command}
+        # Near ties are told for a built-in command on as many dice in every color; otherwise grey or one winner.
+        assert kinds == (set(TOLD) if command.builtin and len(set(variant.counts)) == 1 else {"grey", "one winner"})
+    rng = np.random.default_rng(2)
+    rows = []
+    for number, (command, kind) in enumerate(cells, start=1):
+        rolled, of_kind = roll_of_kind(variant, command, kind, rng)
+        assert of_kind and rolled.command == command
+        assert (resolve(variant, command, rolled.dice, rolled.positions).answer == GREY) is (kind == "grey")
+        rows.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, GREY, 900.0,
+                                 interface="terminal", player="Ann", session_id="s", trial=number,
+                                 timestamp=datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=number)))
+    # Logged and read back, or kept as the drill logs them, each row is of the type it was drawn as.
+    log = DrillLog(tmp_path / "drills.csv")
+    log.append_rows(rows)
+    read_back = recent_history(load_logs([log.path], columns=HISTORY_COLUMNS))
+    kept = trial_history(variant, rows)
+    for history in (read_back, kept):
+        assert list(zip(history["command"], history["kind"])) == [(str(command), kind) for command, kind in cells]
+    assert adaptive_roll(variant, read_back, np.random.default_rng(1)).of_kind

@@ -275,6 +275,20 @@ def test_adaptive_drills_only_the_chosen_commands_and_uses_the_log_history(tmp_p
     assert len(added) >= 3 and set(added["command"]) <= {"closest", "highest-die"}
 
 
+@pytest.mark.slow  # a terminal (pty) and real drill processes
+@pytest.mark.parametrize("name", ["uneven-colors", "sixes"])
+def test_adaptive_drills_a_variant_files_dice_and_commands_from_its_own_history(tmp_path, name):
+    log = tmp_path / "drills.csv"
+    rules = Path(__file__).resolve().parents[2] / "examples" / "variants" / f"{name}.toml"
+    for session in range(2):  # the second session chooses from the first one's rows
+        drill = Drill("--player", "Ana", "--trials", "3", "--adaptive", "--variant", str(rules), "--log", str(log),
+                      *FAST, cwd=tmp_path)
+        for _ in range(3):
+            drill.answer_after(10, "g")
+        assert drill.finish()[0] == 0, session
+    assert len(load_logs([log])) >= 6
+
+
 @pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_the_log_is_data_drills_csv_or_diavolo_log(tmp_path):
     drill = Drill("--player", "Ana", "--trials", "1", *FAST, cwd=tmp_path)
