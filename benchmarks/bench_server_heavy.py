@@ -2,8 +2,9 @@
 
 Starts `diavolo serve` on a synthetic log (written once with `diavolo
 synth-log`, kept in --cache, as `bench_report.py` does), then sends --clients
-adaptive rolls at once (each reads the player's rows from the whole log),
-twice, and prints how many were answered 200 and how many 503 (beyond
+adaptive rolls at once (the first reads the log's rolls, dice and positions
+included, to keep each player's recent trials by type of roll), twice, and
+prints how many were answered 200 and how many 503 (beyond
 `web.busy.HEAVY_AT_ONCE`), the time of each kind, and the server's resident
 memory (VmRSS) before, at its peak while they run, and after. The load
 average is printed with the figures: the machine may be shared.
