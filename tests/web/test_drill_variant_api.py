@@ -13,6 +13,7 @@ from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.log.rules import played_variant
+from diavolo_stats.drill.scheduler import variant_cells
 from diavolo_stats.web.app import create_app
 from web.browser_harness import ORIGIN
 
@@ -84,3 +85,19 @@ def test_a_trial_claiming_a_command_the_served_game_has_not_is_refused_and_not_l
         response = client.post("/api/trials", json={**posted(client, 1, roll), "command": "most-alike"})
         assert response.status_code == 400 and response.json()["field"] == "command"
     assert not log.exists() or len(load_logs([log])) == 0
+
+
+@pytest.mark.parametrize("name", DRILLABLE)
+def test_adaptive_rolls_of_the_served_file_are_of_the_type_of_roll_the_scheduler_names(tmp_path, name):
+    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    cells = variant_cells(variant)
+    with holding(tmp_path / "drills.csv", variant) as client:
+        for number in range(1, 7):  # a history of the player's, judged by the file's rules
+            roll = client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": number}).json()
+            assert client.post("/api/trials", json=posted(client, number, roll)).status_code == 201
+        for number in range(7, 19):
+            roll = client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": number,
+                                                   "adaptive": "true", "player": "Ann"}).json()
+            kind, command = roll["roll_type"]["kind"], variant.command(roll["command"])
+            assert roll["roll_type"]["of_kind"] and (command, kind) in cells
+            assert (roll["expected"] == "grey") is (kind == "grey")
