@@ -7,7 +7,9 @@ costs one pass over 64 KB, not the parser's stack). A number is at most
 `validation.MAX_DIGITS` digits long, as on the command line: a longer one reaches the field's rule as its digits,
 which the rule refuses by name (Python reads no integer over 4,300 digits).
 Every text, keys included, is Unicode characters: a lone surrogate (`\\ud800`,
-which JSON can spell but UTF-8 cannot) is refused naming its field.
+which JSON can spell but UTF-8 cannot) is refused naming its field. An object
+gives each key once: JSON can spell a key twice, and parsers differ on which
+one counts (Python's keeps the last), so a body that does is refused naming the key.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import MAX_DIGITS
+from diavolo_stats.validation import MAX_DIGITS, json_spelled, shown
 
 MAX_DEPTH = 8
 """Objects and lists nested in a body at most (a trial needs 4: the trial, positions, a color, a point)."""
@@ -44,6 +46,20 @@ def _number(text: str) -> int | str:
     return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else LongNumber(text)
 
 
+class _KeyTwice(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        raise _KeyTwice(next(key for key, _ in pairs if key in seen or seen.add(key)))
+    return value
+
+
 def parse_body(body: bytes, name: str) -> Any:
     """The JSON value of a request body, or InputError (field `name`, or the field holding a bad text)."""
     try:
@@ -54,7 +70,10 @@ def parse_body(body: bytes, name: str) -> Any:
     if depth > MAX_DEPTH:
         raise InputError(f"objects and lists may be nested at most {MAX_DEPTH} deep, got {depth:,}", field=name)
     try:
-        value = json.loads(text, parse_int=_number)
+        value = json.loads(text, parse_int=_number, object_pairs_hook=_object)
+    except _KeyTwice as error:
+        raise InputError(f"the key {shown(error.key, json_spelled)} is given twice in one object; each key once",
+                         field=name) from None
     except ValueError:
         raise InputError("the body must be one JSON object", field=name) from None
     _check_texts(value, name)

@@ -100,6 +100,14 @@ def test_a_mistake_in_the_editor_is_named_with_the_variant_files_message_on_its_
     page.fill("input[name=dice_per_color]", "0")
     page.wait_for_function("() => document.getElementById('explore-error').textContent.startsWith('dice_per_color')")
     assert page.locator("#explore-error").inner_text().startswith("dice_per_color: must be a whole number from 1 to 12")
+    page.fill("input[name=dice_per_color]", "3")
+    card.locator("[data-key=first] [data-key=parameter]").fill("6")
+    wait_ready(page)
+    page.click("#add-command")
+    page.locator("#defined .command").last.locator("[data-key=name]").fill("my-command")  # the first one's name
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
+    assert page.locator("#explore-error").inner_text() == (
+        'variant: the key "my-command" is given twice in one object; each key once')
 
 
 def test_serve_with_a_variant_file_opens_the_explorer_on_it(browser, log_path):

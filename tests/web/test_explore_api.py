@@ -129,3 +129,15 @@ def test_closest_on_the_die_gets_the_explorers_short_simulation_of_the_same_file
                           "--seed", str(SIMULATION_SEED), "--format", "json")
     assert printed.returncode == 0, printed.stderr
     assert json.loads(printed.stdout)["commands"] == view["simulation"]["commands"]
+
+
+def test_a_command_named_twice_is_refused_as_a_file_declaring_its_table_twice_is(client, tmp_path):
+    twice = b'{"commands": {"big": {"figure": "max"}, "big": {"figure": "sum"}}, "command_die": ["big"]}'
+    answer = client.post("/api/explore", content=twice, headers={"content-type": "application/json"})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": 'variant: the key "big" is given twice in one object; each key once',
+                             "field": "variant"}
+    path = tmp_path / "twice.toml"
+    path.write_text('command_die = ["big"]\n[commands.big]\nfigure = "max"\n[commands.big]\nfigure = "sum"\n')
+    with pytest.raises(InputError, match="not valid TOML"):
+        Variant.from_toml(path)

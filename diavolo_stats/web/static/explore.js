@@ -166,7 +166,8 @@ function readCommand(card) {
   return [name, section];
 }
 
-// The editor as a variant file's document: the keys of the file, as `diavolo odds --variant FILE` reads them.
+// The editor as a variant file's document: the keys of the file, as `diavolo odds --variant FILE` reads them
+// (its commands as [name, section] pairs, for `bodyOf`).
 function documentOf() {
   const document_ = {};
   const name = input("name").value.trim();
@@ -187,19 +188,28 @@ function documentOf() {
     for (let face = 0; Number.isInteger(times) && face < Math.min(times, START.limits.die_faces + 1); face++) die.push(commandName);
   };
   for (const row of document.querySelectorAll("#die tbody tr")) repeat(row.dataset.command, row.querySelector("[data-key=die]"));
-  const commands = {};
+  const commands = [];
   for (const card of document.querySelectorAll("#defined > .command")) {
     const [commandName, section] = readCommand(card);
-    commands[commandName] = section;
+    commands.push([commandName, section]);
     repeat(commandName, card.querySelector("legend + label [data-key=die]"));
   }
-  if (Object.keys(commands).length) document_.commands = commands;
+  if (commands.length) document_.commands = commands;
   document_.command_die = die;
   document_.table = {
     scatter_mm: numberOf(input("scatter_mm").value), die_mm: numberOf(input("die_mm").value),
     tolerance: numberOf(input("tolerance").value),
   };
   return document_;
+}
+
+// The document as JSON text. Two commands given one name stay two keys, which the server refuses by name, as
+// TOML refuses a table declared twice (an object built here would keep the last one, silently).
+function bodyOf(file) {
+  const { commands, ...rest } = file;
+  if (!commands) return JSON.stringify(rest);
+  const sections = commands.map(([name, section]) => `${JSON.stringify(name)}:${JSON.stringify(section)}`).join(",");
+  return JSON.stringify({ ...rest, commands: null }).replace('"commands":null', `"commands":{${sections}}`);
 }
 
 function drawEditor(start) {
@@ -240,14 +250,15 @@ form.addEventListener("click", (event) => {
 
 // ---- the view: the exact odds, the overall grey rate, the chart and the file ----------------------------------
 
-async function postJson(url, body) {
+// The answer to `body`, asked again while the server is busy (503) and the question still `wanted()`.
+async function postJson(url, body, wanted) {
   for (;;) {
     const response = await fetch(url, {
-      method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+      method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body,
     });
-    if (response.status === 503) { // the server's heavy requests are all taken: ask again when it says
+    if (response.status === 503 && wanted()) { // the server's heavy requests are all taken: ask again when it says
       await new Promise((done) => setTimeout(done, 1000 * Number(response.headers.get("retry-after") ?? 1)));
-      continue;
+      if (wanted()) continue;
     }
     const answer = await response.json();
     if (!response.ok) throw Object.assign(new Error(answer.error), { field: answer.field });
@@ -375,7 +386,7 @@ function clearResults(message, field) {
 async function update() {
   const mine = ++asked;
   try {
-    const view = await postJson("/api/explore", documentOf());
+    const view = await postJson("/api/explore", bodyOf(documentOf()), () => mine === asked);
     if (mine !== asked) return;
     clearResults("", null);
     drawOverall(view);
