@@ -62,7 +62,7 @@ class Variant(Configuration):
 
     colors: names of the colored dice groups (`grey` is reserved for ties).
     dice_per_color: dice in each color (3 in the box, 2 in the kids variant).
-    sides: faces per die, valued 1..sides (when `faces` is not given).
+    sides: faces per die, valued 1..sides (when `faces` is not given; with `faces`, their number).
     faces: the faces of every colored die, e.g. (0, 1, 1, 2, 2, 3); None: 1..sides.
     dice: per color, its own count and/or faces (`ColorDice`), over the above.
     commands: the commands in play (built-in or defined, `core.commands`).
@@ -84,6 +84,8 @@ class Variant(Configuration):
     name: str | None = setting(None, Maybe(Text(max_length=60)))
 
     def check(self) -> None:
+        if self.faces is not None:
+            object.__setattr__(self, "sides", len(self.faces))  # the faces set the number of sides, as in a file
         names = [str(c) for c in self.commands]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:

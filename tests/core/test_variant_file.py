@@ -3,9 +3,13 @@ file and the key (and the line, where the TOML parser gives one)."""
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from diavolo_stats.cli import main
 from diavolo_stats.core.commands import Command, Criterion
@@ -15,6 +19,7 @@ from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import ColorDice, Variant
 from diavolo_stats.core.variant_file import variant_toml
 from diavolo_stats.errors import InputError
+from tests.core.test_custom_commands import small_variants_with_a_command
 from tests.test_bad_inputs import BAD_VARIANT_FILES
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
@@ -161,3 +166,15 @@ def test_a_variant_built_in_code_is_written_as_a_file_that_reads_back_as_it(name
     written.write_text(variant_toml(variant), encoding="utf-8")
     assert Variant.from_toml(written) == variant
     assert exact_odds(Variant.from_toml(written)).document() == exact_odds(variant).document()
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_variants_with_a_command(), st.sampled_from([None, "Mine", 'a "quoted" name \\ é']),
+       st.sampled_from([(), ("drawn", "drawn", "highest-total")]))
+def test_any_variant_of_a_drawn_command_is_written_as_a_file_that_reads_back_as_it(variant, name, die):
+    commands = (*variant.commands, Command.HIGHEST_TOTAL) if die else variant.commands
+    variant = dataclasses.replace(variant, name=name, commands=commands, command_die=die)
+    with tempfile.TemporaryDirectory() as folder:
+        written = Path(folder) / "written.toml"
+        written.write_text(variant_toml(variant), encoding="utf-8")
+        assert Variant.from_toml(written) == variant
