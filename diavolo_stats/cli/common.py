@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target, csv_text, write_atomically
@@ -27,17 +27,30 @@ def fail(message: str) -> int:
     return EXIT_USAGE
 
 
+class Subcommand(NamedTuple):
+    """A subcommand as its parent parser lists it: its one-line help and its own parser."""
+
+    help: str
+    parser: OneLineErrorParser
+
+
 class OneLineErrorParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line, with no usage dump, in the form every error has.
 
     It also knows, for each destination its options set (`dest`, the library's
     parameter name), the flag a user types for it (`flag_for`), so that a
     library error about a parameter names the flag; a subcommand's parser is
-    carried in the parsed arguments (`COMMAND_PARSER`).
+    carried in the parsed arguments (`COMMAND_PARSER`). It lists what it
+    accepts without argparse's private attributes, for the manual and the
+    tests: `options()` and `sections()` (its arguments and options, as `--help`
+    groups them), `subcommands()` and `walk()` (it and every subcommand's parser).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.flags: dict[str, str] = {}  # before ArgumentParser adds --help
+        # Before ArgumentParser adds --help through add_argument.
+        self.flags: dict[str, str] = {}
+        self._sections: dict[str, list[argparse.Action]] = {"arguments": [], "options": []}
+        self._subcommands: dict[str, Subcommand] = {}
         super().__init__(*args, **kwargs)
         self.set_defaults(**{COMMAND_PARSER: self})
 
@@ -53,19 +66,58 @@ class OneLineErrorParser(argparse.ArgumentParser):
     def add_mutually_exclusive_group(self, *args: Any, **kwargs: Any):
         return self._naming(super().add_mutually_exclusive_group(*args, **kwargs))
 
+    def add_subparsers(self, **kwargs: Any):
+        """argparse's, with each subcommand added recorded for `subcommands()`."""
+        action = super().add_subparsers(**kwargs)
+        add_parser = action.add_parser
+
+        def add(name: str, **options: Any) -> OneLineErrorParser:
+            parser = add_parser(name, **options)
+            self._subcommands[name] = Subcommand(options.get("help") or "", parser)
+            return parser
+
+        action.add_parser = add
+        return action
+
     def flag_for(self, dest: str) -> str | None:
         """The flag (its longest spelling) or the positional argument that sets `dest`, or None."""
         return self.flags.get(dest)
 
-    def _named(self, action: argparse.Action) -> argparse.Action:
+    def sections(self) -> dict[str, list[argparse.Action]]:
+        """Each section of `--help` (`arguments`, `options`, then each argument group by its title) and the
+        arguments and options it lists, in that order (`--help` itself among the options; no subcommands); a
+        section with none is left out, as `--help` leaves it out."""
+        return {title: list(actions) for title, actions in self._sections.items() if actions}
+
+    def options(self) -> list[argparse.Action]:
+        """Every argument and option of this parser, in `--help` order (its subcommands' are theirs)."""
+        return [action for actions in self.sections().values() for action in actions]
+
+    def subcommands(self) -> dict[str, Subcommand]:
+        """Each subcommand's name and its help and parser, in the order `--help` lists them."""
+        return dict(self._subcommands)
+
+    def walk(self) -> Iterator[OneLineErrorParser]:
+        """This parser, then every subcommand's parser and theirs, depth first."""
+        yield self
+        for subcommand in self._subcommands.values():
+            yield from subcommand.parser.walk()
+
+    def _named(self, action: argparse.Action, section: str | None = None) -> argparse.Action:
         self.flags[action.dest] = (max(action.option_strings, key=len) if action.option_strings
                                    else action.metavar or action.dest)
+        if section is None:
+            section = "options" if action.option_strings else "arguments"
+        self._sections.setdefault(section, []).append(action)
         return action
 
     def _naming(self, group):
-        """`group` with its add_argument recording the flags here too."""
-        add = group.add_argument
-        group.add_argument = lambda *args, **kwargs: self._named(add(*args, **kwargs))
+        """`group` with its add_argument recording the flags here too, in the group's section (a mutually
+        exclusive group without a title is listed among the options, as `--help` lists it)."""
+        add, section = group.add_argument, group.title
+        if section is not None:
+            self._sections.setdefault(section, [])  # --help lists a group where it was made
+        group.add_argument = lambda *args, **kwargs: self._named(add(*args, **kwargs), section)
         return group
 
 

@@ -1,9 +1,10 @@
 """MkDocs hook: the command and API reference pages, generated at build time.
 
 The command pages are written from the `diavolo` command's own argparse
-parser (`diavolo_stats.cli.build_parser`), so a flag or a command added to
-the code appears in the manual at the next build, with its help text and
-default, and none can go undocumented. The API pages are one per layer of
+parser (`diavolo_stats.cli.build_parser`), as its public listing gives them
+(`OneLineErrorParser.sections()` and `subcommands()`), so a flag or a command
+added to the code appears in the manual at the next build, with its help
+text and default, and none can go undocumented. The API pages are one per layer of
 the package, listing every module found in it, rendered by mkdocstrings.
 
 In `mkdocs.yml` a nav entry whose value is `reference/commands/` or
@@ -13,12 +14,14 @@ In `mkdocs.yml` a nav entry whose value is `reference/commands/` or
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import pkgutil
 
 from mkdocs.structure.files import File
 
 from diavolo_stats.cli import build_parser
+from diavolo_stats.cli.common import OneLineErrorParser
 
 COMMANDS_DIR = "reference/commands/"
 API_DIR = "reference/api/"
@@ -28,15 +31,6 @@ API_DIR = "reference/api/"
 BASE_MODULES = ("errors", "stats", "files", "results")
 LAYER_ORDER = ("core", "drill", "game", "analytics", "minodice")
 UNDOCUMENTED_PACKAGES = ("cli",)  # documented by the command pages instead
-
-
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[str, argparse.ArgumentParser]]:
-    """Each subcommand's name mapped to (its one-line help, its parser), in `--help` order."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
-            return {name: (helps.get(name, ""), sub) for name, sub in action.choices.items()}
-    return {}
 
 
 def _cell(text: str) -> str:
@@ -49,7 +43,7 @@ def _default(action: argparse.Action) -> str:
         return "required"
     if action.help and "default" in action.help:
         return ""
-    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+    if action.nargs == 0 and isinstance(action.default, bool):  # a switch (store_true, store_false)
         return "default: off" if action.default is False else "default: on"
     if action.default in (None, argparse.SUPPRESS):
         return ""
@@ -58,30 +52,35 @@ def _default(action: argparse.Action) -> str:
     return f"default: `{action.default}`"
 
 
-def _usage(parser: argparse.ArgumentParser) -> str:
-    """The usage line as `--help` prints it on an 80-column terminal, whatever the build's terminal is."""
-    formatter = parser.formatter_class(prog=parser.prog, width=80)
-    formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups, prefix="")
-    return formatter.format_help().strip()
+USAGE = "usage: "
 
 
-def command_markdown(path: str, help_line: str, parser: argparse.ArgumentParser, level: int = 1) -> str:
+def _usage(parser: OneLineErrorParser) -> str:
+    """The usage line as `--help` prints it on an 80-column terminal, whatever the build's terminal is, without
+    its `usage: ` (the lines wrap at 80 columns once it is taken off, each under the first)."""
+    formatter_class = parser.formatter_class
+    parser.formatter_class = functools.partial(formatter_class, width=80 + len(USAGE))
+    try:
+        first, *rest = parser.format_usage().strip().splitlines()
+    finally:
+        parser.formatter_class = formatter_class
+    return "\n".join([first.removeprefix(USAGE), *(line.removeprefix(" " * len(USAGE)) for line in rest)])
+
+
+def command_markdown(path: str, help_line: str, parser: OneLineErrorParser, level: int = 1) -> str:
     """One command's reference: description, usage, and a table of its arguments per group."""
     formatter = parser._get_formatter()
     lines = [f"{'#' * level} `{path}`", ""]
     if help_line:
         lines += [help_line[0].upper() + help_line[1:] + ".", ""]
     if parser.description and parser.description.rstrip(".") != help_line:
-        lines += [formatter._format_text(parser.description).strip().replace("\n", " "), ""]
+        lines += [" ".join(parser.description.split()), ""]
     lines += ["```text", _usage(parser), "```", ""]
-    for group in parser._action_groups:
-        actions = [a for a in group._group_actions
-                   if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+    for section, listed in parser.sections().items():
+        actions = [action for action in listed if "--help" not in action.option_strings]
         if not actions:
             continue
-        title = {"positional arguments": "Arguments", "options": "Options",
-                 "optional arguments": "Options"}.get(group.title, group.title.capitalize())
-        lines += [f"**{title}**", "", "| argument | meaning |", "| --- | --- |"]
+        lines += [f"**{section.capitalize()}**", "", "| argument | meaning |", "| --- | --- |"]
         for action in actions:
             invocation = formatter._format_action_invocation(action)
             meaning = formatter._expand_help(action) if action.help else ""
@@ -90,7 +89,7 @@ def command_markdown(path: str, help_line: str, parser: argparse.ArgumentParser,
             meaning = "; ".join(part for part in (meaning, _default(action)) if part)
             lines.append(f"| `{_cell(invocation)}` | {_cell(meaning)} |")
         lines.append("")
-    for name, (sub_help, sub_parser) in _subcommands(parser).items():
+    for name, (sub_help, sub_parser) in parser.subcommands().items():
         lines.append(command_markdown(f"{path} {name}", sub_help, sub_parser, level + 1))
     return "\n".join(lines)
 
@@ -98,7 +97,7 @@ def command_markdown(path: str, help_line: str, parser: argparse.ArgumentParser,
 def command_pages() -> dict[str, str]:
     """File name (under reference/commands/) mapped to its markdown: an index, then one page per command."""
     root = build_parser()
-    subcommands = _subcommands(root)
+    subcommands = root.subcommands()
     index = [
         "# Commands",
         "",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
+import re
 
 import pytest
 from conftest import assert_one_line_error, run_diavolo
@@ -60,18 +60,8 @@ def test_the_flag_comes_from_the_parser_not_from_the_message():
 
 def test_every_option_dest_is_a_python_name():
     """Each dest is the library parameter it feeds, so every one must be a valid identifier."""
-    parser = build_parser()
-
-    def walk(parser):
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for sub in action.choices.values():
-                    yield from walk(sub)
-            elif action.dest is not argparse.SUPPRESS:
-                yield action.dest
-
-    dests = list(walk(parser))
-    assert dests and all(dest.isidentifier() for dest in dests)
+    dests = [action.dest for parser in build_parser().walk() for action in parser.options()]
+    assert len(dests) > 100 and all(dest.isidentifier() for dest in dests)
 
 
 @pytest.mark.parametrize("command", ["odds", "simulate", "drill", "synth-log", "report", "game", "minodice"])
@@ -79,3 +69,24 @@ def test_help_shows_percent_signs_once(command):
     result = run_diavolo(command, "--help")
     assert result.returncode == 0
     assert "%%" not in result.stdout
+
+
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+@pytest.mark.parametrize("parser", list(build_parser().walk()), ids=lambda parser: parser.prog)
+def test_a_parser_lists_what_its_help_shows_in_the_same_sections(parser):
+    """The manual's command pages and these tests read a parser's public listing: it must be what --help shows."""
+    shown = parser.format_help()
+    assert {option for action in parser.options() for option in action.option_strings
+            if option.startswith("--")} == set(FLAG.findall(shown))
+    headings = [line[:-1].replace("positional arguments", "arguments") for line in shown.splitlines()
+                if line.endswith(":") and not line.startswith(" ")]
+    if parser.subcommands():  # the subcommands are listed as a positional argument, COMMAND
+        assert headings[0] == "arguments"
+        headings = headings[1:]
+        places = [re.search(rf"^    {re.escape(name)}\s", shown, re.MULTILINE).start() for name in parser.subcommands()]
+        assert places == sorted(places)
+        assert all(" ".join(help_line.split()) in " ".join(shown.split())
+                   for help_line, _ in parser.subcommands().values())
+    assert headings == list(parser.sections())

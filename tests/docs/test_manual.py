@@ -10,7 +10,6 @@ commands print; the README is short, and its test command is what CI runs.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import csv
 import io
@@ -47,19 +46,9 @@ MADE_BY_USE = ("data/drills.csv", "data/reports")
 OTHER_PROGRAMS_FLAGS = {"--strict"}
 
 
-def all_parsers(parser: argparse.ArgumentParser | None = None) -> list[argparse.ArgumentParser]:
-    parser = parser or build_parser()
-    found = [parser]
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found += all_parsers(sub)
-    return found
-
-
 def every_flag() -> set[str]:
     """The long flags of every diavolo command, and of the benchmark scripts the manual tells how to run."""
-    flags = {option for parser in all_parsers() for action in parser._actions
+    flags = {option for parser in build_parser().walk() for action in parser.options()
              for option in action.option_strings if option.startswith("--")}
     for script in (REPOSITORY / "benchmarks").glob("*.py"):
         flags.update(re.findall(r"add_argument\(\s*[\"'](--[a-z][a-z0-9-]*)", script.read_text()))

@@ -3,7 +3,6 @@ and it points to nothing outside the repository."""
 
 from __future__ import annotations
 
-import argparse
 import ast
 import re
 from functools import cache
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from diavolo_stats.cli import build_parser
+from diavolo_stats.cli.common import OneLineErrorParser
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "rules.md"
@@ -34,15 +34,10 @@ def functions_in(path: str) -> set[str]:
     return names
 
 
-def all_flags(parser: argparse.ArgumentParser) -> set[str]:
+def all_flags(parser: OneLineErrorParser) -> set[str]:
     """Every option string of a parser and of all its subcommands."""
-    flags = set()
-    for action in parser._actions:
-        flags |= {option for option in action.option_strings if option.startswith("--")}
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                flags |= all_flags(sub)
-    return flags
+    return {option for each in parser.walk() for action in each.options() for option in action.option_strings
+            if option.startswith("--")}
 
 
 def test_the_page_links_tests_and_names_flags():
