@@ -3,7 +3,10 @@
 `worker_pool` is the one place the simulator and the sweep start local
 processes. Each worker ignores SIGINT (a Ctrl-C reaches the whole terminal
 group, and it is the parent's to handle: it stops handing out work and says
-so in one line) and, on Linux, asks the kernel to kill it the moment its
+so in one line) from the moment it exists: the pool forks its workers with
+SIGINT blocked, and a worker unblocks it once it ignores it, so a Ctrl-C
+while they start waits in the parent until the pool is whole and in a worker
+is dropped. On Linux, each worker asks the kernel to kill it the moment its
 parent dies (`prctl(PR_SET_PDEATHSIG, SIGKILL)`), so that a parent killed
 outright (SIGKILL, the OOM killer) leaves no worker computing on.
 
@@ -14,6 +17,7 @@ each worker imports its own.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import multiprocessing
@@ -29,12 +33,36 @@ _PR_SET_PDEATHSIG = 1
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of `workers` processes that ignore Ctrl-C and die with this process."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=_start_worker, initargs=(os.getpid(),))
+    return _WorkerPool(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                       initializer=_start_worker, initargs=(os.getpid(),))
+
+
+class _WorkerPool(ProcessPoolExecutor):
+    def submit(self, fn, /, *args, **kwargs):
+        # A submit starts the workers (all of them at the first, when forked): SIGINT is held meanwhile, so
+        # that a Ctrl-C reaches this process after the submit, not halfway through starting a pool, and each
+        # worker inherits it held, until it ignores it (_start_worker).
+        with _sigint_held():
+            return super().submit(fn, *args, **kwargs)
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if signal.SIGINT not in held:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _start_worker(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held since the fork; a Ctrl-C since is dropped
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

@@ -52,6 +52,30 @@ def _hold(event, args):
 sys.addaudithook(_hold)
 '''
 
+HOLD_IN_A_WORKER = '''
+import os, sys, time
+
+_parent, _held, _release = os.getpid(), os.environ["DIAVOLO_TEST_HELD"], os.environ["DIAVOLO_TEST_RELEASE"]
+_holding = False
+
+
+def _hold(event, args):
+    # In a worker only just forked, before its initializer runs: the first file it opens (multiprocessing's stdin).
+    global _holding
+    if event != "open" or os.getpid() == _parent or _holding:
+        return
+    _holding = True  # the hook's own open below raises the event again
+    try:
+        os.close(os.open(_held, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return  # another worker is held, or this one was
+    while not os.path.exists(_release):  # until the test has sent its SIGINT
+        time.sleep(0.01)
+
+
+sys.addaudithook(_hold)
+'''
+
 
 @pytest.fixture
 def start():
@@ -175,6 +199,21 @@ def test_ctrl_c_once_the_workers_compute_keeps_the_file_and_is_one_line_and_stat
     os.killpg(process.pid, signal.SIGINT)
     assert_interrupted(process)
     assert out.read_text() == "precious\n"
+
+
+@pytest.mark.slow  # real processes, signalled
+def test_ctrl_c_while_a_worker_starts_is_one_line_and_status_130(start, tmp_path):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HOLD_IN_A_WORKER)
+    held, release = tmp_path / "held", tmp_path / "release"
+    path = os.pathsep.join([str(hook), os.environ.get("PYTHONPATH", "")])
+    process = start("simulate", "--rounds", "10000000000", "--workers", "2", cwd=tmp_path,
+                    env={"PYTHONPATH": path, "DIAVOLO_TEST_HELD": str(held), "DIAVOLO_TEST_RELEASE": str(release)})
+    wait_until(held.exists, process)  # a worker is forked and has not yet set itself to ignore Ctrl-C
+    os.killpg(process.pid, signal.SIGINT)
+    release.touch()
+    assert_interrupted(process)
 
 
 @pytest.mark.slow  # real processes, one killed
