@@ -50,7 +50,7 @@ def command_examples(held: Variant | None = None) -> list[dict]:
         resolution = resolve(variant, command, dice, positions)
         shown = shown_dice if command.depends_on_values else "nearest dice: " + ", ".join(
             f"{color} {distance:g} mm" for color, distance in resolution.figures.items())
-        examples.append({"name": command.value, "asks": COMMAND_RULES[command], "roll": shown,
+        examples.append({"name": command.label, "asks": COMMAND_RULES[command], "roll": shown,
                          "reason": resolution.reason})
     own = [c for c in held.commands if not c.builtin] if held is not None else []
     if own:

@@ -1,0 +1,65 @@
+"""The browser drill of each example variant file, in a real Chromium against `diavolo serve --variant FILE`: the
+page shows the file's commands by their label, and every trial reaches the log with its command, dice and rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log.rules import played_variant
+from diavolo_stats.drill.teaching import command_codes
+from diavolo_stats.web.trials import MIN_LATENCY_MS
+from web.browser_harness import Server, wait_for_stimulus
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
+SERVED_FILES = sorted(path.stem for path in EXAMPLES.glob("*.toml") if path.stem not in ("broken", "box"))
+TRIALS = 4
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", SERVED_FILES)
+def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(browser, tmp_path, name):
+    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    log = tmp_path / "drills.csv"
+    server = Server(log, 0, "--variant", str(EXAMPLES / f"{name}.toml"))
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    try:
+        page.goto(server.url.rstrip("/") + "/drill?foreperiod_ms=30,60&feedback_ms=0")
+        page.fill("input[name=player]", "Dee")
+        page.fill("input[name=trials]", str(TRIALS))
+        page.select_option("select[name=variant]", "served")
+        page.click("button.start")
+        banners, dies = [], []
+        for _ in range(TRIALS):
+            onset = wait_for_stimulus(page)
+            page.wait_for_function("at => performance.now() >= at", arg=onset + MIN_LATENCY_MS + 20)
+            banners.append(page.locator("#command-banner").inner_text())
+            dies.append(page.locator(".command-die text").first.text_content())
+            page.keyboard.press("g")
+        page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
+    finally:
+        context.close()
+        server.stop()
+    assert not errors, f"errors in the page's scripts: {errors}"
+    frame = load_logs([log])
+    assert len(frame) == TRIALS
+    assert {played_variant(cell) for cell in frame["variant"]} == {variant}
+    codes = command_codes(variant)
+    for (_, row), banner, symbol in zip(frame.iterrows(), banners, dies, strict=True):
+        command = variant.command(row["command"])
+        assert banner.endswith(command.label), (banner, command)  # the label the server sent
+        if not command.builtin:  # on the command die: the code the terminal shows too
+            assert symbol == codes[command] and banner == f"{codes[command]} {command.label}"
+        dice, positions = json.loads(row["dice"]), json.loads(row["positions"])
+        assert [len(dice[color]) for color in variant.colors] == list(variant.counts)
+        assert all(set(dice[c]) <= set(faces) for c, faces in zip(variant.colors, variant.color_faces))
+        assert row["expected"] == resolve(variant, command, dice, positions).answer
+    assert (frame["interface"] == "browser").all() and (frame["answer"] == "grey").all()
