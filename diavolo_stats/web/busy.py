@@ -54,8 +54,13 @@ class Heavy:
 
 
 def _return_memory() -> None:
-    """Hand the memory a heavy request freed back to the system (glibc keeps it in its arenas otherwise,
-    so a burst of reports would leave the server large for good); nothing where there is no glibc."""
+    """Hand the memory a heavy request freed back to the system (glibc keeps it in its arenas otherwise, and
+    Arrow's allocator, which holds what the log's reader read, its own: a burst of reports, or the first
+    adaptive roll's read of every roll's dice and positions, would leave the server large for good); glibc's
+    part only where there is glibc."""
+    import pyarrow  # loaded already: the log's reader reads through it
+
+    pyarrow.default_memory_pool().release_unused()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
 
