@@ -95,6 +95,7 @@ _TAU_SHARE, _SIGMA_SHARE = 0.3, 0.1
 _UNIFORM_WRONG_GREY = 1 / 3
 _SKILL_FIELDS = ("accuracy", "mu_ms", "sigma_ms", "tau_ms")
 _ROLL_KINDS = {False: "non-tie", True: "tie"}
+_EFFECTS_TABLE = "roll-effects"
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,44 @@ class SkillMap(Rule):
 
 _COMMAND = CommandName()
 
+ROLL_EFFECT_UNITS: Mapping[str, str] = MappingProxyType({
+    "per extra die": "ms", "accuracy per extra die": "probability",
+    **{f"near tie {command}": "ms" for command in ALL_COMMANDS},
+    **{f"accuracy near tie {command}": "probability" for command in ALL_COMMANDS},
+    "grey": "ms", "accuracy on grey": "probability", "command first": "ms"})
+"""The roll effects a player may state (a player file's `[roll-effects]`), by the names `diavolo players` prints
+them under, with their units, each on a plain roll of the box (9 dice, no near tie, not grey, the dice shown
+first) as `diavolo players` quotes it: the ms an extra die, a grey answer or the command shown first adds to
+the mean answer time (over the commands), or a near tie on that command; the change in the chance of a right
+answer an extra die or a near tie makes; the chance of a right answer on a grey roll (over the commands). An
+effect not stated is assumed (`reading.ASSUMED_EFFECTS`; grey from the tie figures)."""
+
+
+def _effect_rule(name: str) -> Number:
+    if ROLL_EFFECT_UNITS[name] == "ms":
+        return Number(at_least=-MAX_SKILL_MS, at_most=MAX_SKILL_MS, unit="ms")
+    return Number(at_least=0, at_most=1) if name == "accuracy on grey" else Number(at_least=-1, at_most=1)
+
+
+class RollEffectMap(Rule):
+    """Some ROLL_EFFECT_UNITS by name, each a number in its unit: {name: value}."""
+
+    def normalize(self, value: object) -> Mapping[str, float]:
+        if not isinstance(value, Mapping):
+            raise ValueError("must map roll effects to numbers")
+        effects = {}
+        for name, number in value.items():
+            if name not in ROLL_EFFECT_UNITS:
+                raise ValueError(f"unknown roll effect {name!r}; allowed: {', '.join(ROLL_EFFECT_UNITS)}")
+            try:
+                effects[name] = float(_effect_rule(name).normalize(number))
+            except ValueError as error:
+                raise ValueError(f"{name!r} {error}") from None
+        return MappingProxyType(effects)
+
+    def bad_values(self) -> list:
+        return [5, None, {"tallest": 1.0}, {"per extra die": "fast"}, {"accuracy on grey": 1.5}]
+
 
 @dataclass(frozen=True)
 class PlayerModel(Configuration):
@@ -146,12 +185,14 @@ class PlayerModel(Configuration):
 
     skills: every command of `Command`, each for is_tie False and True.
     wrong_grey_share: when wrong on a non-tie roll, probability of grabbing
-    grey; otherwise another color, uniformly.
+    grey; otherwise another color, uniformly. roll_effects: the ROLL_EFFECT_UNITS
+    stated for this player (the others are assumed).
     """
 
     name: str = setting(rule=Text(max_length=MAX_NAME_LENGTH))
     skills: Mapping[tuple[Command, bool], Skill] = setting(rule=SkillMap())
     wrong_grey_share: float = setting(_UNIFORM_WRONG_GREY, Number(at_least=0, at_most=1))
+    roll_effects: Mapping[str, float] = setting(rule=RollEffectMap(), default_factory=dict)
 
     @classmethod
     def preset(cls, name: str) -> PlayerModel:
@@ -174,22 +215,29 @@ class PlayerModel(Configuration):
         """This player with every latency times `time_factor` and every error rate times `error_factor`.
 
         A skill gap in one number: `time_factor` 0.5 answers in half the time.
-        Error rates above 1 after scaling are held at 1 (never right).
+        Error rates above 1 after scaling are held at 1 (never right). Stated
+        roll effects in ms scale with the latencies (an extra die still costs
+        the same share of the time).
         """
         skills = {key: Skill(accuracy=max(0.0, 1 - (1 - skill.accuracy) * error_factor),
                              mu_ms=skill.mu_ms * time_factor, sigma_ms=skill.sigma_ms * time_factor,
                              tau_ms=skill.tau_ms * time_factor)
                   for key, skill in self.skills.items()}
-        return PlayerModel(name=name or self.name, skills=skills, wrong_grey_share=self.wrong_grey_share)
+        effects = {effect: value * time_factor if ROLL_EFFECT_UNITS[effect] == "ms" else value
+                   for effect, value in self.roll_effects.items()}
+        return PlayerModel(name=name or self.name, skills=skills, wrong_grey_share=self.wrong_grey_share,
+                           roll_effects=effects)
 
     @classmethod
     def from_toml(cls, path: str | Path) -> PlayerModel:
         """A player written out in TOML.
 
         Keys: `name` (default: the file name), `base` (optional preset filling
-        any cell the file leaves out), `wrong_grey_share`, and tables
+        any cell the file leaves out), `wrong_grey_share`, tables
         `[non-tie.<command>]` and `[tie.<command>]`, each with `accuracy`,
-        `mu_ms`, `sigma_ms` and `tau_ms`. Without `base`, all twelve cells.
+        `mu_ms`, `sigma_ms` and `tau_ms` (without `base`, all twelve cells),
+        and `[roll-effects]`: some ROLL_EFFECT_UNITS by name, `"per extra die" = 120`.
+        Every error names the file and the key.
         """
         path = Path(path)
         try:
@@ -198,7 +246,7 @@ class PlayerModel(Configuration):
             raise InputError(f"{path}: cannot read the player file ({error.strerror})") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
             raise InputError(f"{path}: not valid TOML ({error})") from None
-        allowed = {"name", "base", "wrong_grey_share", *_ROLL_KINDS.values()}
+        allowed = {"name", "base", "wrong_grey_share", *_ROLL_KINDS.values(), _EFFECTS_TABLE}
         unknown = sorted(set(document) - allowed)
         if unknown:
             raise InputError(f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
@@ -223,10 +271,24 @@ class PlayerModel(Configuration):
         name = document.get("name", path.stem)
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{path}: name must be text such as name = \"Ana\", got {name!r}")
+        effects = document.get(_EFFECTS_TABLE, {})
+        if not isinstance(effects, dict):
+            raise InputError(f"{path}: [{_EFFECTS_TABLE}] must be a table such as \"per extra die\" = 120")
         try:
-            return cls(name=name, skills=skills, wrong_grey_share=share)
+            effects = RollEffectMap().normalize(effects)
+        except ValueError as error:
+            raise InputError(f"{path}: [{_EFFECTS_TABLE}] {error}") from None
+        try:
+            player = cls(name=name, skills=skills, wrong_grey_share=share, roll_effects=effects)
         except InputError as error:
             raise InputError(f"{path}: {error}") from None
+        from diavolo_stats.game.reading import ReadingModel  # reads players: imported here, not at the top
+
+        try:  # an effect the player's own times cannot take (a die saving more time than they take)
+            ReadingModel.from_player(player)
+        except InputError as error:
+            raise InputError(f"{path}: [{_EFFECTS_TABLE}] {error.message}") from None
+        return player
 
 
 def grabbed_answers(correct: np.ndarray, accepted: np.ndarray, color_count: int, wrong_grey_share,

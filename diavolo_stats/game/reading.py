@@ -31,6 +31,11 @@ ASSUMED_EFFECTS, chosen inside published ranges:
   search a little: 5 % less time, accuracy unchanged.
 - Grey comes from the PlayerModel's own tie figures (1.3 times the time,
   twice the errors for the presets).
+
+A player file may state any of these instead (`players.ROLL_EFFECT_UNITS`, in
+the units `diavolo players` prints them in: ms per extra die, the ms a near
+tie costs, the accuracy on grey, ...): `from_player` turns each into the
+coefficient that gives that figure on a plain roll of the box, exactly.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ import numpy as np
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
+from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import MAX_NAME_LENGTH, MAX_SKILL_MS, PlayerModel, grabbed_answers
 from diavolo_stats.validation import Configuration, Number, Several, Text, checked, setting
 
@@ -59,6 +65,12 @@ _DICE = COEFFICIENTS.index("per_extra_die")
 _GREY = COEFFICIENTS.index("grey")
 _FIRST = COEFFICIENTS.index("command_first")
 _NEAR = COEFFICIENTS.index(NEAR_TIE_COEFFICIENTS[0])
+
+STATED_COEFFICIENTS = {
+    "per extra die": _DICE, "accuracy per extra die": _DICE, "grey": _GREY, "accuracy on grey": _GREY,
+    "command first": _FIRST, **{f"near tie {command}": _NEAR + index for index, command in enumerate(ALL_COMMANDS)},
+    **{f"accuracy near tie {command}": _NEAR + index for index, command in enumerate(ALL_COMMANDS)}}
+"""The coefficient each of `players.ROLL_EFFECT_UNITS` sets, by its name."""
 
 ASSUMED_EFFECTS = {
     "time": {"per_extra_die": math.log(1.04), "near_tie": math.log(1.15), "command_first": math.log(0.95)},
@@ -156,7 +168,8 @@ class ReadingModel(Configuration):
     @classmethod
     def from_player(cls, player: PlayerModel) -> ReadingModel:
         """A PlayerModel (a preset or a TOML file) as a reading model: its own figures per command and for ties,
-        the roll effects of ASSUMED_EFFECTS (see the module docstring)."""
+        its stated roll effects, and ASSUMED_EFFECTS for the others (see the module docstring). InputError naming
+        the effect when one cannot be had (a near tie saving more time than the player takes)."""
         clear = [player.skills[(command, False)] for command in ALL_COMMANDS]
         tied = [player.skills[(command, True)] for command in ALL_COMMANDS]
         shift = min(SHIFT_MS, 0.5 * min(skill.mean_ms for skill in clear))
@@ -176,8 +189,44 @@ class ReadingModel(Configuration):
             coefficients[_DICE] = effects["per_extra_die"]
             coefficients[_NEAR: _NEAR + len(ALL_COMMANDS)] = effects["near_tie"]
             coefficients[_FIRST] = effects["command_first"]
+        _stated(player.roll_effects, above, time, accuracy)
         return cls(name=player.name, time=tuple(time.tolist()), spread=spread, shift_ms=shift,
                    accuracy=tuple(np.clip(accuracy, -50, 50).tolist()), wrong_grey_share=player.wrong_grey_share)
+
+
+def _stated(effects: dict[str, float], above: np.ndarray, time: np.ndarray, accuracy: np.ndarray) -> None:
+    """Set the coefficients of the stated roll effects in `time` and `accuracy` (in place): each gives the figure
+    `diavolo players` would print for it on a plain roll of the box."""
+    # above: (commands,) mean ms above the shift on a plain roll; time, accuracy: (coefficients,)
+    right = _logistic(accuracy[: len(ALL_COMMANDS)])  # (commands,) chance of a right answer on a plain roll
+    for name, value in effects.items():
+        command = name.rsplit(" ", 1)[1] if "near tie " in name else None
+        index = STATED_COEFFICIENTS[name]
+        if not name.startswith("accuracy"):
+            scale = above[ALL_COMMANDS.index(command)] if command else float(above.mean())
+            if value <= -scale:
+                raise InputError(f"{name!r}: {value:g} ms is more than the {scale:.0f} ms this player takes to read "
+                                 f"a plain roll; it must be above {-scale:.0f} ms")
+            time[index] = math.log1p(value / scale)
+            continue
+        if command:  # the chance on a near tie is the plain roll's plus the change
+            chance = right[ALL_COMMANDS.index(command)] + value
+            if not 0 < chance < 1:
+                raise InputError(f"{name!r}: {value:g} takes the chance of a right answer on a near tie to "
+                                 f"{chance:g}; it must stay between 0 and 1")
+            accuracy[index] = _log_odds(chance) - accuracy[ALL_COMMANDS.index(command)]
+            continue
+        # Over the commands: the one coefficient giving that mean chance (it grows with the coefficient).
+        target = value + (right.mean() if name == "accuracy per extra die" else 0.0)
+        reach = [float(_logistic(accuracy[: len(ALL_COMMANDS)] + bound).mean()) for bound in (-50.0, 50.0)]
+        if not reach[0] < target < reach[1]:
+            raise InputError(f"{name!r}: {value:g} takes the chance of a right answer to {target:g}; it must stay "
+                             f"between {reach[0]:.4g} and {reach[1]:.4g} for this player")
+        from scipy import optimize
+
+        accuracy[index] = optimize.brentq(lambda shift, wanted: float(
+            _logistic(accuracy[: len(ALL_COMMANDS)] + shift).mean()) - wanted, -50.0, 50.0, args=(target,),
+            xtol=1e-12)
 
 
 def reading_of(player: PlayerModel | ReadingModel) -> ReadingModel:

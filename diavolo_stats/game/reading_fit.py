@@ -13,7 +13,8 @@ never drilled) is the club's figure for them.
   model with normal noise, so each player's posterior is exact and needs only
   sums over their answers. The club's means and spreads and each player's
   noise come from an EM iteration; the shift, one for the log, maximizes the
-  marginal likelihood (scipy's bounded scalar minimizer).
+  marginal likelihood (scipy's bounded scalar minimizer) and is then held as
+  known: no interval includes its uncertainty (the players guide says so).
 - Accuracy: logistic, every trial that is not an anticipation (a timeout is
   wrong), each player's posterior by the Laplace approximation (Newton's
   method to its mode), the club's means and spreads by the same EM.
@@ -165,19 +166,21 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     shares = _wrong_grey_shares(rows, player_codes, players)
     fitted = {}
     for index, name in enumerate(names):
+        _check_defined(str(name), time_fit.means[index], time_fit.covariances[index], time_fit.noise[index],
+                       time_fit.shift_ms, accuracy_fit.means[index], accuracy_fit.covariances[index])
         model = ReadingModel(name=str(name), time=tuple(time_fit.means[index].tolist()),
                              spread=float(time_fit.noise[index]), shift_ms=time_fit.shift_ms,
                              accuracy=tuple(accuracy_fit.means[index].tolist()), wrong_grey_share=shares[index])
         fitted[str(name)] = PlayerReading(model, time_fit.covariances[index], accuracy_fit.covariances[index],
                                           int(trials[index].sum()), tuple(informed[index].tolist()),
                                           (int(low[index]), int(high[index])))
+    _check_defined("club", time_fit.club, time_fit.club_variance, time_fit.club_noise, time_fit.shift_ms,
+                   accuracy_fit.club, accuracy_fit.club_variance)
     club_model = ReadingModel(name="club", time=tuple(time_fit.club.tolist()), spread=float(time_fit.club_noise),
                               shift_ms=time_fit.shift_ms, accuracy=tuple(accuracy_fit.club.tolist()),
                               wrong_grey_share=float(np.mean(shares)))
     club = PlayerReading(club_model, np.diag(time_fit.club_variance), np.diag(accuracy_fit.club_variance),
                          int(trials.sum()), tuple(informed.sum(axis=0).tolist()), (int(dice.min()), int(dice.max())))
-    for reading in (*fitted.values(), club):
-        _check_finite(reading)
     return ReadingFit(fitted, club, (int(dice.min()), int(dice.max())), too_few, min_answers)
 
 
@@ -338,9 +341,9 @@ def _wrong_grey_shares(rows: pd.DataFrame, player_codes: np.ndarray, players: in
     return ((grey_count + PRIOR_WRONG_ANSWERS / 3) / (wrong_count + PRIOR_WRONG_ANSWERS)).tolist()
 
 
-def _check_finite(reading: PlayerReading) -> None:
-    values = [*reading.model.time, *reading.model.accuracy, reading.model.spread, reading.model.shift_ms]
-    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(reading.time_covariance))
-            and np.all(np.isfinite(reading.accuracy_covariance))):
-        raise InputError(f"the fit of {reading.model.name!r} has undefined figures; the log is too small or too "
-                         "uniform to fit", field="log")
+def _check_defined(name: str, *figures) -> None:
+    """InputError (field `log`) unless every figure of a player's fit (coefficients, their covariances, the noise
+    and the shift) is a finite number: checked before a model is made of them, so the error says what happened."""
+    if not all(np.all(np.isfinite(figure)) for figure in figures):
+        raise InputError(f"the fit of {name!r} has undefined figures; the log is too small or too uniform to fit",
+                         field="log")

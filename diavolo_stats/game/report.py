@@ -30,7 +30,7 @@ from diavolo_stats.game.settings import (
     MAX_GAMES,
     GameRules,
 )
-from diavolo_stats.game.specs import players_from_specs
+from diavolo_stats.game.specs import extrapolation_notes, players_from_specs, specs_fit
 from diavolo_stats.game.tally import GameSummary, GameTally
 from diavolo_stats.results import TextResult, render_fitted, wrap
 from diavolo_stats.validation import Instance, Maybe, Whole, checked
@@ -67,22 +67,25 @@ class GameReport(TextResult):
     seed: the entropy used (pass it back to repeat the run). variant: the
     game played. summary: the games' figures (`tally.GameSummary`, the rules
     included). design: `design.design_metrics`, or None when skipped.
+    notes: what the reader should know about the figures (a player whose
+    reading of this variant's rolls is extrapolated beyond their drill log).
     """
 
     seed: int
     variant: Variant
     summary: GameSummary
     design: DesignMetrics | None
+    notes: tuple[str, ...] = ()
 
     columns = ("player", "win_probability", "ci95_low", "ci95_high")
 
     def document(self) -> dict:
-        """`seed`, `variant`, `table_model` when `closest` is played, the summary's figures, then `design`."""
+        """`seed`, `variant`, `table_model` when `closest` is played, the summary's figures, `design`, `notes`."""
         document: dict = {"seed": self.seed, "variant": self.variant.as_dict()}
         if Command.CLOSEST in self.variant.commands:
             document["table_model"] = self.variant.table.describe()
         return {**document, **self.summary.as_dict(),
-                "design": self.design.as_dict() if self.design is not None else None}
+                "design": self.design.as_dict() if self.design is not None else None, "notes": list(self.notes)}
 
     def rows(self) -> list[dict]:
         """Each player's win probability with its 95 % interval."""
@@ -133,6 +136,8 @@ class GameReport(TextResult):
             ]
         if Command.CLOSEST in self.variant.commands:
             lines += ["", wrap(f"closest: {self.variant.table.describe()}", "  ")]
+        if self.notes:
+            lines += ["", *(wrap(note, "  ") for note in self.notes)]
         return "\n".join(lines)
 
 
@@ -154,7 +159,9 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
     if out is not None:
         with about("out"):
             check_target(out)  # before the games are played
-    models = players_from_specs(players, log_path, command_first=rules.command_first)
+    fit = specs_fit(players, log_path)
+    models = players_from_specs(players, log_path, command_first=rules.command_first, fit=fit)
+    notes = extrapolation_notes(players, fit, variant.dice_count)
     root = root_sequence(seed)
     game_seed, design_seed = children(root, 2)
     chunks = game_chunks(variant, models, games, game_seed, rules, max_rounds)
@@ -169,4 +176,4 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
     design = (design_metrics(variant, len(models), design_games, design_seed, rules, max_rounds)
               if design_games else None)
     return GameReport(seed=int(root.entropy), variant=variant, summary=tally.summary(players, rules, max_rounds),
-                      design=design)
+                      design=design, notes=tuple(notes))

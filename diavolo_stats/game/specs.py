@@ -56,12 +56,35 @@ def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | P
     return reading.model
 
 
-def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
-                       command_first: bool = False) -> list[Player]:
-    """Players for several specs, fitting the drill log once (only if a spec names a player)."""
-    needs_log = any(not s.startswith(PRESET_PREFIX) and not s.lower().endswith(".toml") for s in specs)
-    fit = fit_log(log_path) if needs_log else None
+def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None, command_first: bool = False,
+                       fit: ReadingFit | None = None) -> list[Player]:
+    """Players for several specs, fitting the drill log once (only if a spec names a player; `fit` if given,
+    as `specs_fit` gives it)."""
+    fit = fit or specs_fit(specs, log_path)
     return [player_from_spec(spec, fit, log_path, command_first) for spec in specs]
+
+
+def specs_fit(specs: Sequence[str], log_path: str | Path | None = None) -> ReadingFit | None:
+    """The drill log fitted (`fit_log`) if a spec names a player of it, else None."""
+    named = [spec for spec in specs if not spec.startswith(PRESET_PREFIX) and not spec.lower().endswith(".toml")]
+    return fit_log(log_path) if named else None
+
+
+def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int) -> list[str]:
+    """A sentence for each player named from the drill log (`fit`) whose rolls of `dice` colored dice lie
+    outside the dice of every roll of the log: their reading there is extrapolated, and by how many dice."""
+    if fit is None:
+        return []
+    fewest, most = fit.dice_drilled
+    beyond = dice - most if dice > most else fewest - dice if dice < fewest else 0
+    if not beyond:
+        return []
+    named = [spec for spec in specs if spec in fit.players]
+    where = f"more than the most of any roll of the drill log ({most})" if dice > most else \
+        f"fewer than the fewest of any roll of the drill log ({fewest})"
+    return [f"{', '.join(named)}: this variant's {dice} dice are {beyond} {where}; "
+            f"{'their' if len(named) > 1 else 'the'} reading of its rolls is extrapolated that far from the "
+            "fitted per-die effect"] if named else []
 
 
 def fit_log(log_path: str | Path | None = None) -> ReadingFit:

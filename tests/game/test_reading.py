@@ -189,3 +189,38 @@ def test_rows_of_a_games_own_commands_or_uneven_colors_are_left_out_of_the_fit_n
     assert kept[~(own | uneven)].all()  # the box's rows, and the sixes file's built-in commands on 3 dice a color
     fitted, box_only = fit_reading(drills), fit_reading(drills.loc[kept])
     assert fitted.player("synthetic-steady").model == box_only.player("synthetic-steady").model
+
+
+@pytest.mark.parametrize("case", ["one time for every answer", "every answer wrong", "every trial timed out"])
+def test_a_degenerate_log_still_fits_to_defined_figures_everywhere(tmp_path, case):
+    from analytics.test_summaries import trial, write_log
+
+    from diavolo_stats.analytics.player_figures import reading_figures
+
+    right = trial("ann", "s1", "highest-total", "red", 900.0)["expected"]
+    trials = {"one time for every answer": [trial("ann", "s1", "highest-total", right, 900.0)] * 40,
+              "every answer wrong": [trial("ann", "s1", "highest-total", "grey", 900.0 + i) for i in range(40)],
+              "every trial timed out": [trial("ann", "s1", "highest-total", "none", None)] * 40}[case]
+    fit = fit_reading(load_logs([write_log(tmp_path / "log.csv", trials)], columns=FIT_COLUMNS))
+    reading = fit.player("ann")
+    model = reading.model
+    assert np.all(np.isfinite([*model.time, *model.accuracy, model.spread, model.shift_ms]))
+    assert np.all(np.isfinite(reading.time_covariance)) and np.all(np.isfinite(reading.accuracy_covariance))
+    for figure in reading_figures("ann", reading):
+        assert np.all(np.isfinite([figure.estimate.value, figure.estimate.low, figure.estimate.high])), figure
+
+
+def test_a_fit_that_went_undefined_is_refused_in_one_line_not_returned(monkeypatch, known_log):
+    from diavolo_stats.game import reading_fit
+
+    fit_time = reading_fit._fit_time
+
+    def undefined(*args, **kwargs):  # as if a log made the time fit's algebra break down
+        pooled = fit_time(*args, **kwargs)
+        return replace(pooled, means=np.full_like(pooled.means, np.nan))
+
+    monkeypatch.setattr(reading_fit, "_fit_time", undefined)
+    with pytest.raises(InputError, match="the fit of 'synthetic-steady' has undefined figures; the log is too small "
+                                         "or too uniform to fit") as error:
+        fit_reading(known_log)
+    assert error.value.field == "log"

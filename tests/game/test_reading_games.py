@@ -63,3 +63,23 @@ def test_the_game_report_gives_each_command_s_mean_answer_time_and_error_rate(tm
     text = report.text()
     assert "reading, an average player on this variant's rolls:" in text
     assert "highest-total" in text.split("reading, an average player")[1]
+
+
+def test_a_player_from_the_log_on_more_dice_than_it_holds_is_said_to_be_extrapolated_and_how_far(tmp_path):
+    from diavolo_stats.analytics.synthetic import write_synthetic_log
+
+    log = tmp_path / "drills.csv"
+    write_synthetic_log(log, ["preset:average"], sessions=1, trials=60, seed=2)  # the box's 9 dice only
+    players = ["synthetic-average", "preset:novice"]
+    bigger = game_report(players, games=50, seed=1, variant=Variant(dice_per_color=4), log_path=log,
+                         design_games=0)
+    note = ("synthetic-average: this variant's 12 dice are 3 more than the most of any roll of the drill log "
+            "(9); the reading of its rolls is extrapolated that far from the fitted per-die effect")
+    assert bigger.notes == (note,) and bigger.document()["notes"] == [note]
+    assert note in " ".join(bigger.text().split())
+    kids = game_report(players, games=50, seed=1, variant=Variant.preset("kids"), log_path=log, design_games=0)
+    assert kids.notes[0].startswith("synthetic-average: this variant's 6 dice are 3 fewer than the fewest")
+    # Within the log's dice, and for presets and files, nothing is extrapolated.
+    assert game_report(players, games=50, seed=1, log_path=log, design_games=0).notes == ()
+    assert game_report(["preset:average", "preset:novice"], games=50, seed=1, variant=Variant(dice_per_color=4),
+                       design_games=0).notes == ()
