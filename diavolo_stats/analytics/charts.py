@@ -17,7 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from diavolo_stats.analytics.summaries import COMMAND_ORDER, NON_TIE, TIE
+from diavolo_stats.analytics.summaries import NON_TIE, TIE
+from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import answered_correctly
 from diavolo_stats.plots import plot_curves
 from diavolo_stats.stats import ExGaussian, fit_ex_gaussian
@@ -116,9 +117,9 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
     many = len(colors) > MANY_PLAYERS
     counts = answered.groupby(["command", "player"], observed=True).size()
     most = {str(command): int(count) for command, count in counts.groupby(level=0, observed=True).max().items()}
-    commands = [command for command in COMMAND_ORDER if command in present
-                and most.get(command, 0) >= MIN_HISTOGRAM_ANSWERS]
-    left_out = [command for command in COMMAND_ORDER if command in present and command not in commands]
+    order = command_order(str(c) for c in drills["command"].unique())  # built-ins, then a game's own commands
+    commands = [command for command in order if command in present and most.get(command, 0) >= MIN_HISTOGRAM_ANSWERS]
+    left_out = [command for command in order if command in present and command not in commands]
     sentence = (f"Too few correct answers to draw ({MIN_HISTOGRAM_ANSWERS} needed from one player; the most "
                 "one player has): " + ", ".join(f"{command} {most.get(command, 0)}" for command in left_out) + ".")
     if not commands:

@@ -13,8 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import assert_one_line_error, run_diavolo
+from starlette.testclient import TestClient
 from test_drill_pty import FAST, Drill
+from web.browser_harness import ORIGIN
 
+from diavolo_stats.analytics.charts import latency_chart
 from diavolo_stats.analytics.report import write_report
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import Variant
@@ -24,6 +27,7 @@ from diavolo_stats.drill.settings import DrillSettings
 from diavolo_stats.drill.teaching import command_codes, help_lines, intro_lines
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
+from diavolo_stats.web.app import create_app
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
 DRILLABLE = sorted(path.stem for path in EXAMPLES.glob("*.toml") if path.stem != "broken")
@@ -36,13 +40,16 @@ def example(name: str) -> Variant:
     return Variant.from_toml(EXAMPLES / f"{name}.toml")
 
 
-def logged_rolls(variant: Variant, log: Path, rolls: int, seed: int = 0, player: str = "Ana") -> list:
-    """`rolls` rolls of `variant` answered grey after 700 ms, logged as the drill logs them."""
+def logged_rolls(variant: Variant, log: Path, rolls: int, seed: int = 0, player: str = "Ana",
+                 right: bool = False) -> list:
+    """`rolls` rolls of `variant` answered grey (`right`: the rules' answer) after 700 ms, logged as the drill
+    logs them."""
     rng = np.random.default_rng(seed)
     thrown = [roll(variant, rng) for _ in range(rolls)]
     drill_log = DrillLog(log)
     for number, rolled in enumerate(thrown, start=1):
-        drill_log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, "grey", 700.0,
+        answer = resolve(variant, rolled.command, rolled.dice, rolled.positions).answer if right else "grey"
+        drill_log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, answer, 700.0,
                                       interface="terminal", player=player, session_id=f"s-{seed}",
                                       trial=number, timestamp=WHEN + timedelta(seconds=number + 60 * seed)))
     return thrown
@@ -141,11 +148,13 @@ def test_the_commands_screen_teaches_the_files_own_command_by_its_label_and_rule
 
 def test_a_report_and_the_progress_page_name_a_files_own_command_by_its_label(tmp_path):
     log = tmp_path / "drills.csv"
-    logged_rolls(example("sixes"), log, 40)
+    logged_rolls(example("sixes"), log, 40, right=True)
     labelled = with_command_labels(load_logs([log]))
     assert "most sixes" in set(labelled["command"].astype(str)) and "most-sixes" not in set(
         labelled["command"].astype(str))
     assert command_labels(load_logs([log])["variant"])["most-sixes"] == "most sixes"
+    panels = [axes.get_title() for axes in latency_chart(labelled).axes]
+    assert "most sixes" in panels  # 40 rolls answered right: a third most sixes, enough to draw
     report = write_report([log], tmp_path / "report", simulation_path=None)
     assert "most sixes" in report.summary["command"].astype(str).tolist()
     assert "most sixes" in report.text() and "most sixes" in (tmp_path / "report" / "report.html").read_text(
@@ -186,3 +195,23 @@ def test_drilling_each_example_file_logs_rows_that_read_back_with_their_command_
             assert row["command"] == OWN_COMMAND[name]
         assert row["expected"] == resolve(game, game.command(row["command"]), dice, json.loads(row["positions"])).answer
     assert pd.Series(frame["interface"]).eq("terminal").all()
+
+
+def test_the_progress_page_names_a_files_own_command_by_its_label(tmp_path):
+    variant = example("sixes")
+    log = tmp_path / "drills.csv"
+    rng = np.random.default_rng(5)
+    drill_log = DrillLog(log)
+    for number in range(1, 91):
+        rolled = roll(variant, rng)
+        expected = resolve(variant, rolled.command, rolled.dice, rolled.positions).answer
+        # most sixes: always wrong; every other command right
+        answer = ("red" if expected != "red" else "black") if rolled.command == "most-sixes" else expected
+        drill_log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, answer, 800.0,
+                                      interface="terminal", player="Ann", session_id="s-1", trial=number,
+                                      timestamp=WHEN + timedelta(seconds=number)))
+    with TestClient(create_app(log), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+        page = client.get("/me", params={"player": "Ann"})
+    assert page.status_code == 200
+    assert "most sixes: among the commands you get wrong most" in page.text
+    assert "most-sixes" not in page.text
