@@ -34,7 +34,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
 from diavolo_stats.web.me import progress_context
-from diavolo_stats.web.trials import SERVED, TrialStore, drill_variants
+from diavolo_stats.web.trials import SERVED, TrialStore, default_drill_variant, drill_variants
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
@@ -95,6 +95,7 @@ def routes(store: TrialStore, heavy: Heavy, variant: Variant) -> list[Route]:
         return templates.TemplateResponse(request, "drill.html", {
             "variants": {name: (f"{held.name or 'the variant file'} (the server's)" if name == SERVED else name)
                          for name in variants},
+            "chosen": default_drill_variant(held),
             "settings": drill_settings(), "examples": command_examples(held if SERVED in variants else None),
             "log": store.log.path})
 

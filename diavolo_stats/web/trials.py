@@ -78,6 +78,14 @@ def drill_variants(held: Variant | None) -> tuple[str, ...]:
     return BROWSER_VARIANTS if held is None or rules_cell(held) in BROWSER_VARIANTS else (*BROWSER_VARIANTS, SERVED)
 
 
+def default_drill_variant(held: Variant | None) -> str:
+    """The game the drill's setup offers first: the server's own (SERVED, or the preset it holds), else the box."""
+    offered = drill_variants(held)
+    if SERVED in offered:
+        return SERVED
+    return rules_cell(held) if held is not None and rules_cell(held) in offered else offered[0]
+
+
 def drilled_variant(name: str, held: Variant | None) -> Variant:
     """The game a browser drill named `name` plays: a preset, or for SERVED the server's (`held`);
     InputError naming `variant` when the server holds no such game."""

@@ -67,7 +67,7 @@ def test_a_roll_of_the_served_file_shows_its_own_command_by_its_code_and_numeral
         roll = client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": 1}).json()
         assert roll["pips"] is True and roll["commands"]["most-sixes"]["code"] == "MS"
         page = client.get("/drill").text
-        assert '<option value="served">sixes (the server&#39;s)</option>' in page
+        assert '<option value="served" selected>sixes (the server&#39;s)</option>' in page
         assert "the color with the most sixes wins; a tie is broken by the lowest total" in page
 
 
@@ -76,6 +76,20 @@ def test_served_is_refused_by_name_when_the_server_holds_a_preset(tmp_path):
         response = client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": 1})
         assert response.status_code == 400 and response.json()["field"] == "variant"
         assert "served" not in client.get("/drill").text.split('name="variant"')[1].split("</select>")[0]
+
+
+def test_the_drills_setup_offers_the_game_the_server_holds_first(tmp_path):
+    def chosen(variant: Variant | None) -> list[str]:
+        app = create_app(tmp_path / "drills.csv")
+        if variant is not None:
+            app.state.variant = variant
+        with TestClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+            select = client.get("/drill").text.split('name="variant"')[1].split("</select>")[0]
+        return [option.split('"')[1] for option in select.split("<option")[1:] if " selected>" in option]
+
+    assert chosen(Variant.from_toml(EXAMPLES / "sixes.toml")) == ["served"]
+    assert chosen(Variant.named("kids")) == ["kids"]
+    assert chosen(None) == ["standard"]
 
 
 def test_a_trial_claiming_a_command_the_served_game_has_not_is_refused_and_not_logged(tmp_path):
