@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from diavolo_stats.drill.log.rules import command_order
+from diavolo_stats.drill.log.rules import command_order, with_command_labels
 from diavolo_stats.drill.performance import performance
 from diavolo_stats.results import TextResult, render_aligned, wrap
 
@@ -117,7 +117,9 @@ def summarize_session(frame: pd.DataFrame, session_id: str, log: Path = Path(), 
     earlier = frame.loc[frame["session_id"].isin(earlier_ids) & (frame["player"] == player)]
     played = set(session["command"].astype(str))
     commands = [c for c in command_order(played) if c in played]
-    rows = [_summary_row(c, session.loc[session["command"] == c], earlier.loc[earlier["command"] == c])
+    shown = dict(zip(session["command"].astype(str), with_command_labels(session[["variant", "command"]])["command"]
+                     .astype(str)))  # a game's own command by its label, as reports name it
+    rows = [_summary_row(shown[c], session.loc[session["command"] == c], earlier.loc[earlier["command"] == c])
             for c in commands]
     rows.append(_summary_row("all", session, earlier))
     return DrillSummary(session_id, player, log, rows)

@@ -24,6 +24,7 @@ from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import COLUMNS, DrillLog, SkippedRowsWarning, load_logs
 from diavolo_stats.drill.log.rules import command_labels, played_variant, with_command_labels
 from diavolo_stats.drill.settings import DrillSettings
+from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.teaching import command_codes, help_lines, intro_lines
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
@@ -159,6 +160,15 @@ def test_a_report_and_the_progress_page_name_a_files_own_command_by_its_label(tm
     assert "most sixes" in report.summary["command"].astype(str).tolist()
     assert "most sixes" in report.text() and "most sixes" in (tmp_path / "report" / "report.html").read_text(
         encoding="utf-8")
+
+
+def test_the_sessions_summary_names_a_files_own_command_by_its_label(tmp_path):
+    log = tmp_path / "drills.csv"
+    logged_rolls(example("sixes"), log, 40, right=True)
+    summary = summarize_session(load_logs([log]), "s-0", log)
+    commands = [row["command"] for row in summary.rows()]
+    assert "most sixes" in commands and "most-sixes" not in commands and commands[-1] == "all"
+    assert "most sixes" in summary.text()
 
 
 def test_a_bad_variant_file_for_the_drill_is_one_line_and_nothing_is_written(tmp_path):

@@ -330,7 +330,7 @@ def _not_json_objects(text: pd.Series, as_written: np.ndarray) -> np.ndarray:
     are parsed one by one."""
     bad = np.zeros(len(text), dtype=bool)
     for row in np.flatnonzero(~as_written):
-        bad[row] = _json_object(text.iloc[row]) is None
+        bad[row] = json_object(text.iloc[row]) is None
     return bad
 
 
@@ -364,7 +364,7 @@ class DiceCell(JsonObjectCell):
         color_sets = [frozenset(json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}"))) if template
                       else frozenset() for template in distinct]
         for row in np.flatnonzero(~as_written):  # written otherwise (by hand?): each parsed as JSON
-            value = _json_object(text.iloc[row])
+            value = json_object(text.iloc[row])
             if value is None:
                 codes[row] = -1
                 continue
@@ -414,7 +414,7 @@ class AcceptedCell(Cell):
                 and len(set(accepted)) == len(accepted) and set(accepted) <= colors | {GREY})
 
 
-def _json_object(text: str) -> dict | None:
+def json_object(text: str) -> dict | None:
     """The non-empty JSON object in a cell, or None."""
     try:
         value = json.loads(text)

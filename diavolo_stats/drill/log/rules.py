@@ -28,7 +28,7 @@ import pandas as pd
 from diavolo_stats.core.commands import BUILTIN_COMMANDS, COMMAND_NAME, NAME_RULE
 from diavolo_stats.core.rules import dice_problem
 from diavolo_stats.core.variant import ALL_COMMANDS, PRESETS, Variant
-from diavolo_stats.drill.log.cells import Cell, _json_object
+from diavolo_stats.drill.log.cells import Cell, json_object
 from diavolo_stats.errors import InputError
 
 COMMAND_NAME_LENGTH = NAME_RULE.max_length
@@ -134,8 +134,8 @@ def rules_problems(cells: pd.DataFrame) -> dict[int, tuple[str, str]]:
                 problems[int(row)] = row_problem(None, cells["command"].iloc[row], None, None)
             continue
         for row in rows:
-            dice = _json_object(cells["dice"].iloc[row]) if "dice" in cells else None
-            positions = _json_object(cells["positions"].iloc[row]) if "positions" in cells else None
+            dice = json_object(cells["dice"].iloc[row]) if "dice" in cells else None
+            positions = json_object(cells["positions"].iloc[row]) if "positions" in cells else None
             problem = row_problem(variant, cells["command"].iloc[row], dice, positions)
             if problem:
                 problems[int(row)] = problem
