@@ -17,7 +17,7 @@ from diavolo_stats.cli.common import (
 )
 from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
 from diavolo_stats.minodice.bidding import MAX_BID_SIMULATIONS
-from diavolo_stats.minodice.odds import MAX_TRICK_SIMULATIONS, METHODS
+from diavolo_stats.minodice.odds import AGAINST, MAX_TRICK_SIMULATIONS, METHODS
 from diavolo_stats.minodice.options import (
     ALL_FLAGS,
     EQUAL_SPECIALS,
@@ -54,7 +54,7 @@ def register(subparsers) -> None:
     odds = commands.add_parser("odds", help="each die's chance to win a trick against k random dice",
                                description="For each die type: the chance it wins a trick against k dice drawn "
                                            "at random from the bag, and the chance it rolls a flag.")
-    odds.add_argument("--against", default="1,2,3,4,5", metavar="K,...",
+    odds.add_argument("--against", type=value_type(AGAINST), default="1,2,3,4,5", metavar="K,...",
                       help="numbers of other dice in the trick, comma-separated, each 1 to 5 (default 1,2,3,4,5)")
     odds.add_argument("--method", choices=METHODS, default="auto",
                       help="auto (default): exact where enumeration is cheap, simulated otherwise")
@@ -120,18 +120,13 @@ def _rules(args: argparse.Namespace) -> Rules:
                     for option in dataclasses.fields(Rules)})
 
 
-def _against(text: str) -> tuple[int, ...]:
-    """Each number of `against` as the library's rule reads text (the library checks each)."""
-    return tuple(Whole(1).from_text(part) for part in text.split(","))
-
-
 def _score(args: argparse.Namespace) -> int:
     print_result(score_sheet(args.sheet, _rules(args)), args.format)
     return 0
 
 
 def _odds(args: argparse.Namespace) -> int:
-    odds = die_odds(bag=load_dice(args.dice), against=_against(args.against), rules=_rules(args),
+    odds = die_odds(bag=load_dice(args.dice), against=args.against, rules=_rules(args),
                      method=args.method, simulations=args.simulations, seed=args.seed)
     print_result(odds, args.format)
     return 0

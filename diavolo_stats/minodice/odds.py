@@ -27,9 +27,11 @@ from diavolo_stats.minodice.options import MAX_PLAYERS, Rules
 from diavolo_stats.minodice.tricks import NO_WINNER, resolve_tricks
 from diavolo_stats.results import NotedRows
 from diavolo_stats.stats import CONFIDENCE, Estimate, proportion_estimate
-from diavolo_stats.validation import OneOf, Whole, check_value, checked
+from diavolo_stats.validation import OneOf, Several, Whole, check_value, checked
 
 MAX_AGAINST = MAX_PLAYERS - 1
+AGAINST = Several(Whole(1), noun="count")
+"""`die_odds`' `against`: the numbers of other dice in a trick, each once (each also at most the bag allows)."""
 """A trick has at most one die per player."""
 
 ENUMERATION_LIMIT = 400_000
@@ -219,7 +221,7 @@ def die_odds(bag: Bag | str | Path | None = None, against: Sequence[int] = tuple
     seed is drawn and reported.
     """
     bag = as_bag(bag)
-    against = tuple(_check_against(bag, k) for k in against)
+    against = tuple(_check_against(bag, k) for k in check_value("against", against, AGAINST))
     if seed is None:
         seed = np.random.SeedSequence().entropy
     odds = []

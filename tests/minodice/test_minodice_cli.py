@@ -58,8 +58,11 @@ def test_bad_input_is_one_line_on_stderr_and_exit_status_2(results, name):
 
 
 def run(capsys, args):
-    """Run `diavolo minodice ARGS` in this process: (exit status, stdout, stderr)."""
-    status = main(["minodice", *args])
+    """Run `diavolo minodice ARGS` in this process: (exit status, stdout, stderr); the parser's refusals exit."""
+    try:
+        status = main(["minodice", *args])
+    except SystemExit as exit:
+        status = exit.code
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
@@ -128,7 +131,9 @@ def test_the_score_flags_choose_the_readings(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["odds", "--against", "6"], "--against: must be 1 to 5"),
-    (["odds", "--against", "one"], "--against: must be a whole number of 1 or more, got 'one'"),
+    (["odds", "--against", "one"], "--against: each count must be a whole number of 1 or more, got 'one'"),
+    (["odds", "--against", "2,2"], "--against: 2 repeated; each count once, got (2, 2)"),
+    (["odds", "--against", ","], "--against: need at least one count, got 0"),
     (["bid", "--hand", "black", "--round", "7", "--players", "6"], "--round: a 6-player game has rounds 1 to 6, got 7"),
     (["bid", "--hand", "black,red", "--round", "2", "--players", "4", "--seat", "5"], "--seat: must be 1 to 4"),
     (["bid", "--dice", "{small}", "--hand", "white,white", "--round", "2", "--players", "4"],

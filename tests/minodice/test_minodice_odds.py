@@ -90,3 +90,11 @@ def test_the_flag_chance_of_each_die_is_exact():
 def test_a_trick_larger_than_six_dice_is_refused():
     with pytest.raises(InputError, match="against: must be 1 to 5"):
         die_odds(against=(6,))
+
+
+@pytest.mark.parametrize("against, message", [((2, 2), "against: 2 repeated; each count once"),
+                                              ((), "against: need at least one count"),
+                                              ("12", "against: must be a list of counts")])
+def test_the_counts_to_play_against_are_a_list_each_once_as_the_command_line_reads_them(against, message):
+    with pytest.raises(InputError, match=message):
+        die_odds(against=against, method="exact")
