@@ -103,6 +103,13 @@ def test_a_mistake_in_the_editor_is_named_with_the_variant_files_message_on_its_
     page.fill("input[name=dice_per_color]", "3")
     card.locator("[data-key=first] [data-key=parameter]").fill("6")
     wait_ready(page)
+    page.fill("#die tr[data-command=most-odd] input", "1.5")  # a count the file cannot hold: named, not dropped
+    page.wait_for_function("() => document.body.dataset.state === 'error'")
+    assert page.locator("#explore-error").inner_text() == (
+        "command_die: the faces of most-odd on the die must be a whole number of 0 or more, got 1.5")
+    assert page.locator("#die tr[data-command=most-odd] input").get_attribute("aria-invalid") is not None
+    page.fill("#die tr[data-command=most-odd] input", "1")
+    wait_ready(page)
     page.click("#add-command")
     page.locator("#defined .command").last.locator("[data-key=name]").fill("my-command")  # the first one's name
     page.wait_for_function("() => document.body.dataset.state === 'error'")

@@ -185,7 +185,11 @@ function documentOf() {
   const repeat = (commandName, count) => {
     const times = Number(count.value);
     count.dataset.field = "command_die";
-    for (let face = 0; Number.isInteger(times) && face < Math.min(times, START.limits.die_faces + 1); face++) die.push(commandName);
+    if (!(Number.isInteger(times) && times >= 0)) { // a count exists only here: the file holds the faces themselves
+      throw Object.assign(new Error(`command_die: the faces of ${commandName} on the die must be a whole number ` +
+        `of 0 or more, got ${count.value}`), { field: "command_die" });
+    }
+    for (let face = 0; face < Math.min(times, START.limits.die_faces + 1); face++) die.push(commandName);
   };
   for (const row of document.querySelectorAll("#die tbody tr")) repeat(row.dataset.command, row.querySelector("[data-key=die]"));
   const commands = [];
