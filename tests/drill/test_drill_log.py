@@ -411,6 +411,12 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
     (lambda line: line.replace("812.250", "fast"), "line 2: latency_ms must be"),
     (lambda line: line.replace("2024-05-01T", "yesterday "), "line 2: timestamp must be"),
     (lambda line: line.replace(",red,red,", ",red,blue,"), "line 2: answer must be"),
+    # A control character, plain ASCII or not, in a text cell and in a name (the reader's two ways of finding one).
+    (lambda line: line.replace("session-a", "session\x1b[2Ja", 1), "line 2: session_id must be non-empty text"),
+    (lambda line: line.replace("session-a", "session\x7fa", 1), "line 2: session_id must be non-empty text"),
+    (lambda line: line.replace("session-a", "session\u2028a", 1), "line 2: session_id must be non-empty text"),
+    (lambda line: line.replace(",Ana,", ",A\x07na,", 1), "line 2: player: "),
+    (lambda line: line.replace(",Ana,", ",A\u200bna,", 1), "line 2: player: "),
 ])
 def test_a_malformed_complete_row_is_skipped_with_a_warning_naming_file_and_line(tmp_path, edit, message):
     path = tmp_path / "drills.csv"
