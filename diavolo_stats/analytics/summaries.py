@@ -64,7 +64,7 @@ def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), f
     if "command" in by:
         # Commands in the order of the command die (and of the rulebook), not alphabetical.
         commands = drills["command"]
-        order = command_order(commands.astype(str).unique())  # a game's own commands after the built-ins
+        order = command_order(str(c) for c in commands.unique())  # a game's own commands after the built-ins
         ordered = (commands.cat.set_categories(order) if isinstance(commands.dtype, pd.CategoricalDtype)
                    else pd.Categorical(commands.astype(str), categories=order))
         drills = drills.assign(command=ordered)

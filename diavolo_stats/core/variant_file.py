@@ -95,7 +95,6 @@ def variant_from_document(document: dict[str, Any]) -> Variant:
         settings["sides"] = check_value("sides", document["sides"], Whole(2, MAX_SIDES))
     if "faces" in document:
         settings["faces"] = check_value("faces", document["faces"], Faces())
-        settings["sides"] = len(settings["faces"])
     settings["dice"] = tuple(_color_dice(color, table, colors) for color, table in _section(document, "dice").items())
     if "table" in document:
         table = _section(document, "table")

@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 
 from diavolo_stats.core.rules import resolve, roll
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.settings import HELP_KEY, QUIT_KEY, DrillSettings
 
 COMMAND_CODES = {
@@ -26,8 +26,6 @@ EXAMPLE_DICE = {"black": (2, 3, 6), "red": (3, 5, 5), "white": (1, 5, 6)}
 """The rulebook's worked example, used by the commands screen when the game has its colors and dice."""
 EXAMPLE_SEED = 0
 """Seeds the throw the commands screen works `closest` on (and its dice, for other games)."""
-COMMAND_RULES = {command: command.rule for command in ALL_COMMANDS}
-"""What each command asks, in one line: its `rule`, as core/builtin_commands.toml defines it."""
 HELP_WIDTH = 80
 
 
@@ -115,6 +113,5 @@ def help_lines(variant: Variant) -> list[str]:
 
 def _wrapped(line: str, indent: str) -> list[str]:
     """`line` in lines of at most HELP_WIDTH characters, broken at spaces, the next ones after `indent`."""
-    return textwrap.wrap(line, HELP_WIDTH, subsequent_indent=indent, drop_whitespace=True,
-                         initial_indent="", break_long_words=True) if len(line) > HELP_WIDTH else [line]
+    return textwrap.wrap(line, HELP_WIDTH, subsequent_indent=indent) if len(line) > HELP_WIDTH else [line]
 

@@ -79,10 +79,6 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
         foreperiod_ms=foreperiod_ms, seed=seed, interface=interface, accepted=resolution.accepted)
 
 
-def _is_whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _is_point(point: object) -> bool:
     return isinstance(point, (list, tuple)) and len(point) == 2 and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point)

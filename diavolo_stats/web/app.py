@@ -58,7 +58,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     variant = variant if variant is not None else Variant()
     store, heavy = TrialStore(log), Heavy()
     open_rooms = rooms.Rooms(store, token)
-    routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy, variant),
+    routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy),
               *play.routes(play.SoloGames(store)), *rooms.routes(open_rooms),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [

@@ -29,7 +29,7 @@ from diavolo_stats.drill.settings import (
     TIMEOUT_S,
     answer_keys,
 )
-from diavolo_stats.drill.teaching import COMMAND_RULES, example_roll
+from diavolo_stats.drill.teaching import example_roll
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
@@ -50,7 +50,7 @@ def command_examples(held: Variant | None = None) -> list[dict]:
         resolution = resolve(variant, command, dice, positions)
         shown = shown_dice if command.depends_on_values else "nearest dice: " + ", ".join(
             f"{color} {distance:g} mm" for color, distance in resolution.figures.items())
-        examples.append({"name": command.label, "asks": COMMAND_RULES[command], "roll": shown,
+        examples.append({"name": command.label, "asks": command.rule, "roll": shown,
                          "reason": resolution.reason})
     own = [c for c in held.commands if not c.builtin] if held is not None else []
     if own:
@@ -83,8 +83,9 @@ def error_page(request: Request, status: int, error: str) -> Response:
                                       status_code=status)
 
 
-def routes(store: TrialStore, heavy: Heavy, variant: Variant) -> list[Route]:
-    """The pages, over the drill log of `store`; the explorer opens on `variant`, the game the server holds."""
+def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
+    """The pages, over the drill log of `store`; the drill and the explorer start from the game the server holds
+    (`app.state.variant`)."""
 
     async def home(request: Request) -> Response:
         return templates.TemplateResponse(request, "home.html", {"log": store.log.path})
@@ -100,7 +101,7 @@ def routes(store: TrialStore, heavy: Heavy, variant: Variant) -> list[Route]:
             "log": store.log.path})
 
     async def explore(request: Request) -> Response:
-        start = editor_start(variant)
+        start = editor_start(request.app.state.variant)
         return templates.TemplateResponse(request, "explore.html", {"start": start, "limits": start["limits"]})
 
     async def report(request: Request) -> Response:

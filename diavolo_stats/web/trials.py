@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 BROWSER = "browser"
 """The `interface` of the rows the web drill logs."""
 BROWSER_VARIANTS = ("standard", "kids")
+"""The games the browser drill offers (each also command-first)."""
 SERVED = "served"
 """The browser drill's name for the game the server holds (a variant file, as
 `app.state.variant`) when it is not a preset: its rules are the file's."""
@@ -95,7 +96,6 @@ def drilled_variant(name: str, held: Variant | None) -> Variant:
                              field="variant")
         return held
     return Variant.preset(name)
-"""The games the browser drill offers (each also command-first)."""
 
 MAX_LATENCY_MS = 3_600_000.0
 TRIALS_PER_SECOND = 20.0
