@@ -17,6 +17,7 @@ import argparse
 import functools
 import importlib
 import pkgutil
+import sys
 
 from mkdocs.structure.files import File
 
@@ -67,9 +68,50 @@ def _usage(parser: OneLineErrorParser) -> str:
     return "\n".join([first.removeprefix(USAGE), *(line.removeprefix(" " * len(USAGE)) for line in rest)])
 
 
+def _metavar(action: argparse.Action) -> str:
+    if action.metavar is not None:
+        return action.metavar
+    if action.choices is not None:
+        return "{" + ",".join(map(str, action.choices)) + "}"
+    return action.dest if not action.option_strings else action.dest.upper()
+
+
+_ARGUMENTS = {None: "{0}", "?": "[{0}]", "*": "[{0} ...]", "+": "{0} [{0} ...]"}
+"""How `--help` writes an argument's values for each `nargs` the commands use (a whole number: that many)."""
+
+
+def invocation(action: argparse.Action) -> str:
+    """An argument as `--help` lists it: `--rounds N`, `--colors C1,C2,...`, `--quiet`, `-o DIR, --out DIR`
+    (`-o, --out DIR` from Python 3.13), or a positional's name. ValueError for an `nargs` this page does not
+    know how to write."""
+    metavar = _metavar(action)
+    if not action.option_strings:
+        return metavar
+    if action.nargs == 0:
+        return ", ".join(action.option_strings)
+    if isinstance(action.nargs, int):
+        values = " ".join([metavar] * action.nargs)
+    elif action.nargs in _ARGUMENTS:
+        values = _ARGUMENTS[action.nargs].format(metavar)
+    else:
+        raise ValueError(f"{action.option_strings[0]}: nargs={action.nargs!r} is not written by the reference pages; "
+                         f"add it to _ARGUMENTS")
+    if sys.version_info >= (3, 13):
+        return f"{', '.join(action.option_strings)} {values}"
+    return ", ".join(f"{option} {values}" for option in action.option_strings)
+
+
+def meaning(action: argparse.Action, prog: str) -> str:
+    """An argument's help as `--help` prints it: `%(default)s`, `%(prog)s` and the like filled in, `%%` a %."""
+    params = {name: value for name, value in {**vars(action), "prog": prog}.items() if value is not argparse.SUPPRESS}
+    params = {name: getattr(value, "__name__", value) for name, value in params.items()}
+    if params.get("choices") is not None:
+        params["choices"] = ", ".join(map(str, params["choices"]))
+    return action.help % params
+
+
 def command_markdown(path: str, help_line: str, parser: OneLineErrorParser, level: int = 1) -> str:
     """One command's reference: description, usage, and a table of its arguments per group."""
-    formatter = parser._get_formatter()
     lines = [f"{'#' * level} `{path}`", ""]
     if help_line:
         lines += [help_line[0].upper() + help_line[1:] + ".", ""]
@@ -82,12 +124,11 @@ def command_markdown(path: str, help_line: str, parser: OneLineErrorParser, leve
             continue
         lines += [f"**{section.capitalize()}**", "", "| argument | meaning |", "| --- | --- |"]
         for action in actions:
-            invocation = formatter._format_action_invocation(action)
-            meaning = formatter._expand_help(action) if action.help else ""
+            text = meaning(action, parser.prog) if action.help else ""
             if action.choices and not action.option_strings and not action.metavar:
-                meaning += f" (one of {', '.join(map(str, action.choices))})"
-            meaning = "; ".join(part for part in (meaning, _default(action)) if part)
-            lines.append(f"| `{_cell(invocation)}` | {_cell(meaning)} |")
+                text += f" (one of {', '.join(map(str, action.choices))})"
+            text = "; ".join(part for part in (text, _default(action)) if part)
+            lines.append(f"| `{_cell(invocation(action))}` | {_cell(text)} |")
         lines.append("")
     for name, (sub_help, sub_parser) in parser.subcommands().items():
         lines.append(command_markdown(f"{path} {name}", sub_help, sub_parser, level + 1))
