@@ -8,7 +8,9 @@ usual speed and its jitter) plus an exponential tail (tau: the occasional
 slow answer). It is fitted only where there are at least `MIN_FIT_ANSWERS`
 answers; with fewer, tau and sigma trade off against each other and the
 numbers mean little. scipy takes about half a second to import, so it is
-imported only when a fit or a density is asked for.
+imported only when a fit or a density is asked for, and then only its
+`special` and `optimize` parts: the density is the fit's own log-likelihood
+term, so drawing a fit does not import `scipy.stats` (another quarter second).
 """
 
 from __future__ import annotations
@@ -137,9 +139,25 @@ class ExGaussian(Configuration):
 
     def pdf(self, latency_ms) -> np.ndarray:
         """Probability density per ms at each latency (ms), same shape as the input."""
-        from scipy import stats
+        offset = np.asarray(latency_ms, dtype=np.float64) - self.mu_ms
+        log_pdf, _, _ = _log_pdf(offset, self.sigma_ms, self.tau_ms, math.log(self.tau_ms))
+        return np.exp(log_pdf)
 
-        return stats.exponnorm.pdf(latency_ms, self.tau_ms / self.sigma_ms, loc=self.mu_ms, scale=self.sigma_ms)
+
+def _log_pdf(offset: np.ndarray, sigma: float, tau: float, log_tau: float) -> tuple[np.ndarray, np.ndarray,
+                                                                                      np.ndarray]:
+    """The ex-Gaussian's log density at offset = latency - mu (sigma, tau and offset in one unit), with
+    z = offset / sigma - sigma / tau and log Phi(z), which the fit's gradient reuses.
+
+    A sum of logs, as `scipy.stats.exponnorm` computes it: the exp(sigma^2 / (2 tau^2)) of the textbook
+    formula overflows once sigma is some 40 times tau, this never does.
+    """
+    # offset: any shape, float64; returns three arrays of its shape
+    from scipy import special
+
+    z = offset / sigma - sigma / tau
+    log_cdf = special.log_ndtr(z)
+    return -log_tau - offset / tau + sigma * sigma / (2 * tau * tau) + log_cdf, z, log_cdf
 
 
 def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | None:
@@ -156,7 +174,7 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     values = values[np.isfinite(values)]
     if values.size < MIN_FIT_ANSWERS or np.ptp(values) == 0:
         return None
-    from scipy import optimize, special
+    from scipy import optimize
 
     center, spread = float(values.mean()), float(values.std())
     standard = (values - center) / spread
@@ -168,10 +186,8 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     def negative_log_likelihood(theta: np.ndarray) -> tuple[float, np.ndarray]:
         mu, sigma, tau = theta[0], math.exp(theta[1]), math.exp(theta[2])
         offset = standard - mu
-        z = offset / sigma - sigma / tau
-        log_cdf = special.log_ndtr(z)
+        log_pdf, z, log_cdf = _log_pdf(offset, sigma, tau, theta[2])
         mills = np.exp(-0.5 * z * z - 0.5 * math.log(2 * math.pi) - log_cdf)  # pdf(z) / cdf(z)
-        log_pdf = -theta[2] - offset / tau + sigma * sigma / (2 * tau * tau) + log_cdf
         gradient = np.array([
             np.mean(1 / tau - mills / sigma),
             np.mean(sigma * sigma / (tau * tau) - mills * (offset / sigma + sigma / tau)),

@@ -1,13 +1,17 @@
-"""The shared estimates: the median's distribution-free interval covers the median as often as it says."""
+"""The shared estimates: the median's distribution-free interval covers the median as often as it says; the
+ex-Gaussian density is scipy's."""
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
-from diavolo_stats.stats import median_estimate
+from diavolo_stats.stats import ExGaussian, median_estimate
 
 
 def coverage(count: int) -> float:
@@ -31,3 +35,35 @@ def test_the_median_interval_brackets_the_median_and_ignores_missing_answers():
     assert estimate.value == pytest.approx(np.nanmedian(latencies))
     assert estimate.low <= estimate.value <= estimate.high
     assert math.isnan(median_estimate([]).value)
+
+
+@pytest.mark.parametrize(("mu_ms", "sigma_ms", "tau_ms"), [
+    (800.0, 80.0, 300.0),  # a player's usual shape
+    (500.0, 1.0, 5000.0),  # nearly all tail: tau 5000 sigmas
+    (300.0, 0.001, 200.0),
+    (500.0, 50.0, 1.0),  # sigma 50 taus: exp(sigma^2 / 2 tau^2) = exp(1250) overflows
+    (500.0, 1000.0, 1.0),  # sigma 1000 taus: nearly normal
+])
+def test_the_ex_gaussian_density_is_scipys_exponnorm_at_any_ratio_of_sigma_to_tau(mu_ms, sigma_ms, tau_ms):
+    model = ExGaussian(mu_ms=mu_ms, sigma_ms=sigma_ms, tau_ms=tau_ms)
+    latencies = np.linspace(mu_ms - 10 * sigma_ms - 5 * tau_ms, mu_ms + 10 * sigma_ms + 40 * tau_ms, 2001)
+    ours = model.pdf(latencies)
+    reference = scipy_stats.exponnorm.pdf(latencies, tau_ms / sigma_ms, loc=mu_ms, scale=sigma_ms)
+    assert np.isfinite(ours).all()
+    assert ours.shape == latencies.shape
+    # Both are a sum of logs whose large terms cancel when sigma >> tau: a few 1e-11 apart there.
+    np.testing.assert_allclose(ours, reference, rtol=1e-9, atol=1e-12 * reference.max())
+    # One latency in, one density out.
+    assert np.shape(model.pdf(mu_ms)) == ()
+    assert model.pdf(mu_ms) == pytest.approx(scipy_stats.exponnorm.pdf(mu_ms, tau_ms / sigma_ms, loc=mu_ms,
+                                                                      scale=sigma_ms), rel=1e-9)
+
+
+def test_drawing_a_fitted_ex_gaussian_does_not_import_scipy_stats():
+    """Fitting and drawing latencies (the report's latency chart) import scipy's optimize and special parts only:
+    scipy.stats alone takes a quarter of a second to import."""
+    code = ("import sys, numpy as np\nfrom diavolo_stats.stats import fit_ex_gaussian\n"
+            "fit = fit_ex_gaussian(np.random.default_rng(1).gamma(4, 100, 200) + 300)\n"
+            "fit.pdf(np.linspace(0, 2000, 50))\nprint('scipy.stats' in sys.modules, 'scipy.special' in sys.modules)")
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.split() == ["False", "True"]
