@@ -8,7 +8,9 @@ them on the same example roll.
 
 from __future__ import annotations
 
+import itertools
 import re
+import string
 import textwrap
 
 import numpy as np
@@ -29,9 +31,13 @@ EXAMPLE_SEED = 0
 HELP_WIDTH = 80
 
 
+_CODE_CHARACTERS = string.ascii_uppercase + string.digits
+
+
 def command_codes(variant: Variant) -> dict[Command, str]:
     """The code the command die shows for each of the variant's commands: a built-in's own (`HT`), else the
-    initials of its label's first two words (`most sixes`: `MS`), or of its name, made unique with a digit."""
+    initials of its label's first two words (`most sixes`: `MS`), or of its name, made unique with a digit,
+    else the first two letters or digits free (a die of 24 commands named alike still gets 24 codes)."""
     codes: dict[Command, str] = {}
     taken = {COMMAND_CODES[c] for c in variant.commands if c.builtin}
     for command in variant.commands:
@@ -40,8 +46,10 @@ def command_codes(variant: Variant) -> dict[Command, str]:
             continue
         words = [w for w in re.split(r"[^A-Za-z0-9]+", command.label) if w] or command.value.split("-")
         tried = ["".join(w[0] for w in words[:2]).upper() if len(words) > 1 else words[0][:2].upper(),
-                 command.value[:2].upper(), *(command.value[0].upper() + str(n) for n in range(1, 10))]
-        code = next(c for c in tried if len(c) == 2 and c not in taken)
+                 re.sub(r"[^A-Za-z0-9]", "", command.value)[:2].upper(),
+                 *(command.value[0].upper() + str(n) for n in range(1, 10))]
+        free = (first + second for first in _CODE_CHARACTERS for second in _CODE_CHARACTERS)
+        code = next(c for c in itertools.chain(tried, free) if len(c) == 2 and c not in taken)
         codes[command] = code
         taken.add(code)
     return codes

@@ -135,6 +135,18 @@ def test_each_files_commands_have_codes_of_two_letters_unique_on_its_die():
     assert command_codes(example("sixes"))[example("sixes").command("most-sixes")] == "MS"
 
 
+def test_a_die_of_many_commands_named_alike_gets_a_code_for_each():
+    from diavolo_stats.core.variant_file import variant_from_document
+
+    # 24 commands (the most a die holds) whose labels and names all start with m: past M1 to M9, the free codes.
+    own = {f"m-{n}": {"label": "m", "rule": f"rule {n}", "figure": f"count:>={n % 6 + 1}", "wins": "highest"}
+           for n in range(1, 25)}
+    variant = variant_from_document({"commands": own, "command_die": list(own)})
+    codes = command_codes(variant)
+    assert len(codes) == 24 and len(set(codes.values())) == 24
+    assert all(len(code) == 2 and code.isalnum() and code == code.upper() for code in codes.values())
+
+
 def test_the_commands_screen_teaches_the_files_own_command_by_its_label_and_rule_and_works_it():
     variant = example("sixes")
     sixes = variant.command("most-sixes")
