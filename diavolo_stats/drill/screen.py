@@ -115,6 +115,17 @@ class Screen:
         return term.home + term.normal + term.clear + "".join(
             term.move_yx(row, 0) + line[:term.width] for row, line in enumerate(lines[:term.height]))
 
+    def pages(self, lines: list[str]) -> list[str]:
+        """A text taller than the terminal as `page`s of its height, each but the last ending with a line that
+        says a key shows the next (the commands of a game with many of them)."""
+        if len(lines) <= self.term.height:
+            return [self.page(lines)]
+        per_page = max(1, self.term.height - 1)
+        chunks = [lines[start:start + per_page] for start in range(0, len(lines), per_page)]
+        return [self.page(chunk + ([f"any key: the next page ({number} of {len(chunks)})"]
+                                   if number < len(chunks) else []))
+                for number, chunk in enumerate(chunks, start=1)]
+
     def too_small(self, needed: tuple[int, int]) -> str:
         """What a window made too small shows, in lines short enough for any window."""
         return self.page([

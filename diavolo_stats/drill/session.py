@@ -137,9 +137,10 @@ class _Session:
             self.interrupts = interrupts
             try:
                 if intro:
-                    self._show(self.screen.page(intro_lines(self.settings)))
                     try:
-                        self._key_until(None)
+                        for page in self.screen.pages(intro_lines(self.settings)):
+                            self._show(page)
+                            self._key_until(None)
                     except _Help:
                         self._commands()
                 while not self._finished():
@@ -153,9 +154,10 @@ class _Session:
                 pass
 
     def _commands(self) -> None:
-        """Show the commands screen until any key."""
-        self._show(self.screen.page(help_lines(self.settings.variant)))
-        self._key_until(None, helps=False)
+        """Show the commands screen until any key (page by page, a key each, when it is taller than the terminal)."""
+        for page in self.screen.pages(help_lines(self.settings.variant)):
+            self._show(page)
+            self._key_until(None, helps=False)
 
     def _finished(self) -> bool:
         if self.settings.trials is not None:

@@ -63,7 +63,8 @@ def command_words(variant: Variant) -> dict[str, dict[str, str]]:
 
 
 def intro_lines(settings: DrillSettings) -> list[str]:
-    """The introduction a player's first session opens with: one 80 x 24 screen."""
+    """The introduction a player's first session opens with: one 80 x 24 screen for a die of up to 12 commands
+    (the drill shows a longer one page by page)."""
     keys = "   ".join(f"{key} {answer}" for answer, key in settings.keys.items())
     codes = [f"{code} {c.label[:20]:<20}" for c, code in command_codes(settings.variant).items()]
     return [
@@ -112,7 +113,8 @@ def help_lines(variant: Variant) -> list[str]:
         if resolution.answer == GREY:
             ties.append(code)
     return lines + [
-        "grey  a tie: two or more colors share the winning figure" + (f" ({', '.join(ties)} above)" if ties else ""),
+        *_wrapped("grey  a tie: two or more colors share the winning figure"
+                  + (f" ({', '.join(ties)} above)" if ties else ""), "      "),
         f"      closest: distances within {variant.table.tolerance:.0%} tie; then the nearest color counts too",
         "",
         "any key: back to the drill (a roll not yet answered is replaced by a new one)",

@@ -139,3 +139,39 @@ def test_a_window_made_smaller_during_the_fixation_mark_is_handled_the_same_way(
     drill.child.send("w")
     assert drill.finish()[0] == 0
     assert load_logs([log])["answer"].tolist() == ["white"]
+
+
+def test_a_die_of_many_commands_is_taught_page_by_page_and_nothing_is_cut(tmp_path):
+    import tomli_w
+
+    from diavolo_stats.drill.settings import DrillSettings
+    from diavolo_stats.drill.teaching import intro_lines
+
+    own = {f"many-{n}": {"label": f"many dice of {n % 6 + 1}", "rule": f"the color with the most dice of {n % 6 + 1} "
+                         "or more wins; a tie is grey", "figure": f"count:>={n % 6 + 1}", "wins": "highest"}
+           for n in range(1, 25)}  # the most a command die holds: more lines than the 24 rows of the terminal
+    rules = tmp_path / "many.toml"
+    rules.write_text(tomli_w.dumps({"commands": own, "command_die": list(own)}), encoding="utf-8")
+    variant = Variant.from_toml(rules)
+    intro, commands = intro_lines(DrillSettings(player="Ana", variant=variant)), help_lines(variant)
+    assert len(intro) > 24 and len(commands) > 2 * 24 and all(len(line) <= 80 for line in intro + commands)
+    drill = Drill("--player", "Ana", "--trials", "1", "--log", str(tmp_path / "drills.csv"), "--variant", str(rules),
+                  *PACE, cwd=tmp_path)
+    drill.expect(r"any key: the next page \(1 of 2\)")
+    shown = [drill.screen()]
+    drill.child.send(" ")
+    drill.expect(r"Press any key to start\.")  # the page's last line: the page is whole
+    shown.append(drill.screen())
+    assert [line for line in intro if line.rstrip() and not any(line.rstrip() in page for page in shown)] == []
+    drill.child.send("?")  # the commands, from the introduction's last page
+    pages = []
+    for number in range(1, 4):
+        drill.expect(rf"any key: the next page \({number} of 4\)")
+        pages.append(drill.screen())
+        drill.child.send(" ")
+    drill.expect(r"replaced by a new one\)")
+    pages.append(drill.screen())
+    assert [line for line in commands if line.rstrip() and not any(line.rstrip() in page for page in pages)] == []
+    drill.child.send(" ")  # back: the drill starts
+    drill.answer_after(10, "g")
+    assert drill.finish()[0] == 0
