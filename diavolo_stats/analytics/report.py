@@ -140,14 +140,14 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
-    # dice is read for its checks only, source is the same text on every row: both go once the weak spots have them.
-    drills = load_logs(paths, columns=LOG_COLUMNS)
+    # dice is read for its checks only, source and line say where each row is: they go once the weak spots have them.
+    drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
     chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
     # Every player of the log is fitted (the club the chosen borrow from); the roll's cells then go, in place.
     weak_spots = roll_weak_spots.roll_weak_spots(drills, sorted(chosen))
-    for column in ("dice", "source"):
+    for column in ("dice", "source", "line"):
         del drills[column]
     drills = with_command_labels(summaries.select_players(drills, players))
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]

@@ -13,8 +13,9 @@ players of a drill log together on each one's most recent RECENT_ANSWERS
 answers (how they read now, as the progress page's other weak spots are
 read from the recent trials), so the fit's cost does not grow with the log.
 Nor does its memory: the roll's cells (dice, positions), most of a log's
-bytes, are read for those answers only (`drill.log.load_rows`, a span of the
-file at a time), so a caller reads the log without them. A player the fit
+bytes, are read for those answers only (`drill.log.load_rows`: by their
+lines, whose bytes alone are parsed), so a caller reads the log without them
+and with each row's line (`load_logs(..., lines=True)`). A player the fit
 cannot take (too few answers) gets no weak spot and a sentence saying why.
 """
 
@@ -45,10 +46,9 @@ COSTS_SHOWN = 3
 """At most this many weak spots in time, and as many in accuracy."""
 
 COLUMNS = ("session_id", "player", "timestamp", "trial", "too_early")
-"""The drill log columns `roll_weak_spots` needs in its frame (with `source`, as `load_logs` adds it): which
-answers are each player's most recent, and where to read the rest of them."""
-
-_READ = (*FIT_COLUMNS, *COLUMNS)
+"""The drill log columns `roll_weak_spots` needs in its frame (with `source` and `line`, as `load_logs(...,
+lines=True)` adds them): which answers are each player's most recent, and where to read the rest of them (the
+session and trial: which trial a line must still hold, `load_rows`)."""
 
 
 @dataclass(frozen=True)
@@ -130,10 +130,11 @@ def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
 
 def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str]) -> dict[str, RollWeakSpots]:
     """The weak spots by roll type of each of `players` (see the module docstring), from a drill log frame
-    read with COLUMNS; every player of the frame is fitted with them (the club they borrow from)."""
+    read with COLUMNS and lines=True (or with FIT_COLUMNS); every player of the frame is fitted with them (the
+    club they borrow from). InputError as `load_rows` when a log was replaced since `drills` was read."""
     recent = recent_answers(drills)
     if not set(FIT_COLUMNS) <= set(recent.columns):
-        recent = recent_answers(_with_fit_columns(recent))
+        recent = load_rows(recent, FIT_COLUMNS)
     try:
         fit = fit_reading(recent)
     except InputError as error:
@@ -152,21 +153,6 @@ def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str]) -> dict[str, R
             f"and at least {MIN_FEATURE_ANSWERS} of your answers had it")
         spots[player] = RollWeakSpots(player, costs, reading.answers, note)
     return spots
-
-
-def _with_fit_columns(recent: pd.DataFrame) -> pd.DataFrame:
-    """The rows of `recent` again, read from their logs with every column a fit needs (by session and trial)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def keys(session_id: pd.Series, trial: pd.Series) -> pa.Array:  # "<session> <trial>", the cells' text
-        texts = (cells if pd.api.types.is_string_dtype(cells) else cells.astype(str) for cells in (session_id, trial))
-        return pc.binary_join_element_wise(*(pa.array(text).cast(pa.string()) for text in texts), " ")
-
-    wanted = keys(recent["session_id"], recent["trial"])
-    rows = load_rows(sorted(recent["source"].astype(str).unique()), _READ, keep=lambda cells: pc.is_in(
-        keys(cells["session_id"], cells["trial"]), value_set=wanted).to_numpy(zero_copy_only=False))
-    return rows.loc[~rows["too_early"].to_numpy(dtype=bool)]
 
 
 def _no_fit(error: InputError) -> str:

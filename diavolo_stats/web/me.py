@@ -30,7 +30,7 @@ from diavolo_stats.drill.log.rules import with_command_labels
 
 def progress_context(log: Path, player: str | None) -> dict:
     """What `me.html` shows for `player` of `log` (the last to drill when None); InputError for an unknown one."""
-    drills = with_command_labels(load_logs([log], columns=FIGURE_COLUMNS))
+    drills = with_command_labels(load_logs([log], columns=FIGURE_COLUMNS, lines=True))
     players = sorted(drills["player"].astype(str).unique())
     if not players:
         return {"log": log, "players": [], "progress": None}

@@ -196,7 +196,8 @@ def test_the_report_names_each_players_weak_spots_by_roll_type_in_words(tmp_path
     report = write_report([SAMPLE], tmp_path / "out", players=["synthetic-novice", "synthetic-expert"],
                           simulation_path=REPO / "data" / "simulation_standard.csv")
     # Each chosen player's, fitted with every player of the log: the same as the library gives.
-    expected = roll_weak_spots(load_logs([SAMPLE], columns=COLUMNS), ["synthetic-expert", "synthetic-novice"])
+    expected = roll_weak_spots(load_logs([SAMPLE], columns=COLUMNS, lines=True),
+                               ["synthetic-expert", "synthetic-novice"])
     assert report.weak_spots == expected
     document = report.document()["weak_spots"]
     assert list(document) == ["synthetic-expert", "synthetic-novice"]

@@ -122,12 +122,13 @@ def test_the_fit_reads_each_players_most_recent_answers_only(drills, monkeypatch
 def test_a_frame_without_the_rolls_cells_reads_them_for_the_recent_answers_only_and_names_the_same(log, drills,
                                                                                                   monkeypatch):
     # The report and the progress page read the log without its dice and positions: the fit reads those of the
-    # answers it needs from the log, a span at a time (here spans of a few rows), and finds what a full read finds.
+    # answers it needs from the log by their lines (here counting line ends a few rows at a time), and finds what a
+    # full read finds.
     from diavolo_stats.drill.log import reader
 
-    monkeypatch.setattr(reader, "SPAN_BYTES", 4096)
+    monkeypatch.setattr(reader, "SCAN_BYTES", 4096)
     monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 500)
-    light = load_logs([log], columns=COLUMNS)
+    light = load_logs([log], columns=COLUMNS, lines=True)
     assert "positions" not in light.columns
     players = ["synthetic-tangled", "synthetic-steady"]
     assert roll_weak_spots(light, players) == roll_weak_spots(drills, players)

@@ -6,7 +6,6 @@ import re
 import warnings
 from datetime import datetime, timedelta, timezone
 
-import pandas as pd
 import pytest
 from drill.test_drill_log import make_row
 
@@ -140,23 +139,3 @@ def test_a_followed_frame_is_what_load_logs_gives(tmp_path):
     assert frame.dtypes.astype(str).to_dict() == loaded.dtypes.astype(str).to_dict()
     assert frame.astype(str).equals(loaded.astype(str))
     assert list(frame["answer"].cat.categories) == list(loaded["answer"].cat.categories)
-
-
-def test_load_rows_gives_the_rows_kept_as_load_logs_types_them_whatever_the_span(tmp_path, monkeypatch):
-    from diavolo_stats.drill.log import load_rows, reader
-
-    path = log_with_timestamp(tmp_path / "drills.csv", OUT_OF_RANGE[0])  # trial 2 is a row the schema refuses
-    log = DrillLog(path)
-    for trial in range(4, 40):
-        log.append(make_row(trial))
-    with pytest.warns(SkippedRowsWarning):
-        every = load_logs([path])
-    wanted = {"5", "17", "2", "39"}
-    expected = every[every["trial"].astype(str).isin(wanted)].reset_index(drop=True)
-    for span in (1, 700, 1 << 25):  # shorter than a line, a few lines, the whole file
-        monkeypatch.setattr(reader, "SPAN_BYTES", span)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # the rows refused were warned about by load_logs: not again
-            kept = load_rows([path], COLUMNS, keep=lambda cells: cells["trial"].isin(list(wanted)).to_numpy(bool))
-        pd.testing.assert_frame_equal(kept, expected)
-    assert kept["trial"].tolist() == [5, 17, 39]

@@ -3,8 +3,9 @@
 Every drill, analysis, simulation and page that reads drill logs goes
 through this module: `load_logs` reads whole files, `FollowedLog` reads one
 file as it grows (the rows appended since its last look), and `load_rows`
-reads a few rows of large files a span at a time (the roll's cells of some
-answers, without holding those of every answer). A file is parsed
+reads again a few rows of large files by their line (the roll's cells of
+some answers, without holding those of every answer), reading the bytes of
+those lines only. A file is parsed
 by pyarrow's CSV reader (only the columns asked for, as Arrow strings) and
 each column is typed and checked at once by its rule in `schema.CELLS`, the
 rules the writer follows.
@@ -27,7 +28,8 @@ import json
 import os
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +60,8 @@ FIGURE_COLUMNS: tuple[str, ...] = tuple(column for column in COLUMNS if column n
 cells are the bulk of a log's bytes)."""
 
 LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie")
-"""The columns of `load_logs`' frame: the file's columns, the file it came from, and whether the roll was a tie."""
+"""The columns of `load_logs`' frame: the file's columns, the file it came from, and whether the roll was a tie
+(then, with lines=True, `line`: the row's line in its file)."""
 
 _STRING = pd.StringDtype()
 _TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted",
@@ -68,8 +71,10 @@ _TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", 
 MAX_NAMED = 5
 """A SkippedRowsWarning names at most this many lines, and counts the rest."""
 
-SPAN_BYTES = 1 << 25
-"""`load_rows` reads a file this many bytes at a time (whole lines): its memory is a span's and the kept rows'."""
+SCAN_BYTES = 1 << 20
+"""`load_rows` counts a file's line ends this many bytes at a time, to find where the lines it reads start."""
+
+_NEWLINE = ord("\n")
 
 
 class SkippedRowsWarning(UserWarning):
@@ -77,7 +82,7 @@ class SkippedRowsWarning(UserWarning):
     the schema): skipped, named by line, so that no row can stop a report, a drill or a page."""
 
 
-def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None) -> pd.DataFrame:
+def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None, lines: bool = False) -> pd.DataFrame:
     """Every row of the drill logs at `paths`, one frame; never writes.
 
     Columns: COLUMNS (or only `columns`, a subset of them, in COLUMNS order:
@@ -95,7 +100,8 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None)
     `schema_version`, `trial`, `dice_per_color` int64; `seed` Int64 (<NA>
     when empty); `dice`, `positions` and `accepted` the JSON text as written
     (pandas "string"). Player names are as typed (the spreadsheet guard
-    removed).
+    removed). lines: a last column `line`, int64, each row's line in its
+    file (the header is line 1), by which `load_rows` reads rows again.
 
     A row that breaks a rule of the schema is skipped, with one
     SkippedRowsWarning per file naming its lines. A last row without its
@@ -105,37 +111,88 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None)
     file it cannot read.
     """
     wanted = _wanted_columns(columns)
-    frames = [FollowedLog(path, wanted).new_rows(warn_cut=True)[0] for path in paths]
+    frames = [FollowedLog(path, wanted, lines).new_rows(warn_cut=True)[0] for path in paths]
     if not frames:
-        frames = [_no_rows(wanted, "")]
+        frames = [_no_rows(wanted, "", lines)]
     drills = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     return _categorized(drills)
 
 
-def load_rows(paths: Sequence[str | Path], columns: Sequence[str],
-              keep: Callable[[pd.DataFrame], np.ndarray]) -> pd.DataFrame:
-    """The rows of the drill logs at `paths` that `keep` keeps, as `load_logs(paths, columns)` gives them.
+def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The rows `rows` of some drill logs read again from their files with `columns`, as `load_logs(paths,
+    columns, lines=True)` gives them; the bytes of their lines are the only ones parsed.
 
-    `keep` is given the cells of `columns` of some rows as text (as written, a frame of Arrow strings) and
-    returns which to keep, (rows,) bool; only the rows kept are typed and checked. A file is read SPAN_BYTES at
-    a time, so a few rows of a log of a million cost the memory of a span, not of the log's cells. Rows the
-    schema refuses are skipped without a warning: `load_rows` is a second look at logs `load_logs` has read
-    (and warned about); InputError as `load_logs`.
+    rows: from `load_logs(..., lines=True)` with `session_id` and `trial` (at least `source`, `line`,
+    `session_id`, `trial`). A file's line ends are counted up to its last line wanted (SCAN_BYTES at a time,
+    with numpy), and the runs of lines wanted are parsed as one text by the reader's own path: every check of
+    `columns` applies, and a row the schema refuses is skipped without a warning (`load_rows` is a second look
+    at logs `load_logs` has read, and warned about). Rows come file by file, in the order of `rows`' first row
+    of each, in line order. A drill log is append-only, so the lines read hold the same trials as at the first
+    read; if one holds another trial (its session id and trial number), or the file ends before it, the file
+    was replaced or rewritten since: InputError naming it, as for a file `load_logs` cannot read.
     """
     wanted = _wanted_columns(columns)
+    read = _wanted_columns([*wanted, "session_id", "trial"])  # which trial each line holds, to check it
     frames = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SkippedRowsWarning)
-        for path in paths:
-            log = FollowedLog(path, wanted)
-            while True:
-                start = log._offset
-                rows, _ = log._read(warn_cut=False, span_bytes=SPAN_BYTES, keep=keep)
-                frames.append(rows)
-                if log._offset == start:
-                    break
-    drills = pd.concat(frames, ignore_index=True) if frames else _no_rows(wanted, "")
+    for source, known in rows.groupby(rows["source"].astype(str), sort=False):
+        known = known.drop_duplicates("line").sort_values("line")
+        again = _rows_at(Path(source), known["line"].to_numpy(dtype=np.int64), read)
+        at = np.searchsorted(known["line"].to_numpy(dtype=np.int64), again["line"].to_numpy(dtype=np.int64))
+        moved = np.flatnonzero((known["session_id"].to_numpy(dtype=object)[at]
+                                != again["session_id"].to_numpy(dtype=object))
+                               | (known["trial"].to_numpy(dtype=np.int64)[at] != again["trial"].to_numpy()))
+        if len(moved):
+            raise InputError(f"{source}: line {int(again['line'].iloc[moved[0]])} no longer holds the trial read "
+                             "there: the drill log was replaced or rewritten while it was read; read it again",
+                             field="log")
+        frames.append(again.drop(columns=[column for column in ("session_id", "trial") if column not in wanted]))
+    if not frames:
+        frames = [_no_rows(wanted, "", lines=True)]
+    drills = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     return _categorized(drills)
+
+
+def _rows_at(path: Path, lines: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+    """The rows at `lines` (sorted, unique, from 2) of the log at `path`, `columns` typed and checked (with
+    `source`, `is_tie` and `line`; not categorized), the rows the schema refuses left out; InputError when the
+    file is not a drill log or ends before one of the lines."""
+    with _opened(path) as (descriptor, status, head):
+        header = _header(path, head, status.st_size)
+        runs = None if header is None else _line_runs(descriptor, len(header[1]), status.st_size, lines)
+        if runs is None:
+            raise InputError(f"{path}: the drill log ends before line {int(lines[-1])}, read before: it was replaced "
+                             "or cut while it was read; read it again", field="log")
+        cells, found, _, _ = _cells(_Span(descriptor, runs), columns, header[0])
+    return _typed(cells, str(path), header[0], found, with_lines=True)[0]
+
+
+def _line_runs(descriptor: int, start: int, size: int, lines: np.ndarray) -> list[tuple[int, int, int]] | None:
+    """The runs of consecutive lines among `lines` (sorted, unique, from 2) of the open log whose header ends at
+    byte `start`, as (first byte, byte past the last line end, first line), found by counting the line ends in
+    bytes `start` to `size`; None when they hold fewer line ends than the last of `lines` needs."""
+    ends_wanted = np.union1d(lines - 1, lines)  # a line starts where the one before it ends
+    ends = np.empty(len(ends_wanted), dtype=np.int64)  # the byte past each of those lines' line end
+    found = int(ends_wanted[0] == 1)
+    ends[:found] = start  # the header, line 1
+    position, line = start, 2  # `line`: the line holding byte `position`
+    while found < len(ends_wanted) and position < size:
+        block = os.pread(descriptor, min(SCAN_BYTES, size - position), position)
+        if not block:
+            break
+        is_end = np.frombuffer(block, np.uint8) == _NEWLINE
+        count = int(np.count_nonzero(is_end))  # lines `line` to `line + count - 1` end in this block
+        last = int(np.searchsorted(ends_wanted, line + count))
+        if last > found:
+            ends[found:last] = position + np.flatnonzero(is_end)[ends_wanted[found:last] - line] + 1
+            found = last
+        position, line = position + len(block), line + count
+    if found < len(ends_wanted):
+        return None
+    firsts = np.flatnonzero(np.diff(lines, prepend=-1) != 1)  # where each run of consecutive lines starts
+    lasts = np.append(firsts[1:], len(lines)) - 1
+    starts, stops = ends[np.searchsorted(ends_wanted, lines[firsts] - 1)], ends[np.searchsorted(ends_wanted,
+                                                                                               lines[lasts])]
+    return [(int(begin), int(stop), int(first)) for begin, stop, first in zip(starts, stops, lines[firsts])]
 
 
 class FollowedLog:
@@ -144,12 +201,14 @@ class FollowedLog:
     A drill log is append-only. If the file at `path` is another one than
     before (its device and inode differ), is shorter than what was read, or
     its header changed, the log was replaced: it is read again from its
-    start. Safe to share between threads.
+    start. lines: each row's line in the file as a last column `line`, as
+    `load_logs(..., lines=True)`. Safe to share between threads.
     """
 
-    def __init__(self, path: str | Path, columns: Sequence[str] | None = None):
+    def __init__(self, path: str | Path, columns: Sequence[str] | None = None, lines: bool = False):
         self.path = Path(path)
         self.columns = _wanted_columns(columns)
+        self.lines = lines
         self._lock = threading.Lock()
         self._frame: pd.DataFrame | None = None  # every row read so far, as `frame` gives them
         self._start_over(None)
@@ -162,7 +221,7 @@ class FollowedLog:
         self._line = 1  # the number of the next line to read, once the header is read
 
     def frame(self) -> pd.DataFrame:
-        """Every row of the log now, as `load_logs([path], columns)` gives them (shared: do not change it)."""
+        """Every row of the log now, as `load_logs([path], columns, lines)` gives them (shared: do not change it)."""
         with self._lock:
             rows, restarted = self._read(warn_cut=False)
             if restarted or self._frame is None:
@@ -179,46 +238,28 @@ class FollowedLog:
         with self._lock:
             return self._read(warn_cut)
 
-    def _read(self, warn_cut: bool, span_bytes: int | None = None,
-              keep: Callable[[pd.DataFrame], np.ndarray] | None = None) -> tuple[pd.DataFrame, bool]:
-        """The rows from the last look to the file's last line end (at most `span_bytes` of them, whole lines:
-        at least one), only those `keep` keeps (see `load_rows`)."""
+    def _read(self, warn_cut: bool) -> tuple[pd.DataFrame, bool]:
+        """The rows from the last look to the file's last line end."""
         path = self.path
-        with os_errors(f"{path}: cannot read the drill log"):
-            if not path.exists():
-                raise InputError(f"{path}: no such drill log")
-            if not path.is_file():
-                raise InputError(f"{path}: not a file")
-            with open(path, "rb") as file:
-                status = os.fstat(file.fileno())
-                head = os.pread(file.fileno(), len(HEADER_LINE) + 2, 0)
-                restarted = ((status.st_dev, status.st_ino) != self._identity or status.st_size < self._offset
-                             or not head.startswith(self._header))
-                if restarted:
-                    self._start_over((status.st_dev, status.st_ino))
-                if self._offset == 0:
-                    if is_header_start(head) and status.st_size == len(head):  # stopped before its first answer
-                        return _no_rows(self.columns, str(path)), restarted
-                    self._version = header_version(head.split(b"\n")[0].decode("utf-8", errors="replace"))
-                    if self._version is None or b"\n" not in head:
-                        raise InputError(f"{path}: line 1: not a drill log of schema {SCHEMA_VERSION} or 1 "
-                                         f"(the header must be {COLUMNS[0]},{COLUMNS[1]},...,{COLUMNS[-1]})")
-                    self._header = head[:head.index(b"\n") + 1]
-                    self._offset, self._line = len(self._header), 2
-                end = _last_line_end(file.fileno(), self._offset, status.st_size)
-                if span_bytes is not None and end > self._offset + span_bytes:
-                    stop = _last_line_end(file.fileno(), self._offset, self._offset + span_bytes)
-                    end = stop if stop > self._offset else end  # a line longer than the span: the rest at once
-                cells, lines, problems, read_lines = _cells(file.fileno(), self._offset, end, self.columns,
-                                                            self._version, self._line)
-        if keep is not None:
-            kept = np.asarray(keep(cells), dtype=bool)
-            cells, lines = cells.loc[kept].reset_index(drop=True), lines[kept]
+        with _opened(path) as (descriptor, status, head):
+            restarted = ((status.st_dev, status.st_ino) != self._identity or status.st_size < self._offset
+                         or not head.startswith(self._header))
+            if restarted:
+                self._start_over((status.st_dev, status.st_ino))
+            if self._offset == 0:
+                header = _header(path, head, status.st_size)
+                if header is None:  # stopped before its first answer
+                    return _no_rows(self.columns, str(path), self.lines), restarted
+                self._version, self._header = header
+                self._offset, self._line = len(self._header), 2
+            end = _last_line_end(descriptor, self._offset, status.st_size)
+            cells, lines, problems, read_lines = _cells(_Span(descriptor, [(self._offset, end, self._line)]),
+                                                        self.columns, self._version)
         if warn_cut and end < status.st_size:  # every row is written with its line end in one write: this was cut
             warnings.warn(f"{path}: line {self._line + read_lines} is incomplete (the writer stopped mid-row); "
                           f"skipped (the next drill moves it to {path}.partial)", TruncatedLogWarning, stacklevel=4)
         self._offset, self._line = end, self._line + read_lines
-        rows, refused = _typed(cells, str(path), self._version, lines)
+        rows, refused = _typed(cells, str(path), self._version, lines, self.lines)
         problems = sorted(problems + refused)
         if problems:
             named = "; ".join(f"line {line}: {problem}" for line, problem in problems[:MAX_NAMED])
@@ -227,6 +268,33 @@ class FollowedLog:
             warnings.warn(f"{path}: skipped {counted} the drill log's schema: {named}{more}", SkippedRowsWarning,
                           stacklevel=4)
         return rows, restarted
+
+
+@contextmanager
+def _opened(path: Path) -> Iterator[tuple[int, os.stat_result, bytes]]:
+    """(descriptor, status, first bytes: the header and a little more) of the drill log at `path`, open for
+    reading; InputError naming it when it is missing, not a file, or cannot be read."""
+    with os_errors(f"{path}: cannot read the drill log"):
+        if not path.exists():
+            raise InputError(f"{path}: no such drill log")
+        if not path.is_file():
+            raise InputError(f"{path}: not a file")
+        with open(path, "rb") as file:
+            descriptor = file.fileno()
+            yield descriptor, os.fstat(descriptor), os.pread(descriptor, len(HEADER_LINE) + 2, 0)
+
+
+def _header(path: Path, head: bytes, size: int) -> tuple[int, bytes] | None:
+    """(schema version, header line with its line end) of the log of `size` bytes at `path` that starts with
+    `head`; None when it holds only the start of the header (a crash while it was created: a new, empty log).
+    InputError when it is not a drill log."""
+    if is_header_start(head) and size == len(head):
+        return None
+    version = header_version(head.split(b"\n")[0].decode("utf-8", errors="replace"))
+    if version is None or b"\n" not in head:
+        raise InputError(f"{path}: line 1: not a drill log of schema {SCHEMA_VERSION} or 1 "
+                         f"(the header must be {COLUMNS[0]},{COLUMNS[1]},...,{COLUMNS[-1]})")
+    return version, head[:head.index(b"\n") + 1]
 
 
 def _last_line_end(descriptor: int, start: int, size: int) -> int:
@@ -250,9 +318,9 @@ def _wanted_columns(columns: Sequence[str] | None) -> list[str]:
     return [column for column in COLUMNS if column in columns]
 
 
-def _no_rows(wanted: Sequence[str], source: str) -> pd.DataFrame:
+def _no_rows(wanted: Sequence[str], source: str, lines: bool) -> pd.DataFrame:
     empty = pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted})
-    return _typed(empty, source, SCHEMA_VERSION, np.zeros(0, dtype=np.int64))[0]
+    return _typed(empty, source, SCHEMA_VERSION, np.zeros(0, dtype=np.int64), lines)[0]
 
 
 def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
@@ -286,26 +354,53 @@ def _appended(drills: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 class _Span(io.RawIOBase):
-    """Bytes `start` to `end` of an open file, read by pyarrow, counting the line ends it gives."""
+    """Runs of whole lines of an open file, read by pyarrow one after the other as one text: each run is (first
+    byte, byte past its last line end, its first line). Counts the line ends of each run as it gives them."""
 
-    def __init__(self, descriptor: int, start: int, end: int):
-        self.descriptor, self.position, self.end, self.line_ends = descriptor, start, end, 0
+    def __init__(self, descriptor: int, runs: Sequence[tuple[int, int, int]]):
+        self.descriptor, self.runs = descriptor, [run for run in runs if run[1] > run[0]]
+        self.run, self.position = 0, self.runs[0][0] if self.runs else 0
+        self.counts = [0] * len(self.runs)  # line ends given, per run
+
+    @property
+    def line_ends(self) -> int:
+        return sum(self.counts)
+
+    def lines(self) -> np.ndarray:
+        """The line of each line given, (line ends,) int64."""
+        if not self.runs:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate([np.arange(first, first + count, dtype=np.int64)
+                               for (_, _, first), count in zip(self.runs, self.counts)])
+
+    def numbered(self) -> Iterator[tuple[int, bytes]]:
+        """(line, its bytes without the line end) for every line of the runs, read at once."""
+        for start, end, first in self.runs:
+            yield from enumerate(os.pread(self.descriptor, end - start, start).split(b"\n")[:-1], start=first)
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
-        data = os.pread(self.descriptor, min(len(buffer), self.end - self.position), self.position)
+        while self.run < len(self.runs) and self.position >= self.runs[self.run][1]:
+            self.run += 1
+            self.position = self.runs[self.run][0] if self.run < len(self.runs) else self.position
+        if self.run == len(self.runs):
+            return 0
+        data = os.pread(self.descriptor, min(len(buffer), self.runs[self.run][1] - self.position), self.position)
+        if not data:  # the file is shorter than it was: nothing more to give
+            self.run = len(self.runs)
+            return 0
         buffer[:len(data)] = data
         self.position += len(data)
-        self.line_ends += data.count(b"\n")
+        self.counts[self.run] += int(np.count_nonzero(np.frombuffer(data, np.uint8) == _NEWLINE))
         return len(data)
 
 
-def _cells(descriptor: int, start: int, end: int, wanted: Sequence[str], version: int,
-           first_line: int) -> tuple[pd.DataFrame, np.ndarray, list[tuple[int, str]], int]:
-    """The cells of the columns `wanted` in bytes `start` to `end` of the open log (whole lines, the first one
-    line `first_line`), as text; a version-1 log's `interface` and `accepted` as version 2 reads them.
+def _cells(span: _Span, wanted: Sequence[str],
+           version: int) -> tuple[pd.DataFrame, np.ndarray, list[tuple[int, str]], int]:
+    """The cells of the columns `wanted` in the lines of `span` of an open log of schema `version`, as text; a
+    version-1 log's `interface` and `accepted` as version 2 reads them.
 
     Returns (cells (rows, wanted) text, the line of each row (rows,) int64, the lines skipped as
     [(line, why)], the number of lines read). Parsed by pyarrow; if it cannot parse them (a malformed
@@ -317,9 +412,8 @@ def _cells(descriptor: int, start: int, end: int, wanted: Sequence[str], version
     in_file = COLUMNS if version == SCHEMA_VERSION else COLUMNS_V1
     read = [column for column in COLUMNS if column in in_file and (
         column in wanted or (column == "expected" and "accepted" in wanted))]
-    if end == start:
+    if not span.runs:
         return pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted}), np.zeros(0, np.int64), [], 0
-    span = _Span(descriptor, start, end)
     try:
         table = arrow_csv.read_csv(
             span, read_options=arrow_csv.ReadOptions(column_names=list(in_file)),
@@ -329,7 +423,7 @@ def _cells(descriptor: int, start: int, end: int, wanted: Sequence[str], version
     except (pa.ArrowInvalid, ValueError, UnicodeDecodeError):
         table = None
     if table is None or table.num_rows != span.line_ends:  # a malformed line: each read on its own
-        cells, lines, problems, read_lines = _cells_line_by_line(descriptor, start, end, version, first_line)
+        cells, lines, problems, read_lines = _cells_line_by_line(span, version)
         return cells[list(wanted)], lines, problems, read_lines
     cells = table.to_pandas(types_mapper=pd.ArrowDtype)
     if version != SCHEMA_VERSION:
@@ -337,19 +431,16 @@ def _cells(descriptor: int, start: int, end: int, wanted: Sequence[str], version
             cells["interface"] = INTERFACES[0]
         if "accepted" in wanted:
             cells["accepted"] = [json.dumps([expected], ensure_ascii=False) for expected in cells["expected"]]
-    lines = np.arange(first_line, first_line + len(cells), dtype=np.int64)
-    return cells[list(wanted)], lines, [], span.line_ends
+    return cells[list(wanted)], span.lines(), [], span.line_ends
 
 
-def _cells_line_by_line(descriptor: int, start: int, end: int, version: int,
-                        first_line: int) -> tuple[pd.DataFrame, np.ndarray, list[tuple[int, str]], int]:
+def _cells_line_by_line(span: _Span, version: int) -> tuple[pd.DataFrame, np.ndarray, list[tuple[int, str]], int]:
     """As `_cells`, every column, read with Python's csv module one line at a time: a line that is not UTF-8 or
     not a CSV row of the schema's width is skipped, and said why."""
-    data = os.pread(descriptor, end - start, start)
     columns = COLUMNS if version == SCHEMA_VERSION else COLUMNS_V1
-    records, lines, problems = [], [], []
-    raw_lines = data.split(b"\n")[:-1]
-    for number, raw in enumerate(raw_lines, start=first_line):
+    records, lines, problems, read_lines = [], [], [], 0
+    for number, raw in span.numbered():
+        read_lines += 1
         try:
             cells = next(csv.reader([raw.decode("utf-8").rstrip("\r")], strict=True), [])
         except UnicodeDecodeError:
@@ -364,14 +455,14 @@ def _cells_line_by_line(descriptor: int, start: int, end: int, version: int,
         records.append(cells if columns is COLUMNS else cells + v1_extra_cells(cells))
         lines.append(number)
     frame = pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
-    return frame, np.array(lines, dtype=np.int64), problems, len(raw_lines)
+    return frame, np.array(lines, dtype=np.int64), problems, read_lines
 
 
-def _typed(cells: pd.DataFrame, source: str, version: int,
-           lines: np.ndarray) -> tuple[pd.DataFrame, list[tuple[int, str]]]:
+def _typed(cells: pd.DataFrame, source: str, version: int, lines: np.ndarray,
+           with_lines: bool) -> tuple[pd.DataFrame, list[tuple[int, str]]]:
     """The rows of one file of schema `version` (the columns it holds) typed by their column's rule in `CELLS`,
-    then checked by the rules between columns; a row any rule refuses is left out. Returns (rows, the rows left
-    out as [(line, why)])."""
+    then checked by the rules between columns; a row any rule refuses is left out. with_lines: `lines` as the
+    column `line`. Returns (rows, the rows left out as [(line, why)])."""
     # cells: (rows, some of COLUMNS) text (Arrow strings or str); lines: (rows,) int64, each row's line in the file
     checks: list[tuple[np.ndarray, Callable[[int], str]]] = []  # (refused (rows,) bool, why for a row)
 
@@ -396,8 +487,10 @@ def _typed(cells: pd.DataFrame, source: str, version: int,
     typed["source"] = source
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
+    if with_lines:
+        typed["line"] = lines
     rows = pd.DataFrame(typed, index=cells.index)
-    rows = rows[[column for column in LOADED_COLUMNS if column in rows]]
+    rows = rows[[column for column in (*LOADED_COLUMNS, "line") if column in rows]]
     for column in _TEXT_COLUMNS:
         if column in rows:
             rows[column] = rows[column].astype(_STRING)

@@ -1,0 +1,198 @@
+"""`load_rows` reads rows again by their line: the rows a full read gives at those lines, whatever lies around them
+in the file, and never another trial's (a log replaced between the two reads is named)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import warnings
+
+import pandas as pd
+import pytest
+from drill.test_drill_log import make_row
+from drill.test_drill_log_versions import v2_row, write_v1_log
+
+from diavolo_stats.drill.log import (
+    COLUMNS,
+    FIGURE_COLUMNS,
+    DrillLog,
+    FollowedLog,
+    SkippedRowsWarning,
+    TruncatedLogWarning,
+    load_logs,
+    load_rows,
+    reader,
+    upgrade_log,
+)
+from diavolo_stats.errors import InputError
+
+BLACK_WINS = {"dice": {"black": [6, 6, 5], "red": [1, 2, 1], "white": [2, 3, 2]}, "expected": "black",
+              "answer": "black"}
+
+
+def write_log(path, trials, **changes):
+    log = DrillLog(path)
+    log.append_rows([make_row(trial, **changes) for trial in trials])
+    return path
+
+
+def with_lines(path, edit):
+    """Rewrite the log at `path` line by line: `edit(lines)` gets and returns its lines (bytes, with line ends)."""
+    path.write_bytes(b"".join(edit(path.read_bytes().splitlines(keepends=True))))
+
+
+def quietly(read):
+    """`read()` with every warning an error: load_rows warns about nothing (load_logs did)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return read()
+
+
+def assert_same_rows(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(got, expected.reset_index(drop=True))
+
+
+def test_the_line_column_is_each_rows_line_in_its_file_and_only_when_asked(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 4))
+    with_lines(path, lambda lines: lines[:2] + [b"not,a,row\n", b"\xff\xfe\n"] + lines[2:])  # lines 3 and 4
+    with pytest.warns(SkippedRowsWarning, match="line 3: .*line 4: not UTF-8"):
+        frame = load_logs([path], lines=True)
+    assert frame["trial"].tolist() == [1, 2, 3]
+    assert frame["line"].tolist() == [2, 5, 6]
+    assert str(frame["line"].dtype) == "int64"
+    with pytest.warns(SkippedRowsWarning):
+        assert "line" not in load_logs([path]).columns
+    followed = FollowedLog(path, ["trial"], lines=True)
+    with pytest.warns(SkippedRowsWarning):
+        assert followed.frame()["line"].tolist() == [2, 5, 6]
+    DrillLog(path).append(make_row(4))
+    assert followed.frame()["line"].tolist() == [2, 5, 6, 7]
+
+
+@pytest.mark.parametrize("block", [1, 7, 700, 1 << 20])  # a byte, part of a line, a line or two, the whole file
+def test_load_rows_gives_the_rows_at_those_lines_as_load_logs_types_them_whatever_the_block(tmp_path, monkeypatch,
+                                                                                            block):
+    path = write_log(tmp_path / "drills.csv", range(1, 40))
+    every = load_logs([path], lines=True)
+    wanted = every[every["trial"].isin([1, 5, 6, 7, 17, 39])]  # the first line, a run of three, the last line
+    monkeypatch.setattr(reader, "SCAN_BYTES", block)
+    got = quietly(lambda: load_rows(wanted[["session_id", "trial", "source", "line"]], COLUMNS))
+    assert_same_rows(got, wanted)
+    assert got["line"].tolist() == [2, 6, 7, 8, 18, 40]
+
+
+def test_load_rows_reads_only_the_columns_asked_for_with_source_and_line(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 6))
+    first = load_logs([path], columns=["session_id", "trial", "player"], lines=True)
+    got = load_rows(first.iloc[[1, 3]], ["dice", "expected"])
+    assert list(got.columns) == ["dice", "expected", "source", "is_tie", "line"]
+    assert_same_rows(got, load_logs([path], columns=["dice", "expected"], lines=True).iloc[[1, 3]])
+
+
+def test_malformed_lines_before_and_between_the_wanted_ones_do_not_shift_them(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 8))
+    broken = [b"not,a,row\n", b"\xff\xfe\n", b"\n", b'2,"an open quote\n']
+    with_lines(path, lambda lines: lines[:2] + broken + lines[2:5] + broken + lines[5:])
+    with pytest.warns(SkippedRowsWarning):
+        every = load_logs([path], lines=True)
+    assert every["trial"].tolist() == list(range(1, 8))
+    wanted = every[every["trial"].isin([2, 3, 5, 7])]
+    assert_same_rows(quietly(lambda: load_rows(wanted, COLUMNS)), wanted)
+
+
+def test_a_log_with_crlf_line_ends_gives_the_same_rows(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 6))
+    with_lines(path, lambda lines: [line.replace(b"\n", b"\r\n") for line in lines])
+    every = load_logs([path], lines=True)
+    assert every["trial"].tolist() == [1, 2, 3, 4, 5]
+    wanted = every.iloc[[0, 2, 3]]
+    assert_same_rows(quietly(lambda: load_rows(wanted, COLUMNS)), wanted)
+
+
+def test_a_row_refused_for_a_cell_the_first_read_did_not_read_is_left_out_without_a_warning(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 5))
+
+    def break_positions(lines):
+        cells = next(csv.reader([lines[2].decode()]))
+        cells[COLUMNS.index("positions")] = "not a table"
+        text = io.StringIO()
+        csv.writer(text, lineterminator="\n").writerow(cells)
+        return lines[:2] + [text.getvalue().encode()] + lines[3:]
+
+    with_lines(path, break_positions)  # trial 2
+    first = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
+    assert first["trial"].tolist() == [1, 2, 3, 4]
+    got = quietly(lambda: load_rows(first, COLUMNS))
+    assert got["trial"].tolist() == [1, 3, 4]
+
+
+def test_rows_of_one_session_and_trial_in_two_logs_are_each_read_from_their_own(tmp_path):
+    box = write_log(tmp_path / "box.csv", range(1, 4))
+    copy = write_log(tmp_path / "copy.csv", range(1, 4), **BLACK_WINS)  # the same session and trials, other rolls
+    every = load_logs([box, copy], lines=True)
+    wanted = every.iloc[[1, 3, 5]]  # the box's trial 2, the copy's trials 1 and 3
+    got = quietly(lambda: load_rows(wanted, COLUMNS))
+    assert_same_rows(got, wanted)
+    assert got["expected"].tolist() == ["red", "black", "black"]
+    assert got["source"].tolist() == [str(box), str(copy), str(copy)]
+
+
+def test_rows_appended_and_a_row_cut_mid_write_after_the_first_read_change_nothing(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 5))
+    every = load_logs([path], lines=True)
+    wanted = every.iloc[[1, 3]]  # trial 4 is the file's last line
+    DrillLog(path).append_rows([make_row(5), make_row(6)])
+    with open(path, "ab") as file:
+        file.write(b"2,session-a,Ana,7,2024-05")  # a crash mid-row
+    assert_same_rows(quietly(lambda: load_rows(wanted, COLUMNS)), wanted)
+
+
+def test_the_last_whole_line_before_a_row_cut_mid_write_is_read(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 4))
+    with open(path, "ab") as file:
+        file.write(b"2,session-a,Ana,4,2024-05")
+    with pytest.warns(TruncatedLogWarning):
+        every = load_logs([path], lines=True)
+    wanted = every.iloc[[2]]
+    assert_same_rows(quietly(lambda: load_rows(wanted, COLUMNS)), wanted)
+
+
+def test_a_log_replaced_by_another_or_cut_between_the_reads_is_named_and_no_row_of_it_given(tmp_path):
+    path = write_log(tmp_path / "drills.csv", range(1, 6))
+    every = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
+    other = write_log(tmp_path / "other.csv", range(1, 9), session_id="session-b")
+    os.replace(other, path)  # the same lines now hold another session's trials
+    with pytest.raises(InputError, match=r"drills.csv: line 2 no longer holds the trial read there: the drill log "
+                                         r"was replaced or rewritten while it was read; read it again$"):
+        load_rows(every, COLUMNS)
+    write_log(tmp_path / "other.csv", range(3, 12)).replace(path)  # the same session, other trials at each line
+    with pytest.raises(InputError, match="line 4 no longer holds the trial read there"):
+        load_rows(every.iloc[[2]], COLUMNS)
+    write_log(tmp_path / "short.csv", range(1, 3)).replace(path)
+    with pytest.raises(InputError, match=r"drills.csv: the drill log ends before line 6, read before: it was "
+                                         r"replaced or cut while it was read; read it again$"):
+        load_rows(every, COLUMNS)
+    path.write_bytes(b"")  # cut to nothing
+    with pytest.raises(InputError, match="ends before line 6"):
+        load_rows(every, COLUMNS)
+
+
+def test_a_log_upgraded_between_the_reads_gives_the_same_trials_from_its_new_lines(tmp_path):
+    path = tmp_path / "old.csv"
+    write_v1_log(path, [v2_row(trial) for trial in range(1, 6)])
+    first = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
+    upgrade_log(path)  # schema 2, the same trials on the same lines, the file replaced
+    got = quietly(lambda: load_rows(first.iloc[[1, 4]], COLUMNS))
+    assert got["trial"].tolist() == [2, 5]
+    assert got["schema_version"].tolist() == [2, 2]
+    assert_same_rows(got, load_logs([path], lines=True).iloc[[1, 4]])
+
+
+def test_no_rows_to_read_again_reads_no_file_and_gives_the_columns_asked_for(tmp_path):
+    path = write_log(tmp_path / "drills.csv", [1])
+    first = load_logs([path], lines=True)
+    path.unlink()
+    got = load_rows(first.iloc[:0], COLUMNS)
+    assert got.empty
+    assert list(got.columns) == list(first.columns)
