@@ -34,7 +34,7 @@ import pandas as pd
 
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.log.rules import command_order
-from diavolo_stats.drill.performance import correct_latencies_ms, performance
+from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import fit_ex_gaussian, proportion_estimate
 
@@ -68,19 +68,21 @@ def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), f
         ordered = (commands.cat.set_categories(order) if isinstance(commands.dtype, pd.CategoricalDtype)
                    else pd.Categorical(commands.astype(str), categories=order))
         drills = drills.assign(command=ordered)
-    rows = []
-    for keys, group in drills.groupby(by, observed=True, sort=True):
-        rows.append({**dict(zip(by, keys)), **_figures(group, fit)})
+    grouped = drills.groupby(by, observed=True, sort=True)
+    keys = grouped.size().index.to_frame(index=False).itertuples(index=False, name=None)
+    groups = grouped.ngroup().fillna(-1).to_numpy(dtype=np.intp)  # -1: a row with a missing key is in no group
+    rows = [{**dict(zip(by, key)), **_figures(figures, latencies, fit)}
+            for key, (figures, latencies) in zip(keys, grouped_performance(drills, groups, grouped.ngroups))]
     summary = pd.DataFrame(rows, columns=[*by, *SUMMARY_FIGURES])
     if "command" in by:
         summary["command"] = pd.Categorical(summary["command"], categories=order)
     return summary
 
 
-def _figures(group: pd.DataFrame, fit_latency: bool = True) -> dict:
-    figures = performance(group)
+def _figures(figures: dict, latencies: np.ndarray, fit_latency: bool) -> dict:
+    """A group's SUMMARY_FIGURES from its `performance` figures and correct latencies (ms)."""
+    # latencies: (correct answers,) float64 ms
     accuracy = proportion_estimate(figures["correct"], figures["trials"])  # 95 %
-    latencies = correct_latencies_ms(group)
     fit = fit_ex_gaussian(latencies) if fit_latency else None
     has_latency = latencies.size > 0
     return {
@@ -97,15 +99,18 @@ def _figures(group: pd.DataFrame, fit_latency: bool = True) -> dict:
 
 def tie_versus_non_tie(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: bool = True) -> pd.DataFrame:
     """`summarize` by `by` and a `roll` column, "non-tie" or "tie" (the answer was grey), in that order."""
-    labelled = drills.assign(roll=pd.Categorical(np.where(drills["is_tie"], TIE, NON_TIE), categories=[NON_TIE, TIE]))
+    roll = pd.Categorical.from_codes(drills["is_tie"].to_numpy(dtype=np.int8), categories=[NON_TIE, TIE])
+    labelled = drills.assign(roll=roll)
     return summarize(labelled, by=[*by, "roll"], fit=fit)
 
 
 def with_session_numbers(drills: pd.DataFrame) -> pd.DataFrame:
     """A copy of `drills` with `session_number`: 1 for each player's earliest session, 2 for the next..."""
-    starts = drills.groupby(["player", "session_id"], observed=True)["timestamp"].min().reset_index()
-    starts["session_number"] = starts.groupby("player", observed=True)["timestamp"].rank(method="first").astype(int)
-    return drills.merge(starts[["player", "session_id", "session_number"]], on=["player", "session_id"], how="left")
+    sessions = drills.groupby(["player", "session_id"], observed=True)
+    starts = sessions["timestamp"].min().reset_index()
+    numbers = starts.groupby("player", observed=True)["timestamp"].rank(method="first").astype(int).to_numpy()
+    # Each row takes the number of its session's group (groups in the order of `starts`): no join of the rows.
+    return drills.assign(session_number=numbers[sessions.ngroup().to_numpy()])
 
 
 def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: bool = True) -> pd.DataFrame:

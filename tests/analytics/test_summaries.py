@@ -99,6 +99,22 @@ def test_summary_by_player_and_command_matches_hand_counts(drills):
     assert summary.loc[("bob", "highest-total"), "accuracy"] == 1.0
 
 
+def test_each_group_has_the_figures_of_its_own_rows_and_a_row_with_no_key_is_in_none(drills):
+    """The figures are counted in one pass over the log: each group must still get exactly what its rows alone
+    give, and a row whose grouping value is missing belongs to no group, as in pandas' groupby."""
+    drills = drills.assign(hand=pd.array(["left", None, "right"] * 4, dtype="str"))
+    summary = summaries.summarize(drills, by=("player", "hand"))
+    assert summary[["player", "hand"]].values.tolist() == [["ann", "left"], ["ann", "right"], ["bob", "right"]]
+    for row in summary.itertuples():
+        rows = drills[(drills["player"] == row.player) & (drills["hand"] == row.hand)]
+        alone = summaries.summarize(rows.drop(columns="hand"), by=("player",)).iloc[0]
+        for figure in summaries.SUMMARY_FIGURES:
+            assert getattr(row, figure) == alone[figure] or (math.isnan(getattr(row, figure))
+                                                             and math.isnan(alone[figure])), figure
+        assert row.trials + row.anticipations == len(rows)
+    assert summary["trials"].sum() + summary["anticipations"].sum() == drills["hand"].notna().sum()
+
+
 def test_accuracy_interval_is_wilson_95(drills):
     summary = summaries.summarize(drills)
     for row in summary.itertuples():
