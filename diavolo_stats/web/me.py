@@ -1,7 +1,10 @@
 """The progress page, `/me?player=NAME`: a player's headline figures, their chart and weak spots, in words.
 
-The figures are `analytics.progress.player_progress` of the drill log, said
-in words by `analytics.wording`; the chart is `charts.learning_curve_chart`
+The figures are `analytics.progress.player_progress` of the drill log as
+the server keeps it (`TrialStore.figures`: read once, then only the rows
+appended since; the weak spots by roll type read the dice and positions of
+the player's recent answers by their lines), said in words by
+`analytics.wording`; the chart is `charts.learning_curve_chart`
 of the same sessions, drawn twice (side by side for a wide screen, one
 panel above the other for a phone) and embedded as PNG, so the page fetches
 nothing. Without `player` the page is that of whoever drilled last.
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import math
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from diavolo_stats.analytics import wording
 from diavolo_stats.analytics.progress import (
@@ -24,13 +27,17 @@ from diavolo_stats.analytics.progress import (
     player_progress,
 )
 from diavolo_stats.analytics.roll_weak_spots import RECENT_ANSWERS
-from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
 from diavolo_stats.drill.log.rules import with_command_labels
 
+if TYPE_CHECKING:
+    from diavolo_stats.web.trials import TrialStore
 
-def progress_context(log: Path, player: str | None) -> dict:
-    """What `me.html` shows for `player` of `log` (the last to drill when None); InputError for an unknown one."""
-    drills = with_command_labels(load_logs([log], columns=FIGURE_COLUMNS, lines=True))
+
+def progress_context(store: TrialStore, player: str | None) -> dict:
+    """What `me.html` shows for `player` of the store's log (the last to drill when None); InputError for an
+    unknown one."""
+    log = store.log.path
+    drills = with_command_labels(store.figures())
     players = sorted(drills["player"].astype(str).unique())
     if not players:
         return {"log": log, "players": [], "progress": None}

@@ -114,8 +114,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         return HTMLResponse(await heavy.run("the report", _report_html, store.log.path, player))
 
     async def me(request: Request) -> Response:
-        context = await heavy.run("the progress page", progress_context, store.log.path,
-                                  request.query_params.get("player"))
+        context = await heavy.run("the progress page", progress_context, store, request.query_params.get("player"))
         return templates.TemplateResponse(request, "me.html", context)
 
     return [Route("/", home), Route("/drill", drill), Route("/explore", explore), Route("/me", me),

@@ -15,9 +15,10 @@ The check and the append are the writer's `append_once`, under the log's
 own lock: two requests for the same trial, in one server or in two servers
 on one log, cannot both append. The store reads the log back through the
 one reader (`FollowedLog`), once, then only the rows appended since: its
-figures for the session summaries, and for the adaptive rolls each
-player's recent trials by type of roll (`drill.scheduler.recent_trials`;
-the roll's own cells are read to tell its type, then dropped).
+figures for the session summaries and the progress page, and for the
+adaptive rolls each player's recent trials by type of roll
+(`drill.scheduler.recent_trials`; the roll's own cells are read to tell its
+type, then dropped).
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ class TrialStore:
         self.log = DrillLog(path)
         self._lock = threading.Lock()  # the token buckets
         self._buckets: dict[str, tuple[float, float]] = {}  # session id -> (tokens, when)
-        self._figures = FollowedLog(path, FIGURE_COLUMNS)
+        self._figures = FollowedLog(path, FIGURE_COLUMNS, lines=True)
         self._rolls = FollowedLog(path, HISTORY_COLUMNS)
         self._rolls_lock = threading.Lock()
         self._recent: dict[str, pd.DataFrame] = {}  # player -> recent_trials of their history
@@ -227,8 +228,9 @@ class TrialStore:
             raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
 
     def figures(self) -> pd.DataFrame:
-        """The log's rows now, FIGURE_COLUMNS as `load_logs` reads them: read once, then only the rows appended
-        since (shared: do not change it)."""
+        """The log's rows now, FIGURE_COLUMNS and each row's line as `load_logs(..., lines=True)` reads them (what
+        the session summaries and the progress page read): read once, then only the rows appended since (shared:
+        do not change it)."""
         return self._figures.frame()
 
     def recent_trials(self, player: str) -> pd.DataFrame:

@@ -56,3 +56,22 @@ def test_an_empty_log_and_a_single_session_say_so_in_a_sentence(client, log_path
     # One answer is too few for the reading model: the page says so rather than name a weak spot by roll type.
     assert "No weak spot by roll type: no player of the drill log has the 30 answers a fit needs (most: 1)." in page
     assert client.get("/me", params={"player": "bob"}).status_code == 400
+
+
+def test_the_page_reads_the_log_once_then_only_the_trials_stored_since(client, log_path, monkeypatch):
+    from diavolo_stats.drill.log import reader
+
+    shutil.copy(SAMPLE, log_path)
+    assert client.get("/me", params={"player": "synthetic-novice"}).status_code == 200
+    assert client.post("/api/trials", json=a_trial(client, player="ann")).status_code == 201
+    starts = []  # the byte each read of the log's rows starts from, while the page is asked for again
+    read = reader.FollowedLog._read
+
+    def recorded(followed, warn_cut):
+        starts.append(followed._offset)
+        return read(followed, warn_cut)
+
+    monkeypatch.setattr(reader.FollowedLog, "_read", recorded)
+    page = client.get("/me", params={"player": "ann"}).text
+    assert "<h1>ann: your progress</h1>" in page and "One session so far" in page
+    assert starts and 0 not in starts  # the trial stored since is read, not the sample log again
