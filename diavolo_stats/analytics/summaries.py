@@ -127,7 +127,7 @@ def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.Da
     """The rows of the given players (all rows when None); InputError naming any player with no rows."""
     if not players:
         return drills
-    known = set(drills["player"].astype(str))
+    known = set(map(str, drills["player"].unique()))  # the distinct names, not a string per row
     unknown = [name for name in players if name not in known]
     if unknown:
         listed = ", ".join(sorted(known)) or "none"
