@@ -44,16 +44,49 @@ def _printable_ascii(text: pd.Series) -> bool:
     their bytes (a superset of them, for a slice); False for text that is not held by Arrow."""
     if not isinstance(text.dtype, pd.ArrowDtype):
         return False
-    import pyarrow as pa
-
-    held = pa.array(text.array)
-    for chunk in held.chunks if isinstance(held, pa.ChunkedArray) else [held]:
+    for chunk in _arrow_text(text).chunks:
         data = chunk.buffers()[2]
         if data is not None and data.size:
             values = np.frombuffer(data, dtype=np.uint8)
             if values.min() < 0x20 or values.max() > 0x7E:
                 return False
     return True
+
+
+def _arrow_text(text: pd.Series):
+    """The cells of `text` as a pyarrow ChunkedArray of strings (the one Arrow holds, else converted)."""
+    import pyarrow as pa
+
+    held = pa.array(text.array) if isinstance(text.dtype, pd.ArrowDtype) else pa.array(
+        text, type=pa.string(), from_pandas=True)
+    return held if isinstance(held, pa.ChunkedArray) else pa.chunked_array([held])
+
+
+def _digits(text: pd.Series, most: int) -> np.ndarray:
+    """Which cells are 1 to `most` of the digits 0-9, (rows,) bool: Arrow's ASCII-decimal test and byte length
+    (what the regular expression [0-9]{1,most} fullmatches, without a regex)."""
+    import pyarrow.compute as pc
+
+    held = _arrow_text(text)
+    return pc.and_(pc.ascii_is_decimal(held), pc.less_equal(pc.binary_length(held), most)).to_numpy()
+
+
+def _zeroed(text: pd.Series) -> pd.Series:
+    """`text` with each digit 0-9 written 0, as Arrow strings: the bytes of each chunk rewritten at once (the
+    digits are bytes 0x30 to 0x39; each byte of a character beyond ASCII is 0x80 or more, so no other character
+    changes)."""
+    import pyarrow as pa
+
+    held = _arrow_text(text)
+    chunks = []
+    for chunk in held.chunks:
+        validity, offsets, data = chunk.buffers()
+        if data is not None:
+            values = np.frombuffer(data, dtype=np.uint8)
+            data = pa.py_buffer(np.where(values - np.uint8(0x30) < 10, np.uint8(0x30), values))  # below 0x30 wraps
+        chunks.append(pa.Array.from_buffers(chunk.type, len(chunk), [validity, offsets, data], chunk.null_count,
+                                            chunk.offset))
+    return pd.Series(pa.chunked_array(chunks, type=held.type), dtype=pd.ArrowDtype(held.type), index=text.index)
 
 
 def _cell_numbers(text: pd.Series, dtype: type) -> np.ndarray:
@@ -126,7 +159,7 @@ class WholeCell(Cell):
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
         # text: (rows,) str -> (rows,) int64, or Int64 with <NA> for an empty optional cell
         given = (text != "").to_numpy(dtype=bool)
-        digits = text.str.fullmatch(r"[0-9]{1,19}").to_numpy(dtype=bool)
+        digits = _digits(text, 19)
         numbers = _cell_numbers(text.where(digits, "0"), np.uint64)
         fits = digits & (numbers >= self.low) & (numbers <= (MAX_SEED if self.high is None else self.high))
         values = np.where(fits, numbers, 0).astype(np.int64)
@@ -341,7 +374,10 @@ class JsonObjectCell(Cell):
 # at once; a cell of another form (written by hand?) is parsed as JSON.
 _NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _KEY = f'"{COLOR_NAME}"'
-DICE_AS_WRITTEN = rf"\{{{_KEY}: \[[0-9]+(?:, [0-9]+)*\](?:, {_KEY}: \[[0-9]+(?:, [0-9]+)*\])*\}}"
+_LIST = r"\[[0-9]+(?:, [0-9]+)*\]"
+DICE_AS_WRITTEN = rf"\{{{_KEY}: {_LIST}(?:, {_KEY}: {_LIST})*\}}"
+"""A dice cell as json.dumps writes it. Each of its character classes holds all ten digits or none
+(`DiceCell.colors` relies on it)."""
 _POINT = rf"\[{_NUMBER}, {_NUMBER}\]"
 POSITIONS_AS_WRITTEN = (rf'\{{"command": {_POINT}(?:, {_KEY}: (?:\[{_POINT}(?:, {_POINT})*\]|{_NUMBER}))*\}}')
 
@@ -375,25 +411,49 @@ class DiceCell(JsonObjectCell):
         """The colors named in each cell, as (codes: (rows,) int, -1 for a cell that is not a JSON object;
         sets of colors: one per code).
 
-        Cells as the writer writes them are matched by one regular expression and read by their few distinct
-        color lists; any other cell is parsed as JSON.
+        The cells are grouped by their text with each digit written 0 (`_zeroed`: a handful of distinct shapes,
+        such as '{"black": [0, 0, 0], "red": [0, 0, 0]}'), and `as_written` is matched against each shape once.
+        That is exact: each character class of `as_written` (DICE_AS_WRITTEN) holds all ten digits or none, so
+        a cell matches it if and only if its shape does. A shape that matches names the colors of each of its
+        cells when none of its color names has a digit: its cells differ from it in digits alone, and those are
+        all in the lists. A shape whose color names have digits (red1 and red2 both read red0) is read cell by
+        cell: each cell's lists are written [0] (`_colors_of`) and the colors read from the few texts that
+        makes. Any other cell is parsed as JSON.
         """
-        as_written = text.str.fullmatch(self.as_written).to_numpy(dtype=bool)
-        # The color names alone, e.g. '{"black": , "red": , "white": }': a handful of distinct values.
-        templates = text.where(as_written, "").str.replace(r"\[[0-9, ]*\]", "", regex=True)
-        codes, distinct = pd.factorize(templates)
-        color_sets = [frozenset(json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}"))) if template
-                      else frozenset() for template in distinct]
-        for row in np.flatnonzero(~as_written):  # written otherwise (by hand?): each parsed as JSON
-            value = json_object(text.iloc[row])
-            if value is None:
-                codes[row] = -1
-                continue
-            colors = frozenset(value)
+        groups, shapes = pd.factorize(_zeroed(text))  # groups: (rows,) int, a row's shape
+        matched = pd.Series(shapes).str.fullmatch(self.as_written).to_numpy(dtype=bool)
+        color_sets: list[frozenset[str]] = []
+
+        def code(colors: frozenset[str]) -> int:
             if colors not in color_sets:
                 color_sets.append(colors)
-            codes[row] = color_sets.index(colors)
+            return color_sets.index(colors)
+
+        shape_codes = np.full(len(shapes) + 1, -1, dtype=np.int64)  # the last for factorize's -1: a missing cell
+        digits_in_names = np.zeros(len(shapes) + 1, dtype=bool)
+        for shape in np.flatnonzero(matched):
+            colors = _colors_of(shapes[shape])
+            if any("0" in color for color in colors):
+                digits_in_names[shape] = True
+            else:
+                shape_codes[shape] = code(colors)
+        codes = shape_codes[groups]
+        named = np.flatnonzero(digits_in_names[groups])
+        if len(named):
+            kinds, texts = pd.factorize(text.iloc[named].str.replace(_LIST, "[0]", regex=True))
+            codes[named] = np.array([code(_colors_of(cell)) for cell in texts], dtype=np.int64)[kinds]
+        for row in np.flatnonzero(codes < 0):  # written otherwise (by hand?): each parsed as JSON
+            value = json_object(text.iloc[row])
+            if value is not None:
+                codes[row] = code(frozenset(value))
         return codes, color_sets
+
+
+def _colors_of(cell: str) -> frozenset[str]:
+    """The color names of a dice cell that matches DICE_AS_WRITTEN (or its shape, `_zeroed`): its lists are the
+    only matches of _LIST in it (a color name holds no bracket), each written [0] to make it JSON whatever its
+    digits (a shape's 00 is not a JSON number)."""
+    return frozenset(json.loads(re.sub(_LIST, "[0]", cell)))
 
 
 @dataclass(frozen=True)

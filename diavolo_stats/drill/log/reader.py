@@ -326,13 +326,22 @@ def _no_rows(wanted: Sequence[str], source: str, lines: bool) -> pd.DataFrame:
 def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
     """`command`, `expected` and `answer` as categories: the commands in die order; one set for both answers, so
     that `answer == expected` compares them."""
-    if "command" in drills:
-        drills["command"] = pd.Categorical(drills["command"], categories=command_order(drills["command"].unique()))
-    answer_columns = [column for column in ("expected", "answer") if column in drills]
-    answers = sorted(set().union(*(drills[column].unique() for column in answer_columns)) | {GREY, NO_ANSWER})
+    # Each column encoded once (Arrow's dictionary encoding): pd.Categorical would look up every cell.
+    encoded = {column: pd.factorize(drills[column]) for column in ("command", "expected", "answer") if column in drills}
+    if "command" in encoded:
+        drills["command"] = _categorical(*encoded["command"], command_order(encoded["command"][1]))
+    answer_columns = [column for column in ("expected", "answer") if column in encoded]
+    answers = sorted(set().union(*(encoded[column][1] for column in answer_columns)) | {GREY, NO_ANSWER})
     for column in answer_columns:
-        drills[column] = pd.Categorical(drills[column], categories=answers)
+        drills[column] = _categorical(*encoded[column], answers)
     return drills
+
+
+def _categorical(codes: np.ndarray, values: pd.Index, categories: Sequence[str]) -> pd.Categorical:
+    """The cells `values[codes]` (codes (rows,) int, as pd.factorize gives them) as a Categorical of `categories`,
+    which hold every value."""
+    where = pd.Index(categories).get_indexer(values)
+    return pd.Categorical.from_codes(np.append(where, -1)[codes], categories=categories)  # -1: a missing cell
 
 
 def _appended(drills: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,114 @@
+"""The reader's shortcuts through a column of cells refuse what the plain rule refuses and read what it reads: a
+dice cell's colors by its shape (its digits written 0), a whole number without a regular expression."""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import pandas as pd
+import pyarrow as pa
+from drill.test_drill_log import make_row
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diavolo_stats.core.variant import COLOR_NAME
+from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, load_logs
+from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, _zeroed, json_object
+from diavolo_stats.drill.log.schema import DICE
+
+# Keys as the writer writes them, and keys no color has: a list, a bracket, the [0] the reader writes, digits
+# beyond ASCII, a quote, a capital.
+KEYS = st.one_of(st.from_regex(COLOR_NAME, fullmatch=True).map(lambda name: name[:8]),
+                 st.sampled_from(["red1", "red2", "r0", "re[1]d", "re[0]d", "[1]", "a]", "a[", "a#", "a\u0663",
+                                  'a"b', "Red", "", "a b"]))
+LISTS = st.one_of(st.lists(st.integers(0, 120), min_size=1, max_size=4).map(json.dumps),
+                  st.sampled_from(["[]", "[[1]]", "[1,2]", "[01]", "[-1]", "[1.0]", '["1"]', "[\u0663]", "[0]",
+                                   "[1, [2]]", "[1 ]", "#", "1", "{}"]))
+
+
+@st.composite
+def dice_cells(draw) -> str:
+    """A dice cell as the writer writes it, with keys and lists no writer writes, sometimes with a character
+    inserted, dropped or changed."""
+    pairs = draw(st.lists(st.tuples(KEYS, LISTS), min_size=1, max_size=4))
+    cell = "{" + ", ".join(f"{json.dumps(key, ensure_ascii=False)}: {values}" for key, values in pairs) + "}"
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(cell)))
+        cut = draw(st.integers(0, 1))
+        cell = cell[:at] + draw(st.sampled_from(["", "[", "]", "[0]", "0", "7", "#", ",", " ", '"', "{", "}"])) + \
+            cell[at + cut:]
+    return cell
+
+
+def arrow_text(cells: list[str]) -> pd.Series:
+    """`cells` as the reader holds them: Arrow strings in two chunks, the first a slice (its bytes start before
+    its first cell)."""
+    half = len(cells) // 2
+    chunks = [pa.array(["{}", *cells[:half]]).slice(1), pa.array(cells[half:], type=pa.string())]
+    return pd.Series(pa.chunked_array(chunks, type=pa.string()), dtype=pd.ArrowDtype(pa.string()))
+
+
+def colors_cell_by_cell(cell: str) -> frozenset[str] | None:
+    """The colors of a dice cell as the reader read them before its shortcut, None for a refused cell: a cell that
+    matches DICE_AS_WRITTEN by its color names as written (one with a number 01 too, which is not JSON), any other
+    by its JSON object."""
+    if re.fullmatch(DICE_AS_WRITTEN, cell):
+        template = re.sub(r"\[[0-9, ]*\]", "", cell)
+        return frozenset(json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}")))
+    value = json_object(cell)
+    return None if value is None else frozenset(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(dice_cells(), min_size=1, max_size=12))
+def test_a_dice_cell_is_read_and_refused_as_one_read_cell_by_cell(cells):
+    for text in (arrow_text(cells), pd.Series(cells, dtype=object)):
+        codes, color_sets = DICE.colors(text)
+        assert [color_sets[code] if code >= 0 else None for code in codes] == list(map(colors_cell_by_cell, cells))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(dice_cells(), min_size=1, max_size=12))
+def test_a_dice_cell_is_as_written_exactly_when_its_shape_is(cells):
+    # What DiceCell.colors relies on: the cells its one match of a shape passes are those the full match of every
+    # cell passed.
+    shapes = _zeroed(arrow_text(cells)).tolist()
+    assert shapes == [re.sub("[0-9]", "0", cell) for cell in cells]
+    assert [bool(re.fullmatch(DICE_AS_WRITTEN, shape)) for shape in shapes] == [
+        bool(re.fullmatch(DICE_AS_WRITTEN, cell)) for cell in cells]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet="0123456789", max_size=21),
+                          st.text(alphabet="019a -+.\u0663\uff11\u00b2\u0000", max_size=4)), min_size=1, max_size=8))
+def test_a_whole_number_cell_is_one_to_nineteen_ascii_digits_as_the_regular_expression_says(cells):
+    for text in (arrow_text(cells), pd.Series(cells, dtype=object)):
+        assert _digits(text, 19).tolist() == [bool(re.fullmatch("[0-9]{1,19}", cell)) for cell in cells]
+
+
+def test_rows_whose_color_names_differ_only_in_digits_are_each_checked_against_their_own(tmp_path):
+    # One shape, {"c0": [0, 0, 0], ...}, for both rows: the second's answers are not of its dice.
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    for trial in (1, 2, 3):
+        log.append(make_row(trial))
+    header, *lines = path.read_text(encoding="utf-8").splitlines()
+
+    def colored(line: str, names: tuple[str, str, str], expected: str) -> str:
+        for old, new in zip(("black", "red", "white"), names):
+            line = line.replace(f'{{""{old}"": [', f'{{""{new}"": [').replace(f', ""{old}"": [', f', ""{new}"": [')
+        return line.replace(",red,red,", f",{expected},{expected},").replace('[""red""]', f'[""{expected}""]')
+
+    lines = [colored(lines[0], ("c1", "c2", "c3"), "c2"), colored(lines[1], ("c4", "c5", "c6"), "c2"),
+             colored(lines[2], ("c7", "c2", "c9"), "c2")]
+    path.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        frame = load_logs([path])
+    [warning] = [w for w in caught if issubclass(w.category, SkippedRowsWarning)]
+    assert "skipped 1 row" in str(warning.message) and "line 3: expected must be a color of the dice" in str(
+        warning.message)
+    assert frame["trial"].tolist() == [1, 3]
+    assert [list(json.loads(cell)) for cell in frame["dice"]] == [["c1", "c2", "c3"], ["c7", "c2", "c9"]]
