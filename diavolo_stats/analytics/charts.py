@@ -8,6 +8,7 @@ renders PNG), a notebook shows them as the cell's result.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,7 +20,7 @@ from matplotlib.patches import Patch
 
 from diavolo_stats.analytics.summaries import NON_TIE, TIE
 from diavolo_stats.drill.log.rules import command_order
-from diavolo_stats.drill.performance import answered_correctly
+from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.plots import plot_curves
 from diavolo_stats.stats import ExGaussian, fit_ex_gaussian
 
@@ -110,25 +111,31 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
     players each panel shows all players' answers as one histogram and each
     player's median as a tick below it.
     """
-    # Columns picked and compared as categories: a report's log can hold a million rows.
-    answered = drills.loc[answered_correctly(drills), ["command", "player", "latency_ms"]]
-    present = {str(command) for command in drills["command"].unique()}
-    colors = player_colors([str(player) for player in drills["player"].unique()])
+    # Each (command, player)'s correct latencies in one pass: a report's log can hold a million rows.
+    command_codes, present = pd.factorize(drills["command"])
+    player_codes, players = pd.factorize(drills["player"])
+    present, players = [str(command) for command in present], [str(player) for player in players]
+    pairs = grouped_performance(drills, command_codes * len(players) + player_codes, len(present) * len(players))
+    # (command, player) -> (figures, correct latencies in ms), for each player who drilled the command
+    answers = {(command, player): (figures, latencies)
+               for (command, player), (figures, latencies) in zip(itertools.product(present, players), pairs)
+               if figures["trials"] + figures["anticipations"]}
+    colors = player_colors(players)
     many = len(colors) > MANY_PLAYERS
-    counts = answered.groupby(["command", "player"], observed=True).size()
-    most = {str(command): int(count) for command, count in counts.groupby(level=0, observed=True).max().items()}
-    order = command_order(str(c) for c in drills["command"].unique())  # built-ins, then a game's own commands
-    commands = [command for command in order if command in present and most.get(command, 0) >= MIN_HISTOGRAM_ANSWERS]
-    left_out = [command for command in order if command in present and command not in commands]
+    most = {command: max(latencies.size for (of, _), (_, latencies) in answers.items() if of == command)
+            for command in present}
+    order = [command for command in command_order(present) if command in most]  # built-ins, then a game's own
+    commands = [command for command in order if most[command] >= MIN_HISTOGRAM_ANSWERS]
+    left_out = [command for command in order if command not in commands]
     sentence = (f"Too few correct answers to draw ({MIN_HISTOGRAM_ANSWERS} needed from one player; the most "
-                "one player has): " + ", ".join(f"{command} {most.get(command, 0)}" for command in left_out) + ".")
+                "one player has): " + ", ".join(f"{command} {most[command]}" for command in left_out) + ".")
     if not commands:
         figure = Figure(figsize=(8, 0.9), layout="constrained")
         figure.text(0.5, 0.5, "Latency per command: " + sentence[0].lower() + sentence[1:], ha="center",
                     va="center", wrap=True)
         return figure
     figure, panels = _panel_grid(len(commands), sharex=True)
-    latencies = answered["latency_ms"].to_numpy(dtype=np.float64)
+    latencies = np.concatenate([latencies for _, latencies in answers.values()])
     top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE))
     top = max(LATENCY_UNIT_MS, LATENCY_UNIT_MS * np.ceil(top / LATENCY_UNIT_MS))  # a round end, in whole 100 ms
     slower = int((latencies > top).sum())
@@ -137,19 +144,15 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
     # % of the player's answers per LATENCY_UNIT_MS: a density per ms times this.
     percent_per_unit = 100 * LATENCY_UNIT_MS
     for axes, command in zip(panels, commands):
-        of_command = answered[(answered["command"] == command).to_numpy(dtype=bool)]
+        drilled = {player: answers[command, player] for player in sorted(players) if (command, player) in answers}
         axes.set_title(command, fontsize="medium")
         axes.grid(axis="y", alpha=0.3)
         if many:
-            _latency_spread(axes, of_command, bins, percent_per_unit)
+            _latency_spread(axes, list(drilled.values()), bins, percent_per_unit)
             axes.set_ylim(bottom=0)
             continue
-        by_player = {str(player): rows["latency_ms"].to_numpy(np.float64)
-                     for player, rows in of_command.groupby("player", observed=True)}
-        drilled = sorted({str(player) for player in drills.loc[drills["command"] == command, "player"].unique()})
         too_few = []
-        for player in drilled:
-            values = by_player.get(player, np.empty(0))
+        for player, (_, values) in drilled.items():
             if values.size < MIN_HISTOGRAM_ANSWERS:
                 too_few.append(f"{player}: {values.size} correct")
                 continue
@@ -185,13 +188,16 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
     return figure
 
 
-def _latency_spread(axes, answered: pd.DataFrame, bins: np.ndarray, percent_per_unit: float) -> None:
-    """All players' correct latencies as one histogram, and each player's median as a tick below it."""
-    values = answered["latency_ms"].to_numpy(dtype=np.float64)
+def _latency_spread(axes, answers: list[tuple[dict, np.ndarray]], bins: np.ndarray, percent_per_unit: float) -> None:
+    """All players' correct latencies as one histogram, and each player's median as a tick below it.
+
+    answers: each player's `performance` figures and correct latencies (ms).
+    """
+    values = np.concatenate([latencies for _, latencies in answers])
     if values.size:
         weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
         axes.hist(np.minimum(values, bins[-1]), bins=bins, weights=weights, color="lightgrey", edgecolor="grey")
-    medians = answered.groupby("player", observed=True)["latency_ms"].median().to_numpy(dtype=np.float64)
+    medians = np.array([figures["median_latency_ms"] for figures, latencies in answers if latencies.size])
     medians = np.minimum(medians, bins[-1])  # a median past the axis is shown at its end, like the answers
     axes.plot(medians, np.zeros_like(medians), marker="|", linestyle="", markersize=12, color="tab:blue",
               clip_on=False)
