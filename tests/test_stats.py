@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from diavolo_stats.stats import ExGaussian, median_estimate
+from diavolo_stats.stats import ExGaussian, fit_ex_gaussian, median_estimate
 
 
 def coverage(count: int) -> float:
@@ -67,3 +67,21 @@ def test_drawing_a_fitted_ex_gaussian_does_not_import_scipy_stats():
             "fit.pdf(np.linspace(0, 2000, 50))\nprint('scipy.stats' in sys.modules, 'scipy.special' in sys.modules)")
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.split() == ["False", "True"]
+
+
+def test_the_ex_gaussian_fit_runs_its_optimizer_on_one_blas_thread(monkeypatch):
+    """Its linear algebra is on three parameters: BLAS threads there only contend for the cores (the report's fits
+    took three times as long with them on a busy 2-core machine)."""
+    from scipy import optimize
+    from threadpoolctl import threadpool_info
+
+    seen = []
+
+    def minimize(*args, **kwargs):
+        seen.extend(library["num_threads"] for library in threadpool_info() if library["user_api"] == "blas")
+        return real_minimize(*args, **kwargs)
+
+    real_minimize = optimize.minimize
+    monkeypatch.setattr(optimize, "minimize", minimize)
+    assert fit_ex_gaussian(np.random.default_rng(2).gamma(4, 100, 500) + 300) is not None
+    assert seen and set(seen) == {1}
