@@ -411,7 +411,9 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
     (lambda line: line.replace("812.250", "fast"), "line 2: latency_ms must be"),
     (lambda line: line.replace("2024-05-01T", "yesterday "), "line 2: timestamp must be"),
     (lambda line: line.replace(",red,red,", ",red,blue,"), "line 2: answer must be"),
-    # The reader's shortcuts: a whole number without a regex (a digit beyond ASCII is none), the dice by shape.
+    # The reader's shortcuts: a whole number without a regex (a digit beyond ASCII is none), the dice by shape,
+    # a name checked once per distinct name.
+    (lambda line: line.replace("highest-total", "Highest-Total"), "line 2: command must be a command's name"),
     (lambda line: line.replace(",Ana,1,", ",Ana,\u0661,", 1), "line 2: trial must be a whole number"),
     (lambda line: line.replace("[2, 3, 6]", "[2, 3, 6", 1), "line 2: dice must be a JSON object"),
     (lambda line: line.replace("[2, 3, 6]", "[2, 3, 06]", 1).replace('"red"', '"re[1]d"', 1),

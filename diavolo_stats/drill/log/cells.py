@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -37,6 +37,14 @@ def _has(text: pd.Series, characters: str) -> np.ndarray:
     if _printable_ascii(text):
         return np.zeros(len(text), dtype=bool)
     return (text.str.contains(characters, regex=True) | text.str.contains("\x00", regex=False)).to_numpy(dtype=bool)
+
+
+def per_distinct(text: pd.Series, refused: Callable[[pd.Series], np.ndarray]) -> np.ndarray:
+    """Which cells `refused` refuses, (rows,) bool, asked once per distinct cell (`refused` is given those,
+    (distinct,) text, and returns (distinct,) bool): for a column of a few names, encoding it costs less than
+    checking every cell."""
+    codes, distinct = pd.factorize(text)
+    return np.append(np.asarray(refused(pd.Series(distinct, dtype=object)), dtype=bool), True)[codes]  # -1: missing
 
 
 def _printable_ascii(text: pd.Series) -> bool:
@@ -196,9 +204,9 @@ class PlayerCell(Cell):
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
         players = _unguarded(text)
-        bad = (_has(players, _NOT_IN_NAME_CHARACTERS) | (players.str.len() > MAX_PLAYER_LENGTH).to_numpy(bool)
-               | (players.str.strip() == "").to_numpy(dtype=bool))
-        return players, bad
+        return players, per_distinct(players, lambda names: (
+            _has(names, _NOT_IN_NAME_CHARACTERS) | (names.str.len() > MAX_PLAYER_LENGTH).to_numpy(bool)
+            | (names.str.strip() == "").to_numpy(dtype=bool)))
 
     def problem(self, column: str, cell: str) -> str:
         return f"{column}: {player_problem(_unguarded(pd.Series([cell])).iloc[0])}"
@@ -206,7 +214,7 @@ class PlayerCell(Cell):
 
 def _unguarded(text: pd.Series) -> pd.Series:
     guarded = text.str.startswith(GUARD).to_numpy(dtype=bool)
-    return text.where(~guarded, text.str.slice(len(GUARD)))
+    return text.where(~guarded, text.str.slice(len(GUARD))) if guarded.any() else text
 
 
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)

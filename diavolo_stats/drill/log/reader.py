@@ -531,11 +531,14 @@ def _check_roll(cells: pd.DataFrame, refuse) -> None:
     refuse("dice", codes < 0)
     for column in ("expected", "answer"):
         if column in cells:
-            bad = np.zeros(len(cells), dtype=bool)
-            for code, colors in enumerate(color_sets):  # a few sets of colors: one check each
-                rows = codes == code
-                bad[rows] = ~cells[column][rows].isin(list(CELLS[column].answers(colors))).to_numpy(dtype=bool)
-            refuse(column, bad)
+            answers, named = pd.factorize(cells[column])  # answers: (rows,) int, -1 for a missing cell
+            # allowed: (color sets + 1, distinct answers + 1) bool; the last row for a refused dice cell (code
+            # -1: the dice's refusal, not the answer's), the last column for a missing answer (never allowed)
+            allowed = np.zeros((len(color_sets) + 1, len(named) + 1), dtype=bool)
+            allowed[-1] = True
+            for code, colors in enumerate(color_sets):
+                allowed[code, :-1] = [answer in CELLS[column].answers(colors) for answer in named]
+            refuse(column, ~allowed[codes, answers])
     if "accepted" in cells and "expected" in cells:
         # (accepted, expected, colors) take a handful of distinct values: each is checked once.
         accepted, accepted_texts = pd.factorize(cells["accepted"])

@@ -28,7 +28,7 @@ import pandas as pd
 from diavolo_stats.core.commands import BUILTIN_COMMANDS, COMMAND_NAME, NAME_RULE
 from diavolo_stats.core.rules import dice_problem
 from diavolo_stats.core.variant import ALL_COMMANDS, PRESETS, Variant
-from diavolo_stats.drill.log.cells import Cell, json_object
+from diavolo_stats.drill.log.cells import Cell, json_object, per_distinct
 from diavolo_stats.errors import InputError
 
 COMMAND_NAME_LENGTH = NAME_RULE.max_length
@@ -158,14 +158,7 @@ class VariantCell(Cell):
         return value
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        games, distinct = pd.factorize(text)
-        refused = np.zeros(len(distinct), dtype=bool)
-        for code, cell in enumerate(distinct):
-            try:
-                played_variant(cell)
-            except ValueError:
-                refused[code] = True
-        return text, refused[games] if len(distinct) else np.zeros(len(text), dtype=bool)
+        return text, per_distinct(text, lambda cells: [not _plays(cell) for cell in cells])
 
     def problem(self, column: str, cell: str) -> str:
         try:
@@ -173,6 +166,15 @@ class VariantCell(Cell):
         except ValueError as error:
             return f"{column} {error}, got {cell[:60]!r}"
         return super().problem(column, cell)
+
+
+def _plays(cell: str) -> bool:
+    """Whether a `variant` cell names a game (`played_variant`)."""
+    try:
+        played_variant(cell)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,9 +191,8 @@ class CommandCell(Cell):
         return name
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        fits = text.str.fullmatch(COMMAND_NAME).to_numpy(dtype=bool) & (text.str.len() <= COMMAND_NAME_LENGTH).to_numpy(
-            dtype=bool)
-        return text, ~fits
+        return text, per_distinct(text, lambda names: ~(names.str.fullmatch(COMMAND_NAME).to_numpy(dtype=bool) & (
+            names.str.len() <= COMMAND_NAME_LENGTH).to_numpy(dtype=bool)))
 
 
 def with_command_labels(drills: pd.DataFrame) -> pd.DataFrame:
