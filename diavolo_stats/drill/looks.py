@@ -1,8 +1,16 @@
-"""How the terminal drill paints the dice and the table: a color per die color, for every kind of terminal."""
+"""How the drill paints the dice and the table: a color per die color, for every kind of terminal and the browser.
+
+`DIE_LOOKS` names the die colors a game may have and be drilled, in the
+terminal and in the browser alike (`check_colors`); the browser's pages
+draw them from the same colors (`web.pages.looks_stylesheet`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from diavolo_stats.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -15,6 +23,14 @@ class Look:
     digit: tuple[int, int, int]
     basic_background: str
     basic_digit: str
+
+    @property
+    def edge(self) -> tuple[int, int, int]:
+        """The die's outline in the browser: its color, darker."""
+        return tuple(round(channel * EDGE_SHADE) for channel in self.background)
+
+
+EDGE_SHADE = 0.6
 
 
 DIE_LOOKS: dict[str, Look] = {
@@ -32,3 +48,16 @@ DIE_LOOKS: dict[str, Look] = {
 }
 COMMAND_DIE_LOOK = Look((150, 150, 150), (0, 0, 0), "cyan", "black")
 FELT_LOOK = Look((24, 92, 56), (255, 255, 255), "green", "white")
+
+
+def check_colors(colors: Iterable[str]) -> None:
+    """InputError (field `colors`) naming the colors the drill has no look for, and those it has."""
+    unknown = [color for color in colors if color not in DIE_LOOKS]
+    if unknown:
+        raise InputError(f"the drill has no screen color for {', '.join(unknown)}; it knows {', '.join(DIE_LOOKS)}",
+                         field="colors")
+
+
+def css_color(rgb: tuple[int, int, int]) -> str:
+    """`#rrggbb`."""
+    return "#{:02x}{:02x}{:02x}".format(*rgb)

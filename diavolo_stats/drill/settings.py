@@ -15,7 +15,7 @@ from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SEED, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log.place import default_log_path
 from diavolo_stats.drill.log.player import PLAYER_NAME
-from diavolo_stats.drill.looks import DIE_LOOKS
+from diavolo_stats.drill.looks import check_colors
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import (
     Configuration,
@@ -72,10 +72,7 @@ class DrillSettings(Configuration):
     intro: bool = setting(True, Flag())
 
     def check(self) -> None:
-        unknown = [c for c in self.variant.colors if c not in DIE_LOOKS]
-        if unknown:
-            raise InputError(f"the drill has no screen color for {', '.join(unknown)}; "
-                             f"it knows {', '.join(DIE_LOOKS)}", field="colors")
+        check_colors(self.variant.colors)
         # Every die is drawn on the table, even when `closest` is not drilled.
         self.variant.table.check_fits(1 + self.variant.dice_count)
         highest = max(max(faces) for faces in self.variant.color_faces)
@@ -94,12 +91,17 @@ class DrillSettings(Configuration):
 
 
 def answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
-    """Answer -> key for every color and grey: the chosen ones, else the color's first letter (grey: g)."""
+    """Answer -> key for every color and grey: the chosen ones, else by default grey g and each color the first
+    letter of its name that grey and the colors before it have not taken (green: e, beside grey)."""
     answers = variant.colors + (GREY,)
     unknown = [a for a in chosen if a not in answers]
     if unknown:
         raise InputError(f"{', '.join(unknown)} is not an answer; answers: {', '.join(answers)}", field="keys")
-    keys = {a: str(chosen.get(a, GREY_KEY if a == GREY else a[0])).lower() for a in answers}
+    defaults = {GREY: GREY_KEY}
+    for color in variant.colors:
+        free = [letter for letter in color if letter.isalpha() and letter not in (*defaults.values(), QUIT_KEY)]
+        defaults[color] = free[0] if free else color[0]  # no letter free: the clash is named below
+    keys = {a: str(chosen.get(a, defaults[a])).lower() for a in answers}
     for answer, key in keys.items():
         if len(key) != 1 or not key.isprintable() or key == " ":
             raise InputError(f"{answer} needs a single printable key, got {key!r}", field="keys")

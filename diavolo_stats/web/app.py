@@ -25,6 +25,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill.looks import check_colors
 from diavolo_stats.errors import InputError
 from diavolo_stats.web import api, explore, pages, play, rooms
 from diavolo_stats.web.busy import RETRY_AFTER_S, Busy, Heavy
@@ -53,9 +54,11 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     host names the server answers to besides the loopback names (the address
     it listens on, when that is not loopback). variant: the game the server
     holds (a preset or a variant file, as `diavolo serve` was told), the standard one when None; the explorer
-    opens on it, and it is `app.state.variant`.
+    opens on it, and it is `app.state.variant`; InputError for a game whose dice the drill has no color for
+    (`drill.looks.check_colors`), as the terminal drill refuses it.
     """
     variant = variant if variant is not None else Variant()
+    check_colors(variant.colors)
     store, heavy = TrialStore(log), Heavy()
     open_rooms = rooms.Rooms(store, token)
     routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy),

@@ -20,6 +20,7 @@ from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import NO_ANSWER
+from diavolo_stats.drill.looks import COMMAND_DIE_LOOK, DIE_LOOKS, css_color
 from diavolo_stats.drill.settings import (
     FEEDBACK_MS,
     HELP_KEY,
@@ -34,7 +35,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
 from diavolo_stats.web.me import progress_context
-from diavolo_stats.web.trials import SERVED, TrialStore, default_drill_variant, drill_variants
+from diavolo_stats.web.trials import SERVED, TrialStore, default_drill_variant, drill_variants, drilled_variant
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
@@ -64,16 +65,34 @@ def command_examples(held: Variant | None = None) -> list[dict]:
     return examples
 
 
-def drill_settings() -> dict:
+def looks_stylesheet() -> str:
+    """`/looks.css`: each die color's look in the browser, as the terminal drill paints it (`drill.looks`; grey is
+    the command die's): the dice on the table (`.die-black .face`, `.die-black .pip`), the answer buttons, the
+    grabs and the devils of that color."""
+    rules = []
+    for color, look in {**DIE_LOOKS, GREY: COMMAND_DIE_LOOK}.items():
+        fill, pip, edge = css_color(look.background), css_color(look.digit), css_color(look.edge)
+        rules += [f".die-{color} .face {{ fill: {fill}; stroke: {edge}; }}",
+                  f".die-{color} .pip {{ fill: {pip}; }}",
+                  f".answer-{color}, .grab-{color}, .devil-{color} {{ background: {fill}; color: {pip}; "
+                  f"border-color: {edge}; }}"]
+    return "\n".join(rules) + "\n"
+
+
+LOOKS_CSS = looks_stylesheet()
+
+
+def drill_settings(held: Variant | None = None) -> dict:
     """What the browser drill's page takes from the library, served in the page as JSON: a session's trials
     (default and limit), the answer time and the feedback time (defaults and limits; the page's own query may
-    change them for tests), the default answer keys and the keys taken, the answer logged for none, and the
-    fastest answer a person gives (a faster key was pressed before the roll was seen: too early)."""
+    change them for tests), the default answer keys of each game it offers (`drill_variants(held)`: a color and
+    grey each) and the keys taken, the answer logged for none, and the fastest answer a person gives (a faster
+    key was pressed before the roll was seen: too early)."""
     return {
         "trials": {"default": DEFAULT_TRIALS, "least": 1, "most": MAX_TRIALS_PER_SESSION},
         "timeout_s": {"default": TIMEOUT_S, "most": MAX_TIMEOUT_S},
         "feedback_ms": {"default": FEEDBACK_MS, "most": MAX_FOREPERIOD_MS},
-        "keys": answer_keys(Variant(), {}),
+        "keys": {name: answer_keys(drilled_variant(name, held), {}) for name in drill_variants(held)},
         "quit_key": QUIT_KEY, "help_key": HELP_KEY, "no_answer": NO_ANSWER, "min_latency_ms": MIN_LATENCY_MS,
     }
 
@@ -97,7 +116,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
             "variants": {name: (f"{held.name or 'the variant file'} (the server's)" if name == SERVED else name)
                          for name in variants},
             "chosen": default_drill_variant(held),
-            "settings": drill_settings(), "examples": command_examples(held if SERVED in variants else None),
+            "settings": drill_settings(held), "examples": command_examples(held if SERVED in variants else None),
             "log": store.log.path})
 
     async def explore(request: Request) -> Response:
@@ -117,8 +136,11 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         context = await heavy.run("the progress page", progress_context, store, request.query_params.get("player"))
         return templates.TemplateResponse(request, "me.html", context)
 
+    async def looks(request: Request) -> Response:
+        return Response(LOOKS_CSS, media_type="text/css")
+
     return [Route("/", home), Route("/drill", drill), Route("/explore", explore), Route("/me", me),
-            Route("/report", report)]
+            Route("/report", report), Route("/looks.css", looks)]
 
 
 def _report_html(log: Path, player: str) -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from diavolo_stats.core.commands import COMMAND_NAME, NAME_RULE
-from diavolo_stats.core.variant import GREY, Variant
+from diavolo_stats.core.variant import COLOR_NAME, COLOR_RULE, GREY, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import (
     FIGURE_COLUMNS,
@@ -132,11 +132,6 @@ class Moment(Rule):
                 "0001-01-01T00:00:00+14:00"]
 
 
-def _answers() -> tuple[str, ...]:
-    colors = [color for name in BROWSER_VARIANTS for color in Variant.preset(name).colors]
-    return (*dict.fromkeys(colors), GREY, NO_ANSWER)
-
-
 BOOLEAN = Flag(json=True)
 """true or false, as a web client sends them."""
 
@@ -150,7 +145,9 @@ TRIAL = Record("trial", {
     "command": Text(max_length=NAME_RULE.max_length, pattern=COMMAND_NAME, described="a command's name"),
     "dice": Dice(),
     "positions": DieCenters(),
-    "answer": OneOf(_answers()),
+    # A color's name, grey or none; which colors the trial's game has is `judged_trial`'s check.
+    "answer": Text(max_length=COLOR_RULE.max_length, pattern=COLOR_NAME,
+                   described=f"a color of the game, {GREY} or {NO_ANSWER}"),
     "latency_ms": Maybe(Number(at_least=MIN_LATENCY_MS, at_most=MAX_LATENCY_MS, unit="ms")),
     "too_early": BOOLEAN,
     "timed_out": Maybe(BOOLEAN),

@@ -19,7 +19,7 @@ from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.security import MAX_BODY_BYTES
-from diavolo_stats.web.trials import TRIAL_BURST, TRIALS_PER_SECOND
+from diavolo_stats.web.trials import BROWSER_VARIANTS, TRIAL_BURST, TRIALS_PER_SECOND
 from web.browser_harness import ORIGIN
 
 SESSION = "0b7e5c1a-2f4d-4e6b-9a1c-3d5e7f9a1b2c"
@@ -464,7 +464,9 @@ def test_the_drill_page_takes_its_limits_and_defaults_from_the_library(client):
                                   re.DOTALL).group(1))
     assert served["trials"] == {"default": DEFAULT_TRIALS, "least": 1, "most": MAX_TRIALS_PER_SESSION}
     assert served["timeout_s"]["default"] == TIMEOUT_S and served["feedback_ms"]["default"] == FEEDBACK_MS
-    assert served["keys"] == DrillSettings(player="Ann").keys
+    # The keys of each game offered (the server holds the box's): its colors and grey, as the terminal's.
+    assert served["keys"] == {name: DrillSettings(player="Ann", variant=Variant.preset(name)).keys
+                              for name in BROWSER_VARIANTS}
     assert f'max="{MAX_TRIALS_PER_SESSION}"' in page
 
 
@@ -474,3 +476,39 @@ def test_every_bad_parameter_is_named_at_once(client):
     assert answer.status_code == 400 and answer.json()["field"] == "dice_per_color"
     named = [part.split(":")[0] for part in answer.json()["error"].split("; ")]
     assert named == ["dice_per_color", "sides", "tolerance"]
+
+
+def test_a_served_game_of_more_colors_gets_keys_for_each_and_a_color_the_drill_cannot_paint_is_refused(log_path):
+    four = Variant(colors=("black", "red", "white", "green"))
+    with TestClient(create_app(log_path, variant=four), base_url=ORIGIN) as client:
+        page = client.get("/drill").text
+    served = json.loads(re.search(r'id="drill-settings">(.*?)</script>', page, re.DOTALL).group(1))
+    assert served["keys"]["served"] == {"black": "b", "red": "r", "white": "w", "green": "e", "grey": "g"}
+    assert 'name="key_served_green"' in page  # a field for green's key, the served game's
+    with pytest.raises(InputError, match="^colors: the drill has no screen color for teal; it knows black, red"):
+        create_app(log_path, variant=Variant(colors=("black", "red", "teal")))
+
+
+def test_every_color_the_drill_paints_has_its_look_in_the_pages_stylesheet(client):
+    from diavolo_stats.drill.looks import COMMAND_DIE_LOOK, DIE_LOOKS, css_color
+
+    answer = client.get("/looks.css")
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/css")
+    for color, look in {**DIE_LOOKS, "grey": COMMAND_DIE_LOOK}.items():
+        assert f".die-{color} .face {{ fill: {css_color(look.background)};" in answer.text
+        assert f".answer-{color}, .grab-{color}, .devil-{color} {{ background: {css_color(look.background)}; " \
+               f"color: {css_color(look.digit)};" in answer.text
+    assert '<link rel="stylesheet" href="/looks.css">' in client.get("/drill").text
+
+
+def test_an_answer_is_any_color_of_the_trials_game_and_no_other(log_path):
+    four = Variant(colors=("black", "red", "white", "green"))
+    with TestClient(create_app(log_path, variant=four), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+        roll = client.get("/api/roll", params={"seed": 7, "trial": 1, "variant": "served"}).json()
+        served = a_trial(client, variant="served", command=roll["command"], dice=roll["dice"],
+                         positions=roll["positions"], foreperiod_ms=roll["foreperiod_ms"], answer="green")
+        assert client.post("/api/trials", json=served).status_code == 201
+        box = client.post("/api/trials", json=a_trial(client, 2, answer="green"))
+        assert box.status_code == 400 and box.json()["field"] == "answer"
+        assert "must be one of black, red, white, grey" in box.json()["error"]
+    assert load_logs([log_path])["answer"].tolist() == ["green"]

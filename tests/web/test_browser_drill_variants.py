@@ -63,3 +63,34 @@ def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(br
         assert all(set(dice[c]) <= set(faces) for c, faces in zip(variant.colors, variant.color_faces))
         assert row["expected"] == resolve(variant, command, dice, positions).answer
     assert (frame["interface"] == "browser").all() and (frame["answer"] == "grey").all()
+
+
+@pytest.mark.browser
+def test_a_fourth_color_is_painted_in_its_color_and_answered_by_its_own_key(browser, tmp_path):
+    from diavolo_stats.drill.looks import DIE_LOOKS
+
+    log = tmp_path / "drills.csv"
+    server = Server(log, 0, "--variant", str(EXAMPLES / "four-colors.toml"))
+    context = browser.new_context(viewport={"width": 1000, "height": 800})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    green = "rgb({}, {}, {})".format(*DIE_LOOKS["green"].background)
+    try:
+        page.goto(server.url.rstrip("/") + "/drill?foreperiod_ms=30,60&feedback_ms=0")
+        page.fill("input[name=player]", "Dee")
+        page.fill("input[name=trials]", "1")
+        assert page.locator("input[name=key_served_green]").input_value() == "e"  # g is grey's
+        page.click("button.start")
+        onset = wait_for_stimulus(page)
+        faces = page.eval_on_selector_all(".die-green .face", "nodes => nodes.map(n => getComputedStyle(n).fill)")
+        button = page.eval_on_selector("button.answer-green", "node => getComputedStyle(node).backgroundColor")
+        page.wait_for_function("at => performance.now() >= at", arg=onset + MIN_LATENCY_MS + 20)
+        page.keyboard.press("e")
+        page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
+    finally:
+        context.close()
+        server.stop()
+    assert not errors, f"errors in the page's scripts: {errors}"
+    assert faces == [green] * 3 and button == green  # the terminal's green, on the table and on its button
+    assert load_logs([log])["answer"].tolist() == ["green"]

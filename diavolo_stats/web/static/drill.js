@@ -73,22 +73,38 @@ function loadSetup() {
   for (const [name, value] of Object.entries(saved)) {
     const input = form.elements[name];
     if (!input) continue;
+    if (name === "variant" && ![...input.options].some((option) => option.value === value)) continue; // not offered now
     if (input.type === "checkbox") input.checked = Boolean(value);
     else input.value = value;
   }
   if (params.get("player")) form.elements.player.value = params.get("player");
   if (params.get("adaptive")) form.elements.adaptive.checked = true; // the progress page's "drill your weak spots"
+  showKeys();
 }
+
+// The keys of the game chosen: each game offered has its own (its colors and grey, SETTINGS.keys), named
+// key_<game>_<answer>; only the chosen game's are shown and sent.
+function showKeys() {
+  for (const fieldset of form.querySelectorAll("fieldset.keys")) {
+    const chosen = fieldset.dataset.variant === form.elements.variant.value;
+    fieldset.hidden = !chosen;
+    fieldset.disabled = !chosen;
+  }
+}
+
+form.elements.variant.addEventListener("change", showKeys);
 
 function readSetup() {
   const data = new FormData(form);
+  const variant = String(data.get("variant"));
+  const prefix = `key_${variant}_`;
   const keys = {};
   for (const [name, value] of data.entries()) {
-    if (name.startsWith("key_")) keys[name.slice(4)] = String(value).toLowerCase();
+    if (name.startsWith(prefix)) keys[name.slice(prefix.length)] = String(value).toLowerCase();
   }
   const setup = {
     player: String(data.get("player") || ""),
-    variant: String(data.get("variant")),
+    variant,
     command_first: data.get("command_first") !== null,
     adaptive: data.get("adaptive") !== null,
     trials: Number(data.get("trials")),
@@ -96,7 +112,7 @@ function readSetup() {
   };
   const saved = { player: setup.player, variant: setup.variant, command_first: setup.command_first,
     adaptive: setup.adaptive, trials: setup.trials };
-  for (const [answer, key] of Object.entries(keys)) saved[`key_${answer}`] = key;
+  for (const [answer, key] of Object.entries(keys)) saved[`${prefix}${answer}`] = key;
   localStorage.setItem(SETUP_KEY, JSON.stringify(saved));
   return setup;
 }

@@ -4,12 +4,8 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 
-export const DIE_LOOKS = {
-  black: { fill: "#1b1b1b", pip: "#ffffff", edge: "#000000" },
-  red: { fill: "#cd1e28", pip: "#ffffff", edge: "#7a0f15" },
-  white: { fill: "#f6f6f2", pip: "#111111", edge: "#9a9a9a" },
-  command: { fill: "#8f9194", pip: "#111111", edge: "#4d4f52" },
-};
+// Each die is painted by its color's class (`die-black`: its `face` and `pip`s), from /looks.css, which the
+// server writes from the drill's die looks: every color a game may be drilled in, as the terminal paints it.
 
 // A symbol per command, drawn on the command die; its name is written beside it.
 export const COMMAND_SYMBOLS = {
@@ -67,21 +63,22 @@ export function setTable(svg, table) {
   svg.querySelector("#cross").setAttribute("d", `M ${c - arm} ${c} H ${c + arm} M ${c} ${c - arm} V ${c + arm}`);
 }
 
-// One die: a rounded square of `size` mm centered at (x, y), with pips (`pips`: every face 1 to 6), else numerals.
-export function die(x, y, size, look, value, pips) {
-  const group = element("g", { class: "die", transform: `translate(${x} ${y})` });
+// One die of `color`: a rounded square of `size` mm centered at (x, y), with pips (`pips`: every face 1 to 6),
+// else numerals.
+export function die(x, y, size, color, value, pips) {
+  const group = element("g", { class: `die die-${color}`, transform: `translate(${x} ${y})` });
   group.append(element("rect", {
-    x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
-    fill: look.fill, stroke: look.edge, "stroke-width": size * 0.04,
+    class: "face", x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
+    "stroke-width": size * 0.04,
   }));
   if (pips && PIPS[value]) {
     for (const [px, py] of PIPS[value]) {
-      group.append(element("circle", { cx: px * size * 0.27, cy: py * size * 0.27, r: size * 0.095, fill: look.pip }));
+      group.append(element("circle", { class: "pip", cx: px * size * 0.27, cy: py * size * 0.27, r: size * 0.095 }));
     }
   } else {
     group.append(element("text", {
-      x: 0, y: 0, "font-size": size * 0.55, "text-anchor": "middle", "dominant-baseline": "central",
-      fill: look.pip, "font-weight": "bold",
+      class: "pip", x: 0, y: 0, "font-size": size * 0.55, "text-anchor": "middle", "dominant-baseline": "central",
+      "font-weight": "bold",
     }, String(value)));
   }
   return group;
@@ -89,16 +86,15 @@ export function die(x, y, size, look, value, pips) {
 
 // The command die: a grey rounded square with the command's symbol, and its label underneath.
 export function commandDie(x, y, size, command, sceneSide, words) {
-  const group = element("g", { class: "die command-die", transform: `translate(${x} ${y})` });
-  const look = DIE_LOOKS.command;
+  const group = element("g", { class: "die command-die die-grey", transform: `translate(${x} ${y})` });
   group.append(element("rect", {
-    x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
-    fill: look.fill, stroke: look.edge, "stroke-width": size * 0.04,
+    class: "face", x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
+    "stroke-width": size * 0.04,
   }));
   const symbol = commandSymbol(command, words);
   group.append(element("text", {
-    x: 0, y: 0, "font-size": size * [0.62, 0.62, 0.46, 0.38][Math.min(symbol.length, 3)], "text-anchor": "middle",
-    "dominant-baseline": "central", fill: look.pip, "font-weight": "bold",
+    class: "pip", x: 0, y: 0, "font-size": size * [0.62, 0.62, 0.46, 0.38][Math.min(symbol.length, 3)],
+    "text-anchor": "middle", "dominant-baseline": "central", "font-weight": "bold",
   }, symbol));
   // The name goes below the die, or above it at the bottom edge of the table; never off the felt.
   const below = y + size * 1.3 <= sceneSide;
@@ -129,7 +125,7 @@ export function drawRoll(svg, roll, { dice = true } = {}) {
   const pips = roll.pips ?? roll.game.sides <= 6;
   for (const color of roll.game.colors) {
     roll.positions[color].forEach(([x, y], index) => {
-      layer.append(die(x, y, size, DIE_LOOKS[color], roll.dice[color][index], pips));
+      layer.append(die(x, y, size, color, roll.dice[color][index], pips));
     });
   }
 }
