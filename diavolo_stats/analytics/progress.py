@@ -112,9 +112,9 @@ class PlayerProgress:
 
 
 def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
-    """The progress of `player` in `drills` (rows from `load_logs`, any players, at least FIGURE_COLUMNS: the
-    reading model's fit reads the rest of the player's recent answers from their logs); InputError if they have
-    none."""
+    """The progress of `player` in `drills` (rows from `load_logs`, any players: every column, or at least
+    FIGURE_COLUMNS read with lines=True, and the reading model's fit reads the rest of the player's recent
+    answers from their logs by their lines); InputError if they have none."""
     mine = summaries.select_players(drills, [player])
     if mine.empty:
         raise InputError(f"no trials for {player!r}", field="player")

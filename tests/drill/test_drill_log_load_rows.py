@@ -196,3 +196,10 @@ def test_no_rows_to_read_again_reads_no_file_and_gives_the_columns_asked_for(tmp
     got = load_rows(first.iloc[:0], COLUMNS)
     assert got.empty
     assert list(got.columns) == list(first.columns)
+
+
+def test_rows_read_without_their_lines_are_refused_saying_how_to_read_them(tmp_path):
+    first = load_logs([write_log(tmp_path / "drills.csv", [1, 2])], columns=FIGURE_COLUMNS)
+    with pytest.raises(InputError, match=r"^rows: load_rows needs each row's line: read the rows with "
+                                         r"load_logs\(\.\.\., lines=True\) and their session_id and trial$"):
+        load_rows(first, COLUMNS)

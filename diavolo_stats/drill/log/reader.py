@@ -123,15 +123,20 @@ def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     columns, lines=True)` gives them; the bytes of their lines are the only ones parsed.
 
     rows: from `load_logs(..., lines=True)` with `session_id` and `trial` (at least `source`, `line`,
-    `session_id`, `trial`). A file's line ends are counted up to its last line wanted (SCAN_BYTES at a time,
-    with numpy), and the runs of lines wanted are parsed as one text by the reader's own path: every check of
-    `columns` applies, and a row the schema refuses is skipped without a warning (`load_rows` is a second look
-    at logs `load_logs` has read, and warned about). Rows come file by file, in the order of `rows`' first row
-    of each, in line order. A drill log is append-only, so the lines read hold the same trials as at the first
-    read; if one holds another trial (its session id and trial number), or the file ends before it, the file
-    was replaced or rewritten since: InputError naming it, as for a file `load_logs` cannot read.
+    `session_id`, `trial`; InputError without them). A file's line ends are counted up to its last line wanted
+    (SCAN_BYTES at a time, with numpy), and the runs of lines wanted are parsed as one text by the reader's own
+    path: every check of `columns` applies, and a row the schema refuses is skipped without a warning
+    (`load_rows` is a second look at logs `load_logs` has read, and warned about). Rows come file by file, in
+    the order of `rows`' first row of each, in line order. A drill log is append-only, so the lines read hold
+    the same trials as at the first read; if one holds another trial (its session id and trial number), or the
+    file ends before it, the file was replaced or rewritten since: InputError naming it, as for a file
+    `load_logs` cannot read.
     """
     wanted = _wanted_columns(columns)
+    missing = [column for column in ("source", "line", "session_id", "trial") if column not in rows]
+    if missing:
+        raise InputError(f"load_rows needs each row's {', '.join(missing)}: read the rows with load_logs(..., "
+                         "lines=True) and their session_id and trial", field="rows")
     read = _wanted_columns([*wanted, "session_id", "trial"])  # which trial each line holds, to check it
     frames = []
     for source, known in rows.groupby(rows["source"].astype(str), sort=False):
