@@ -150,6 +150,8 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     for column in ("dice", "source", "line"):
         del drills[column]
     drills = with_command_labels(summaries.select_players(drills, players))
+    # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
+    drills["player"] = drills["player"].astype("category")
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
     ties = []
     presets, other_trials = _games_played(drills)
@@ -188,11 +190,11 @@ def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, Variant]], int]
     """The preset games in the log, as (name, Variant) sorted by name, and how many trials are of any other
     game: `custom`, or a row whose dice per color are not its preset's."""
     presets, other_trials = [], 0
-    for (name, dice_per_color), rows in drills.groupby(["variant", "dice_per_color"], observed=True):
+    for (name, dice_per_color), trials in drills.groupby(["variant", "dice_per_color"], observed=True).size().items():
         if name in PRESETS and Variant.preset(name).dice_per_color == dice_per_color:
             presets.append((name, Variant.preset(name)))
         else:
-            other_trials += len(rows)
+            other_trials += int(trials)
     return presets, other_trials
 
 
@@ -249,7 +251,7 @@ def _weak_spots_html(weak_spots: dict[str, RollWeakSpots]) -> str:
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
           ties: list[tuple[str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]],
           notes: Sequence[str], weak_spots: dict[str, RollWeakSpots]) -> str:
-    players = ", ".join(sorted(drills["player"].astype(str).unique()))
+    players = ", ".join(sorted(str(player) for player in drills["player"].unique()))
     sessions = drills["session_id"].nunique()
     # The header counts what the table counts: trials are answers and timeouts, anticipations apart.
     trials, early = int(summary["trials"].sum()), int(summary["anticipations"].sum())
