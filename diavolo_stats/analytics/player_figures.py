@@ -27,6 +27,7 @@ from diavolo_stats.core.variant import ALL_COMMANDS, MAX_COLORS, MAX_DICE_PER_CO
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import STATED_EFFECTS
 from diavolo_stats.game.reading import COEFFICIENTS, design
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit, fit_reading
 from diavolo_stats.results import NotedRows, render_fitted, wrap
@@ -153,7 +154,8 @@ class FigureDraws:
 
 
 def figure_draws(reading: PlayerReading, dice: int = REFERENCE_DICE) -> dict[str, FigureDraws]:
-    """Every figure of `reading_figures` by name, as posterior draws (seeded: the same fit, the same draws).
+    """Every figure of `reading_figures` by name, as posterior draws (seeded: the same fit, the same draws): each
+    command's time and accuracy, then every roll effect a player may state (`players.STATED_EFFECTS`, in its unit).
     Draw i of every figure comes from the same coefficients, so figures combine draw by draw."""
     rng = np.random.default_rng(0)
     time = reading.draws("time", DRAWS, rng)  # (draws, coefficients)
@@ -173,21 +175,23 @@ def figure_draws(reading: PlayerReading, dice: int = REFERENCE_DICE) -> dict[str
     for index, command in enumerate(ALL_COMMANDS):
         figures[f"time {command}"] = FigureDraws(base_ms[:, index], "ms", f"command:{command}")
         figures[f"accuracy {command}"] = FigureDraws(base_right[:, index], "probability", f"command:{command}")
+
+    def effect(name: str, values: np.ndarray) -> None:  # a roll effect: its unit and coefficient, the players'
+        figures[name] = FigureDraws(values, STATED_EFFECTS[name].unit, STATED_EFFECTS[name].coefficient)
+
     more = _rolls(dice=dice + 1)
-    figures["per extra die"] = FigureDraws((mean_ms(more) - base_ms).mean(axis=1), "ms", "per_extra_die")
-    figures["accuracy per extra die"] = FigureDraws((chance(more) - base_right).mean(axis=1), "probability",
-                                                    "per_extra_die")
+    effect("per extra die", (mean_ms(more) - base_ms).mean(axis=1))
+    effect("accuracy per extra die", (chance(more) - base_right).mean(axis=1))
     near = _rolls(dice=dice, near_tie=True)
     near_ms, near_right = mean_ms(near) - base_ms, chance(near) - base_right
     for index, command in enumerate(ALL_COMMANDS):
-        figures[f"near tie {command}"] = FigureDraws(near_ms[:, index], "ms", f"near_tie:{command}")
-        figures[f"accuracy near tie {command}"] = FigureDraws(near_right[:, index], "probability",
-                                                              f"near_tie:{command}")
+        effect(f"near tie {command}", near_ms[:, index])
+        effect(f"accuracy near tie {command}", near_right[:, index])
     grey = _rolls(dice=dice, grey=True)
-    figures["grey"] = FigureDraws((mean_ms(grey) - base_ms).mean(axis=1), "ms", "grey")
-    figures["accuracy on grey"] = FigureDraws(chance(grey).mean(axis=1), "probability", "grey")
+    effect("grey", (mean_ms(grey) - base_ms).mean(axis=1))
+    effect("accuracy on grey", chance(grey).mean(axis=1))
     first = _rolls(dice=dice, command_first=True)
-    figures["command first"] = FigureDraws((mean_ms(first) - base_ms).mean(axis=1), "ms", "command_first")
+    effect("command first", (mean_ms(first) - base_ms).mean(axis=1))
     return figures
 
 

@@ -140,13 +140,25 @@ class SkillMap(Rule):
 
 _COMMAND = CommandName()
 
-ROLL_EFFECT_UNITS: Mapping[str, str] = MappingProxyType({
-    "per extra die": "ms", "accuracy per extra die": "probability",
-    **{f"near tie {command}": "ms" for command in ALL_COMMANDS},
-    **{f"accuracy near tie {command}": "probability" for command in ALL_COMMANDS},
-    "grey": "ms", "accuracy on grey": "probability", "command first": "ms"})
+@dataclass(frozen=True)
+class RollEffect:
+    """A roll effect's unit, `ms` or `probability`, and the reading model's coefficient it sets (one of
+    `reading.COEFFICIENTS`)."""
+
+    unit: str
+    coefficient: str
+
+
+STATED_EFFECTS: Mapping[str, RollEffect] = MappingProxyType({
+    "per extra die": RollEffect("ms", "per_extra_die"),
+    "accuracy per extra die": RollEffect("probability", "per_extra_die"),
+    **{f"near tie {command}": RollEffect("ms", f"near_tie:{command}") for command in ALL_COMMANDS},
+    **{f"accuracy near tie {command}": RollEffect("probability", f"near_tie:{command}") for command in ALL_COMMANDS},
+    "grey": RollEffect("ms", "grey"), "accuracy on grey": RollEffect("probability", "grey"),
+    "command first": RollEffect("ms", "command_first")})
 """The roll effects a player may state (a player file's `[roll-effects]`), by the names `diavolo players` prints
-them under, with their units, each on a plain roll of the box (9 dice, no near tie, not grey, the dice shown
+them under (`analytics.player_figures` names its figures from this table), with their units and coefficients,
+each on a plain roll of the box (9 dice, no near tie, not grey, the dice shown
 first) as `diavolo players` quotes it: the ms an extra die, a grey answer or the command shown first adds to
 the mean answer time (over the commands), or a near tie on that command; the change in the chance of a right
 answer an extra die or a near tie makes; the chance of a right answer on a grey roll (over the commands). An
@@ -154,21 +166,21 @@ effect not stated is assumed (`reading.ASSUMED_EFFECTS`; grey from the tie figur
 
 
 def _effect_rule(name: str) -> Number:
-    if ROLL_EFFECT_UNITS[name] == "ms":
+    if STATED_EFFECTS[name].unit == "ms":
         return Number(at_least=-MAX_SKILL_MS, at_most=MAX_SKILL_MS, unit="ms")
     return Number(at_least=0, at_most=1) if name == "accuracy on grey" else Number(at_least=-1, at_most=1)
 
 
 class RollEffectMap(Rule):
-    """Some ROLL_EFFECT_UNITS by name, each a number in its unit: {name: value}."""
+    """Some STATED_EFFECTS by name, each a number in its unit: {name: value}."""
 
     def normalize(self, value: object) -> Mapping[str, float]:
         if not isinstance(value, Mapping):
             raise ValueError("must map roll effects to numbers")
         effects = {}
         for name, number in value.items():
-            if name not in ROLL_EFFECT_UNITS:
-                raise ValueError(f"unknown roll effect {name!r}; allowed: {', '.join(ROLL_EFFECT_UNITS)}")
+            if name not in STATED_EFFECTS:
+                raise ValueError(f"unknown roll effect {name!r}; allowed: {', '.join(STATED_EFFECTS)}")
             try:
                 effects[name] = float(_effect_rule(name).normalize(number))
             except ValueError as error:
@@ -185,7 +197,7 @@ class PlayerModel(Configuration):
 
     skills: every command of `Command`, each for is_tie False and True.
     wrong_grey_share: when wrong on a non-tie roll, probability of grabbing
-    grey; otherwise another color, uniformly. roll_effects: the ROLL_EFFECT_UNITS
+    grey; otherwise another color, uniformly. roll_effects: the STATED_EFFECTS
     stated for this player (the others are assumed).
     """
 
@@ -223,7 +235,7 @@ class PlayerModel(Configuration):
                              mu_ms=skill.mu_ms * time_factor, sigma_ms=skill.sigma_ms * time_factor,
                              tau_ms=skill.tau_ms * time_factor)
                   for key, skill in self.skills.items()}
-        effects = {effect: value * time_factor if ROLL_EFFECT_UNITS[effect] == "ms" else value
+        effects = {effect: value * time_factor if STATED_EFFECTS[effect].unit == "ms" else value
                    for effect, value in self.roll_effects.items()}
         return PlayerModel(name=name or self.name, skills=skills, wrong_grey_share=self.wrong_grey_share,
                            roll_effects=effects)
@@ -236,7 +248,7 @@ class PlayerModel(Configuration):
         any cell the file leaves out), `wrong_grey_share`, tables
         `[non-tie.<command>]` and `[tie.<command>]`, each with `accuracy`,
         `mu_ms`, `sigma_ms` and `tau_ms` (without `base`, all twelve cells),
-        and `[roll-effects]`: some ROLL_EFFECT_UNITS by name, `"per extra die" = 120`.
+        and `[roll-effects]`: some STATED_EFFECTS by name, `"per extra die" = 120`.
         Every error names the file and the key.
         """
         path = Path(path)

@@ -32,7 +32,7 @@ ASSUMED_EFFECTS, chosen inside published ranges:
 - Grey comes from the PlayerModel's own tie figures (1.3 times the time,
   twice the errors for the presets).
 
-A player file may state any of these instead (`players.ROLL_EFFECT_UNITS`, in
+A player file may state any of these instead (`players.STATED_EFFECTS`, in
 the units `diavolo players` prints them in: ms per extra die, the ms a near
 tie costs, the accuracy on grey, ...): `from_player` turns each into the
 coefficient that gives that figure on a plain roll of the box, exactly.
@@ -50,7 +50,7 @@ from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import MAX_NAME_LENGTH, MAX_SKILL_MS, PlayerModel, grabbed_answers
+from diavolo_stats.game.players import MAX_NAME_LENGTH, MAX_SKILL_MS, STATED_EFFECTS, PlayerModel, grabbed_answers
 from diavolo_stats.validation import Configuration, Number, Several, Text, checked, setting
 
 COMMAND_COEFFICIENTS = tuple(f"command:{command}" for command in ALL_COMMANDS)
@@ -65,12 +65,6 @@ _DICE = COEFFICIENTS.index("per_extra_die")
 _GREY = COEFFICIENTS.index("grey")
 _FIRST = COEFFICIENTS.index("command_first")
 _NEAR = COEFFICIENTS.index(NEAR_TIE_COEFFICIENTS[0])
-
-STATED_COEFFICIENTS = {
-    "per extra die": _DICE, "accuracy per extra die": _DICE, "grey": _GREY, "accuracy on grey": _GREY,
-    "command first": _FIRST, **{f"near tie {command}": _NEAR + index for index, command in enumerate(ALL_COMMANDS)},
-    **{f"accuracy near tie {command}": _NEAR + index for index, command in enumerate(ALL_COMMANDS)}}
-"""The coefficient each of `players.ROLL_EFFECT_UNITS` sets, by its name."""
 
 ASSUMED_EFFECTS = {
     "time": {"per_extra_die": math.log(1.04), "near_tie": math.log(1.15), "command_first": math.log(0.95)},
@@ -201,7 +195,7 @@ def _stated(effects: dict[str, float], above: np.ndarray, time: np.ndarray, accu
     right = _logistic(accuracy[: len(ALL_COMMANDS)])  # (commands,) chance of a right answer on a plain roll
     for name, value in effects.items():
         command = name.rsplit(" ", 1)[1] if "near tie " in name else None
-        index = STATED_COEFFICIENTS[name]
+        index = COEFFICIENTS.index(STATED_EFFECTS[name].coefficient)
         if not name.startswith("accuracy"):
             scale = above[ALL_COMMANDS.index(command)] if command else float(above.mean())
             if value <= -scale:

@@ -10,7 +10,7 @@ from diavolo_stats.analytics.player_figures import figure_draws
 from diavolo_stats.core.variant import ALL_COMMANDS, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.games import play_games
-from diavolo_stats.game.players import ROLL_EFFECT_UNITS, PlayerModel
+from diavolo_stats.game.players import STATED_EFFECTS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
 from diavolo_stats.game.reading_fit import PlayerReading
 from diavolo_stats.stats import proportion_estimate
@@ -37,7 +37,16 @@ def test_the_effects_a_file_may_state_are_figures_diavolo_players_prints():
     printed = printed_figures(ReadingModel.from_player(PlayerModel.preset("average")))
     # Every figure but a command's own time and accuracy (the [non-tie] and [tie] tables' business).
     own = {f"{kind} {command}" for kind in ("time", "accuracy") for command in ALL_COMMANDS}
-    assert set(ROLL_EFFECT_UNITS) == set(printed) - own
+    assert set(STATED_EFFECTS) == set(printed) - own
+
+
+def test_each_effect_sets_a_coefficient_of_the_reading_model_and_the_figure_of_its_unit():
+    printed = figure_draws(PlayerReading(ReadingModel.from_player(PlayerModel.preset("average")),
+                                         np.eye(len(COEFFICIENTS)) * 1e-16, np.eye(len(COEFFICIENTS)) * 1e-16, 0,
+                                         (0,) * len(COEFFICIENTS), (9, 9)))
+    for name, effect in STATED_EFFECTS.items():
+        assert effect.coefficient in COEFFICIENTS, name
+        assert (printed[name].unit, printed[name].coefficient) == (effect.unit, effect.coefficient)
 
 
 def test_a_stated_effect_is_the_figure_diavolo_players_would_print_for_that_player(tmp_path):
