@@ -147,3 +147,48 @@ def test_a_game_on_a_phone_sized_touch_screen(server, browser, log_path, tmp_pat
     finally:
         context.close()
     assert not errors, f"errors in the page's scripts: {errors}"
+
+
+class Kept:
+    """A reply of the page, its body read while the page that asked for it is still open."""
+
+    def __init__(self, reply):
+        self.url, self.request, self._body = reply.url, reply.request, reply.json()
+
+    def json(self):
+        return self._body
+
+
+def test_a_reloaded_page_takes_its_game_up_again_at_the_round_on_the_table(server, page, log_path):
+    variant = Variant()
+    replies = start_game(page, server.url, "Ann", ["preset:expert"])
+    page.click("button.start")
+    onset = wait_for_stimulus(page)
+    roll = latest_roll(replies, 1)
+    answers = {1: right_answer(roll, variant)}
+    press_at(page, page.context.new_cdp_session(page), onset + 250, KEYS[answers[1]])
+    page.wait_for_function("() => Number(document.body.dataset.round) > 1 && document.body.dataset.state === "
+                           "'stimulus'", timeout=30_000)
+    on_the_table = latest_roll(replies, 2)
+    before = [Kept(reply) for reply in replies]  # read now: a reply's body is gone once its page is
+    cut = len(replies)
+    page.reload()  # mid-round: round 2 is on the table, not answered
+    onset = wait_for_stimulus(page)
+    replies[:cut] = before
+    assert int(page.evaluate("document.body.dataset.round")) == 2
+    again = [r.json() for r in replies[cut:] if r.url.endswith("/round") and r.request.method == "POST"][-1]
+    assert (again["round"], again["dice"], again["command"]) == (2, on_the_table["dice"], on_the_table["command"])
+    assert {r.url.split("/api/play/games/")[1].split("/")[0] for r in replies if "/api/play/games/" in r.url} == {
+        game_id(replies)}  # the same game, not a new one
+    cdp = page.context.new_cdp_session(page)
+    number = 2
+    while True:  # wrong until out: the game ends, every answer logged once, before and after the reload
+        answers[number] = a_wrong_answer(latest_roll(replies, number), variant)
+        press_at(page, cdp, onset + 250, KEYS[answers[number]])
+        page.wait_for_function("n => document.body.dataset.state === 'over' || (document.body.dataset.state === "
+                               "'stimulus' && Number(document.body.dataset.round) > n)", arg=number, timeout=30_000)
+        if page.evaluate("document.body.dataset.state") == "over":
+            break
+        onset = wait_for_stimulus(page)
+        number = int(page.evaluate("document.body.dataset.round"))
+    check_the_finished_game(page, server, replies, log_path, "Ann", answers)
