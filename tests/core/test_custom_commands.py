@@ -150,6 +150,7 @@ def test_the_overall_grey_rate_is_not_exact_with_closest_on_the_die():
     assert "simulate" in odds.document()["overall"]["note"]
 
 
+@pytest.mark.slow  # counts up to the state limit before it says so: about 5 s
 def test_exact_odds_beyond_the_limit_say_so_and_point_to_simulate():
     # A total, then the lowest die, then the odd dice: the states multiply (about 13 x 1,200 x 100 x 13).
     chained = command("chained", ("sum", True), ("min", True), ("count:odd", True))

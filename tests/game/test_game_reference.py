@@ -94,6 +94,7 @@ def assert_same_mean(reference: np.ndarray, simulated: np.ndarray, what: str) ->
     assert gap <= Z_CHECK * error, (what, reference.mean(), simulated.mean(), error)
 
 
+@pytest.mark.slow  # thousands of games played one at a time: 4 to 5 s each
 @pytest.mark.parametrize("end", list(EndRule))
 def test_vectorized_games_match_the_one_game_at_a_time_rules(end):
     # A mixed table with every command (closest included), so speed, accuracy,
@@ -109,6 +110,7 @@ def test_vectorized_games_match_the_one_game_at_a_time_rules(end):
                      "grey share per game")
 
 
+@pytest.mark.slow  # thousands of games played one at a time: about 8 s
 def test_the_reviews_devils_match_the_one_game_at_a_time_rules_with_five_players():
     # Five players: the rulebook caps each color at 3 devils, the review's reading gives 4.
     players = [PlayerModel.preset("average")] * 4 + [PlayerModel.preset("expert")]
