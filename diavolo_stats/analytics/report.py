@@ -3,18 +3,20 @@
 `write_report` is what `diavolo report` runs: it loads drill logs, keeps the
 chosen players, summarizes them (`summaries`), names each one's weak spots
 by roll type from their reading model (`roll_weak_spots`, fitted on every
-player's recent answers), compares the tie odds of the
-preset games they played, exact against simulated (`tie_frequency`), draws
-the charts (`charts`) and writes everything to one folder. A custom game's
-rows get a note instead of tie odds: the log does not record the game's
-sides, so its odds cannot be known from the log. The HTML page embeds
-its charts as base64 PNG, so the single file can be mailed to a friend.
+player's recent answers), compares the tie odds of the games they played,
+exact against simulated (`tie_frequency`: the presets, and the games of a
+variant file's rules, which their rows carry), draws the charts (`charts`)
+and writes everything to one folder. Rows of a game whose rules were not
+logged (`custom`, written before they were) get a note instead of tie odds.
+The HTML page embeds its charts as base64 PNG, so the single file can be mailed to a friend.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +30,7 @@ from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
 from diavolo_stats.drill.log import load_logs, missing_log_message
-from diavolo_stats.drill.log.rules import with_command_labels
+from diavolo_stats.drill.log.rules import UNKNOWN_RULES, played_variant, with_command_labels
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_folder, frame_csv_text, write_folder
 from diavolo_stats.plots import figure_png
@@ -59,6 +61,10 @@ REPORT_FILES = ("summary.csv", "accuracy.png", "latency.png", "learning_curve.pn
 
 SIMULATION_FILE = "simulation_{variant}.csv"
 """Saved results looked for next to the default report folder (data/) when no file is given."""
+
+MAX_LOGGED_GAMES = 4
+"""At most this many games of the log's own rules (variant files) get their tie frequency, the most played first:
+each is simulated afresh."""
 
 FALLBACK_ROUNDS = 1_000_000
 FALLBACK_SEED = 1
@@ -154,13 +160,11 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     drills["player"] = drills["player"].astype("category")
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
     ties = []
-    presets, other_trials = _games_played(drills)
-    for name, variant in presets:
-        saved, note = _simulated_odds(name, variant, simulation_path)
-        ties.append((name, tie_frequency_frame(variant, saved), note))
-    left_out = [f"no tie frequency for the {other_trials} trials of a game not in the box "
-                "(the odds of its variant file give them)"] if other_trials else []
-    notes = [note for _, _, note in ties] + ([CLOSEST_JUDGING] if ties else []) + left_out
+    games, left_out = _games_played(drills)
+    for key, shown, variant in games:
+        saved, note = _simulated_odds(key, shown, variant, simulation_path)
+        ties.append((key, shown, tie_frequency_frame(variant, saved), note))
+    notes = [note for _, _, _, note in ties] + ([CLOSEST_JUDGING] if ties else []) + left_out
     folder = Path(out_dir)
     with about("out_dir"):
         check_folder(folder, is_report_file)  # before anything is drawn or written
@@ -173,9 +177,9 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
         "tie_vs_non_tie.png": ("Tie rolls against non-tie rolls",
                                charts.tie_versus_non_tie_chart(summaries.tie_versus_non_tie(drills, fit=False))),
     }
-    for name, frame, _ in ties:
-        title = f"Tie frequency per command, {name} game"
-        figures[f"tie_frequency_{name}.png"] = (title, charts.tie_frequency_chart(frame, title=title))
+    for key, shown, frame, _ in ties:
+        title = f"Tie frequency per command, {shown} game"
+        figures[f"tie_frequency_{key}.png"] = (title, charts.tie_frequency_chart(frame, title=title))
     images = {file_name: (caption, figure_png(figure)) for file_name, (caption, figure) in figures.items()}
     contents = {"summary.csv": frame_csv_text(summary).encode("utf-8")}
     contents |= {file_name: png for file_name, (_, png) in images.items()}
@@ -186,27 +190,60 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     return Report(summary=summary, folder=folder, files=tuple(files), notes=tuple(notes), weak_spots=weak_spots)
 
 
-def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, Variant]], int]:
-    """The preset games in the log, as (name, Variant) sorted by name, and how many trials are of any other
-    game: `custom`, or a row whose dice per color are not its preset's."""
-    presets, other_trials = [], 0
-    for (name, dice_per_color), trials in drills.groupby(["variant", "dice_per_color"], observed=True).size().items():
-        if name in PRESETS and Variant.preset(name).dice_per_color == dice_per_color:
-            presets.append((name, Variant.preset(name)))
+def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]], list[str]]:
+    """The games of the log whose rules are known, as (file key, name shown, Variant): the presets played by
+    name, then the games whose rules their rows carry (a variant file's), the most played first, at most
+    MAX_LOGGED_GAMES, by their `name` (`game` without one); and the notes for the trials left out: `custom`
+    rows, whose rules were not logged, a preset's rows whose dice per color are not its own, and the games
+    past MAX_LOGGED_GAMES."""
+    presets, logged, unknown = [], [], 0
+    for (cell, dice_per_color), trials in drills.groupby(["variant", "dice_per_color"], observed=True).size().items():
+        variant = None if cell == UNKNOWN_RULES else played_variant(cell)  # the reader has checked the cell
+        if cell in PRESETS and variant.dice_per_color == dice_per_color:
+            presets.append((cell, cell, variant))
+        elif cell in PRESETS or variant is None:
+            unknown += int(trials)
         else:
-            other_trials += int(trials)
-    return presets, other_trials
+            logged.append((-int(trials), len(logged), variant))
+    games, keys, past = list(presets), set(PRESETS), 0
+    for number, (trials, _, variant) in enumerate(sorted(logged)):
+        if number >= MAX_LOGGED_GAMES:
+            past -= trials
+            continue
+        shown = variant.name or "game"
+        key = base = re.sub(r"[^a-z0-9]+", "-", shown.lower()).strip("-") or "game"  # a file name's part
+        for number_taken in itertools.count(2):
+            if key not in keys:
+                break
+            key = f"{base}-{number_taken}"
+        keys.add(key)
+        games.append((key, shown, variant))
+    notes = []
+    if unknown:
+        notes.append(f"no tie frequency for the {unknown} trials of a game whose rules the log does not hold")
+    if past:
+        more = len(logged) - MAX_LOGGED_GAMES
+        notes.append(f"no tie frequency for the {past} trials of {more} more game{'s' if more > 1 else ''} of "
+                     f"rules of their own, past the {MAX_LOGGED_GAMES} most played (diavolo odds --variant FILE "
+                     "gives their odds)")
+    return games, notes
 
 
-def _simulated_odds(name: str, variant: Variant, simulation_path: str | Path | None) -> tuple[pd.DataFrame, str]:
-    if simulation_path is not None:
-        return load_simulation(simulation_path), f"simulated odds from {simulation_path}"
-    saved = Path("data") / SIMULATION_FILE.format(variant=name)
-    if saved.is_file():
-        return load_simulation(saved), f"simulated odds from {saved}"
+def _simulated_odds(key: str, shown: str, variant: Variant,
+                    simulation_path: str | Path | None) -> tuple[pd.DataFrame, str]:
+    """The simulated odds of a game played (its key: a preset's name, or a logged game's): for a preset, from
+    `simulation_path`, else data/simulation_<preset>.csv, else a fresh simulation; for a logged game, fresh."""
+    if key in PRESETS:
+        if simulation_path is not None:
+            return load_simulation(simulation_path), f"simulated odds from {simulation_path}"
+        saved = Path("data") / SIMULATION_FILE.format(variant=key)
+        if saved.is_file():
+            return load_simulation(saved), f"simulated odds from {saved}"
+        missing = f" (no saved results at {saved})"
+    else:
+        missing = " (its rules as its trials logged them)"
     fresh = simulation_frame(simulate(variant, FALLBACK_ROUNDS, seed=FALLBACK_SEED))
-    return fresh, (f"simulated odds for {name}: {FALLBACK_ROUNDS:,} rounds, seed {FALLBACK_SEED} "
-                   f"(no saved results at {saved})")
+    return fresh, f"simulated odds for {shown}: {FALLBACK_ROUNDS:,} rounds, seed {FALLBACK_SEED}{missing}"
 
 
 def is_report_file(name: str) -> bool:
@@ -249,7 +286,7 @@ def _weak_spots_html(weak_spots: dict[str, RollWeakSpots]) -> str:
 
 
 def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
-          ties: list[tuple[str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]],
+          ties: list[tuple[str, str, pd.DataFrame, str]], images: dict[str, tuple[str, bytes]],
           notes: Sequence[str], weak_spots: dict[str, RollWeakSpots]) -> str:
     players = ", ".join(sorted(str(player) for player in drills["player"].unique()))
     sessions = drills["session_id"].nunique()
@@ -275,8 +312,8 @@ def _html(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[Path],
         encoded = base64.b64encode(png).decode("ascii")
         sections.append(f"<h2>{html.escape(caption)}</h2>"
                         f'<img alt="{html.escape(caption)}" src="data:image/png;base64,{encoded}">')
-        for name, frame, note in ties:
-            if file_name == f"tie_frequency_{name}.png":
+        for key, _, frame, note in ties:
+            if file_name == f"tie_frequency_{key}.png":
                 sections.append(f"<p>{html.escape(note)}.</p>")
                 sections.append(_tie_frequency_html(frame))
     sections.extend(f"<p>{html.escape(note)}.</p>" for note in notes)

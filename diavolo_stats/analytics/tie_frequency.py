@@ -127,7 +127,8 @@ def tie_frequency_frame(variant: Variant, simulated: pd.DataFrame | None = None)
             "exact_in_interval": (low <= exact_value <= high) if known else pd.NA,
         })
     frame = pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
-    frame["command"] = pd.Categorical(frame["command"], categories=COMMAND_ORDER)
+    own = [command.value for command in variant.commands if not command.builtin]  # a variant file's, after the box's
+    frame["command"] = pd.Categorical(frame["command"], categories=[*COMMAND_ORDER, *own])
     frame["rounds"] = frame["rounds"].astype("Int64")
     frame["exact_in_interval"] = frame["exact_in_interval"].astype("boolean")
     return frame

@@ -159,7 +159,7 @@ def test_a_custom_games_trials_get_a_note_instead_of_another_games_tie_odds(tmp_
     custom = [{**trial("ann", "c1", "highest-total", "red", 900.0), "variant": "custom"} for _ in range(3)]
     mixed = write_log(tmp_path / "mixed.csv", [trial("ann", "s1", "highest-total", "red", 800.0)] + custom)
     only_custom = write_log(tmp_path / "custom.csv", custom)
-    note = "no tie frequency for the 3 trials of a game not in the box (the odds of its variant file give them)"
+    note = "no tie frequency for the 3 trials of a game whose rules the log does not hold"
     for log, standard_odds in ((mixed, True), (only_custom, False)):
         out = tmp_path / f"out-{log.stem}"
         report = write_report([log], out, simulation_path=REPO / "data" / "simulation_standard.csv")

@@ -174,6 +174,42 @@ def test_a_report_and_the_progress_page_name_a_files_own_command_by_its_label(tm
         encoding="utf-8")
 
 
+def test_a_report_gives_the_tie_frequency_of_each_game_whose_rules_its_rows_carry(tmp_path):
+    from diavolo_stats.analytics.report import FALLBACK_ROUNDS
+    from diavolo_stats.core.odds import exact_odds, fraction_text
+
+    log = tmp_path / "drills.csv"
+    logged_rolls(example("sixes"), log, 20, right=True)
+    logged_rolls(example("uneven-colors"), log, 10, seed=1, right=True)
+    report = write_report([log], tmp_path / "report", simulation_path=None)
+    names = sorted(path.name for path in report.files if path.name.startswith("tie_frequency_"))
+    assert names == ["tie_frequency_sixes.png", "tie_frequency_white-handicap.png"]
+    page = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert "Tie frequency per command, white handicap game" in page
+    assert f"simulated odds for sixes: {FALLBACK_ROUNDS:,} rounds, seed 1" in "\n".join(report.notes)
+    for name in ("sixes", "uneven-colors"):
+        variant = example(name)
+        exact = exact_odds(variant).tie_probability
+        shown = [fraction_text(exact[command]) for command in variant.commands if command in exact]
+        assert all(fraction in page for fraction in shown), name  # the exact odds of the file's own rules
+    assert not [note for note in report.notes if note.startswith("no tie frequency")]
+
+
+@pytest.mark.slow  # four games simulated afresh, a million rounds each
+def test_past_the_most_played_games_a_report_notes_the_trials_it_gives_no_tie_frequency(tmp_path):
+    from diavolo_stats.analytics.report import MAX_LOGGED_GAMES
+
+    log = tmp_path / "drills.csv"
+    played = ["tie-break", "sixes", "custom-faces", "four-colors", "uneven-colors"]  # most played first
+    for seed, name in enumerate(played):
+        logged_rolls(example(name), log, 12 - seed, seed=seed)
+    report = write_report([log], tmp_path / "report", simulation_path=None)
+    charted = {path.name for path in report.files if path.name.startswith("tie_frequency_")}
+    assert len(charted) == MAX_LOGGED_GAMES == 4 and "tie_frequency_white-handicap.png" not in charted
+    assert (f"no tie frequency for the 8 trials of 1 more game of rules of their own, past the {MAX_LOGGED_GAMES} "
+            "most played (diavolo odds --variant FILE gives their odds)") in report.notes
+
+
 def test_the_sessions_summary_names_a_files_own_command_by_its_label(tmp_path):
     log = tmp_path / "drills.csv"
     logged_rolls(example("sixes"), log, 40, right=True)
