@@ -224,8 +224,8 @@ def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]],
     if past:
         more = len(logged) - MAX_LOGGED_GAMES
         notes.append(f"no tie frequency for the {past} trials of {more} more game{'s' if more > 1 else ''} of "
-                     f"rules of their own, past the {MAX_LOGGED_GAMES} most played (diavolo odds --variant FILE "
-                     "gives their odds)")
+                     f"rules of their own, past the {MAX_LOGGED_GAMES} most played (the exact odds of their variant "
+                     "files give them)")
     return games, notes
 
 

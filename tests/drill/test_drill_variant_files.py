@@ -207,7 +207,7 @@ def test_past_the_most_played_games_a_report_notes_the_trials_it_gives_no_tie_fr
     charted = {path.name for path in report.files if path.name.startswith("tie_frequency_")}
     assert len(charted) == MAX_LOGGED_GAMES == 4 and "tie_frequency_white-handicap.png" not in charted
     assert (f"no tie frequency for the 8 trials of 1 more game of rules of their own, past the {MAX_LOGGED_GAMES} "
-            "most played (diavolo odds --variant FILE gives their odds)") in report.notes
+            "most played (the exact odds of their variant files give them)") in report.notes
 
 
 def test_the_sessions_summary_names_a_files_own_command_by_its_label(tmp_path):
