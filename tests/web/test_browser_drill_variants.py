@@ -3,6 +3,7 @@ page shows the file's commands by their label, and every trial reaches the log w
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -21,11 +22,10 @@ SERVED_FILES = sorted(path.stem for path in EXAMPLES.glob("*.toml") if path.stem
 TRIALS = 4
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("name", SERVED_FILES)
-def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(browser, tmp_path, name):
-    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
-    log = tmp_path / "drills.csv"
+@contextlib.contextmanager
+def served_drill(browser, log, name: str, trials: int):
+    """The drill page of `diavolo serve --variant` the example file `name`, set up for `trials` trials of
+    player Dee, not yet started; the server is stopped and the page's script errors checked after."""
     server = Server(log, 0, "--variant", str(EXAMPLES / f"{name}.toml"))
     context = browser.new_context(viewport={"width": 1000, "height": 800})
     page = context.new_page()
@@ -34,7 +34,21 @@ def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(br
     try:
         page.goto(server.url.rstrip("/") + "/drill?foreperiod_ms=30,60&feedback_ms=0")
         page.fill("input[name=player]", "Dee")
-        page.fill("input[name=trials]", str(TRIALS))
+        page.fill("input[name=trials]", str(trials))
+        yield page
+        page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
+    finally:
+        context.close()
+        server.stop()
+    assert not errors, f"errors in the page's scripts: {errors}"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", SERVED_FILES)
+def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(browser, tmp_path, name):
+    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    log = tmp_path / "drills.csv"
+    with served_drill(browser, log, name, TRIALS) as page:
         page.select_option("select[name=variant]", "served")
         page.click("button.start")
         banners, dies = [], []
@@ -44,11 +58,6 @@ def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(br
             banners.append(page.locator("#command-banner").inner_text())
             dies.append(page.locator(".command-die text").first.text_content())
             page.keyboard.press("g")
-        page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
-    finally:
-        context.close()
-        server.stop()
-    assert not errors, f"errors in the page's scripts: {errors}"
     frame = load_logs([log])
     assert len(frame) == TRIALS
     assert {played_variant(cell) for cell in frame["variant"]} == {variant}
@@ -70,16 +79,8 @@ def test_a_fourth_color_is_painted_in_its_color_and_answered_by_its_own_key(brow
     from diavolo_stats.drill.looks import DIE_LOOKS
 
     log = tmp_path / "drills.csv"
-    server = Server(log, 0, "--variant", str(EXAMPLES / "four-colors.toml"))
-    context = browser.new_context(viewport={"width": 1000, "height": 800})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(error))
     green = "rgb({}, {}, {})".format(*DIE_LOOKS["green"].background)
-    try:
-        page.goto(server.url.rstrip("/") + "/drill?foreperiod_ms=30,60&feedback_ms=0")
-        page.fill("input[name=player]", "Dee")
-        page.fill("input[name=trials]", "1")
+    with served_drill(browser, log, "four-colors", 1) as page:
         assert page.locator("input[name=key_served_green]").input_value() == "e"  # g is grey's
         page.click("button.start")
         onset = wait_for_stimulus(page)
@@ -87,10 +88,5 @@ def test_a_fourth_color_is_painted_in_its_color_and_answered_by_its_own_key(brow
         button = page.eval_on_selector("button.answer-green", "node => getComputedStyle(node).backgroundColor")
         page.wait_for_function("at => performance.now() >= at", arg=onset + MIN_LATENCY_MS + 20)
         page.keyboard.press("e")
-        page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
-    finally:
-        context.close()
-        server.stop()
-    assert not errors, f"errors in the page's scripts: {errors}"
     assert faces == [green] * 3 and button == green  # the terminal's green, on the table and on its button
     assert load_logs([log])["answer"].tolist() == ["green"]
