@@ -2,12 +2,14 @@
 
 One mm of the table is a fixed number of rows down and twice as many columns
 across (a cell is about twice as tall as wide); the panel right of the table
-holds the command, the keys and the progress; the bottom lines the feedback.
+holds the command, the keys and the progress; the bottom lines the feedback,
+its reason on up to two lines.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +23,8 @@ from diavolo_stats.drill.teaching import command_codes
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 PANEL_WIDTH = 36  # the column right of the table: command, keys, progress
-BOTTOM_LINES = 3  # feedback, its reason, and the status line
+REASON_LINES = 2  # a tie-break worked step by step runs past one line of 80 columns
+BOTTOM_LINES = 2 + REASON_LINES  # feedback, its reason, and the status line
 # Positions are logged (and drawn) rounded to 0.1 mm, so two dice may come this much closer than die_mm.
 ROUNDING_MM = 0.1
 
@@ -158,7 +161,9 @@ class Screen:
         parts += [term.move_yx(8 + i, left) + line for i, line in enumerate(legend_lines)]
         headline, reason = feedback
         bottom = term.height - BOTTOM_LINES
-        parts += [term.move_yx(bottom, 0) + headline, term.move_yx(bottom + 1, 0) + term.dim(reason[:term.width])]
+        reason_lines = textwrap.wrap(reason, term.width, max_lines=REASON_LINES, placeholder=" …")
+        parts += [term.move_yx(bottom, 0) + headline]
+        parts += [term.move_yx(bottom + 1 + row, 0) + term.dim(line) for row, line in enumerate(reason_lines)]
         return "".join(parts)
 
     def _paint(self, look: Look) -> str:

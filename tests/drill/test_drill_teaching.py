@@ -4,11 +4,13 @@ pseudo-terminal and read off the emulated screen, as a player sees it."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
 import numpy as np
 import pytest
+from conftest import REPO
 from test_drill_pty import FAST, Drill
 
 from diavolo_stats.core.rules import resolve, roll
@@ -175,3 +177,26 @@ def test_a_die_of_many_commands_is_taught_page_by_page_and_nothing_is_cut(tmp_pa
     drill.child.send(" ")  # back: the drill starts
     drill.answer_after(10, "g")
     assert drill.finish()[0] == 0
+
+
+def test_a_reason_longer_than_a_line_is_shown_whole_on_two(tmp_path):
+    # A tie-break worked step by step runs past 80 columns (up to 134 characters in this file's rolls).
+    rules = REPO / "examples" / "variants" / "tie-break.toml"
+    log = tmp_path / "drills.csv"
+    drill = Drill("--player", "Ana", "--trials", "12", "--seed", "3", "--log", str(log), "--variant", str(rules),
+                  "--foreperiod-ms", "30,60", "--feedback-ms", "200", "--no-intro", cwd=tmp_path)
+    screens = []
+    for number in range(1, 13):
+        drill.answer_after(10, "g")
+        drill.expect(rf"answered \(trial {number}\)")
+        screens.append(drill.screen())
+    assert drill.finish()[0] == 0
+    variant = Variant.from_toml(rules)
+    long_ones = 0
+    for (_, row), screen in zip(load_logs([log]).iterrows(), screens, strict=True):
+        reason = resolve(variant, variant.command(row["command"]), json.loads(row["dice"]),
+                         json.loads(row["positions"])).reason
+        bottom = screen.splitlines()[-3:-1]  # the two lines above the status line
+        assert " ".join(line.strip() for line in bottom).strip() == reason, (reason, bottom)
+        long_ones += len(reason) > 80
+    assert long_ones > 0  # some of the rolls need both lines
