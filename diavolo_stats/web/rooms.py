@@ -481,6 +481,13 @@ async def _close(socket: WebSocket, code: int, reason: str) -> None:
         pass
 
 
+def join_qr(address: str) -> str:
+    """A QR code of `address` (a room's join link), as an SVG data URI a page shows as an image."""
+    import segno
+
+    return segno.make(address, error="m").svg_data_uri(scale=5, border=2, dark="#1d1d1f")
+
+
 def routes(rooms: Rooms) -> list:
     """The room page, room creation and the rooms' WebSocket."""
     from diavolo_stats.web.pages import templates
@@ -499,7 +506,9 @@ def routes(rooms: Rooms) -> list:
         room = rooms.create(body)
         # The link the host's screen shows: with the server's token, which every page of it already carries.
         join = f"/room?{urlencode({'code': room.code, **({'token': rooms.token} if rooms.token else {})})}"
-        return JSONResponse({"code": room.code, "host_key": room.host_key, "join": join}, status_code=201)
+        # And as a QR code for the others' phones, of the address the host's page was opened at.
+        return JSONResponse({"code": room.code, "host_key": room.host_key, "join": join,
+                             "join_qr": join_qr(str(request.base_url).rstrip("/") + join)}, status_code=201)
 
     return [Route("/room", page), Route("/api/rooms", create, methods=["POST"]),
             WebSocketRoute("/ws/rooms/{code}", rooms.connect)]

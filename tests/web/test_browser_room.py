@@ -11,6 +11,7 @@ from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
+from diavolo_stats.web import rooms
 from web.browser_harness import press_at, wait_for_stimulus
 from web.test_browser_drill import save_screenshot
 
@@ -61,11 +62,14 @@ def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(serv
         ann.wait_for(["lobby"])
         code = ann.page.locator("#room-code").inner_text()
         assert len(code) == 4 and code in ann.page.locator("#join-link").inner_text()
+        qr = ann.page.locator("#join-qr")  # the link for the others' phones, on the host's screen alone
+        assert qr.is_visible() and qr.get_attribute("src") == rooms.join_qr(f"{base}/room?code={code}")
         for player in (bea, cid):
             player.page.goto(f"{base}/room?code={code}")
             player.page.fill("#join-form input[name=name]", player.name)
             player.page.click("#join-form button[type=submit]")
             player.wait_for(["lobby"])
+            assert not player.page.locator("#join-qr").is_visible()
         ann.page.wait_for_function("() => document.querySelectorAll('#lobby-seats li').length === 3")
         save_screenshot(ann.page, tmp_path, "room-lobby.png")
         ann.page.click("#start")

@@ -197,3 +197,23 @@ def test_the_number_of_rooms_is_bounded(client, monkeypatch):
     open_room(client), open_room(client)
     refused = client.post("/api/rooms", json=FAST)
     assert refused.status_code == 400 and refused.json()["field"] == "room"
+
+
+def test_the_hosts_screen_gets_the_join_link_as_a_qr_code_of_the_address_it_was_opened_at(client, log_path):
+    import base64
+    import urllib.parse
+
+    room = open_room(client)
+    assert room["join"] == f"/room?code={room['code']}"
+    assert room["join_qr"] == rooms.join_qr(f"{ORIGIN}{room['join']}")  # the host's address, the room's link
+    prefix = "data:image/svg+xml"
+    assert room["join_qr"].startswith(prefix)
+    svg = room["join_qr"].split(",", 1)[1]
+    svg = base64.b64decode(svg).decode() if ";base64" in room["join_qr"].split(",", 1)[0] else urllib.parse.unquote(svg)
+    assert svg.lstrip().startswith(("<?xml", "<svg")) and "</svg>" in svg
+    # Behind a token (a server on a network), the link and its code carry it.
+    with TestClient(create_app(log_path, token="s3cret", hosts=["192.168.1.20"]), base_url="http://192.168.1.20:8000",
+                    headers={"Origin": "http://192.168.1.20:8000"}, cookies={"diavolo_token": "s3cret"}) as guarded:
+        reply = guarded.post("/api/rooms", json=FAST).json()
+    assert reply["join"] == f"/room?code={reply['code']}&token=s3cret"
+    assert reply["join_qr"] == rooms.join_qr(f"http://192.168.1.20:8000{reply['join']}")

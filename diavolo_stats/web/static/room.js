@@ -95,7 +95,7 @@ document.querySelector("#host-form").addEventListener("submit", async (event) =>
     return;
   }
   code = reply.code;
-  saveKeys({ host_key: reply.host_key, join: reply.join });
+  saveKeys({ host_key: reply.host_key, join: reply.join, join_qr: reply.join_qr });
   joinRoom(reply.code, form.elements.name.value);
 });
 
@@ -162,9 +162,13 @@ function showRoom() {
     show("lobby");
     setState("lobby");
     document.querySelector("#room-code").textContent = room.code;
-    const link = savedKeys().join;
+    const { join: link, join_qr: qr } = savedKeys();
     document.querySelector("#join-link").textContent = me.host && link
-      ? `Others open ${location.origin}${link} (or this server's address, /room, and the code ${room.code}).` : "";
+      ? `Others open ${location.origin}${link} (or scan the code below, or open this server's address, /room, `
+        + `and type the code ${room.code}).` : "";
+    const image = document.querySelector("#join-qr");
+    image.hidden = !(me.host && qr);
+    if (me.host && qr) image.src = qr;
     drawSeats(document.querySelector("#lobby-seats"));
     const start = document.querySelector("#start");
     start.hidden = !me.host;
