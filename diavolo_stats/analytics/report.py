@@ -8,7 +8,8 @@ exact against simulated (`tie_frequency`: the presets, and the games of a
 variant file's rules, which their rows carry), draws the charts (`charts`)
 and writes everything to one folder. Rows of a game whose rules were not
 logged (`custom`, written before they were) get a note instead of tie odds.
-The HTML page embeds its charts as base64 PNG, so the single file can be mailed to a friend.
+The HTML page embeds its charts as base64 PNG, so the single file can be
+mailed to a friend.
 """
 
 from __future__ import annotations
@@ -196,20 +197,18 @@ def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]],
     MAX_LOGGED_GAMES, by their `name` (`game` without one); and the notes for the trials left out: `custom`
     rows, whose rules were not logged, a preset's rows whose dice per color are not its own, and the games
     past MAX_LOGGED_GAMES."""
-    presets, logged, unknown = [], [], 0
+    games, logged, unknown = [], {}, 0  # logged: the trials of each rules cell that carries a game's rules
     for (cell, dice_per_color), trials in drills.groupby(["variant", "dice_per_color"], observed=True).size().items():
-        variant = None if cell == UNKNOWN_RULES else played_variant(cell)  # the reader has checked the cell
-        if cell in PRESETS and variant.dice_per_color == dice_per_color:
-            presets.append((cell, cell, variant))
-        elif cell in PRESETS or variant is None:
+        if cell in PRESETS and Variant.preset(cell).dice_per_color == dice_per_color:
+            games.append((cell, cell, Variant.preset(cell)))
+        elif cell in PRESETS or cell == UNKNOWN_RULES:
             unknown += int(trials)
         else:
-            logged.append((-int(trials), len(logged), variant))
-    games, keys, past = list(presets), set(PRESETS), 0
-    for number, (trials, _, variant) in enumerate(sorted(logged)):
-        if number >= MAX_LOGGED_GAMES:
-            past -= trials
-            continue
+            logged[cell] = logged.get(cell, 0) + int(trials)
+    most_played = sorted(logged, key=lambda cell: -logged[cell])  # stable: the log's order between equals
+    keys = set(PRESETS)
+    for cell in most_played[:MAX_LOGGED_GAMES]:
+        variant = played_variant(cell)  # the reader has checked the cell
         shown = variant.name or "game"
         key = base = re.sub(r"[^a-z0-9]+", "-", shown.lower()).strip("-") or "game"  # a file name's part
         for number_taken in itertools.count(2):
@@ -218,11 +217,12 @@ def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]],
             key = f"{base}-{number_taken}"
         keys.add(key)
         games.append((key, shown, variant))
+    past = sum(logged[cell] for cell in most_played[MAX_LOGGED_GAMES:])
     notes = []
     if unknown:
         notes.append(f"no tie frequency for the {unknown} trials of a game whose rules the log does not hold")
     if past:
-        more = len(logged) - MAX_LOGGED_GAMES
+        more = len(most_played) - MAX_LOGGED_GAMES
         notes.append(f"no tie frequency for the {past} trials of {more} more game{'s' if more > 1 else ''} of "
                      f"rules of their own, past the {MAX_LOGGED_GAMES} most played (the exact odds of their variant "
                      "files give them)")

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from diavolo_stats.errors import InputError
 
+EDGE_SHADE = 0.6
+"""A die's outline in the browser is its color times this: darker."""
+
 
 @dataclass(frozen=True)
 class Look:
@@ -28,9 +31,6 @@ class Look:
     def edge(self) -> tuple[int, int, int]:
         """The die's outline in the browser: its color, darker."""
         return tuple(round(channel * EDGE_SHADE) for channel in self.background)
-
-
-EDGE_SHADE = 0.6
 
 
 DIE_LOOKS: dict[str, Look] = {

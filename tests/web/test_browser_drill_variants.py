@@ -23,14 +23,11 @@ TRIALS = 4
 
 
 @contextlib.contextmanager
-def served_drill(browser, log, name: str, trials: int):
-    """The drill page of `diavolo serve --variant` the example file `name`, set up for `trials` trials of
-    player Dee, not yet started; the server is stopped and the page's script errors checked after."""
+def served_drill(page, log, name: str, trials: int):
+    """`page` (the fixture: its script errors are checked after the test) on the drill page of `diavolo serve
+    --variant` the example file `name`, set up for `trials` trials of player Dee, not yet started; the server is
+    stopped once the session's summary is shown."""
     server = Server(log, 0, "--variant", str(EXAMPLES / f"{name}.toml"))
-    context = browser.new_context(viewport={"width": 1000, "height": 800})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(error))
     try:
         page.goto(server.url.rstrip("/") + "/drill?foreperiod_ms=30,60&feedback_ms=0")
         page.fill("input[name=player]", "Dee")
@@ -38,17 +35,15 @@ def served_drill(browser, log, name: str, trials: int):
         yield page
         page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
     finally:
-        context.close()
         server.stop()
-    assert not errors, f"errors in the page's scripts: {errors}"
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("name", SERVED_FILES)
-def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(browser, tmp_path, name):
+def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(page, tmp_path, name):
     variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
     log = tmp_path / "drills.csv"
-    with served_drill(browser, log, name, TRIALS) as page:
+    with served_drill(page, log, name, TRIALS):
         page.select_option("select[name=variant]", "served")
         page.click("button.start")
         banners, dies = [], []
@@ -75,12 +70,12 @@ def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(br
 
 
 @pytest.mark.browser
-def test_a_fourth_color_is_painted_in_its_color_and_answered_by_its_own_key(browser, tmp_path):
+def test_a_fourth_color_is_painted_in_its_color_and_answered_by_its_own_key(page, tmp_path):
     from diavolo_stats.drill.looks import DIE_LOOKS
 
     log = tmp_path / "drills.csv"
     green = "rgb({}, {}, {})".format(*DIE_LOOKS["green"].background)
-    with served_drill(browser, log, "four-colors", 1) as page:
+    with served_drill(page, log, "four-colors", 1):
         assert page.locator("input[name=key_served_green]").input_value() == "e"  # g is grey's
         page.click("button.start")
         onset = wait_for_stimulus(page)
