@@ -138,6 +138,8 @@ def test_killing_the_server_mid_session_loses_no_answer_and_duplicates_none(log_
         for _ in range(2):
             answer_after(page, cdp, 100, "b")
         wait_for_stimulus(page)  # trial 3 is on screen (trial 4's roll already fetched)
+        # trials 1 and 2 stored: the page keeps none (on a busy machine trial 2's post may still be on its way)
+        page.wait_for_function("() => JSON.parse(localStorage.getItem('diavolo.pending-trials') || '[]').length === 0")
         first.kill()
         answer_after(page, cdp, 100, "r")  # trial 3: kept in the browser
         answer_after(page, cdp, 100, "w")  # trial 4: kept as well

@@ -2,12 +2,12 @@
 // feedback), then the session's summary. The page's state is kept on <body> as data-state (setup,
 // fixation, stimulus, feedback, summary) and, while a roll is shown, data-onset.
 //
-// Timing: the onset is performance.now() in the first animation-frame callback after the roll was put
-// in the page (the frame that paints it); the response is the key or pointer event's timeStamp, on the
-// same clock. The latency is their difference. What this cannot see: the time the display itself
-// takes to show the frame (its refresh and response time) and the keyboard's own delay.
+// Timing: the onset and latency of onset.js, as on the Play page and in a room.
 
+import { latencyMs, markOnset, onsetTime } from "./onset.js";
+import { setState, setStatus, show } from "./page.js";
 import * as queue from "./queue.js";
+import { Abandoned, requestJson } from "./request.js";
 import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const SETUP_KEY = "diavolo.drill-setup";
@@ -15,7 +15,6 @@ const SETUP_KEY = "diavolo.drill-setup";
 const SETTINGS = JSON.parse(document.querySelector("#drill-settings").textContent);
 const { quit_key: QUIT_KEY, help_key: HELP_KEY, no_answer: NO_ANSWER } = SETTINGS;
 
-const body = document.body;
 const svg = document.querySelector("#table");
 const params = new URLSearchParams(location.search);
 
@@ -36,15 +35,6 @@ const timing = {
 let session = null; // the running session, or null
 let trial = null; // the trial on screen: its roll, phase, timers
 
-function setState(state) {
-  body.dataset.state = state;
-  if (state !== "stimulus") delete body.dataset.onset;
-}
-
-function show(section) {
-  for (const id of ["setup", "stage", "summary"]) document.getElementById(id).hidden = id !== section;
-}
-
 function randomId() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6] & 0x0f) | 0x40;
@@ -57,10 +47,6 @@ function randomSeed() {
   // A whole number below 2**53, so that JSON and JavaScript keep it exact.
   const [high, low] = crypto.getRandomValues(new Uint32Array(2));
   return (high & 0x1fffff) * 2 ** 32 + low;
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 // ------------------------------------------------------------------------------------------ setup
@@ -157,26 +143,16 @@ function rollUrl(number, attempt) {
   return `/api/roll?${query}`;
 }
 
-// The roll of trial `number`, fetched once (and asked for again until the server answers).
+function waiting() {
+  setStatus("waiting for the server to answer…");
+}
+
+// The roll of trial `number`, fetched once (and asked for again, by the requests' policy, while the session is on).
 function fetchRoll(number, attempt) {
   const key = `${number}/${attempt}`;
   if (!session.rolls.has(key)) {
     const owner = session;
-    const request = (async () => {
-      for (;;) {
-        try {
-          const response = await fetch(rollUrl(number, attempt), { credentials: "same-origin" });
-          if (response.ok) return await response.json();
-          if (response.status < 500 && response.status !== 429) throw new Error((await response.json()).error);
-        } catch (error) {
-          if (!(error instanceof TypeError)) throw error; // a refusal, not a network failure
-        }
-        setStatus("waiting for the server to answer…");
-        await sleep(500);
-        if (session !== owner) throw new Error("session ended");
-      }
-    })();
-    session.rolls.set(key, request);
+    session.rolls.set(key, requestJson(rollUrl(number, attempt), { wanted: () => session === owner, onWait: waiting }));
   }
   return session.rolls.get(key);
 }
@@ -193,7 +169,7 @@ async function nextTrial() {
   try {
     roll = await fetchRoll(number, session.attempt);
   } catch (error) {
-    if (session === owner) fail(error.message);
+    if (session === owner && !(error instanceof Abandoned)) fail(error.message);
     return;
   }
   if (session !== owner || trial?.number === number) return;
@@ -224,14 +200,7 @@ function showStimulus(current) {
   showFixation(svg, false);
   drawRoll(svg, roll);
   document.querySelector("#command-banner").textContent = commandBanner(roll.command, roll.commands[roll.command]);
-  current.shownAt = Date.now();
-  requestAnimationFrame(() => {
-    if (current !== trial) return;
-    // The first frame that shows the roll: its callback runs just before that frame is painted.
-    current.onset = performance.now();
-    current.phase = "stimulus";
-    body.dataset.onset = current.onset.toFixed(3);
-    setState("stimulus");
+  markOnset(current, () => current === trial, () => {
     current.timers.push(setTimeout(() => timedOut(current), timing.timeoutMs));
   });
 }
@@ -239,10 +208,6 @@ function showStimulus(current) {
 function stopTimers(current) {
   for (const timer of current.timers) clearTimeout(timer);
   current.timers = [];
-}
-
-function onsetTime(current) {
-  return new Date(performance.timeOrigin + (current.onset ?? performance.now())).toISOString();
 }
 
 // What happened, as it happened: the server's judged_trial works out the rest (a timeout: no answer, not too early).
@@ -278,7 +243,7 @@ function answered(answer, timeStamp) {
   if (current.phase !== "stimulus") return;
   stopTimers(current);
   current.phase = "feedback";
-  const latency = Math.round((timeStamp - current.onset) * 10) / 10; // ms, to the 0.1 ms the log keeps
+  const latency = latencyMs(current, timeStamp);
   record(current, answer, latency);
   session.shown += 1;
   // An ambiguous closest accepts two answers: the strictly nearest color, and grey (the table's call).
@@ -329,14 +294,14 @@ async function finish() {
   document.querySelector("#summary-title").textContent = "sending your last answers…";
   await queue.drain();
   const url = `/api/sessions/${ended.id}/summary?${new URLSearchParams({ player: ended.player })}`;
-  let summary = null;
-  while (summary === null) {
-    try {
-      const response = await fetch(url, { credentials: "same-origin" });
-      if (response.ok) summary = await response.json();
-    } catch { /* the server is away: ask again */ }
-    if (summary === null) await sleep(1000);
+  let summary;
+  try {
+    summary = await requestJson(url, { onWait: waiting });
+  } catch (error) {
+    document.querySelector("#summary-title").textContent = `no summary: ${error.message}`;
+    return;
   }
+  setStatus("");
   document.querySelector("#summary-title").textContent = summary.rows.length ? summary.title : "no trials were answered";
   // Each fact on its own line: the median time and accuracy with their change, then the counts.
   document.querySelector("#summary-sentences").replaceChildren(
@@ -420,10 +385,6 @@ document.addEventListener("keydown", (event) => {
 });
 
 // ------------------------------------------------------------------------------- the send queue
-
-function setStatus(text) {
-  document.querySelector("#queue-status").textContent = text;
-}
 
 let refusal = ""; // the last trial refused for good stays shown while the others go on
 queue.onChange(({ pending, offline, rejected }) => {

@@ -3,6 +3,9 @@
 // variant file's own reader and answers the exact odds (the document of `diavolo odds --format json`), a short
 // simulation when closest is on the command die, and the TOML file that reproduces the view.
 
+import { setState } from "./page.js";
+import { requestJson } from "./request.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const START = JSON.parse(document.querySelector("#explore-start").textContent);
 const form = document.querySelector("#controls");
@@ -254,22 +257,6 @@ form.addEventListener("click", (event) => {
 
 // ---- the view: the exact odds, the overall grey rate, the chart and the file ----------------------------------
 
-// The answer to `body`, asked again while the server is busy (503) and the question still `wanted()`.
-async function postJson(url, body, wanted) {
-  for (;;) {
-    const response = await fetch(url, {
-      method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body,
-    });
-    if (response.status === 503 && wanted()) { // the server's heavy requests are all taken: ask again when it says
-      await new Promise((done) => setTimeout(done, 1000 * Number(response.headers.get("retry-after") ?? 1)));
-      if (wanted()) continue;
-    }
-    const answer = await response.json();
-    if (!response.ok) throw Object.assign(new Error(answer.error), { field: answer.field });
-    return answer;
-  }
-}
-
 function percent(probability) {
   return `${(100 * probability).toFixed(2)}\u00a0%`;
 }
@@ -390,7 +377,8 @@ function clearResults(message, field) {
 async function update() {
   const mine = ++asked;
   try {
-    const view = await postJson("/api/explore", bodyOf(documentOf()), () => mine === asked);
+    // asked again by the requests' policy (the server's heavy requests all taken: 503) while still the latest
+    const view = await requestJson("/api/explore", { payload: bodyOf(documentOf()), wanted: () => mine === asked });
     if (mine !== asked) return;
     clearResults("", null);
     drawOverall(view);
@@ -408,18 +396,18 @@ async function update() {
     }
     drawChart(bars);
     drawFile(view);
-    document.body.dataset.state = "ready";
+    setState("ready");
   } catch (failure) {
     if (mine !== asked) return;
     clearResults(failure.message, failure.field);
-    document.body.dataset.state = "error";
+    setState("error");
   }
 }
 
 let pending = null;
 function changed() {
   clearTimeout(pending);
-  document.body.dataset.state = "updating";
+  setState("updating");
   pending = setTimeout(update, 150);
 }
 

@@ -4,9 +4,11 @@
 // paints the dice, and plays the opponents' grabs out at their times while the human answers. The page's
 // state is on <body> as data-state (setup, fixation, stimulus, result, over) and data-round.
 //
-// Timing, as in the drill: the onset is performance.now() in the first animation-frame callback after the
-// roll was put in the page; the answer is the key or pointer event's timeStamp; the latency their difference.
+// Timing: the onset and latency of onset.js, as in the drill.
 
+import { latencyMs, onsetTime } from "./onset.js";
+import { setState, setStatus, show } from "./page.js";
+import { requestJson } from "./request.js";
 import { devilsLeft, drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
 import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
@@ -21,46 +23,12 @@ const foreperiod = params.get("foreperiod_ms");
 let game = null; // the game document from the server
 let round = null; // the round on the table: its roll, phase, timers
 
-function setState(state) {
-  body.dataset.state = state;
-  if (state !== "stimulus") delete body.dataset.onset;
-}
-
-function show(section) {
-  for (const id of ["setup", "stage", "over"]) document.getElementById(id).hidden = id !== section;
-}
-
-function setStatus(text) {
-  document.querySelector("#status").textContent = text;
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-// A JSON request to the server, asked again while it cannot be reached; an Error with the server's
-// message when it refuses.
+// A JSON request to the server, asked again by the requests' policy; a Refusal with the server's message
+// when it refuses.
 async function call(path, payload) {
-  for (;;) {
-    let response = null;
-    try {
-      response = await fetch(path, payload === undefined ? { credentials: "same-origin" } : {
-        method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(payload),
-      });
-    } catch { /* the server is away */ }
-    if (response && response.ok) {
-      setStatus("");
-      return response.json();
-    }
-    if (response && response.status < 500 && response.status !== 429) {
-      let message = `status ${response.status}`;
-      try { message = (await response.json()).error; } catch { /* keep the status */ }
-      throw new Error(message);
-    }
-    setStatus("waiting for the server to answer…");
-    await sleep(500);
-  }
+  const answer = await requestJson(path, { payload, onWait: () => setStatus("waiting for the server to answer…") });
+  setStatus("");
+  return answer;
 }
 
 // ------------------------------------------------------------------------------------------ setup
@@ -142,7 +110,7 @@ async function nextRound() {
   drawSeats(document.querySelector("#seats"));
   setState("fixation");
   const current = round;
-  current.timers.push(throwRoll(current, game.game, () => current === round, setState, () => {
+  current.timers.push(throwRoll(current, game.game, () => current === round, () => {
     for (const grab of roll.opponents) {
       current.timers.push(setTimeout(() => opponentGrabs(current, grab), grab.latency_ms));
     }
@@ -169,8 +137,8 @@ async function answered(current, answer, timeStamp) {
   if (current !== round || current.phase !== "stimulus") return;
   stopTimers(current);
   current.phase = "sent";
-  const latency = answer === null ? null : Math.round((timeStamp - current.onset) * 10) / 10;
-  const timestamp = new Date(performance.timeOrigin + current.onset).toISOString();
+  const latency = answer === null ? null : latencyMs(current, timeStamp);
+  const timestamp = onsetTime(current);
   let outcome;
   try {
     outcome = await call(`/api/play/games/${game.id}/answer`, {

@@ -2,10 +2,12 @@
 // One WebSocket per page for the whole game. The page's state is on <body> as data-state (join, lobby,
 // fixation, stimulus, sent, result, over, closed), data-round and data-room.
 //
-// Timing, as in the drill: the onset is performance.now() in the first animation-frame callback after the
-// roll was put in the page; the answer is the key or pointer event's timeStamp; the latency their
-// difference, sent to the server, which hands out the devils in order of the latencies.
+// Timing: the onset and latency of onset.js, as in the drill; the latency is sent to the server, which
+// hands out the devils in order of the latencies.
 
+import { latencyMs, onsetTime } from "./onset.js";
+import { setState, setStatus, show } from "./page.js";
+import { requestJson } from "./request.js";
 import { devilsLeft, drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
 import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
@@ -20,19 +22,6 @@ let room = null; // the last state the server sent
 let me = { seat: null, host: false };
 let round = null; // the roll on the table: its phase, onset, timers
 let closedForGood = false;
-
-function setState(state) {
-  body.dataset.state = state;
-  if (state !== "stimulus") delete body.dataset.onset;
-}
-
-function show(section) {
-  for (const id of ["join", "lobby", "stage", "over"]) document.getElementById(id).hidden = id !== section;
-}
-
-function setStatus(text) {
-  document.querySelector("#status").textContent = text;
-}
 
 function savedKeys() {
   try { return JSON.parse(localStorage.getItem(`diavolo.room.${code}`) || "{}"); } catch { return {}; }
@@ -87,13 +76,14 @@ document.querySelector("#host-form").addEventListener("submit", async (event) =>
   for (const key of ["foreperiod_ms", "feedback_ms"]) {
     if (params.get(key)) choices[key] = key === "foreperiod_ms" ? params.get(key).split(",").map(Number) : Number(params.get(key));
   }
-  const response = await fetch("/api/rooms", { method: "POST", credentials: "same-origin",
-    headers: { "Content-Type": "application/json" }, body: JSON.stringify(choices) });
-  const reply = await response.json();
-  if (!response.ok) {
-    document.querySelector("#join-error").textContent = reply.error;
+  let reply;
+  try {
+    reply = await requestJson("/api/rooms", { payload: choices, onWait: () => setStatus("waiting for the server to answer…") });
+  } catch (refusal) {
+    document.querySelector("#join-error").textContent = refusal.message;
     return;
   }
+  setStatus("");
   code = reply.code;
   saveKeys({ host_key: reply.host_key, join: reply.join, join_qr: reply.join_qr });
   joinRoom(reply.code, form.elements.name.value);
@@ -198,7 +188,7 @@ function startRound(roll) {
   setStatus("");
   setState("fixation");
   const current = round;
-  current.timers.push(throwRoll(current, room.game, () => current === round, setState));
+  current.timers.push(throwRoll(current, room.game, () => current === round));
 }
 
 function answered(answer, timeStamp) {
@@ -207,9 +197,8 @@ function answered(answer, timeStamp) {
   if (!current.roll.seats_in.includes(me.seat)) return;
   current.phase = "sent";
   setState("sent");
-  const latency = Math.round((timeStamp - current.onset) * 10) / 10;
-  send({ type: "answer", round: current.roll.round, answer, latency_ms: latency,
-    timestamp: new Date(performance.timeOrigin + current.onset).toISOString() });
+  send({ type: "answer", round: current.roll.round, answer, latency_ms: latencyMs(current, timeStamp),
+    timestamp: onsetTime(current) });
 }
 
 function showResult(message) {

@@ -1,7 +1,7 @@
 // A round on the table, as the Play page and a room show it: the devils left, the fixation mark for the
-// roll's foreperiod, then the dice, and the onset: performance.now() in the first animation-frame callback
-// after the roll was put in the page (the frame that paints it), as the drill takes it.
+// roll's foreperiod, then the dice, and their onset (onset.js, as the drill takes it).
 
+import { markOnset } from "./onset.js";
 import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const svg = document.querySelector("#table");
@@ -22,9 +22,8 @@ export function drawDevils(left) {
 
 // Show the roll of `current` (a round: {roll, ...}) of `game` (a variant's as_dict): the fixation mark, then
 // after the roll's foreperiod the dice. Once painted (unless `stillOn()` says the round was left meanwhile)
-// the round gets its onset and phase "stimulus", the page's state too (`setState`), then `onStimulus()`.
-// Returns the timer.
-export function throwRoll(current, game, stillOn, setState, onStimulus = () => {}) {
+// the round gets its onset and phase "stimulus", the page's state too, then `onStimulus()`. Returns the timer.
+export function throwRoll(current, game, stillOn, onStimulus = () => {}) {
   const { roll } = current;
   document.querySelector("#verdict").textContent = "";
   document.querySelector("#reason").textContent = "";
@@ -39,15 +38,7 @@ export function throwRoll(current, game, stillOn, setState, onStimulus = () => {
     showFixation(svg, false);
     drawRoll(svg, { ...roll, game });
     document.querySelector("#command-banner").textContent = commandBanner(roll.command);
-    requestAnimationFrame(() => {
-      if (!stillOn()) return;
-      // The first frame that shows the roll: its callback runs just before that frame is painted.
-      current.onset = performance.now();
-      current.phase = "stimulus";
-      document.body.dataset.onset = current.onset.toFixed(3);
-      setState("stimulus");
-      onStimulus();
-    });
+    markOnset(current, stillOn, onStimulus);
   }, roll.foreperiod_ms);
 }
 
