@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from web.browser_harness import Server, launch_chromium, press_at, start_drill, wait_for_stimulus  # noqa: E402
+from helpers.browser import Server, launch_chromium, press_at, start_drill, wait_for_stimulus  # noqa: E402
 
 from diavolo_stats.drill.log import load_logs  # noqa: E402
 

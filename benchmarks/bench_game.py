@@ -3,7 +3,7 @@
 Plays 100,000 four-player games (expert, average, average, novice; the
 standard variant, closest included; last player standing) with
 `game.play_games`, pinned to one core, best of three runs; then the plain
-one-game-at-a-time loop of tests/test_game_reference.py on fewer games in
+one-game-at-a-time loop of tests/helpers/game_reference.py on fewer games in
 the same run, and prints both rates and their ratio. Target: 100,000 games
 in under 2 s.
 
@@ -32,7 +32,7 @@ from diavolo_stats.game.players import PlayerModel  # noqa: E402
 
 # The one-game loop is test code, kept with the test that checks the simulator against it.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_game_reference import play_one_game  # noqa: E402
+from helpers.game_reference import play_one_game  # noqa: E402
 
 TARGET_S = 2.0
 

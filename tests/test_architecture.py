@@ -92,7 +92,6 @@ def test_importing_the_package_loads_no_heavy_library():
     assert output.strip() == "[]"
 
 
-
 def defined_names() -> dict[str, list[str]]:
     """Every module-level function, class and constant outside cli/: name -> the modules defining it."""
     found: dict[str, list[str]] = {}
@@ -132,7 +131,6 @@ def test_a_name_means_one_thing():
     assert not twice, twice
 
 
-
 # The terminal's screen is the terminal drill's alone: the web and the analytics take the drill's defaults from
 # drill.settings and its words from drill.teaching, so a server or a notebook never loads the screen.
 SCREEN = "diavolo_stats.drill.screen"
@@ -151,3 +149,21 @@ def test_only_the_terminal_drill_imports_its_screen():
             if SCREEN in named:  # also `from diavolo_stats.drill import screen`
                 users.add("/".join(parts))
     assert users == {"drill/session.py"}
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.mark.parametrize("path", sorted([*TESTS.rglob("*.py"), *(TESTS.parent / "benchmarks").glob("*.py")]),
+                         ids=lambda path: str(path.relative_to(TESTS.parent)))
+def test_no_test_or_benchmark_imports_a_test_module_or_conftest(path):
+    # What tests share lives in tests/helpers (imported as `helpers.<module>`) or in conftest.py's fixtures.
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    wrong = sorted(name for name in names if any(part.startswith("test_") or part == "conftest"
+                                                  for part in name.split(".")))
+    assert not wrong, f"{path.name} imports {wrong}"

@@ -17,7 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import run_diavolo
+from helpers.cli import run_diavolo
+from helpers.drill_logs import trial_row
+from helpers.variants import BAD_VARIANT_FILES
 
 from diavolo_stats.cli import main
 from diavolo_stats.drill.log import COLUMNS, DrillLog, TrialRow
@@ -32,15 +34,8 @@ FULLWIDTH_100 = "\uff11\uff10\uff10"
 
 
 def drill_row(player: str, trial: int) -> TrialRow:
-    return TrialRow(**{
-        "session_id": f"s-{player}", "player": player, "trial": trial,
-        "timestamp": datetime(2024, 5, 1, 12, 0, trial, tzinfo=timezone.utc),
-        "variant": "standard", "dice_per_color": 3, "command_first": False, "command": "highest-total",
-        "dice": {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]},
-        "positions": {"command": [1.0, 1.0], "tolerance": 0.1},
-        "expected": "red", "answer": "red", "correct": True, "latency_ms": 700.0 + trial, "too_early": False,
-        "timed_out": False, "foreperiod_ms": 900.0, "seed": 1, "interface": "terminal", "accepted": ("red",),
-    })
+    return trial_row(trial, session_id=f"s-{player}", player=player, latency_ms=700.0 + trial, seed=1,
+                     timestamp=datetime(2024, 5, 1, 12, 0, trial, tzinfo=timezone.utc))
 
 
 def build_world(folder: Path) -> None:
@@ -116,27 +111,6 @@ def snapshot(folder: Path) -> dict[str, tuple]:
 
 T = "{t}"
 
-BAD_VARIANT_FILES = {
-    "variant_syntax": 'name = "sixes"\ncolors = = ["black", "red"]\n',
-    "variant_unknown_key": 'speed = 3\n',
-    "variant_unknown_figure": '[commands.mid]\nfigure = "median"\n',
-    "variant_bad_direction": '[commands.big]\nfigure = "sum"\nwins = "largest"\n',
-    "variant_then_not_list": '[commands.big]\nfigure = "max"\nthen = "sum"\n',
-    "variant_nth_beyond_dice": '[commands.fourth]\nfigure = "nth-highest:4"\n',
-    "variant_count_no_face": '[commands.sevens]\nfigure = "count:=7"\n',
-    "variant_empty_faces": 'faces = []\n',
-    "variant_count_zero": '[dice.white]\ncount = 0\n',
-    "variant_builtin_redefined": '[commands.closest]\nfigure = "max"\n',
-    "variant_grey_color": 'colors = ["black", "grey"]\n',
-    "variant_die_undefined": 'command_die = ["highest-total", "most-sevens"]\n',
-    "variant_binary": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
-    # sizes a file (and the explorer's editor) may not pass
-    "variant_too_many_tie_breaks": '[commands.big]\nfigure = "max"\nthen = ' + str(["sum"] * 7) + "\n",
-    "variant_too_many_commands": "".join(f'[commands.c{i}]\nfigure = "sum"\n' for i in range(25)),
-    "variant_die_too_long": "command_die = " + str(["highest-total"] * 61) + "\n",
-}
-"""A variant file with one mistake each, as issue 18 lists them, and the sizes allowed exceeded;
-tests/core/test_variant_file.py checks what each message names."""
 SIM = ["--simulation", str(SIMULATION)]
 HAND = ["bid", "--hand", "black", "--round", "1", "--players", "3"]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.drill_logs import trial_row
 
 from diavolo_stats.analytics.report import write_report
 from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, TrialRow, load_logs
@@ -37,16 +38,9 @@ RISKY_NAMES = ['=HYPERLINK("http://x","y")', "+1", "-1", "@SUM(A1)", "'quoted", 
 
 
 def drill_row(player: str, trial: int, correct: bool) -> TrialRow:
-    return TrialRow(**{
-        "session_id": f"s-{player}", "player": player, "trial": trial,
-        "timestamp": datetime(2024, 5, 1, 12, 0, trial % 60, tzinfo=timezone.utc),
-        "variant": "standard", "dice_per_color": 3, "command_first": False, "command": "highest-total",
-        "dice": {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]},
-        "positions": {"command": [1.0, 1.0], "tolerance": 0.1},
-        "expected": "red", "answer": "red" if correct else "black", "correct": correct,
-        "latency_ms": 700.0 + trial, "too_early": False, "timed_out": False, "foreperiod_ms": 900.0, "seed": 1,
-        "interface": "terminal", "accepted": ("red",),
-    })
+    return trial_row(trial, session_id=f"s-{player}", player=player, answer="red" if correct else "black",
+                     correct=correct, latency_ms=700.0 + trial, seed=1,
+                     timestamp=datetime(2024, 5, 1, 12, 0, trial % 60, tzinfo=timezone.utc))
 
 
 def risky_log(path: Path) -> Path:

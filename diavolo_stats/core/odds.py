@@ -11,8 +11,8 @@ and become `fractions.Fraction` at the end; no joint roll is ever
 enumerated, so the standard game takes well under a millisecond. Colors
 with different dice have different chances (`answer_probability`).
 
-`brute_force_odds` enumerates every joint roll through `rules.answers`, the
-same resolver the simulator uses, to check the fast method on small variants.
+The tests check it against a brute force (tests/helpers/brute_force.py) that
+runs every joint roll through `rules.answers`, the simulator's resolver.
 
 `closest` depends on where the dice land, not on their values: it has no
 exact value here (see `diavolo simulate`). The overall grey rate, the tie

@@ -6,7 +6,7 @@ import dataclasses
 import json
 
 import pytest
-from conftest import REPO, assert_one_line_error, run_diavolo
+from helpers.cli import REPO, assert_one_line_error, run_diavolo
 
 from diavolo_stats.analytics.synthetic import PRACTICE_ERRORS, PRACTICE_SLOWDOWN, practised, write_synthetic_log
 from diavolo_stats.core.rules import resolve

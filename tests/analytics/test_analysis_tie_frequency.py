@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO
+from helpers.cli import REPO
 from scipy import stats
 
 from diavolo_stats.analytics.tie_frequency import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_summaries import DAY_ONE, trial, write_log
+from helpers.drill_logs import DAY_ONE, answered, write_log
 
 from diavolo_stats.analytics import charts, summaries
 from diavolo_stats.analytics.tie_frequency import odds_by_parameter
@@ -22,8 +22,8 @@ def texts(axes) -> str:
 def test_latency_has_a_labelled_scale_and_commands_with_too_few_answers_are_named_once(tmp_path):
     # Ann: 12 correct highest-total answers, one far slower than the rest; one correct highest-die answer.
     latencies = [900.0 + 10 * i for i in range(11)] + [9000.0]
-    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", ms) for ms in latencies]
-                    + [trial("ann", "s1", "highest-die", "grey", 1000.0)])
+    log = write_log(tmp_path / "log.csv", [answered("ann", "s1", "highest-total", "red", ms) for ms in latencies]
+                    + [answered("ann", "s1", "highest-die", "grey", 1000.0)], numbered=True)
     figure = charts.latency_chart(load_logs([log]))
     assert "% of a player's correct answers per 100 ms" in figure.get_supylabel()
     assert [axes.get_title() for axes in figure.axes if axes.get_visible()] == ["highest-total"]
@@ -41,8 +41,8 @@ def test_latency_has_a_labelled_scale_and_commands_with_too_few_answers_are_name
 
 
 def test_a_latency_chart_with_no_command_to_draw_is_one_sentence(tmp_path):
-    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", 900.0),
-                                           trial("ann", "s1", "highest-die", "grey", 1000.0)])
+    log = write_log(tmp_path / "log.csv", [answered("ann", "s1", "highest-total", "red", 900.0),
+                                           answered("ann", "s1", "highest-die", "grey", 1000.0)], numbered=True)
     figure = charts.latency_chart(load_logs([log]))
     assert not figure.axes
     (sentence,) = [text.get_text() for text in figure.texts]
@@ -50,17 +50,18 @@ def test_a_latency_chart_with_no_command_to_draw_is_one_sentence(tmp_path):
 
 
 def test_a_panel_names_the_players_too_few_to_draw_beside_those_drawn(tmp_path):
-    trials = [trial("ann", "s1", "highest-total", "red", 900.0 + 10 * i) for i in range(12)]
-    trials += [trial("bo", "s2", "highest-total", "red", 1000.0), trial("bo", "s2", "highest-total", "white", 1100.0)]
-    figure = charts.latency_chart(load_logs([write_log(tmp_path / "log.csv", trials)]))
+    trials = [answered("ann", "s1", "highest-total", "red", 900.0 + 10 * i) for i in range(12)]
+    trials += [answered("bo", "s2", "highest-total", "red", 1000.0),
+               answered("bo", "s2", "highest-total", "white", 1100.0)]
+    figure = charts.latency_chart(load_logs([write_log(tmp_path / "log.csv", trials, numbered=True)]))
     drawn = panel(figure, "highest-total")
     assert drawn.patches and "too few answers:\nbo: 1 correct" in texts(drawn)
 
 
 def test_the_learning_curve_latency_axis_starts_at_zero_on_a_short_log(tmp_path):
-    log = write_log(tmp_path / "log.csv", [trial("ann", "s1", "highest-total", "red", 2000.0 + i) for i in range(5)]
-                    + [trial("ann", "s2", "highest-total", "red", 1900.0 + i, start=DAY_ONE.replace(day=2))
-                       for i in range(5)])
+    log = write_log(tmp_path / "log.csv", [answered("ann", "s1", "highest-total", "red", 2000.0 + i) for i in range(5)]
+                    + [answered("ann", "s2", "highest-total", "red", 1900.0 + i, start=DAY_ONE.replace(day=2))
+                       for i in range(5)], numbered=True)
     figure = charts.learning_curve_chart(summaries.learning_curve(load_logs([log])))
     latency_axes = figure.axes[1]
     assert latency_axes.get_ylim()[0] == 0 and latency_axes.get_ylim()[1] > 2000

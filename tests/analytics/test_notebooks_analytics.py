@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from conftest import REPO
+from helpers.cli import REPO
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.slow  # executes a notebook in a Jupyter kernel

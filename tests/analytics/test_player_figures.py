@@ -6,11 +6,12 @@ import csv
 import io
 import json
 
+from helpers.cli import REPO
+
 from diavolo_stats.analytics.player_figures import player_figures
 from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.cli import main
 from diavolo_stats.stats import MIN_FIT_ANSWERS
-from tests.conftest import REPO
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import REPO
-from test_summaries import DAY_ONE, trial, write_log
+from helpers.cli import REPO
+from helpers.drill_logs import DAY_ONE, answered, write_log
 
 from diavolo_stats.analytics import summaries
 from diavolo_stats.analytics.progress import MIN_BEST_TRIALS, WEEK, player_progress
@@ -62,9 +62,9 @@ def test_personal_bests_are_the_best_sessions_of_the_learning_curve(sample):
 def test_weeks_ten_days_apart_compare_with_the_week_before(tmp_path):
     later = DAY_ONE + timedelta(days=10)
     log = write_log(tmp_path / "weeks.csv", [
-        *[trial("ann", "s1", "highest-total", "red", 1500.0) for _ in range(12)],
-        *[trial("ann", "s2", "highest-total", "red" if i < 9 else "black", 1000.0, start=later) for i in range(12)],
-    ])
+        *[answered("ann", "s1", "highest-total", "red", 1500.0) for _ in range(12)],
+        *[answered("ann", "s2", "highest-total", "red" if i < 9 else "black", 1000.0, start=later) for i in range(12)],
+    ], numbered=True)
     week = player_progress(load_logs([log]), "ann").last_week
     assert (week.trials, week.before_trials) == (12, 12)
     assert week.median_change_ms == pytest.approx(-500.0)
@@ -72,11 +72,11 @@ def test_weeks_ten_days_apart_compare_with_the_week_before(tmp_path):
 
 
 def test_weak_spots_name_the_slow_command_and_the_wrong_one_with_their_figures(tmp_path):
-    trials = [*[trial("ann", "s1", "highest-total", "red", 700.0 + i) for i in range(20)],
-              *[trial("ann", "s1", "lowest-total", "black", 1900.0 + i) for i in range(20)],
+    trials = [*[answered("ann", "s1", "highest-total", "red", 700.0 + i) for i in range(20)],
+              *[answered("ann", "s1", "lowest-total", "black", 1900.0 + i) for i in range(20)],
               # highest-die's answer is grey (a tie): 6 of 20 right, in 800 ms
-              *[trial("ann", "s1", "highest-die", "grey" if i < 6 else "black", 800.0) for i in range(20)]]
-    spots = player_progress(load_logs([write_log(tmp_path / "ann.csv", trials)]), "ann").weak_spots
+              *[answered("ann", "s1", "highest-die", "grey" if i < 6 else "black", 800.0) for i in range(20)]]
+    spots = player_progress(load_logs([write_log(tmp_path / "ann.csv", trials, numbered=True)]), "ann").weak_spots
     # Ann's own median is 800 ms and her accuracy 46 of 60: slower than that, or less often right.
     assert [(spot.kind, spot.name, spot.problem) for spot in spots] == [
         ("commands", "lowest-total", "slowest"), ("commands", "highest-die", "most wrong")]
@@ -88,13 +88,13 @@ def test_weak_spots_name_the_slow_command_and_the_wrong_one_with_their_figures(t
 
 
 def test_a_player_even_at_everything_has_no_weak_spot(tmp_path):
-    trials = [trial("ann", "s1", command, answer, 900.0) for command, answer in
+    trials = [answered("ann", "s1", command, answer, 900.0) for command, answer in
               [("highest-total", "red"), ("lowest-total", "black")] for _ in range(10)]
-    assert player_progress(load_logs([write_log(tmp_path / "even.csv", trials)]), "ann").weak_spots == ()
+    assert player_progress(load_logs([write_log(tmp_path / "even.csv", trials, numbered=True)]), "ann").weak_spots == ()
 
 
 def test_one_session_has_nothing_to_compare_and_unknown_players_are_named(tmp_path):
-    log = write_log(tmp_path / "one.csv", [trial("ann", "s1", "highest-total", "red", 900.0)])
+    log = write_log(tmp_path / "one.csv", [answered("ann", "s1", "highest-total", "red", 900.0)], numbered=True)
     progress = player_progress(load_logs([log]), "ann")
     assert progress.last_session.before_trials == 0
     assert progress.fastest is None  # one trial sets no record

@@ -9,8 +9,8 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import REPO, assert_one_line_error, run_diavolo
-from test_summaries import trial, write_log
+from helpers.cli import REPO, assert_one_line_error, run_diavolo
+from helpers.drill_logs import answered, write_log
 
 from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.report import write_report
@@ -97,8 +97,8 @@ def test_plain_report_in_a_fresh_clone_suggests_the_sample_log(tmp_path):
 def test_several_logs_one_player_any_name(tmp_path):
     name = "さくら <b>&"
     special = write_log(tmp_path / "sakura.csv", [
-        trial(name, "s1", "highest-total", "red", 900.0 + 10 * i) for i in range(12)] + [
-        trial(name, "s1", "highest-die", "black", 1500.0)])
+        answered(name, "s1", "highest-total", "red", 900.0 + 10 * i) for i in range(12)] + [
+        answered(name, "s1", "highest-die", "black", 1500.0)], numbered=True)
     out = tmp_path / "out"
     result = run_diavolo("report", "--log", str(SAMPLE), str(special), "--player", name, "synthetic-expert",
                          "--out", str(out), "--simulation", str(REPO / "data" / "simulation_standard.csv"),
@@ -156,9 +156,10 @@ def test_text_in_a_saved_simulation_is_one_line_naming_file_line_and_column(tmp_
 
 
 def test_a_custom_games_trials_get_a_note_instead_of_another_games_tie_odds(tmp_path):
-    custom = [{**trial("ann", "c1", "highest-total", "red", 900.0), "variant": "custom"} for _ in range(3)]
-    mixed = write_log(tmp_path / "mixed.csv", [trial("ann", "s1", "highest-total", "red", 800.0)] + custom)
-    only_custom = write_log(tmp_path / "custom.csv", custom)
+    custom = [answered("ann", "c1", "highest-total", "red", 900.0, variant="custom") for _ in range(3)]
+    mixed = write_log(tmp_path / "mixed.csv", [answered("ann", "s1", "highest-total", "red", 800.0)] + custom,
+                      numbered=True)
+    only_custom = write_log(tmp_path / "custom.csv", custom, numbered=True)
     note = "no tie frequency for the 3 trials of a game whose rules the log does not hold"
     for log, standard_odds in ((mixed, True), (only_custom, False)):
         out = tmp_path / f"out-{log.stem}"
@@ -172,11 +173,11 @@ def test_a_custom_games_trials_get_a_note_instead_of_another_games_tie_odds(tmp_
 
 def test_html_counts_agree_and_its_headings_are_words(tmp_path):
     # ann: 10 answers, one timeout and 2 keys pressed before the roll: 11 trials, 2 anticipations apart.
-    trials = [trial("ann", "s1", "highest-total", "red", 800.0 + 10 * i) for i in range(10)]
-    trials += [trial("ann", "s1", "highest-total", "none", None)]
-    trials += [trial("ann", "s1", "highest-die", "none", None, too_early=True) for _ in range(2)]
+    trials = [answered("ann", "s1", "highest-total", "red", 800.0 + 10 * i) for i in range(10)]
+    trials += [answered("ann", "s1", "highest-total", "none", None)]
+    trials += [answered("ann", "s1", "highest-die", "none", None, too_early=True) for _ in range(2)]
     out = tmp_path / "out"
-    report = write_report([write_log(tmp_path / "log.csv", trials)], out,
+    report = write_report([write_log(tmp_path / "log.csv", trials, numbered=True)], out,
                           simulation_path=REPO / "data" / "simulation_standard.csv")
     page = (out / "report.html").read_text(encoding="utf-8")
     header = re.search(r"ann: (\d+) trials in 1 session, and (\d+) keys pressed before the roll", page)
@@ -213,7 +214,8 @@ def test_the_report_names_each_players_weak_spots_by_roll_type_in_words(tmp_path
 
 
 def test_a_player_with_too_few_answers_gets_a_report_saying_why_no_weak_spot_by_roll_type(tmp_path):
-    log = write_log(tmp_path / "ann.csv", [trial("ann", "s1", "highest-total", "red", 900.0) for _ in range(12)])
+    log = write_log(tmp_path / "ann.csv", [answered("ann", "s1", "highest-total", "red", 900.0) for _ in range(12)],
+                    numbered=True)
     report = write_report([log], tmp_path / "out", simulation_path=REPO / "data" / "simulation_standard.csv")
     assert report.weak_spots["ann"].costs == ()
     why = "no weak spot by roll type: no player of the drill log has the 30 answers a fit needs (most: 12)"

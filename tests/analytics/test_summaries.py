@@ -3,83 +3,45 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
+from datetime import timedelta
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.drill_logs import DAY_ONE, answered, write_log
 from scipy import stats as scipy_stats
 
 from diavolo_stats import stats
 from diavolo_stats.analytics import summaries
-from diavolo_stats.core.rules import resolve
-from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, TrialRow, TruncatedLogWarning, load_logs
+from diavolo_stats.drill.log import SkippedRowsWarning, TruncatedLogWarning, load_logs
 from diavolo_stats.errors import InputError
-
-# The rulebook's worked example: red wins highest-total (13 > 12 > 11); highest-die is a tie
-# (a six in black and in white), so its answer is grey.
-DICE = {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]}
-POSITIONS = {"command": [150.0, 150.0], "black": [[20.0, 20.0], [60.0, 20.0], [100.0, 20.0]],
-             "red": [[20.0, 100.0], [60.0, 100.0], [100.0, 100.0]],
-             "white": [[20.0, 200.0], [60.0, 200.0], [100.0, 200.0]], "tolerance": 0.1}
-DAY_ONE = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
-
-
-def trial(player: str, session: str, command: str, answer: str, latency_ms: float | None,
-          start: datetime = DAY_ONE, too_early: bool = False) -> dict:
-    """A trial on the worked-example roll; `correct` and `expected` follow from the rules engine."""
-    expected = resolve(Variant(), Command(command), DICE).answer
-    timed_out = latency_ms is None and not too_early
-    return {"player": player, "session": session, "command": command, "expected": expected,
-            "answer": answer, "latency_ms": latency_ms, "timed_out": timed_out, "too_early": too_early,
-            "correct": answer == expected and not too_early and not timed_out, "start": start}
-
-
-def write_log(path: Path, trials: list[dict]) -> Path:
-    """Write `trials` through the drill's own writer, numbered per session, a second apart; the standard game
-    unless a trial names its `variant`."""
-    log = DrillLog(path)
-    numbers: dict[str, int] = {}
-    for item in trials:
-        numbers[item["session"]] = numbers.get(item["session"], 0) + 1
-        log.append(TrialRow(
-            session_id=item["session"], player=item["player"], trial=numbers[item["session"]],
-            timestamp=item["start"] + timedelta(seconds=numbers[item["session"]]),
-            variant=item.get("variant", "standard"), dice_per_color=3, command_first=False,
-            command=item["command"], dice=DICE, positions=POSITIONS, expected=item["expected"],
-            answer=item["answer"], correct=item["correct"], latency_ms=item["latency_ms"],
-            too_early=item["too_early"], timed_out=item["timed_out"], foreperiod_ms=800.0, seed=1,
-            interface="terminal", accepted=(item["expected"],)))
-    return path
 
 
 def known_trials() -> list[dict]:
     day_two = DAY_ONE + timedelta(days=1)
     return [
         # ann, highest-total (answer red): 3 right of 5; a wrong color and a timeout count as wrong.
-        trial("ann", "s1", "highest-total", "red", 1000.0),
-        trial("ann", "s1", "highest-total", "red", 1200.0),
-        trial("ann", "s1", "highest-total", "black", 800.0),
-        trial("ann", "s1", "highest-total", "none", None),
-        trial("ann", "s1", "highest-total", "red", 1400.0),
+        answered("ann", "s1", "highest-total", "red", 1000.0),
+        answered("ann", "s1", "highest-total", "red", 1200.0),
+        answered("ann", "s1", "highest-total", "black", 800.0),
+        answered("ann", "s1", "highest-total", "none", None),
+        answered("ann", "s1", "highest-total", "red", 1400.0),
         # ann, highest-die (a tie, answer grey): 2 right of 3; a too-early key is no answer, counted apart.
-        trial("ann", "s1", "highest-die", "grey", 2000.0),
-        trial("ann", "s1", "highest-die", "white", 1500.0),
-        trial("ann", "s1", "highest-die", "grey", 3000.0),
-        trial("ann", "s1", "highest-die", "none", None, too_early=True),
+        answered("ann", "s1", "highest-die", "grey", 2000.0),
+        answered("ann", "s1", "highest-die", "white", 1500.0),
+        answered("ann", "s1", "highest-die", "grey", 3000.0),
+        answered("ann", "s1", "highest-die", "none", None, too_early=True),
         # ann's second session, a day later, under an id that sorts first: order is by time.
-        trial("ann", "a-later", "highest-total", "red", 900.0, start=day_two),
-        trial("ann", "a-later", "highest-total", "red", 700.0, start=day_two),
+        answered("ann", "a-later", "highest-total", "red", 900.0, start=day_two),
+        answered("ann", "a-later", "highest-total", "red", 700.0, start=day_two),
         # bob: one right answer.
-        trial("bob", "s3", "highest-total", "red", 1500.0),
+        answered("bob", "s3", "highest-total", "red", 1500.0),
     ]
 
 
 @pytest.fixture
-def drills(tmp_path) -> pd.DataFrame:
-    return load_logs([write_log(tmp_path / "drills.csv", known_trials())])
+def drills(drill_log) -> pd.DataFrame:
+    return load_logs([drill_log(known_trials(), numbered=True)])
 
 
 def test_summary_by_player_and_command_matches_hand_counts(drills):
@@ -132,7 +94,8 @@ def test_summary_lists_commands_in_game_order(drills):
 
 def test_no_correct_answer_leaves_latency_empty(tmp_path):
     drills = load_logs([write_log(tmp_path / "wrong.csv", [
-        trial("cy", "s", "highest-total", "black", 900.0), trial("cy", "s", "highest-total", "none", None)])])
+        answered("cy", "s", "highest-total", "black", 900.0), answered("cy", "s", "highest-total", "none", None)],
+        numbered=True)])
     row = summaries.summarize(drills).iloc[0]
     assert row["accuracy"] == 0.0 and row["accuracy_ci_low"] == 0.0
     assert math.isnan(row["median_latency_ms"]) and math.isnan(row["exgauss_tau_ms"])
@@ -160,8 +123,8 @@ def test_learning_curve_numbers_sessions_by_time(drills):
 
 def test_ex_gaussian_columns_need_30_correct_answers(tmp_path):
     latencies = 600.0 + 37.0 * np.arange(30)
-    rows = [trial("dee", "s", "highest-total", "red", float(x)) for x in latencies]
-    drills = load_logs([write_log(tmp_path / "thirty.csv", rows)])
+    rows = [answered("dee", "s", "highest-total", "red", float(x)) for x in latencies]
+    drills = load_logs([write_log(tmp_path / "thirty.csv", rows, numbered=True)])
     with_30 = summaries.summarize(drills).iloc[0]
     with_29 = summaries.summarize(drills.iloc[1:]).iloc[0]
     assert math.isnan(with_29["exgauss_mu_ms"])
@@ -204,7 +167,7 @@ def test_foreign_header_is_an_error_naming_the_file(tmp_path):
 
 
 def test_truncated_last_row_is_skipped_with_its_line_number(tmp_path):
-    path = write_log(tmp_path / "crashed.csv", known_trials()[:3])
+    path = write_log(tmp_path / "crashed.csv", known_trials()[:3], numbered=True)
     whole = path.read_bytes()
     path.write_bytes(whole + whole.splitlines(keepends=True)[1][:40])  # a crash mid-write of line 5
     before = path.read_bytes()
@@ -216,7 +179,7 @@ def test_truncated_last_row_is_skipped_with_its_line_number(tmp_path):
 
 
 def test_a_malformed_row_is_left_out_of_the_figures_with_a_warning_naming_its_line(tmp_path):
-    path = write_log(tmp_path / "edited.csv", known_trials()[:4])
+    path = write_log(tmp_path / "edited.csv", known_trials()[:4], numbered=True)
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     lines[3] = lines[3].replace(",standard,3,", ",standard,three,", 1)  # dice_per_color on line 4
     path.write_text("".join(lines), encoding="utf-8")
@@ -228,8 +191,8 @@ def test_a_malformed_row_is_left_out_of_the_figures_with_a_warning_naming_its_li
 
 
 def test_several_logs_load_into_one_frame(tmp_path):
-    first = write_log(tmp_path / "one.csv", known_trials()[:2])
-    second = write_log(tmp_path / "two.csv", known_trials()[-1:])
+    first = write_log(tmp_path / "one.csv", known_trials()[:2], numbered=True)
+    second = write_log(tmp_path / "two.csv", known_trials()[-1:], numbered=True)
     drills = load_logs([first, second])
     summary = summaries.summarize(drills, by=["player"]).set_index("player")
     assert summary.loc["ann", "trials"] == 2 and summary.loc["bob", "trials"] == 1

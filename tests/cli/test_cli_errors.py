@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import assert_one_line_error, run_diavolo
+from helpers.cli import assert_one_line_error, run_diavolo
 
 from diavolo_stats.cli import build_parser
 from diavolo_stats.cli.common import error_line

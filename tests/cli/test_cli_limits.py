@@ -10,7 +10,7 @@ import os
 import tempfile
 
 import pytest
-from conftest import assert_one_line_error, run_diavolo
+from helpers.cli import assert_one_line_error, run_diavolo
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import bidding

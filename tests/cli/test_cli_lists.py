@@ -4,7 +4,7 @@ what the library refuses, with the library's words."""
 from __future__ import annotations
 
 import pytest
-from conftest import REPO, assert_one_line_error, run_diavolo
+from helpers.cli import REPO, assert_one_line_error, run_diavolo
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.settings import DrillSettings

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import REPO
+from helpers.cli import REPO
 
 HEAVY = ("pandas", "matplotlib", "scipy", "dask", "starlette", "pyarrow")
 
@@ -100,10 +100,13 @@ def start():
         process.communicate()
 
 
-def wait_until(condition, process: subprocess.Popen) -> None:
-    """Poll `condition()` until it holds; the test fails if the process ends first."""
+def wait_until(condition, process: subprocess.Popen | None = None, seconds: float = 60) -> None:
+    """Poll `condition()` until it holds; the test fails if the process ends first or `seconds` pass (a state
+    that a loaded machine reaches late is still reached in a minute)."""
+    deadline = time.monotonic() + seconds
     while not condition():
-        assert process.poll() is None, process.communicate()
+        assert process is None or process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, f"not reached in {seconds} s: {condition}"
         time.sleep(0.02)
 
 
@@ -228,5 +231,4 @@ def test_workers_die_with_a_killed_parent(start, tmp_path, command):
     workers = children(process.pid)
     process.kill()  # SIGKILL: no handler runs, nothing is cleaned up (`start` kills what a failure leaves)
     process.wait()
-    while any(running(worker) for worker in workers):
-        time.sleep(0.05)
+    wait_until(lambda: not any(running(worker) for worker in workers))

@@ -10,7 +10,7 @@ from fractions import Fraction
 from math import gcd
 
 import pytest
-from conftest import run_diavolo
+from helpers.cli import run_diavolo
 
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.variant import GREY, Command, Variant

@@ -9,7 +9,7 @@ import sys
 
 import pexpect
 import pytest
-from conftest import REPO, assert_one_line_error, run_diavolo
+from helpers.cli import REPO, assert_one_line_error, run_diavolo
 
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 

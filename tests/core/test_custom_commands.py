@@ -6,53 +6,17 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from helpers.brute_force import brute_force_odds
+from helpers.variants import VALUE_FIGURES, command, small_variants_with_a_command
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from diavolo_stats.core.brute_force import brute_force_odds
-from diavolo_stats.core.commands import Command, Criterion
-from diavolo_stats.core.figures import DiceFigure
+from diavolo_stats.core.commands import Command
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import ColorDice, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import proportion_estimate
-
-VALUE_FIGURES = ("sum", "max", "min", "spread", "distinct", "most-alike", "nth-highest:1", "nth-highest:2",
-                 "count:odd", "count:even", "count:=1", "count:=2", "count:>=2", "count:<=1")
-FACE_SETS = ((1, 2, 3), (0, 1, 1, 2), (1, 2, 3, 4), (2, 2, 5), (0, 3))
-
-
-def command(name: str, *chain: tuple[str, bool]) -> Command:
-    return Command(name, None, None, tuple(Criterion(DiceFigure.parse(figure), highest) for figure, highest in chain))
-
-
-@st.composite
-def small_variants_with_a_command(draw) -> Variant:
-    """2-3 colors of 1-3 dice (some colors with their own count or faces), a random chain of 1-3 criteria."""
-    colors = ("black", "red", "white")[: draw(st.integers(2, 3))]
-    faces = draw(st.sampled_from(FACE_SETS))
-    dice = []
-    for color in colors:
-        if draw(st.booleans()):
-            dice.append(ColorDice(color=color, count=draw(st.integers(1, 3)),
-                                  faces=draw(st.sampled_from(FACE_SETS))))
-    chain = []
-    for _ in range(draw(st.integers(1, 3))):
-        chain.append((draw(st.sampled_from(VALUE_FIGURES)), draw(st.booleans())))
-    variant = Variant(colors=colors, dice_per_color=draw(st.integers(1, 2)), faces=faces, dice=tuple(dice),
-                      commands=(Command.HIGHEST_TOTAL,))
-    drawn = command("drawn", *chain)
-    counts = variant.counts
-    # A figure that means nothing for these dice is refused (tested apart): keep the ones that do.
-    usable = [c for c in drawn.chain if not (c.figure.kind == "nth-highest" and c.figure.rank > min(counts))
-              and not (c.figure.kind == "count" and c.figure.test == "=" and
-                       any(c.figure.value not in f for f in variant.color_faces))]
-    if not usable:
-        usable = [Criterion(DiceFigure("sum"))]
-    return Variant(colors=colors, dice_per_color=variant.dice_per_color, faces=faces, dice=tuple(dice),
-                   commands=(Command("drawn", None, None, tuple(usable)),))
 
 
 @settings(max_examples=150, deadline=None)

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers.brute_force import brute_force_odds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diavolo_stats.core.brute_force import brute_force_odds
 from diavolo_stats.core.distributions import figure_distribution
 from diavolo_stats.core.figures import DiceFigure
 from diavolo_stats.core.odds import ExactOdds, exact_odds, fraction_text

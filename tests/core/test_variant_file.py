@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers.variants import BAD_VARIANT_FILES, small_variants_with_a_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +20,6 @@ from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import ColorDice, Variant
 from diavolo_stats.core.variant_file import variant_toml
 from diavolo_stats.errors import InputError
-from tests.core.test_custom_commands import small_variants_with_a_command
-from tests.test_bad_inputs import BAD_VARIANT_FILES
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
 

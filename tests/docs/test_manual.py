@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_diavolo
-from markdown_examples import (
+from helpers.cli import run_diavolo
+from helpers.markdown_examples import (
     DOCS,
     FLAG,
     REPOSITORY,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import yaml
-from conftest import REPO
+from helpers.cli import REPO
 
 
 class _Loader(yaml.SafeLoader):

@@ -10,12 +10,13 @@ import multiprocessing
 import os
 import re
 import warnings
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.drill_logs import trial_row
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
@@ -27,7 +28,6 @@ from diavolo_stats.drill.log import (
     SCHEMA_VERSION,
     DrillLog,
     SkippedRowsWarning,
-    TrialRow,
     TruncatedLogWarning,
     default_log_path,
     load_logs,
@@ -40,23 +40,6 @@ ISSUE_COLUMNS = ("schema_version, session_id, player, trial, timestamp, variant,
                  "foreperiod_ms, seed, app_version")
 
 
-def make_row(trial: int = 1, **changes) -> TrialRow:
-    row = {
-        "session_id": "session-a", "player": "Ana", "trial": trial,
-        "timestamp": datetime(2024, 5, 1, 12, 0, trial % 60, 123456, tzinfo=timezone.utc),
-        "variant": "standard", "dice_per_color": 3, "command_first": False, "command": "highest-total",
-        "dice": {"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]},
-        "positions": {"command": [150.0, 150.0], "black": [[20.0, 20.0], [40.0, 20.0], [60.0, 20.0]],
-                      "red": [[20.0, 60.0], [40.0, 60.0], [60.0, 60.0]],
-                      "white": [[20.0, 90.0], [40.0, 90.0], [60.0, 90.0]], "tolerance": 0.1},
-        "expected": "red", "answer": "red", "correct": True, "latency_ms": 812.25, "too_early": False,
-        "timed_out": False, "foreperiod_ms": 900.0, "seed": 7, "interface": "terminal",
-    }
-    row.update(changes)
-    row.setdefault("accepted", (row["expected"],))
-    return TrialRow(**row)
-
-
 def test_columns_are_the_first_twenty_then_interface_and_accepted():
     assert COLUMNS == tuple(ISSUE_COLUMNS.split(", ")) + ("interface", "accepted")
     assert COLUMNS_V1 == tuple(ISSUE_COLUMNS.split(", "))
@@ -67,8 +50,8 @@ def test_a_new_log_starts_with_the_header_and_each_append_adds_one_line(tmp_path
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     assert path.read_text() == ",".join(COLUMNS) + "\n"
-    log.append(make_row(1))
-    log.append(make_row(2))
+    log.append(trial_row(1))
+    log.append(trial_row(2))
     lines = path.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3
     assert next(csv.reader([lines[1]]))[:4] == ["2", "session-a", "Ana", "1"]
@@ -82,8 +65,8 @@ def test_a_folder_is_created_for_a_new_log(tmp_path):
 def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
-    log.append(make_row(2, answer="none", correct=False, latency_ms=None, timed_out=True, seed=None,
+    log.append(trial_row(1))
+    log.append(trial_row(2, answer="none", correct=False, latency_ms=None, timed_out=True, seed=None,
                         expected="grey", command_first=True))
     frame = load_logs([path])
     assert tuple(frame.columns) == LOADED_COLUMNS
@@ -104,8 +87,8 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     assert first["timestamp"] == pd.Timestamp("2024-05-01T12:00:01.123456Z")
     assert first["latency_ms"] == 812.25 and np.isnan(second["latency_ms"])
     assert first["seed"] == 7 and pd.isna(second["seed"])
-    assert json.loads(first["dice"]) == make_row().dice
-    assert json.loads(first["positions"]) == make_row().positions
+    assert json.loads(first["dice"]) == trial_row().dice
+    assert json.loads(first["positions"]) == trial_row().positions
     assert [json.loads(cell) for cell in frame["accepted"]] == [["red"], ["grey"]]
     assert list(frame["is_tie"]) == [False, True]
     assert list(frame["timed_out"]) == [False, True]
@@ -115,7 +98,7 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
 
 def test_load_logs_of_no_files_is_an_empty_frame_with_the_same_columns_and_dtypes(tmp_path):
     path = tmp_path / "drills.csv"
-    DrillLog(path).append(make_row())
+    DrillLog(path).append(trial_row())
     empty, full = load_logs([]), load_logs([path])
     assert len(empty) == 0
     assert empty.dtypes.astype(str).to_dict() == full.dtypes.astype(str).to_dict()
@@ -126,7 +109,7 @@ def test_load_logs_joins_several_files_and_names_the_source_of_each_row(tmp_path
     for number, path in enumerate(paths, start=1):
         log = DrillLog(path)
         for trial in range(1, number + 1):
-            log.append(make_row(trial))
+            log.append(trial_row(trial))
     frame = load_logs(paths)
     assert list(frame["source"]) == [str(paths[0])] + [str(paths[1])] * 2
     assert list(frame.index) == [0, 1, 2]
@@ -137,7 +120,7 @@ def test_load_logs_joins_several_files_and_names_the_source_of_each_row(tmp_path
 def test_any_player_name_round_trips_and_never_leaves_the_logs_folder(tmp_path, name):
     folder = tmp_path / "logs"
     path = folder / "drills.csv"
-    DrillLog(path).append(make_row(player=name))
+    DrillLog(path).append(trial_row(player=name))
     assert load_logs([path])["player"].tolist() == [name]
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["drills.csv", "logs"]  # no lock file either
 
@@ -145,7 +128,7 @@ def test_any_player_name_round_trips_and_never_leaves_the_logs_folder(tmp_path, 
 @pytest.mark.parametrize("name", ["=cmd", "+1", "-2", "@SUM(A1)"])
 def test_a_name_a_spreadsheet_would_run_as_a_formula_is_stored_as_text(tmp_path, name):
     path = tmp_path / "drills.csv"
-    DrillLog(path).append(make_row(player=name))
+    DrillLog(path).append(trial_row(player=name))
     stored = next(csv.reader([path.read_text(encoding="utf-8").splitlines()[1]]))[COLUMNS.index("player")]
     assert stored == "'" + name
 
@@ -154,7 +137,7 @@ def test_a_name_a_spreadsheet_would_run_as_a_formula_is_stored_as_text(tmp_path,
 def test_names_that_would_break_a_row_are_refused_naming_the_field(tmp_path, name):
     log = DrillLog(tmp_path / "drills.csv")
     with pytest.raises(InputError, match="^player: "):
-        log.append(make_row(player=name))
+        log.append(trial_row(player=name))
     assert len((tmp_path / "drills.csv").read_text().splitlines()) == 1
 
 
@@ -169,12 +152,12 @@ def test_a_value_outside_the_schema_is_refused_before_anything_is_written(tmp_pa
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     with pytest.raises(InputError, match=f"^{field}: "):
-        log.append(make_row(**changes))
+        log.append(trial_row(**changes))
     assert path.read_text() == ",".join(COLUMNS) + "\n"
 
 
 def test_only_a_typed_row_is_appended(tmp_path):
-    row = dataclasses.asdict(make_row())
+    row = dataclasses.asdict(trial_row())
     with pytest.raises(InputError, match="^row: must be a TrialRow, got dict"):
         DrillLog(tmp_path / "drills.csv").append(row)
 
@@ -193,14 +176,14 @@ def test_only_a_typed_row_is_appended(tmp_path):
 ])
 def test_a_row_whose_verdict_does_not_follow_from_its_answer_is_refused(changes, field):
     with pytest.raises(InputError, match=f"^{field}: "):
-        make_row(**changes)
+        trial_row(**changes)
 
 
 def test_correct_is_true_for_any_accepted_answer(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1, expected="grey", accepted=("grey", "red"), answer="red", correct=True))
-    log.append(make_row(2, expected="grey", accepted=("grey", "red"), answer="grey", correct=True))
+    log.append(trial_row(1, expected="grey", accepted=("grey", "red"), answer="red", correct=True))
+    log.append(trial_row(2, expected="grey", accepted=("grey", "red"), answer="grey", correct=True))
     frame = load_logs([path])
     assert frame["correct"].tolist() == [True, True]
     assert [json.loads(cell) for cell in frame["accepted"]] == [["grey", "red"], ["grey", "red"]]
@@ -232,8 +215,8 @@ def test_load_logs_names_a_missing_file(tmp_path):
 def test_a_truncated_last_row_is_skipped_with_a_warning_naming_file_and_line(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
-    log.append(make_row(2))
+    log.append(trial_row(1))
+    log.append(trial_row(2))
     data = path.read_bytes()
     path.write_bytes(data[:-25])  # a crash in the middle of writing row 2
     with pytest.warns(TruncatedLogWarning, match=f"{path}: line 3 "):
@@ -245,12 +228,12 @@ def test_appending_after_a_crash_mid_row_moves_the_partial_row_aside_and_keeps_t
     path = tmp_path / "drills.csv"
     partial = tmp_path / "drills.csv.partial"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     for crashed in ("1,session-a,Ana,2,2024-05", "1,session-a,Ana,4,"):
         with open(path, "a") as file:
             file.write(crashed)
         with pytest.warns(TruncatedLogWarning, match=re.escape(f"moved to {partial}")):
-            log.append(make_row(3))
+            log.append(trial_row(3))
     assert load_logs([path])["trial"].tolist() == [1, 3, 3]
     # Nothing a person produced is thrown away: each fragment is kept, one per line.
     assert partial.read_text() == "1,session-a,Ana,2,2024-05\n1,session-a,Ana,4,\n"
@@ -261,14 +244,14 @@ def test_a_last_row_without_its_line_end_is_moved_aside_even_when_it_looks_whole
     # the cut fell after its last cell (app_version "0.1.0" cut to "0.1" still parses).
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
-    log.append(make_row(2))
+    log.append(trial_row(1))
+    log.append(trial_row(2))
     whole = path.read_bytes()
     path.write_bytes(whole.removesuffix(b"\n")[:-2])
     with pytest.warns(TruncatedLogWarning, match=re.escape(f"{path}: line 3 is incomplete")):
         assert load_logs([path])["trial"].tolist() == [1]
     with pytest.warns(TruncatedLogWarning, match=re.escape(f"moved to {path}.partial")):
-        log.append(make_row(3))
+        log.append(trial_row(3))
     assert load_logs([path])["trial"].tolist() == [1, 3]
     assert (tmp_path / "drills.csv.partial").read_bytes() == whole.splitlines(keepends=True)[2][:-3] + b"\n"
 
@@ -281,7 +264,7 @@ def test_a_log_holding_only_the_start_of_its_header_is_a_new_empty_log(tmp_path,
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert load_logs([path]).empty
-        DrillLog(path).append(make_row(1))
+        DrillLog(path).append(trial_row(1))
     assert load_logs([path])["trial"].tolist() == [1]
     assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
 
@@ -300,7 +283,7 @@ def test_each_append_fsyncs_the_log_with_its_row_before_returning(tmp_path, monk
     monkeypatch.setattr(os, "fsync", recording_fsync)
     for trial in (1, 2, 3):
         synced.clear()
-        log.append(make_row(trial))
+        log.append(trial_row(trial))
         status = path.stat()
         assert (status.st_ino, status.st_size) in synced, trial
 
@@ -320,7 +303,7 @@ def refuse_writing(monkeypatch, path: Path, error_number: int) -> None:
 
 def test_a_log_that_cannot_be_appended_to_is_refused_before_the_first_trial(tmp_path, monkeypatch):
     path = tmp_path / "drills.csv"
-    DrillLog(path).append(make_row(1))
+    DrillLog(path).append(trial_row(1))
     before = path.read_bytes()
     refuse_writing(monkeypatch, path, errno.EACCES)
     with pytest.raises(InputError, match=re.escape(f"log: cannot open {str(path)!r} (Permission denied)")):
@@ -333,20 +316,20 @@ def test_a_log_that_becomes_unwritable_mid_session_is_an_input_error_naming_it(t
     log = DrillLog(path)
     refuse_writing(monkeypatch, path, errno.EROFS)
     with pytest.raises(InputError, match=re.escape(f"log: cannot open {str(path)!r} (Read-only")):
-        log.append(make_row(1))
+        log.append(trial_row(1))
     monkeypatch.undo()
     folder = tmp_path / "logs"
     moved = DrillLog(folder / "drills.csv")
     folder.rename(tmp_path / "elsewhere")
     folder.write_text("a file where the log's folder was")
     with pytest.raises(InputError, match=re.escape(str(folder / "drills.csv"))):
-        moved.append(make_row(1))
+        moved.append(trial_row(1))
 
 
 def test_a_full_disk_while_writing_a_row_is_an_input_error_and_the_log_recovers(tmp_path, monkeypatch):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     real_write = os.write
     calls = []
 
@@ -358,10 +341,10 @@ def test_a_full_disk_while_writing_a_row_is_an_input_error_and_the_log_recovers(
 
     monkeypatch.setattr(os, "write", write_half_then_fail)
     with pytest.raises(InputError, match=re.escape(f"log: cannot write to {path} (No space left on device)")):
-        log.append(make_row(2))
+        log.append(trial_row(2))
     monkeypatch.undo()
     with pytest.warns(TruncatedLogWarning):
-        log.append(make_row(3))  # space freed: the half row is moved aside, the log goes on
+        log.append(trial_row(3))  # space freed: the half row is moved aside, the log goes on
     assert load_logs([path])["trial"].tolist() == [1, 3]
 
 
@@ -374,12 +357,12 @@ def test_a_failing_fsync_is_an_input_error_naming_the_log(tmp_path, monkeypatch)
 
     monkeypatch.setattr(os, "fsync", failing_fsync)
     with pytest.raises(InputError, match=re.escape(f"log: cannot save {path} to disk (fsync) (Input/output error)")):
-        log.append(make_row(1))
+        log.append(trial_row(1))
 
 
 def test_load_logs_names_a_file_it_cannot_read(tmp_path, monkeypatch):
     path = tmp_path / "drills.csv"
-    DrillLog(path).append(make_row(1))
+    DrillLog(path).append(trial_row(1))
 
     real_open = open
 
@@ -428,8 +411,8 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
 def test_a_malformed_complete_row_is_skipped_with_a_warning_naming_file_and_line(tmp_path, edit, message):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
-    log.append(make_row(2))
+    log.append(trial_row(1))
+    log.append(trial_row(2))
     header, first, second = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join([header, edit(first), second]) + "\n", encoding="utf-8")
     with pytest.warns(SkippedRowsWarning, match=f"^{re.escape(str(path))}: skipped 1 row .*: {message}"):
@@ -447,7 +430,7 @@ def test_default_log_is_data_drills_csv_unless_diavolo_log_is_set(monkeypatch, t
 def _append_many(path: str, session: str, count: int) -> None:
     log = DrillLog(path)
     for trial in range(1, count + 1):
-        log.append(make_row(trial, session_id=session, player=session * 40))
+        log.append(trial_row(trial, session_id=session, player=session * 40))
 
 
 @pytest.mark.slow  # two real processes

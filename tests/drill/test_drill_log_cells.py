@@ -9,7 +9,7 @@ import warnings
 
 import pandas as pd
 import pyarrow as pa
-from drill.test_drill_log import make_row
+from helpers.drill_logs import trial_row
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,7 +93,7 @@ def test_rows_whose_color_names_differ_only_in_digits_are_each_checked_against_t
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     for trial in (1, 2, 3):
-        log.append(make_row(trial))
+        log.append(trial_row(trial))
     header, *lines = path.read_text(encoding="utf-8").splitlines()
 
     def colored(line: str, names: tuple[str, str, str], expected: str) -> str:

@@ -10,8 +10,7 @@ import warnings
 
 import pandas as pd
 import pytest
-from drill.test_drill_log import make_row
-from drill.test_drill_log_versions import v2_row, write_v1_log
+from helpers.drill_logs import trial_row, write_log, write_v1_log
 
 from diavolo_stats.drill.log import (
     COLUMNS,
@@ -31,10 +30,9 @@ BLACK_WINS = {"dice": {"black": [6, 6, 5], "red": [1, 2, 1], "white": [2, 3, 2]}
               "answer": "black"}
 
 
-def write_log(path, trials, **changes):
-    log = DrillLog(path)
-    log.append_rows([make_row(trial, **changes) for trial in trials])
-    return path
+def log_of(path, trials, **changes):
+    """A log at `path` of the default row at each trial number in `trials`, with `changes`."""
+    return write_log(path, [trial_row(trial, **changes) for trial in trials])
 
 
 def with_lines(path, edit):
@@ -54,7 +52,7 @@ def assert_same_rows(got: pd.DataFrame, expected: pd.DataFrame) -> None:
 
 
 def test_the_line_column_is_each_rows_line_in_its_file_and_only_when_asked(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 4))
+    path = log_of(tmp_path / "drills.csv", range(1, 4))
     with_lines(path, lambda lines: lines[:2] + [b"not,a,row\n", b"\xff\xfe\n"] + lines[2:])  # lines 3 and 4
     with pytest.warns(SkippedRowsWarning, match="line 3: .*line 4: not UTF-8"):
         frame = load_logs([path], lines=True)
@@ -66,14 +64,14 @@ def test_the_line_column_is_each_rows_line_in_its_file_and_only_when_asked(tmp_p
     followed = FollowedLog(path, ["trial"], lines=True)
     with pytest.warns(SkippedRowsWarning):
         assert followed.frame()["line"].tolist() == [2, 5, 6]
-    DrillLog(path).append(make_row(4))
+    DrillLog(path).append(trial_row(4))
     assert followed.frame()["line"].tolist() == [2, 5, 6, 7]
 
 
 @pytest.mark.parametrize("block", [1, 7, 700, 1 << 20])  # a byte, part of a line, a line or two, the whole file
 def test_load_rows_gives_the_rows_at_those_lines_as_load_logs_types_them_whatever_the_block(tmp_path, monkeypatch,
                                                                                             block):
-    path = write_log(tmp_path / "drills.csv", range(1, 40))
+    path = log_of(tmp_path / "drills.csv", range(1, 40))
     every = load_logs([path], lines=True)
     wanted = every[every["trial"].isin([1, 5, 6, 7, 17, 39])]  # the first line, a run of three, the last line
     monkeypatch.setattr(reader, "SCAN_BYTES", block)
@@ -83,7 +81,7 @@ def test_load_rows_gives_the_rows_at_those_lines_as_load_logs_types_them_whateve
 
 
 def test_load_rows_reads_only_the_columns_asked_for_with_source_and_line(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 6))
+    path = log_of(tmp_path / "drills.csv", range(1, 6))
     first = load_logs([path], columns=["session_id", "trial", "player"], lines=True)
     got = load_rows(first.iloc[[1, 3]], ["dice", "expected"])
     assert list(got.columns) == ["dice", "expected", "source", "is_tie", "line"]
@@ -91,7 +89,7 @@ def test_load_rows_reads_only_the_columns_asked_for_with_source_and_line(tmp_pat
 
 
 def test_malformed_lines_before_and_between_the_wanted_ones_do_not_shift_them(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 8))
+    path = log_of(tmp_path / "drills.csv", range(1, 8))
     broken = [b"not,a,row\n", b"\xff\xfe\n", b"\n", b'2,"an open quote\n']
     with_lines(path, lambda lines: lines[:2] + broken + lines[2:5] + broken + lines[5:])
     with pytest.warns(SkippedRowsWarning):
@@ -102,7 +100,7 @@ def test_malformed_lines_before_and_between_the_wanted_ones_do_not_shift_them(tm
 
 
 def test_a_log_with_crlf_line_ends_gives_the_same_rows(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 6))
+    path = log_of(tmp_path / "drills.csv", range(1, 6))
     with_lines(path, lambda lines: [line.replace(b"\n", b"\r\n") for line in lines])
     every = load_logs([path], lines=True)
     assert every["trial"].tolist() == [1, 2, 3, 4, 5]
@@ -111,7 +109,7 @@ def test_a_log_with_crlf_line_ends_gives_the_same_rows(tmp_path):
 
 
 def test_a_row_refused_for_a_cell_the_first_read_did_not_read_is_left_out_without_a_warning(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 5))
+    path = log_of(tmp_path / "drills.csv", range(1, 5))
 
     def break_positions(lines):
         cells = next(csv.reader([lines[2].decode()]))
@@ -128,8 +126,8 @@ def test_a_row_refused_for_a_cell_the_first_read_did_not_read_is_left_out_withou
 
 
 def test_rows_of_one_session_and_trial_in_two_logs_are_each_read_from_their_own(tmp_path):
-    box = write_log(tmp_path / "box.csv", range(1, 4))
-    copy = write_log(tmp_path / "copy.csv", range(1, 4), **BLACK_WINS)  # the same session and trials, other rolls
+    box = log_of(tmp_path / "box.csv", range(1, 4))
+    copy = log_of(tmp_path / "copy.csv", range(1, 4), **BLACK_WINS)  # the same session and trials, other rolls
     every = load_logs([box, copy], lines=True)
     wanted = every.iloc[[1, 3, 5]]  # the box's trial 2, the copy's trials 1 and 3
     got = quietly(lambda: load_rows(wanted, COLUMNS))
@@ -139,17 +137,17 @@ def test_rows_of_one_session_and_trial_in_two_logs_are_each_read_from_their_own(
 
 
 def test_rows_appended_and_a_row_cut_mid_write_after_the_first_read_change_nothing(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 5))
+    path = log_of(tmp_path / "drills.csv", range(1, 5))
     every = load_logs([path], lines=True)
     wanted = every.iloc[[1, 3]]  # trial 4 is the file's last line
-    DrillLog(path).append_rows([make_row(5), make_row(6)])
+    DrillLog(path).append_rows([trial_row(5), trial_row(6)])
     with open(path, "ab") as file:
         file.write(b"2,session-a,Ana,7,2024-05")  # a crash mid-row
     assert_same_rows(quietly(lambda: load_rows(wanted, COLUMNS)), wanted)
 
 
 def test_the_last_whole_line_before_a_row_cut_mid_write_is_read(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 4))
+    path = log_of(tmp_path / "drills.csv", range(1, 4))
     with open(path, "ab") as file:
         file.write(b"2,session-a,Ana,4,2024-05")
     with pytest.warns(TruncatedLogWarning):
@@ -159,17 +157,17 @@ def test_the_last_whole_line_before_a_row_cut_mid_write_is_read(tmp_path):
 
 
 def test_a_log_replaced_by_another_or_cut_between_the_reads_is_named_and_no_row_of_it_given(tmp_path):
-    path = write_log(tmp_path / "drills.csv", range(1, 6))
+    path = log_of(tmp_path / "drills.csv", range(1, 6))
     every = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
-    other = write_log(tmp_path / "other.csv", range(1, 9), session_id="session-b")
+    other = log_of(tmp_path / "other.csv", range(1, 9), session_id="session-b")
     os.replace(other, path)  # the same lines now hold another session's trials
     with pytest.raises(InputError, match=r"drills.csv: line 2 no longer holds the trial read there: the drill log "
                                          r"was replaced or rewritten while it was read; read it again$"):
         load_rows(every, COLUMNS)
-    write_log(tmp_path / "other.csv", range(3, 12)).replace(path)  # the same session, other trials at each line
+    log_of(tmp_path / "other.csv", range(3, 12)).replace(path)  # the same session, other trials at each line
     with pytest.raises(InputError, match="line 4 no longer holds the trial read there"):
         load_rows(every.iloc[[2]], COLUMNS)
-    write_log(tmp_path / "short.csv", range(1, 3)).replace(path)
+    log_of(tmp_path / "short.csv", range(1, 3)).replace(path)
     with pytest.raises(InputError, match=r"drills.csv: the drill log ends before line 6, read before: it was "
                                          r"replaced or cut while it was read; read it again$"):
         load_rows(every, COLUMNS)
@@ -180,7 +178,7 @@ def test_a_log_replaced_by_another_or_cut_between_the_reads_is_named_and_no_row_
 
 def test_a_log_upgraded_between_the_reads_gives_the_same_trials_from_its_new_lines(tmp_path):
     path = tmp_path / "old.csv"
-    write_v1_log(path, [v2_row(trial) for trial in range(1, 6)])
+    write_v1_log(path, [trial_row(trial) for trial in range(1, 6)])
     first = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
     upgrade_log(path)  # schema 2, the same trials on the same lines, the file replaced
     got = quietly(lambda: load_rows(first.iloc[[1, 4]], COLUMNS))
@@ -190,7 +188,7 @@ def test_a_log_upgraded_between_the_reads_gives_the_same_trials_from_its_new_lin
 
 
 def test_no_rows_to_read_again_reads_no_file_and_gives_the_columns_asked_for(tmp_path):
-    path = write_log(tmp_path / "drills.csv", [1])
+    path = log_of(tmp_path / "drills.csv", [1])
     first = load_logs([path], lines=True)
     path.unlink()
     got = load_rows(first.iloc[:0], COLUMNS)
@@ -199,7 +197,7 @@ def test_no_rows_to_read_again_reads_no_file_and_gives_the_columns_asked_for(tmp
 
 
 def test_rows_read_without_their_lines_are_refused_saying_how_to_read_them(tmp_path):
-    first = load_logs([write_log(tmp_path / "drills.csv", [1, 2])], columns=FIGURE_COLUMNS)
+    first = load_logs([log_of(tmp_path / "drills.csv", [1, 2])], columns=FIGURE_COLUMNS)
     with pytest.raises(InputError, match=r"^rows: load_rows needs each row's line: read the rows with "
                                          r"load_logs\(\.\.\., lines=True\) and their session_id and trial$"):
         load_rows(first, COLUMNS)

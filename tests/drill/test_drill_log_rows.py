@@ -7,7 +7,7 @@ import warnings
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from drill.test_drill_log import make_row
+from helpers.drill_logs import trial_row
 
 from diavolo_stats.drill.log import COLUMNS, DrillLog, FollowedLog, SkippedRowsWarning, load_logs
 from diavolo_stats.drill.log.schema import EARLIEST, LATEST, MAX_AHEAD
@@ -25,7 +25,7 @@ def log_with_timestamp(path, cell: str):
     """A log of trials 1 to 3 whose trial 2 has `cell` for its timestamp (as a hand or a bug would write it)."""
     log = DrillLog(path)
     for trial in (1, 2, 3):
-        log.append(make_row(trial))
+        log.append(trial_row(trial))
     lines = path.read_text(encoding="utf-8").splitlines()
     cells = lines[2].split(",")
     cells[TIMESTAMP] = cell
@@ -64,7 +64,7 @@ def test_several_bad_rows_give_one_warning_naming_each_line(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
     for trial in range(1, 9):
-        log.append(make_row(trial))
+        log.append(trial_row(trial))
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[2] = lines[2].replace(",true,", ",yes,", 1)                 # line 3: correct
     lines[4] = lines[4].rsplit(",", 1)[0]                               # line 5: a cell short
@@ -97,31 +97,31 @@ def test_a_log_of_only_bad_rows_reads_as_no_rows(tmp_path):
 ])
 def test_the_writer_refuses_a_time_outside_the_range_naming_the_field(moment):
     with pytest.raises(InputError, match="^timestamp: must be an ISO 8601 time with its zone from 2000-01-01"):
-        make_row(timestamp=moment)
+        trial_row(timestamp=moment)
 
 
 def test_the_writer_refuses_a_time_far_ahead_of_its_clock_but_not_a_little():
     now = datetime.now(timezone.utc)
-    make_row(timestamp=now + MAX_AHEAD - timedelta(minutes=5))
+    trial_row(timestamp=now + MAX_AHEAD - timedelta(minutes=5))
     with pytest.raises(InputError, match="^timestamp: .* ahead of this computer's clock"):
-        make_row(timestamp=now + MAX_AHEAD + timedelta(minutes=5))
+        trial_row(timestamp=now + MAX_AHEAD + timedelta(minutes=5))
     with pytest.raises(InputError, match="^timestamp: "):
-        make_row(timestamp=datetime(2099, 1, 1, tzinfo=timezone.utc))
+        trial_row(timestamp=datetime(2099, 1, 1, tzinfo=timezone.utc))
 
 
 def test_a_followed_log_reads_only_what_was_appended_and_starts_over_when_replaced(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     followed = FollowedLog(path, ["session_id", "trial"])
     rows, restarted = followed.new_rows()
     assert rows["trial"].tolist() == [1] and restarted
-    log.append_rows([make_row(2), make_row(3)])
+    log.append_rows([trial_row(2), trial_row(3)])
     rows, restarted = followed.new_rows()
     assert rows["trial"].tolist() == [2, 3] and not restarted
     assert followed.new_rows()[0].empty
     other = tmp_path / "other.csv"
-    DrillLog(other).append(make_row(7))
+    DrillLog(other).append(trial_row(7))
     other.replace(path)  # another log moved over this one
     rows, restarted = followed.new_rows()
     assert rows["trial"].tolist() == [7] and restarted
@@ -130,11 +130,11 @@ def test_a_followed_log_reads_only_what_was_appended_and_starts_over_when_replac
 def test_a_followed_frame_is_what_load_logs_gives(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     followed = FollowedLog(path)
     followed.frame()
-    log.append(make_row(2, expected="grey", accepted=("grey",), answer="grey"))
-    log.append(make_row(3, answer="none", correct=False, latency_ms=None, timed_out=True))
+    log.append(trial_row(2, expected="grey", accepted=("grey",), answer="grey"))
+    log.append(trial_row(3, answer="none", correct=False, latency_ms=None, timed_out=True))
     frame, loaded = followed.frame(), load_logs([path])
     assert frame.dtypes.astype(str).to_dict() == loaded.dtypes.astype(str).to_dict()
     assert frame.astype(str).equals(loaded.astype(str))

@@ -8,15 +8,14 @@ import warnings
 from datetime import datetime, timezone
 
 import pytest
-from conftest import assert_one_line_error
+from helpers.cli import assert_one_line_error
+from helpers.drill_logs import trial_row, v1_line, write_v1_log
 
 from diavolo_stats.drill.log import (
     COLUMNS,
-    COLUMNS_V1,
     DrillLog,
     TrialRow,
     TruncatedLogWarning,
-    csv_line,
     load_logs,
     upgrade_log,
 )
@@ -24,28 +23,11 @@ from diavolo_stats.errors import InputError
 
 
 def v2_row(trial: int, expected: str = "red", answer: str = "red") -> TrialRow:
-    return TrialRow(
-        session_id="old-session", player="=Ana", trial=trial,
-        timestamp=datetime(2024, 5, 1, 12, 0, trial, tzinfo=timezone.utc), variant="standard", dice_per_color=3,
-        command_first=False, command="highest-die", dice={"black": [2, 3, 6], "red": [3, 5, 5], "white": [1, 5, 6]},
-        positions={"command": [150.0, 150.0], "tolerance": 0.1}, expected=expected, answer=answer,
-        correct=answer == expected, latency_ms=700.5 + trial, too_early=False, timed_out=False,
-        foreperiod_ms=800.0, seed=3, interface="terminal", accepted=(expected,), app_version="0.9.0")
-
-
-def v1_line(row: TrialRow) -> str:
-    """The row as the version-1 writer wrote it: schema_version 1, no interface or accepted."""
-    cells = row.cells()[:len(COLUMNS_V1)]
-    return csv_line(["1", *cells[1:]])
-
-
-def write_v1_log(path, rows: list[TrialRow], tail: str = "", crlf_row: int | None = None) -> bytes:
-    lines = [",".join(COLUMNS_V1) + "\n"] + [v1_line(row) for row in rows]
-    if crlf_row is not None:
-        lines[crlf_row] = lines[crlf_row][:-1] + "\r\n"
-    data = ("".join(lines) + tail).encode("utf-8")
-    path.write_bytes(data)
-    return data
+    return trial_row(trial, session_id="old-session", player="=Ana", command="highest-die",
+                     timestamp=datetime(2024, 5, 1, 12, 0, trial, tzinfo=timezone.utc),
+                     positions={"command": [150.0, 150.0], "tolerance": 0.1}, expected=expected, answer=answer,
+                     correct=answer == expected, latency_ms=700.5 + trial, foreperiod_ms=800.0, seed=3,
+                     app_version="0.9.0")
 
 
 def test_a_version_1_log_loads_as_terminal_rows_accepting_their_expected_answer(tmp_path):

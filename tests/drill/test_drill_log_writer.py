@@ -6,7 +6,7 @@ import multiprocessing
 import threading
 
 import pytest
-from drill.test_drill_log import make_row
+from helpers.drill_logs import lock_waits, trial_row
 
 from diavolo_stats.drill.log import COLUMNS, DrillLog, load_logs
 from diavolo_stats.errors import InputError
@@ -15,46 +15,46 @@ from diavolo_stats.errors import InputError
 def test_a_log_moved_over_the_open_one_is_refused_and_left_as_it_was(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     other = tmp_path / "other.csv"
-    DrillLog(other).append(make_row(5, session_id="someone-else"))
+    DrillLog(other).append(trial_row(5, session_id="someone-else"))
     other.replace(path)  # a log of the same schema, but another file
     before = path.read_bytes()
     with pytest.raises(InputError, match=f"^log: {path} was replaced by another file since this program opened it"):
-        log.append(make_row(2))
+        log.append(trial_row(2))
     assert path.read_bytes() == before
 
 
 def test_a_foreign_csv_moved_over_the_open_log_is_refused_and_left_as_it_was(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     foreign = tmp_path / "scores.csv"
     foreign.write_text("name,score\nada,3\n")
     foreign.replace(path)
     with pytest.raises(InputError, match="^log: "):
-        log.append(make_row(2))
+        log.append(trial_row(2))
     assert path.read_text() == "name,score\nada,3\n"
 
 
 def test_a_header_changed_in_place_is_refused(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     with open(path, "r+b") as file:  # the same file (inode), its header overwritten
         file.write(b"name")
     before = path.read_bytes()
     with pytest.raises(InputError, match="is not a drill log of schema 2"):
-        log.append(make_row(2))
+        log.append(trial_row(2))
     assert path.read_bytes() == before
 
 
 def test_a_deleted_log_is_started_again_with_its_header(tmp_path):
     path = tmp_path / "drills.csv"
     log = DrillLog(path)
-    log.append(make_row(1))
+    log.append(trial_row(1))
     path.unlink()
-    log.append(make_row(2))
+    log.append(trial_row(2))
     assert path.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)
     assert load_logs([path])["trial"].tolist() == [2]
 
@@ -62,20 +62,20 @@ def test_a_deleted_log_is_started_again_with_its_header(tmp_path):
 def test_append_once_stores_a_trial_once_and_reads_what_other_writers_stored(tmp_path):
     path = tmp_path / "drills.csv"
     first, second = DrillLog(path), DrillLog(path)
-    assert first.append_once(make_row(1)) == (True, ("red", ("red",), True))
-    again = make_row(1, answer="white", correct=False)  # sent again with another answer
+    assert first.append_once(trial_row(1)) == (True, ("red", ("red",), True))
+    again = trial_row(1, answer="white", correct=False)  # sent again with another answer
     assert first.append_once(again) == (False, ("red", ("red",), True))  # the first one stands
     assert second.append_once(again) == (False, ("red", ("red",), True))  # stored by another writer
-    second.append(make_row(2, expected="grey", accepted=("grey", "red"), answer="red"))  # a terminal drill's row
-    assert first.append_once(make_row(2)) == (False, ("grey", ("grey", "red"), True))
+    second.append(trial_row(2, expected="grey", accepted=("grey", "red"), answer="red"))  # a terminal drill's row
+    assert first.append_once(trial_row(2)) == (False, ("grey", ("grey", "red"), True))
     assert first.stored("session-a", 2) == ("grey", ("grey", "red"), True)
     assert first.stored("session-a", 3) is None
-    assert first.append_once(make_row(2, session_id="other"))[0] is True
+    assert first.append_once(trial_row(2, session_id="other"))[0] is True
     assert sorted(zip(*load_logs([path])[["session_id", "trial"]].to_numpy().T)) == [
         ("other", 2), ("session-a", 1), ("session-a", 2)]
 
 
-def test_the_once_only_check_and_the_append_are_one_step_under_the_lock(tmp_path):
+def test_the_once_only_check_and_the_append_are_one_step_under_the_lock(tmp_path, monkeypatch):
     """Another writer that tries to store the same trial between this one's check and its append waits for the
     lock, then finds the trial stored: it is never written twice."""
     path = tmp_path / "drills.csv"
@@ -83,12 +83,14 @@ def test_the_once_only_check_and_the_append_are_one_step_under_the_lock(tmp_path
     second_result, others = [], []
 
     def meanwhile() -> None:  # called by `first` once it found the trial new, before it writes
-        other = threading.Thread(target=lambda: second_result.append(second.append_once(make_row(1))[0]))
+        other = threading.Thread(target=lambda: second_result.append(second.append_once(trial_row(1))[0]))
         others.append(other)
         other.start()
-        other.join(2.0)  # it cannot finish while `first` holds the lock (without the lock, it would by now)
+        assert waiting.wait(60)  # it found the log locked by `first`
 
-    assert first.append_once(make_row(1), before_append=meanwhile)[0] is True
+    waiting = lock_waits(monkeypatch)
+
+    assert first.append_once(trial_row(1), before_append=meanwhile)[0] is True
     others[0].join(30)
     assert second_result == [False]
     assert load_logs([path])["trial"].tolist() == [1]
@@ -102,16 +104,16 @@ def test_a_refusal_before_the_append_writes_nothing(tmp_path):
         raise InputError("too fast", field="trial")
 
     with pytest.raises(InputError, match="too fast"):
-        log.append_once(make_row(1), before_append=refuse)
+        log.append_once(trial_row(1), before_append=refuse)
     assert len(load_logs([path])) == 0
-    assert log.append_once(make_row(1))[0] is True
+    assert log.append_once(trial_row(1))[0] is True
 
 
 def _store_all(path: str, start, count: int) -> None:
     log = DrillLog(path)
     start.wait(60)
     for trial in range(1, count + 1):
-        log.append_once(make_row(trial))
+        log.append_once(trial_row(trial))
 
 
 @pytest.mark.slow  # two processes

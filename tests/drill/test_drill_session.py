@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import time
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
-from conftest import run_diavolo
+from helpers.cli import run_diavolo
+from helpers.drill_logs import trial_row
 
 from diavolo_stats.analytics import summaries
 from diavolo_stats.core.commands import Criterion
 from diavolo_stats.core.figures import DiceFigure
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping, positions_to_mapping, throw
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
-from diavolo_stats.drill.log import DrillLog, TrialRow, load_logs
+from diavolo_stats.drill.log import DrillLog, load_logs
 from diavolo_stats.drill.log.rules import played_variant, rules_cell
 from diavolo_stats.drill.screen import table_layout, terminal_size_needed
 from diavolo_stats.drill.session import _Interrupts
@@ -103,13 +102,11 @@ def test_variant_column_names_a_preset_only_when_the_game_is_that_preset_in_ever
 def log_session(log: DrillLog, session: str, player: str, start: datetime, trials: list[tuple]) -> None:
     """trials: (command, answer, latency_ms, too_early) with expected always red."""
     for number, (command, answer, latency_ms, too_early) in enumerate(trials, start=1):
-        log.append(TrialRow(
-            session_id=session, player=player, trial=number, timestamp=start + timedelta(seconds=number),
-            variant="standard", dice_per_color=3, command_first=False, command=command,
-            dice={"black": [1, 1, 1], "red": [6, 6, 6], "white": [2, 2, 2]}, positions={"command": [10.0, 10.0]},
-            expected="red", answer=answer, correct=answer == "red", latency_ms=latency_ms, too_early=too_early,
-            timed_out=answer == "none" and not too_early, foreperiod_ms=800.0, seed=1, interface="terminal",
-            accepted=("red",)))
+        log.append(trial_row(
+            number, session_id=session, player=player, timestamp=start + timedelta(seconds=number),
+            command=command, dice={"black": [1, 1, 1], "red": [6, 6, 6], "white": [2, 2, 2]},
+            positions={"command": [10.0, 10.0]}, answer=answer, correct=answer == "red", latency_ms=latency_ms,
+            too_early=too_early, timed_out=answer == "none" and not too_early, foreperiod_ms=800.0, seed=1))
 
 
 def test_the_summary_counts_per_command_and_compares_with_the_players_earlier_sessions(tmp_path):
@@ -198,13 +195,12 @@ def test_ctrl_c_while_a_row_is_written_arrives_once_the_row_is_written():
     with _Interrupts() as interrupts:
         with pytest.raises(KeyboardInterrupt):
             with interrupts.deferred():
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.05)  # the handler has run by now
+                signal.raise_signal(signal.SIGINT)  # Python has run the handler when this returns
+                assert interrupts.pending
                 events.append("row written")
             events.append("after the row")
         with pytest.raises(KeyboardInterrupt):  # outside a row, at once
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)
+            signal.raise_signal(signal.SIGINT)
             events.append("never")
     assert events == ["row written"]
     assert signal.getsignal(signal.SIGINT) is before

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import assert_one_line_error, run_diavolo
+from helpers.browser import ORIGIN
+from helpers.cli import assert_one_line_error, run_diavolo
+from helpers.pty_drill import FAST, Drill
 from starlette.testclient import TestClient
-from test_drill_pty import FAST, Drill
-from web.browser_harness import ORIGIN
 
 from diavolo_stats.analytics.charts import latency_chart
 from diavolo_stats.analytics.report import write_report

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 import pytest
-from conftest import assert_one_line_error, run_diavolo
+from helpers.cli import assert_one_line_error, run_diavolo
 
 FAST = ("--games", "400", "--design-games", "0")
 
@@ -48,12 +48,12 @@ def test_table_output_and_per_game_csv(tmp_path):
 
 
 def test_the_rule_readings_are_flags_and_shown_in_the_report(tmp_path):
-    from test_players import write_drill_log
+    from helpers.drill_logs import modelled_rows, write_log
 
     from diavolo_stats.game.players import PlayerModel
 
     log = tmp_path / "drills.csv"
-    write_drill_log(log, "Ida", PlayerModel.preset("average"), 40, seed=4)
+    write_log(log, modelled_rows("Ida", PlayerModel.preset("average"), 40, seed=4))
     result = run_diavolo("game", "--players", "Ida", "preset:novice", "preset:average", "preset:expert", *FAST,
                          "--log", str(log), "--devils", "review", "--command-first", "--seed", "2")
     assert result.returncode == 0, result.stderr
@@ -65,12 +65,12 @@ def test_the_rule_readings_are_flags_and_shown_in_the_report(tmp_path):
 
 
 def test_players_fitted_from_the_drill_log(tmp_path):
-    from test_players import write_drill_log
+    from helpers.drill_logs import modelled_rows, write_log
 
     from diavolo_stats.game.players import PlayerModel
 
     log = tmp_path / "drills.csv"
-    write_drill_log(log, "Ζωή", PlayerModel.preset("average"), 80, seed=3)
+    write_log(log, modelled_rows("Ζωή", PlayerModel.preset("average"), 80, seed=3))
     result = run_diavolo("game", "--players", "Ζωή", "preset:novice", *FAST, "--log", str(log), "--format", "json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["players"][0]["name"] == "Ζωή"
@@ -95,7 +95,7 @@ def test_a_player_with_no_log_gets_a_one_line_error(tmp_path):
 def test_a_player_named_in_a_fresh_clone_gets_the_sample_log_suggested(tmp_path):
     import shutil
 
-    from conftest import REPO
+    from helpers.cli import REPO
 
     (tmp_path / "data").mkdir()
     shutil.copy(REPO / "data" / "sample_drills.csv", tmp_path / "data" / "sample_drills.csv")
@@ -105,23 +105,23 @@ def test_a_player_named_in_a_fresh_clone_gets_the_sample_log_suggested(tmp_path)
 
 
 def test_a_player_missing_from_the_log_gets_a_one_line_error(tmp_path):
-    from test_players import write_drill_log
+    from helpers.drill_logs import modelled_rows, write_log
 
     from diavolo_stats.game.players import PlayerModel
 
     log = tmp_path / "drills.csv"
-    write_drill_log(log, "ann", PlayerModel.preset("average"), 40, seed=4)
+    write_log(log, modelled_rows("ann", PlayerModel.preset("average"), 40, seed=4))
     result = run_diavolo("game", "--players", "alice", "preset:average", *FAST, "--log", str(log))
     assert_one_line_error(result, "--players: 'alice' is not a player of the drill log; its players: ann")
 
 
 def test_a_log_too_short_to_fit_says_how_many_answers_a_fit_needs(tmp_path):
-    from test_players import write_drill_log
+    from helpers.drill_logs import modelled_rows, write_log
 
     from diavolo_stats.game.players import PlayerModel
 
     log = tmp_path / "drills.csv"
-    write_drill_log(log, "ann", PlayerModel.preset("average"), 5, seed=4)
+    write_log(log, modelled_rows("ann", PlayerModel.preset("average"), 5, seed=4))
     result = run_diavolo("game", "--players", "ann", "preset:average", *FAST, "--log", str(log))
     assert_one_line_error(result, "--log: no player of the drill log has the 30 answers a fit needs (most: 5)")
 

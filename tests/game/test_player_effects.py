@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_one_line_error, run_diavolo
+from helpers.cli import assert_one_line_error, run_diavolo
 
 from diavolo_stats.analytics.player_figures import figure_draws
 from diavolo_stats.core.variant import ALL_COMMANDS, Variant

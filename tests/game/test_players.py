@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import math
-import uuid
-from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+from helpers.drill_logs import modelled_rows, write_log
 
-from diavolo_stats.core.rules import GREY_CODE, resolve, roll
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.core.rules import GREY_CODE
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.drill import MIN_LATENCY_MS
-from diavolo_stats.drill.log import DrillLog, load_logs
-from diavolo_stats.drill.roll_features import RollFeatures, played_features
-from diavolo_stats.drill.trial import judged_trial
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.roll_features import RollFeatures
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel, Skill
 from diavolo_stats.game.reading import Lineup, ReadingModel, reading_of
@@ -198,36 +196,13 @@ class TestToml:
         assert fragment in str(error.value)
 
 
-def write_drill_log(path, player: str, model: PlayerModel, trials: int, seed: int,
-                    variant: Variant | None = None, command_first: bool = False) -> None:
-    """`trials` drill rows of `model` answering real rolls of `variant` (default: the box's game),
-    through the drill log's own writer."""
-    variant = variant or Variant()
-    rng = np.random.default_rng(seed)
-    log = DrillLog(path)
-    start = datetime(2024, 5, 1, tzinfo=timezone.utc)
-    session = str(uuid.UUID(int=seed))
-    codes = {answer: code for code, answer in enumerate(variant.colors)} | {GREY: GREY_CODE}
-    for trial in range(1, trials + 1):
-        rolled = roll(variant, rng)
-        accepted = resolve(variant, rolled.command, rolled.dice, rolled.positions).accepted
-        grabbed, latency = Lineup([model]).respond(np.array([[codes[accepted[0]]], [codes[accepted[-1]]]], np.int8),
-                                                   played_features(variant, [rolled], command_first),
-                                                   len(variant.colors), rng)
-        answer = GREY if grabbed[0, 0] == GREY_CODE else variant.colors[grabbed[0, 0]]
-        log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, answer,
-                                float(latency[0, 0]), interface="terminal", player=player, session_id=session,
-                                trial=trial, timestamp=start + timedelta(seconds=3 * trial), foreperiod_ms=800.0,
-                                seed=seed, command_first=command_first))
-
-
 @pytest.fixture(scope="module")
 def drill_log_path(tmp_path_factory):
     """One drill log: 'ann' played highest-die 400 times (and nothing else); 'bo' played 60 mixed rounds."""
     path = tmp_path_factory.mktemp("drills") / "drills.csv"
-    write_drill_log(path, "ann", PlayerModel.preset("average"), 400, seed=21,
-                    variant=Variant(commands=(Command.HIGHEST_DIE,)))
-    write_drill_log(path, "bo", PlayerModel.preset("novice"), 60, seed=22)
+    write_log(path, modelled_rows("ann", PlayerModel.preset("average"), 400, seed=21,
+                    variant=Variant(commands=(Command.HIGHEST_DIE,))))
+    write_log(path, modelled_rows("bo", PlayerModel.preset("novice"), 60, seed=22))
     return path
 
 

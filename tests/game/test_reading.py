@@ -165,11 +165,12 @@ def test_a_preset_reads_a_harder_roll_slower_and_worse():
 def test_rows_of_a_games_own_commands_or_uneven_colors_are_left_out_of_the_fit_not_misread(tmp_path):
     from datetime import datetime, timedelta, timezone
 
+    from helpers.cli import REPO
+
     from diavolo_stats.core.rules import roll
     from diavolo_stats.drill.log import DrillLog
     from diavolo_stats.drill.trial import judged_trial
     from diavolo_stats.game.reading_fit import readable_rows
-    from tests.conftest import REPO
 
     path = tmp_path / "drills.csv"
     write_reading_log(path, KNOWN[:2], sessions=2, trials=100, seed=5, practice=False)
@@ -193,15 +194,15 @@ def test_rows_of_a_games_own_commands_or_uneven_colors_are_left_out_of_the_fit_n
 
 @pytest.mark.parametrize("case", ["one time for every answer", "every answer wrong", "every trial timed out"])
 def test_a_degenerate_log_still_fits_to_defined_figures_everywhere(tmp_path, case):
-    from analytics.test_summaries import trial, write_log
+    from helpers.drill_logs import answered, write_log
 
     from diavolo_stats.analytics.player_figures import reading_figures
 
-    right = trial("ann", "s1", "highest-total", "red", 900.0)["expected"]
-    trials = {"one time for every answer": [trial("ann", "s1", "highest-total", right, 900.0)] * 40,
-              "every answer wrong": [trial("ann", "s1", "highest-total", "grey", 900.0 + i) for i in range(40)],
-              "every trial timed out": [trial("ann", "s1", "highest-total", "none", None)] * 40}[case]
-    fit = fit_reading(load_logs([write_log(tmp_path / "log.csv", trials)], columns=FIT_COLUMNS))
+    right = answered("ann", "s1", "highest-total", "red", 900.0).expected
+    trials = {"one time for every answer": [answered("ann", "s1", "highest-total", right, 900.0)] * 40,
+              "every answer wrong": [answered("ann", "s1", "highest-total", "grey", 900.0 + i) for i in range(40)],
+              "every trial timed out": [answered("ann", "s1", "highest-total", "none", None)] * 40}[case]
+    fit = fit_reading(load_logs([write_log(tmp_path / "log.csv", trials, numbered=True)], columns=FIT_COLUMNS))
     reading = fit.player("ann")
     model = reading.model
     assert np.all(np.isfinite([*model.time, *model.accuracy, model.spread, model.shift_ms]))

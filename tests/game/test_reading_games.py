@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from helpers.cli import REPO
 
 from diavolo_stats.core.variant import ALL_COMMANDS, Variant
 from diavolo_stats.game.design import reading_per_command
@@ -13,7 +14,6 @@ from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, reading_of
 from diavolo_stats.game.report import game_report
 from diavolo_stats.stats import proportion_estimate
-from tests.conftest import REPO
 
 AVERAGE = reading_of(PlayerModel.preset("average"))
 

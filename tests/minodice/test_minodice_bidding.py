@@ -4,7 +4,7 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from minodice_reference import mermaid_count, reference_bonus, reference_score, reference_winner, symbols
+from helpers.minodice_reference import mermaid_count, reference_bonus, reference_score, reference_winner, symbols
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import Rules, advise_bid, load_dice

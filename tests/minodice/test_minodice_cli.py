@@ -6,7 +6,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import run_diavolo
+from helpers.cli import run_diavolo
 
 from diavolo_stats.cli import main
 

@@ -4,7 +4,7 @@ import itertools
 from fractions import Fraction
 
 import pytest
-from minodice_reference import reference_winner, symbols
+from helpers.minodice_reference import reference_winner, symbols
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import (

@@ -4,7 +4,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from minodice_reference import reference_bonus, reference_winner, symbols
+from helpers.minodice_reference import reference_bonus, reference_winner, symbols
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import Bag, Die, Rules, deal, load_dice, play_tricks, rounds_for_players

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from minodice_reference import reference_score
+from helpers.minodice_reference import reference_score
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import Rules, score_round, score_sheet

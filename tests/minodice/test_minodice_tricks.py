@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from minodice_reference import ALL_FACES, reference_bonus, reference_winner
+from helpers.minodice_reference import ALL_FACES, reference_bonus, reference_winner
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.minodice import Rules, face_code, resolve_trick, resolve_tricks

@@ -10,7 +10,7 @@ import sys
 
 import pexpect
 import pytest
-from conftest import REPO, assert_one_line_error, run_diavolo, run_diavolo_process
+from helpers.cli import REPO, assert_one_line_error, run_diavolo, run_diavolo_process
 
 from diavolo_stats.sweep import COLUMNS
 

@@ -6,7 +6,7 @@ import csv
 import io
 
 import pytest
-from conftest import run_diavolo
+from helpers.cli import run_diavolo
 
 from diavolo_stats.sweep import SweepGrid, sweep
 from diavolo_stats.sweep.result import COLUMNS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_diavolo
+from helpers.cli import run_diavolo
 
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import Command

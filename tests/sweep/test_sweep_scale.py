@@ -10,7 +10,7 @@ import time
 
 import pandas as pd
 import pytest
-from conftest import REPO, run_diavolo, run_diavolo_process
+from helpers.cli import REPO, run_diavolo, run_diavolo_process
 
 from diavolo_stats.sweep import SweepGrid, sweep
 from diavolo_stats.sweep.results_file import JOURNAL_SUFFIX

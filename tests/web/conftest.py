@@ -7,8 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from web.browser_harness import CHROMIUM, ORIGIN, REQUIRE_BROWSER, Server, launch_chromium
+from helpers.browser import CHROMIUM, ORIGIN, REQUIRE_BROWSER, Server, launch_chromium
 
 
 @pytest.fixture

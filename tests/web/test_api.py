@@ -7,6 +7,8 @@ import re
 from datetime import datetime, timezone
 
 import pytest
+from helpers.api import SESSION, a_trial, logged_rows
+from helpers.browser import ORIGIN
 from starlette.testclient import TestClient
 
 from diavolo_stats.core.rules import resolve
@@ -20,26 +22,6 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.security import MAX_BODY_BYTES
 from diavolo_stats.web.trials import BROWSER_VARIANTS, TRIAL_BURST, TRIALS_PER_SECOND
-from web.browser_harness import ORIGIN
-
-SESSION = "0b7e5c1a-2f4d-4e6b-9a1c-3d5e7f9a1b2c"
-
-
-def a_trial(client: TestClient, number: int = 1, **changes) -> dict:
-    """Trial `number` as the drill page sends it: the server's roll for it (seed 7), answered red in 512.3 ms,
-    with `changes` made to its fields."""
-    seed = 7
-    roll = client.get("/api/roll", params={"seed": seed, "trial": number}).json()
-    body = {"session_id": SESSION, "trial": number, "player": "Ann", "variant": "standard",
-            "command_first": False, "command": roll["command"], "dice": roll["dice"],
-            "positions": roll["positions"], "answer": "red", "latency_ms": 512.34, "too_early": False,
-            "timed_out": False, "foreperiod_ms": roll["foreperiod_ms"], "seed": seed,
-            "timestamp": "2026-11-30T12:00:00.000Z"}
-    return {**body, **changes}
-
-
-def logged_rows(log_path) -> int:
-    return len(load_logs([log_path])) if log_path.exists() else 0
 
 
 def test_a_trial_is_logged_with_the_answer_the_rules_give(client, log_path):

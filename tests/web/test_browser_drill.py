@@ -11,17 +11,24 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 import threading
 from pathlib import Path
 
 import pexpect
 import pytest
+from helpers.browser import (
+    Server,
+    answer_after,
+    press_at,
+    save_screenshot,
+    start_drill,
+    wait_for_stimulus,
+    wait_for_summary,
+)
+from helpers.drill_logs import expected_from_row
 
 from diavolo_stats.analytics.synthetic import write_synthetic_log
-from diavolo_stats.core.rules import resolve
-from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import load_logs
@@ -30,36 +37,17 @@ from diavolo_stats.drill.scheduler import roll_kinds
 from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.teaching import command_words
 from diavolo_stats.web.trials import MIN_LATENCY_MS
-from web.browser_harness import Server, answer_after, press_at, start_drill, wait_for_stimulus
 
 # Every key is checked exactly against the browser's own stamp. How late after the intended moment a
 # key arrives (about 2 ms on an idle machine: the DevTools message, the browser's input pipeline) is a
 # figure of benchmarks/bench_browser_latency.py, not a test: a busy machine can delay any key.
 
 
-def save_screenshot(page, folder: Path, name: str) -> Path:
-    path = folder / name
-    page.screenshot(path=str(path))
-    if os.environ.get("DIAVOLO_SCREENSHOTS"):
-        shutil.copy(path, Path(os.environ["DIAVOLO_SCREENSHOTS"]) / name)
-    return path
-
-
-def expected_from_row(row) -> str:
-    """The answer the rules give from the logged dice and positions alone."""
-    dice, positions = json.loads(row["dice"]), json.loads(row["positions"])
-    variant = Variant(colors=tuple(dice), dice_per_color=int(row["dice_per_color"]),
-                      table=TableModel(**{k: positions[k] for k in ("scatter_mm", "die_mm", "tolerance")}))
-    return resolve(variant, Command(row["command"]), dice, positions).answer
-
 
 def wait_until_kept(page) -> None:
     """Wait until the page says it keeps answers it could not send."""
     page.wait_for_function("() => document.querySelector('#queue-status').textContent.includes('kept in this browser')")
 
-
-def wait_for_summary(page) -> None:
-    page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
 
 
 def test_logged_latency_is_the_delay_of_the_key_after_the_onset(server, page, log_path, tmp_path):

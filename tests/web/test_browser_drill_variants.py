@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.browser import Server, wait_for_stimulus
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Variant
@@ -15,7 +16,6 @@ from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.log.rules import played_variant
 from diavolo_stats.drill.teaching import command_codes
 from diavolo_stats.web.trials import MIN_LATENCY_MS
-from web.browser_harness import Server, wait_for_stimulus
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
 SERVED_FILES = sorted(path.stem for path in EXAMPLES.glob("*.toml") if path.stem not in ("broken", "box"))

@@ -3,13 +3,12 @@ file the page shows, which reads back as that variant."""
 
 from __future__ import annotations
 
-from conftest import REPO
+from helpers.browser import Server, save_screenshot
+from helpers.cli import REPO
 
 from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.core.variant_file import variant_from_document
-from web.browser_harness import Server
-from web.test_browser_drill import save_screenshot
 
 try:
     import tomllib

@@ -7,9 +7,10 @@ import subprocess
 import sys
 import urllib.request
 
+from helpers.browser import answer_after, start_drill
+
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import load_logs
-from web.browser_harness import answer_after, start_drill
 
 HOLD_LOCK = """
 import fcntl, sys

@@ -16,15 +16,14 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
+from helpers.browser import Server, save_screenshot, wait_for_stimulus, wait_for_summary
+from helpers.cli import REPO
 
 from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.progress import WEEK
 from diavolo_stats.analytics.tie_frequency import FRAME_COLUMNS
 from diavolo_stats.drill.log import COLUMNS, load_logs
 from diavolo_stats.drill.summary import SUMMARY_COLUMNS
-from web.browser_harness import Server, wait_for_stimulus
-from web.test_browser_drill import save_screenshot, wait_for_summary
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 PLAYER = "synthetic-novice"

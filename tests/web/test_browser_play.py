@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.browser import press_at, save_screenshot, wait_for_stimulus
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
@@ -16,8 +17,6 @@ from diavolo_stats.drill.log import load_logs
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web.play import MIN_ANSWER_MS
-from web.browser_harness import press_at, wait_for_stimulus
-from web.test_browser_drill import save_screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -9,9 +9,9 @@ import time
 import urllib.request
 
 import pytest
+from helpers.browser import Server
 
 from diavolo_stats.web.server import MAX_HEADER_BYTES, REQUEST_TIMEOUT_S
-from web.browser_harness import Server
 
 HELD = 200
 """Connections a hostile client holds at once: half send nothing, half dribble their headers."""

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.browser import ORIGIN
 from starlette.testclient import TestClient
 
 from diavolo_stats.core.rules import resolve
@@ -15,7 +16,6 @@ from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.log.rules import played_variant
 from diavolo_stats.drill.scheduler import variant_cells
 from diavolo_stats.web.app import create_app
-from web.browser_harness import ORIGIN
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
 DRILLABLE = sorted(path.stem for path in EXAMPLES.glob("*.toml") if path.stem not in ("broken", "box"))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.cli import run_diavolo
+from helpers.variants import BAD_VARIANT_FILES
 
 from diavolo_stats.core.distributions import MAX_STATES
 from diavolo_stats.core.odds import exact_odds, fraction_text
@@ -13,8 +15,6 @@ from diavolo_stats.core.variant import Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import MAX_DIGITS
 from diavolo_stats.web.explore import SIMULATION_ROUNDS, SIMULATION_SEED
-from tests.conftest import run_diavolo
-from tests.test_bad_inputs import BAD_VARIANT_FILES
 
 try:
     import tomllib

@@ -7,6 +7,8 @@ import threading
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from helpers.api import SESSION, a_trial, logged_rows
+from helpers.browser import ORIGIN
 from starlette.testclient import TestClient
 
 from diavolo_stats.drill.log import load_logs
@@ -18,8 +20,6 @@ from diavolo_stats.web.bodies import MAX_DEPTH
 from diavolo_stats.web.busy import HEAVY_AT_ONCE, RETRY_AFTER_S
 from diavolo_stats.web.deals import Deals
 from diavolo_stats.web.trials import MIN_LATENCY_MS
-from web.browser_harness import ORIGIN
-from web.test_api import SESSION, a_trial, logged_rows
 
 
 def test_heavy_requests_beyond_the_bound_get_503_with_retry_after_and_light_ones_still_pass(log_path, monkeypatch):

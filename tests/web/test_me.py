@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 import shutil
 
-from conftest import REPO
+from helpers.api import a_trial
+from helpers.cli import REPO
 
 from diavolo_stats.analytics import wording
 from diavolo_stats.analytics.progress import player_progress
 from diavolo_stats.drill.log import load_logs
-from web.test_api import a_trial
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.browser import ORIGIN
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -15,7 +16,6 @@ from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
 from diavolo_stats.web.app import create_app
-from web.browser_harness import ORIGIN
 
 WS = ORIGIN.replace("http://", "ws://")
 FAST = {"foreperiod_ms": [0, 0], "feedback_ms": 0}

@@ -5,22 +5,22 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
+import signal
 import socket
-import threading
-import time
 import urllib.error
 import urllib.request
 
 import pytest
-from conftest import REPO, assert_one_line_error
+from helpers.api import SEED, trial_body
+from helpers.browser import ORIGIN, Server
+from helpers.cli import REPO, assert_one_line_error
 from starlette.testclient import TestClient
 
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.core.variant_file import variant_from_document
+from diavolo_stats.drill.log import load_logs
 from diavolo_stats.web.app import create_app
-from web.browser_harness import ORIGIN, Server
 
 
 def fetch(url: str, timeout: float = 60) -> tuple[int, bytes]:
@@ -45,20 +45,28 @@ def test_the_first_line_is_the_address_and_it_answers(log_path):
 @pytest.mark.slow  # a real server process
 def test_ctrl_c_answers_the_requests_in_flight_then_exits_0(tmp_path):
     log = tmp_path / "drills.csv"
-    shutil.copy(REPO / "data" / "sample_drills.csv", log)
     server = Server(log, 0, cwd=tmp_path)
-    answers = []
-    slow = threading.Thread(target=lambda: answers.append(fetch(server.url + "report?player=synthetic-expert")))
     try:
-        slow.start()
-        time.sleep(0.5)  # the report (charts drawn with matplotlib) takes a few seconds
-        assert not answers, "the request should still be in flight"
-        status = server.interrupt()
-        slow.join(60)
+        roll = json.loads(fetch(f"{server.url}api/roll?seed={SEED}&trial=1")[1])
+        body = json.dumps(trial_body(roll, 1)).encode()
+        origin = f"http://127.0.0.1:{server.port}"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+            connection.sendall((f"POST /api/trials HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nOrigin: {origin}\r\n"
+                                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                                "Expect: 100-continue\r\n\r\n").encode())
+            # The app has begun reading this request (it asks for the body): the request is in flight.
+            assert connection.recv(4096).startswith(b"HTTP/1.1 100 Continue")
+            server.process.send_signal(signal.SIGINT)
+            connection.sendall(body)
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        status = server.process.wait(30)
     finally:
         server.stop()
     assert status == 0
-    assert answers and answers[0][0] == 200 and b"Diavolo drill report" in answers[0][1]
+    assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+    assert load_logs([log])["trial"].tolist() == [1]
 
 
 def test_a_port_in_use_is_a_one_line_error(diavolo, log_path):

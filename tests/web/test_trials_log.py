@@ -6,13 +6,14 @@ from __future__ import annotations
 import threading
 
 import pytest
+from helpers.api import SESSION, a_trial
+from helpers.browser import ORIGIN
+from helpers.drill_logs import lock_waits
 from starlette.testclient import TestClient
 
 from diavolo_stats.drill.log import COLUMNS, load_logs
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.trials import TrialStore, trial_row
-from web.browser_harness import ORIGIN
-from web.test_api import SESSION, a_trial
 
 
 @pytest.mark.parametrize("timestamp", [
@@ -58,7 +59,7 @@ def test_a_log_replaced_under_the_server_is_never_appended_to(client, log_path, 
     assert log_path.read_text() == "name,score\nada,3\n"
 
 
-def test_two_servers_on_one_log_store_a_trial_once_even_when_both_check_at_once(client, log_path):
+def test_two_servers_on_one_log_store_a_trial_once_even_when_both_check_at_once(client, log_path, monkeypatch):
     """The second server's check comes between the first one's check and its append: it waits for the log's
     lock, then finds the trial there."""
     first, second = TrialStore(log_path), TrialStore(log_path)
@@ -71,7 +72,9 @@ def test_two_servers_on_one_log_store_a_trial_once_even_when_both_check_at_once(
         other = threading.Thread(target=lambda: results.append(second.add(row)[0]))
         others.append(other)
         other.start()
-        other.join(2.0)  # it cannot finish while the first store holds the lock (without it, it would by now)
+        assert waiting.wait(60)  # it found the log locked by the first store
+
+    waiting = lock_waits(monkeypatch)
 
     first._take_token = meanwhile
     assert first.add(row)[0] is True

@@ -11,6 +11,7 @@ would spread the errors over a whole frame.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -91,3 +92,18 @@ def start_drill(page, url: str, player: str, trials: int, **query: str) -> None:
     page.fill("input[name=player]", player)
     page.fill("input[name=trials]", str(trials))
     page.click("button.start")
+
+
+def save_screenshot(page, folder: Path, name: str) -> Path:
+    """A PNG of the page in `folder` (and in $DIAVOLO_SCREENSHOTS when set, for the manual's pictures)."""
+    path = folder / name
+    page.screenshot(path=str(path))
+    if os.environ.get("DIAVOLO_SCREENSHOTS"):
+        shutil.copy(path, Path(os.environ["DIAVOLO_SCREENSHOTS"]) / name)
+    return path
+
+
+def wait_for_summary(page) -> None:
+    """Wait until the drill page shows its session summary."""
+    page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
+

@@ -1,0 +1,79 @@
+"""The terminal drill in a pseudo-terminal, read as the player sees it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pyte
+
+# Fast pacing for tests: the default foreperiod stays random 600-1500 ms. No introduction screen.
+FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0", "--no-intro")
+CURSOR_QUERY = "\x1b[6n"  # blessed asks where the cursor is when it starts; a terminal answers
+
+
+class Drill:
+    """One `diavolo drill` session in an 80x24 pseudo-terminal.
+
+    Everything it prints also goes through a terminal emulator (pyte), so a
+    test can read the screen as the player sees it (`screen()`).
+    """
+
+    def __init__(self, *args: str, cwd: Path, env: dict | None = None, size=(24, 80)):
+        self.child = pexpect.spawn(
+            sys.executable, ["-m", "diavolo_stats", "drill", *args], cwd=str(cwd), encoding="utf-8",
+            dimensions=size, timeout=20,
+            env={**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})})
+        self.child.delaybeforesend = None  # send keys exactly when asked
+        self.terminal = pyte.Screen(size[1], size[0])
+        self.stream = pyte.Stream(self.terminal)
+        self.unread: list[str] = []  # output not yet fed to the emulator: feeding takes ms, so only on demand
+
+    def expect(self, pattern: str) -> re.Match:
+        """Wait for `pattern` on screen, answering the terminal queries made on the way."""
+        while True:
+            index = self.child.expect([re.escape(CURSOR_QUERY), pattern])
+            self.unread += [self.child.before, self.child.after if isinstance(self.child.after, str) else ""]
+            if index != 0:
+                return self.child.match
+            self.child.send("\x1b[1;1R")
+
+    def screen(self) -> str:
+        """What the terminal shows now (as of the last `expect`), one line per row."""
+        self.stream.feed("".join(self.unread))
+        self.unread.clear()
+        return "\n".join(line.rstrip() for line in self.terminal.display)
+
+    def resize(self, rows: int, columns: int) -> None:
+        """Make the window `columns` x `rows`, as a person dragging its corner would."""
+        self.screen()  # what came before was drawn at the old size
+        self.child.setwinsize(rows, columns)
+        self.terminal.resize(rows, columns)
+
+    def stimulus(self) -> int:
+        """Wait for the next roll on screen: its trial number."""
+        match = self.expect(r"answer now \(trial (\d+)\)")
+        return int(match.group(1))
+
+    def answer_after(self, delay_ms: float, key: str) -> None:
+        """Wait for a roll, press `key` at least `delay_ms` after it appeared."""
+        self.stimulus()
+        time.sleep(delay_ms / 1000)
+        self.child.send(key)
+
+    def finish(self) -> tuple[int, str]:
+        """Wait for the session to end: (exit status, what it printed last)."""
+        self.expect(pexpect.EOF)
+        output = self.child.before
+        self.child.close()
+        return self.child.exitstatus, output
+
+
+def printed_json(output: str) -> dict:
+    """The JSON summary printed after the session (`--format json`)."""
+    return json.loads(output[output.index('{\r\n  "session_id"'):].replace("\r\n", "\n"))
