@@ -119,6 +119,14 @@ class ReadingModel(Configuration):
         """The mean answer time on each roll, ms: (rolls,) float64."""
         return self.shift_ms + np.exp(design(features) @ np.array(self.time) + self.spread**2 / 2)
 
+    def latency_quantile_ms(self, features: RollFeatures, probability: float) -> np.ndarray:
+        """The answer time this player is faster than with `probability` on each roll, ms: (rolls,) float64, as
+        `sample` draws it (at least MIN_LATENCY_MS)."""
+        from scipy import special
+
+        above = np.exp(design(features) @ np.array(self.time) + self.spread * float(special.ndtri(probability)))
+        return np.maximum(self.shift_ms + above, MIN_LATENCY_MS)
+
     def chance_right(self, features: RollFeatures) -> np.ndarray:
         """The chance of answering each roll right: (rolls,) float64 probability."""
         return _logistic(design(features) @ np.array(self.accuracy))

@@ -14,12 +14,14 @@ from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import NEAR_TIE_RATIO, RollFeatures, logged_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, ReadingModel
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
+from diavolo_stats.stats import proportion_estimate
 
 
 def with_effects(model: ReadingModel, name: str, per_die: float, near_tie: float, near_tie_errors: float):
@@ -150,6 +152,20 @@ def test_sampling_a_model_gives_its_mean_and_accuracy():
     standard_error = latency_ms.std() / math.sqrt(len(latency_ms))
     assert abs(latency_ms.mean() - mean) < 4 * standard_error
     assert abs(correct.mean() - chance) < 4 * math.sqrt(chance * (1 - chance) / len(correct))
+
+
+def test_a_models_latency_quantile_is_the_share_of_its_sampled_answers_faster_than_it():
+    # A claim under the 0.1 % quantile is flagged in a room: the quantile must be where the model puts 0.1 %.
+    rng = np.random.default_rng(8)
+    rolls = RollFeatures(command=np.full(1_000_000, 3, dtype=np.int8), dice=np.full(1_000_000, 9, dtype=np.int16),
+                         near_tie=np.zeros(1_000_000, bool), grey=np.zeros(1_000_000, bool),
+                         command_first=np.zeros(1_000_000, bool))
+    for probability in (0.001, 0.5):
+        quantile_ms = AVERAGE.latency_quantile_ms(rolls.take(np.arange(1)), probability)[0]
+        _, latency_ms = AVERAGE.sample(rolls, rng)
+        assert probability in proportion_estimate(int((latency_ms < quantile_ms).sum()), len(latency_ms), 0.999)
+    floor = replace(AVERAGE, shift_ms=0.0, time=(0.0,) * len(COEFFICIENTS))  # most of its answers under 100 ms
+    assert floor.latency_quantile_ms(rolls.take(np.arange(1)), 0.001)[0] == MIN_LATENCY_MS
 
 
 def test_a_preset_reads_a_harder_roll_slower_and_worse():

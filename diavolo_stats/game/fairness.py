@@ -1,0 +1,191 @@
+"""Fair reaction races over real connections: each seat's round trips, the window a claimed time is held in, and
+the grace before a devil is awarded.
+
+A page times its player from the frame that painted the roll, so an honest
+claim does not depend on the network; what the server can check is that a
+claim agrees with what it saw. It knows when it first sent the roll to a
+seat and when the answer came back (`seen_ms`: the time between, less the
+foreperiod), and it measures the seat's round trip on the seat's own socket
+(ping, pong) through the game: `RoundTrips` keeps the RECENT_TRIPS latest,
+their minimum and their median. An honest claim is `seen_ms` less the
+answer's trip (the roll's way down, the frame, the answer's way up), so it
+is held inside
+
+    [seen_ms - longest trip, seen_ms - shortest one-way delay + TOLERANCE_MS]
+
+where the longest trip is the median plus JITTER_FACTOR times the jitter
+(median less minimum) plus TOLERANCE_MS, at most MAX_TRIP_MS, and the
+shortest one-way delay half the fastest round trip (the two ways cannot be
+told apart by round trips) less the jitter. A claim faster than that window
+is counted at its earliest: a page cannot make its player faster than the
+network allows. A claim slower is counted at its latest (nobody is slower
+than the time the server saw pass).
+
+An answer of `seen_ms` judged J is final once no seat still to answer could
+be judged faster: once, for each of them, the time since the roll appeared
+there less its longest trip is past J (`settled_below_ms`). That wait is the
+grace window, the longest trip of the slowest link (`grace_ms`); a seat's
+answer is waited for until its time is up plus its own longest trip.
+
+Within these windows, claims are what orders the seats, and an honest page
+measures to RESOLUTION_MS (one display frame): two reactions that differ by
+more are awarded in their true order. An answer whose trip fell outside
+its seat's window (a delay spike larger than the jitter the pings saw) is
+moved by how far outside, and the judged claim says which end held it.
+
+A claim under a player's fitted model's PLAUSIBLE_QUANTILE quantile is
+flagged (`implausible`), in the round's record, not refused.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+RECENT_TRIPS = 32
+"""Round trips kept per seat: at one ping a second, the last half minute of its link."""
+MAX_PENDING_PINGS = 8
+"""Pings awaiting their pong per seat; an older one is forgotten (its pong, if it comes, is no sample)."""
+TOLERANCE_MS = 25.0
+"""The timers' granularity, page and server: how far outside its window an honest trip may seem to fall."""
+JITTER_FACTOR = 4.0
+"""The longest trip is the median plus this many times the jitter (median less minimum) of the recent trips."""
+UNMEASURED_TRIP_MS = 500.0
+"""The longest trip of a seat no pong has come back from yet (a phone on a busy network takes a few hundred ms)."""
+MAX_TRIP_MS = 1500.0
+"""The longest trip any seat is allowed, however slow its pongs: a seat cannot stretch the round's grace further."""
+RESOLUTION_MS = 1000 / 60
+"""Reactions further apart than this are awarded in their true order: a page times from the frame that painted
+the roll, one frame of a 60 Hz display."""
+PLAUSIBLE_QUANTILE = 0.001
+"""A claim under this quantile of the player's fitted latency is flagged as implausible."""
+
+
+class RoundTrips:
+    """One seat's round trips on its own socket: `ping` when a ping is sent, `pong` when its answer comes;
+    times in ms on the server's monotonic clock."""
+
+    def __init__(self) -> None:
+        self._recent: collections.deque[float] = collections.deque(maxlen=RECENT_TRIPS)
+        self._pending: dict[int, float] = {}
+        self._next_id = 0
+
+    def ping(self, now_ms: float) -> int:
+        """A new ping's id, to send to the page (which echoes it in its pong)."""
+        ping_id, self._next_id = self._next_id, self._next_id + 1
+        self._pending[ping_id] = now_ms
+        while len(self._pending) > MAX_PENDING_PINGS:
+            del self._pending[next(iter(self._pending))]
+        return ping_id
+
+    def pong(self, ping_id: int, now_ms: float) -> float | None:
+        """The round trip the pong of `ping_id` completes, ms (kept), or None for no ping awaiting it."""
+        sent_ms = self._pending.pop(ping_id, None)
+        if sent_ms is None:
+            return None
+        trip_ms = max(now_ms - sent_ms, 0.0)
+        self._recent.append(trip_ms)
+        return trip_ms
+
+    def add(self, trip_ms: float) -> None:
+        """Keep a round trip measured elsewhere (another process's socket, a simulation), ms."""
+        self._recent.append(max(float(trip_ms), 0.0))
+
+    @property
+    def count(self) -> int:
+        return len(self._recent)
+
+    @property
+    def min_ms(self) -> float | None:
+        """The fastest recent round trip, ms (None before any)."""
+        return min(self._recent) if self._recent else None
+
+    @property
+    def median_ms(self) -> float | None:
+        """The median recent round trip, ms (None before any)."""
+        return statistics.median(self._recent) if self._recent else None
+
+    @property
+    def jitter_ms(self) -> float:
+        """How far the recent round trips spread above the fastest: median less minimum, ms (0 before any)."""
+        return self.median_ms - self.min_ms if self._recent else 0.0
+
+    @property
+    def shortest_one_way_ms(self) -> float:
+        """The least a message takes one way, as far as round trips tell: half the fastest, less the jitter, ms."""
+        return max(self.min_ms / 2 - self.jitter_ms, 0.0) if self._recent else 0.0
+
+    @property
+    def longest_ms(self) -> float:
+        """The longest an answer's trip is taken to last (roll down, answer up), ms: the median plus
+        JITTER_FACTOR jitters plus TOLERANCE_MS, at most MAX_TRIP_MS; UNMEASURED_TRIP_MS before any pong."""
+        if not self._recent:
+            return UNMEASURED_TRIP_MS
+        return min(self.median_ms + JITTER_FACTOR * self.jitter_ms + TOLERANCE_MS, MAX_TRIP_MS)
+
+    def as_dict(self) -> dict:
+        """The seat's link as the round's record states it (ms, None before any pong)."""
+        return {"trips": self.count, "min_ms": _tenth_ms(self.min_ms), "median_ms": _tenth_ms(self.median_ms),
+                "longest_ms": _tenth_ms(self.longest_ms)}
+
+
+@dataclass(frozen=True)
+class JudgedClaim:
+    """What a seat's claimed reaction counts for.
+
+    claimed_ms: the page's measure. latency_ms: the claim held inside [earliest_ms, latest_ms], the window the
+    server's own timing allows. held: None (the claim was inside), "earliest" (faster than the network allows)
+    or "latest" (slower than the time the server saw pass). implausible: the claim is under the player's fitted
+    model's PLAUSIBLE_QUANTILE quantile. All in ms.
+    """
+
+    claimed_ms: float
+    latency_ms: float
+    earliest_ms: float
+    latest_ms: float
+    held: str | None
+    implausible: bool
+
+    def as_dict(self) -> dict:
+        return {"claimed_ms": _tenth_ms(self.claimed_ms), "latency_ms": _tenth_ms(self.latency_ms),
+                "earliest_ms": _tenth_ms(self.earliest_ms), "latest_ms": _tenth_ms(self.latest_ms),
+                "held": self.held, "implausible": self.implausible}
+
+
+def claim_window(seen_ms: float, trips: RoundTrips) -> tuple[float, float]:
+    """(earliest, latest) reaction in ms a seat's answer can honestly claim, `seen_ms` after the roll appeared
+    by the server's clock (from its first send to that seat until the answer came, less the foreperiod)."""
+    return seen_ms - trips.longest_ms, seen_ms - trips.shortest_one_way_ms + TOLERANCE_MS
+
+
+def judge_claim(claimed_ms: float, seen_ms: float, trips: RoundTrips,
+                plausible_ms: float | None = None) -> JudgedClaim:
+    """A claimed reaction (ms) held inside its `claim_window`; flagged when under `plausible_ms` (the player's
+    PLAUSIBLE_QUANTILE quantile, None: no model to ask)."""
+    earliest, latest = claim_window(seen_ms, trips)
+    latency = min(max(claimed_ms, earliest), latest)
+    held = "earliest" if claimed_ms < earliest else "latest" if claimed_ms > latest else None
+    return JudgedClaim(claimed_ms, latency, earliest, latest, held,
+                       plausible_ms is not None and claimed_ms < plausible_ms)
+
+
+def grace_ms(trips: Iterable[RoundTrips]) -> float:
+    """The round's grace window, ms: the longest trip of its seats (0 for none). A devil is awarded once that
+    long has passed after its holder's reaction for every seat still to answer."""
+    return max((seat.longest_ms for seat in trips), default=0.0)
+
+
+def settled_below_ms(waiting: Iterable[tuple[float, RoundTrips]]) -> float:
+    """Judged latencies under this many ms are final: no answer still to come can be judged faster.
+
+    waiting: for each seat still to answer, the ms since the roll appeared there by the server's clock (its
+    `seen_ms` now, from the first send) and its round trips. Infinite when no seat is waited for.
+    """
+    return min((seen_ms - seat.longest_ms for seen_ms, seat in waiting), default=math.inf)
+
+
+def _tenth_ms(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 1)
