@@ -53,6 +53,7 @@ def example(cls):
         "ExGaussian": {"mu_ms": 500.0, "sigma_ms": 50.0, "tau_ms": 150.0},
         "ReadingModel": {"name": "ann", "time": (7.0,) * 15, "spread": 0.4, "shift_ms": 300.0,
                          "accuracy": (2.0,) * 15},
+        "DiffusionModel": {"name": "ann", "drift": (0.5,) * 15, "boundary": (0.2,) * 6, "nondecision_ms": 300.0},
     }
     return dict(required.get(cls.__name__, {}))
 

@@ -41,10 +41,11 @@ from diavolo_stats.core.variant import GREY, PRESETS, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log import DrillLog, TrialRow, is_drill_log
 from diavolo_stats.drill.roll_features import played_features
-from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S
+from diavolo_stats.drill.settings import FOREPERIOD_MS
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_target
+from diavolo_stats.game.diffusion import TIMEOUT_MS
 from diavolo_stats.game.players import PRESET_PREFIX
 from diavolo_stats.game.reading import Lineup, ReadingModel
 from diavolo_stats.game.specs import player_from_spec
@@ -55,8 +56,6 @@ PLAYER_PREFIX = "synthetic-"
 PRACTICE_SLOWDOWN = 0.5
 PRACTICE_ERRORS = 1.0
 PRACTICE_EXPONENT = 0.7
-TIMEOUT_MS = TIMEOUT_S * 1000
-"""The drill's default answer timeout in ms: a sampled latency beyond it is logged as timed out, answer none."""
 
 READING_MS = 1500.0
 """Time between an answer and the next fixation mark, ms: the drill shows its feedback, the player reads it and

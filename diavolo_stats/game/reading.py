@@ -129,7 +129,7 @@ class ReadingModel(Configuration):
 
     def chance_right(self, features: RollFeatures) -> np.ndarray:
         """The chance of answering each roll right: (rolls,) float64 probability."""
-        return _logistic(design(features) @ np.array(self.accuracy))
+        return logistic(design(features) @ np.array(self.accuracy))
 
     def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """This player on each roll: (correct: (rolls,) bool, latency_ms: (rolls,) float64, at least 100 ms).
@@ -200,7 +200,7 @@ def _stated(effects: dict[str, float], above: np.ndarray, time: np.ndarray, accu
     """Set the coefficients of the stated roll effects in `time` and `accuracy` (in place): each gives the figure
     `diavolo players` would print for it on a plain roll of the box."""
     # above: (commands,) mean ms above the shift on a plain roll; time, accuracy: (coefficients,)
-    right = _logistic(accuracy[: len(ALL_COMMANDS)])  # (commands,) chance of a right answer on a plain roll
+    right = logistic(accuracy[: len(ALL_COMMANDS)])  # (commands,) chance of a right answer on a plain roll
     for name, value in effects.items():
         command = name.rsplit(" ", 1)[1] if "near tie " in name else None
         index = COEFFICIENTS.index(STATED_EFFECTS[name].coefficient)
@@ -220,14 +220,14 @@ def _stated(effects: dict[str, float], above: np.ndarray, time: np.ndarray, accu
             continue
         # Over the commands: the one coefficient giving that mean chance (it grows with the coefficient).
         target = value + (right.mean() if name == "accuracy per extra die" else 0.0)
-        reach = [float(_logistic(accuracy[: len(ALL_COMMANDS)] + bound).mean()) for bound in (-50.0, 50.0)]
+        reach = [float(logistic(accuracy[: len(ALL_COMMANDS)] + bound).mean()) for bound in (-50.0, 50.0)]
         if not reach[0] < target < reach[1]:
             raise InputError(f"{name!r}: {value:g} takes the chance of a right answer to {target:g}; it must stay "
                              f"between {reach[0]:.4g} and {reach[1]:.4g} for this player")
         from scipy import optimize
 
         accuracy[index] = optimize.brentq(lambda shift, wanted: float(
-            _logistic(accuracy[: len(ALL_COMMANDS)] + shift).mean()) - wanted, -50.0, 50.0, args=(target,),
+            logistic(accuracy[: len(ALL_COMMANDS)] + shift).mean()) - wanted, -50.0, 50.0, args=(target,),
             xtol=1e-12)
 
 
@@ -240,27 +240,45 @@ class Lineup:
     """The players at one table, their reading models held as (players, coefficients) arrays.
 
     Samples every player on many rolls at once, player-major: row p is player
-    p, so per-roll reductions over players run over contiguous rows.
+    p, so per-roll reductions over players run over contiguous rows. A player
+    of another model (a `diffusion.DiffusionModel`: a class with a
+    `sample_lineup(players, features, rng)` and a `wrong_grey_share`) is drawn
+    with the others of its class, after the reading models' rows.
     """
 
     def __init__(self, players: Sequence[PlayerModel | ReadingModel]):
         self.players = tuple(players)
-        readings = [reading_of(player) for player in self.players]
-        self.time = np.array([reading.time for reading in readings])  # (players, coefficients)
-        self.accuracy = np.array([reading.accuracy for reading in readings])
+        own = [not isinstance(player, (PlayerModel, ReadingModel)) for player in self.players]
+        self._reading_seats = np.flatnonzero(~np.array(own, dtype=bool))
+        self._own: dict[type, list[int]] = {}  # another model's class: its seats
+        for seat, player in enumerate(self.players):
+            if own[seat]:
+                self._own.setdefault(type(player), []).append(seat)
+        readings = [reading_of(self.players[seat]) for seat in self._reading_seats]
+        count = len(COEFFICIENTS)
+        self.time = np.array([reading.time for reading in readings]).reshape(-1, count)  # (players, coefficients)
+        self.accuracy = np.array([reading.accuracy for reading in readings]).reshape(-1, count)
         self.spread = np.array([reading.spread for reading in readings])[:, None]  # (players, 1)
         self.shift_ms = np.array([reading.shift_ms for reading in readings])[:, None]
-        self.wrong_grey_share = np.array([reading.wrong_grey_share for reading in readings])[:, None]
+        self.wrong_grey_share = np.array([player.wrong_grey_share if own[seat] else reading_of(player).wrong_grey_share
+                                          for seat, player in enumerate(self.players)])[:, None]
 
     def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Every player on every roll: (correct: (players, n) bool, latency_ms: (players, n) float64, ms,
-        at least MIN_LATENCY_MS), each as their `ReadingModel.sample` draws it."""
-        rows = design(features)  # (n, coefficients)
+        at least MIN_LATENCY_MS), each as their own model's `sample` draws it."""
         shape = (len(self.players), len(features))
-        chance = _logistic(self.accuracy @ rows.T)
-        correct = rng.random(shape) < chance
-        above = np.exp(self.time @ rows.T + self.spread * rng.standard_normal(shape))
-        return correct, np.maximum(self.shift_ms + above, MIN_LATENCY_MS)
+        correct, latency_ms = np.empty(shape, dtype=bool), np.empty(shape)
+        if len(self._reading_seats):
+            rows = design(features)  # (n, coefficients)
+            drawn = (len(self._reading_seats), len(features))
+            chance = logistic(self.accuracy @ rows.T)
+            correct[self._reading_seats] = rng.random(drawn) < chance
+            above = np.exp(self.time @ rows.T + self.spread * rng.standard_normal(drawn))
+            latency_ms[self._reading_seats] = np.maximum(self.shift_ms + above, MIN_LATENCY_MS)
+        for kind, seats in self._own.items():
+            correct[seats], latency_ms[seats] = kind.sample_lineup([self.players[seat] for seat in seats],
+                                                                   features, rng)
+        return correct, latency_ms
 
     def respond(self, accepted: np.ndarray, features: RollFeatures, color_count: int,
                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -271,7 +289,8 @@ class Lineup:
         return grabbed_answers(correct, accepted, color_count, self.wrong_grey_share, rng), latency_ms
 
 
-def _logistic(log_odds: np.ndarray) -> np.ndarray:
+def logistic(log_odds: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-log_odds)), elementwise, without overflow."""
     return 0.5 * (1 + np.tanh(0.5 * log_odds))  # 1 / (1 + exp(-x)) without overflow
 
 

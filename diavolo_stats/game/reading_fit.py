@@ -128,16 +128,7 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     colors that each roll as many dice. InputError (field `log`) if no player
     has that many. Raises rather than return a figure that is not finite.
     """
-    answered = ~drills["too_early"].to_numpy(dtype=bool)
-    rows = drills.loc[answered & readable_rows(drills)]
-    counts = rows["player"].value_counts(sort=False)
-    unread = set(drills.loc[answered, "player"].astype(str)) - {str(name) for name in counts.index}
-    too_few = {str(name): int(count) for name, count in counts.items() if count < min_answers}
-    too_few |= dict.fromkeys(sorted(unread), 0)
-    rows = rows.loc[~rows["player"].isin(list(too_few)).to_numpy()]
-    if rows.empty:
-        raise InputError(f"no player of the drill log has the {min_answers} answers a fit needs "
-                         f"(most: {int(counts.max()) if len(counts) else 0})", field="log")
+    rows, too_few = fitted_rows(drills, min_answers)
     player_codes, names = pd.factorize(rows["player"], sort=False)
     features = logged_features(rows)
     roll_type = _roll_types(features)
@@ -163,10 +154,10 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     dice = features.dice.astype(np.int64)
     low = pd.Series(dice).groupby(player_codes).min().to_numpy()
     high = pd.Series(dice).groupby(player_codes).max().to_numpy()
-    shares = _wrong_grey_shares(rows, player_codes, players)
+    shares = wrong_grey_shares(rows, player_codes, players)
     fitted = {}
     for index, name in enumerate(names):
-        _check_defined(str(name), time_fit.means[index], time_fit.covariances[index], time_fit.noise[index],
+        check_defined(str(name), time_fit.means[index], time_fit.covariances[index], time_fit.noise[index],
                        time_fit.shift_ms, accuracy_fit.means[index], accuracy_fit.covariances[index])
         model = ReadingModel(name=str(name), time=tuple(time_fit.means[index].tolist()),
                              spread=float(time_fit.noise[index]), shift_ms=time_fit.shift_ms,
@@ -174,7 +165,7 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
         fitted[str(name)] = PlayerReading(model, time_fit.covariances[index], accuracy_fit.covariances[index],
                                           int(trials[index].sum()), tuple(informed[index].tolist()),
                                           (int(low[index]), int(high[index])))
-    _check_defined("club", time_fit.club, time_fit.club_variance, time_fit.club_noise, time_fit.shift_ms,
+    check_defined("club", time_fit.club, time_fit.club_variance, time_fit.club_noise, time_fit.shift_ms,
                    accuracy_fit.club, accuracy_fit.club_variance)
     club_model = ReadingModel(name="club", time=tuple(time_fit.club.tolist()), spread=float(time_fit.club_noise),
                               shift_ms=time_fit.shift_ms, accuracy=tuple(accuracy_fit.club.tolist()),
@@ -182,6 +173,23 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     club = PlayerReading(club_model, np.diag(time_fit.club_variance), np.diag(accuracy_fit.club_variance),
                          int(trials.sum()), tuple(informed.sum(axis=0).tolist()), (int(dice.min()), int(dice.max())))
     return ReadingFit(fitted, club, (int(dice.min()), int(dice.max())), too_few, min_answers)
+
+
+def fitted_rows(drills: pd.DataFrame, min_answers: int) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The rows a fit of players reads (answers, not anticipations, the model reads: `readable_rows`) of the
+    players with at least `min_answers` of them, and the others' answers by name. InputError (field `log`) if
+    no player has that many."""
+    answered = ~drills["too_early"].to_numpy(dtype=bool)
+    rows = drills.loc[answered & readable_rows(drills)]
+    counts = rows["player"].value_counts(sort=False)
+    unread = set(drills.loc[answered, "player"].astype(str)) - {str(name) for name in counts.index}
+    too_few = {str(name): int(count) for name, count in counts.items() if count < min_answers}
+    too_few |= dict.fromkeys(sorted(unread), 0)
+    rows = rows.loc[~rows["player"].isin(list(too_few)).to_numpy()]
+    if rows.empty:
+        raise InputError(f"no player of the drill log has the {min_answers} answers a fit needs "
+                         f"(most: {int(counts.max()) if len(counts) else 0})", field="log")
+    return rows, too_few
 
 
 def readable_rows(drills: pd.DataFrame) -> np.ndarray:
@@ -214,7 +222,7 @@ def _prior(part: str, prior_means: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return prior_means, mean_variance, spread
 
 
-def _club_step(means: np.ndarray, variances: np.ndarray, spread: np.ndarray, prior_means: np.ndarray,
+def club_step(means: np.ndarray, variances: np.ndarray, spread: np.ndarray, prior_means: np.ndarray,
                prior_variance: np.ndarray, prior_spread: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The club's means, the variance of those means and its spreads from the players' posteriors (an EM step)."""
     # means, variances: (players, coefficients); the rest (coefficients,)
@@ -225,7 +233,7 @@ def _club_step(means: np.ndarray, variances: np.ndarray, spread: np.ndarray, pri
     return club, 1 / precision, new_spread
 
 
-def _widened(covariances: np.ndarray, spread: np.ndarray, club_variance: np.ndarray) -> np.ndarray:
+def widened(covariances: np.ndarray, spread: np.ndarray, club_variance: np.ndarray) -> np.ndarray:
     """Posterior covariances widened for the club mean's uncertainty: V + (V / spread) var(club) (V / spread)'."""
     shrink = covariances / spread[None, None, :]
     return covariances + np.einsum("pij,j,pkj->pik", shrink, club_variance, shrink)
@@ -279,7 +287,7 @@ def _gaussian_em(gram: np.ndarray, cross: np.ndarray, squares: np.ndarray, count
         residual = np.maximum(residual, 0.0)
         club_noise = max(residual.sum() / total, 1e-6)
         new_noise = (residual + NOISE_PSEUDO_ANSWERS * club_noise) / (counts + NOISE_PSEUDO_ANSWERS)
-        new_club, club_variance, new_spread = _club_step(means, np.diagonal(covariances, axis1=1, axis2=2), spread,
+        new_club, club_variance, new_spread = club_step(means, np.diagonal(covariances, axis1=1, axis2=2), spread,
                                                          prior_means, club_variance_prior, prior_spread)
         change = max(np.abs(new_club - club).max(), np.abs(new_spread - spread).max(), np.abs(new_noise - noise).max())
         club, spread, noise = new_club, new_spread, new_noise
@@ -293,7 +301,7 @@ def _gaussian_em(gram: np.ndarray, cross: np.ndarray, squares: np.ndarray, count
                                               np.linalg.solve(inner, residual_cross[:, :, None])[:, :, 0])) / noise
     _, log_det = np.linalg.slogdet(np.eye(len(club))[None] + gram * spread[None, None, :] / noise[:, None, None])
     marginal = float(np.sum(-0.5 * counts * np.log(2 * math.pi * noise) - 0.5 * log_det - 0.5 * quadratic))
-    pooled = _Pooled(means, _widened(covariances, spread, club_variance), club, club_variance,
+    pooled = _Pooled(means, widened(covariances, spread, club_variance), club, club_variance,
                      np.sqrt(noise), math.sqrt(club_noise))
     return pooled, marginal
 
@@ -315,13 +323,13 @@ def _fit_accuracy(trials: np.ndarray, right: np.ndarray, patterns: np.ndarray, p
             if np.abs(step).max() < 1e-9:
                 break
         covariances = np.linalg.inv(precision)
-        new_club, club_variance, new_spread = _club_step(means, np.diagonal(covariances, axis1=1, axis2=2), spread,
+        new_club, club_variance, new_spread = club_step(means, np.diagonal(covariances, axis1=1, axis2=2), spread,
                                                          prior_means, club_variance_prior, prior_spread)
         change = max(np.abs(new_club - club).max(), np.abs(new_spread - spread).max())
         club, spread = new_club, new_spread
         if change < _EM_TOLERANCE:
             break
-    return _Pooled(means, _widened(covariances, spread, club_variance), club, club_variance)
+    return _Pooled(means, widened(covariances, spread, club_variance), club, club_variance)
 
 
 def _roll_types(features: RollFeatures) -> np.ndarray:
@@ -331,7 +339,7 @@ def _roll_types(features: RollFeatures) -> np.ndarray:
     return kind * 1000 + features.dice.astype(np.int64)
 
 
-def _wrong_grey_shares(rows: pd.DataFrame, player_codes: np.ndarray, players: int) -> list[float]:
+def wrong_grey_shares(rows: pd.DataFrame, player_codes: np.ndarray, players: int) -> list[float]:
     """Each player's share of grey among their wrong answers on rolls that were not grey (as `PlayerModel`)."""
     wrong = (~rows["correct"].to_numpy(dtype=bool) & (rows["expected"] != "grey").to_numpy(dtype=bool)
              & (rows["answer"] != "none").to_numpy(dtype=bool))
@@ -341,7 +349,7 @@ def _wrong_grey_shares(rows: pd.DataFrame, player_codes: np.ndarray, players: in
     return ((grey_count + PRIOR_WRONG_ANSWERS / 3) / (wrong_count + PRIOR_WRONG_ANSWERS)).tolist()
 
 
-def _check_defined(name: str, *figures) -> None:
+def check_defined(name: str, *figures) -> None:
     """InputError (field `log`) unless every figure of a player's fit (coefficients, their covariances, the noise
     and the shift) is a finite number: checked before a model is made of them, so the error says what happened."""
     if not all(np.all(np.isfinite(figure)) for figure in figures):

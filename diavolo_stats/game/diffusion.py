@@ -1,0 +1,349 @@
+"""How a player decides: a drift-diffusion process gives the answer and its time in one draw.
+
+A `DiffusionModel` is one player. On each roll, evidence for the right answer
+accumulates from half-way between two boundaries, at the drift rate (per
+second, unit noise), until it reaches one of them (Ratcliff 1978): the upper
+boundary is a right answer, the lower one a wrong answer, so a hard roll is
+both slow and error-prone, and errors are slow. The latency is the time to
+the boundary plus the non-decision time (seeing the roll, pressing the key).
+
+- Drift: exp(x . drift), x the roll's row of `reading.design`: each command
+  has its own rate, and each extra die, a near tie, grey or the command shown
+  first multiplies it. A rate falling with the dice makes the time level off
+  and the accuracy fall toward a coin's: what extrapolation beyond the
+  drilled dice rests on.
+- Caution: the boundary separation, exp(boundary) per command (wider: slower
+  and surer).
+- Lapses: with chance `lapse` an answer is no decision at all: any time
+  between MIN_LATENCY_MS and the drill's timeout, right with chance
+  LAPSE_RIGHT (a contaminant, Ratcliff and Tuerlinckx 2002). It is what keeps
+  one fast answer from dragging the non-decision time down.
+- A time-out is a process that has not ended by TIMEOUT_MS.
+
+With the start half-way, P(right) = 1 / (1 + exp(-v a)) and the decision time
+has the same distribution at both boundaries: density (1/a^2) exp(+-v a/2 -
+v^2 t/2) g(t/a^2), g the first passage of a driftless unit process, in
+Navarro and Fuss's (2009) small-time and large-time series (`_log_standard`).
+Sampling draws the boundary, then the time by inverting its distribution
+function, tabulated once over k = v a (`_decision_quantiles`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+
+from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.drill import MIN_LATENCY_MS
+from diavolo_stats.drill.roll_features import RollFeatures
+from diavolo_stats.drill.settings import TIMEOUT_S
+from diavolo_stats.game.players import MAX_NAME_LENGTH, PlayerModel
+from diavolo_stats.game.reading import COEFFICIENTS, design, logistic
+from diavolo_stats.validation import Configuration, Number, Several, Text, checked, setting
+
+TIMEOUT_MS = TIMEOUT_S * 1000
+"""The drill's answer timeout, ms: a process not ended by then is a time-out."""
+
+LAPSE_RIGHT = 0.25
+"""The chance a lapse is right: one of the box's four answers (three colors and grey) at random."""
+
+ASSUMED_DRIFT_EFFECTS = {"per_extra_die": -0.03, "near_tie": -0.5, "command_first": 0.03}
+"""The roll effects on log drift of a model made from a PlayerModel: an extra die slows the evidence by 3 %,
+a near tie by 40 %, the command shown first speeds it by 3 % (the reading model's assumptions, as rates)."""
+
+NONDECISION_MS = 300.0
+"""The non-decision time of a model made from a PlayerModel, ms (as `reading.SHIFT_MS`)."""
+
+BOUNDARIES = len(ALL_COMMANDS)
+_LOG_RATE = Number(at_least=-50, at_most=50)
+# Below standardized time 0.3 the small-time series, above it the large-time one: the terms left out are
+# below 1e-14 of the sum either side (exp(-33) and exp(-71)).
+_SMALL_TIME = 0.3
+_SMALL_TERMS = np.arange(-2, 2) * 2 + 0.5  # (4,) the w + 2k of the small-time series, w = 1/2
+_LARGE_TERMS = np.arange(1, 8, 2)  # (4,) odd k (even k vanish at w = 1/2)
+_SURVIVAL_TERMS = np.arange(1, 40, 2)  # (20,) odd k of the survival series
+_KAPPA_MAX, _KAPPA_STEP = 30.0, 0.05
+_Y_MAX, _Y_POINTS = 12.0, 2049
+
+
+@dataclass(frozen=True)
+class DiffusionModel(Configuration):
+    """One player deciding by drift diffusion (see the module docstring).
+
+    drift: log drift coefficients (rate per second), one per `reading.COEFFICIENTS` name. boundary: log
+    boundary separation per command (ALL_COMMANDS order). nondecision_ms: the time no decision takes, ms.
+    lapse: the chance an answer is a lapse. wrong_grey_share: when wrong on a roll that is not grey, the
+    chance of grabbing grey (else another color).
+    """
+
+    name: str = setting(rule=Text(max_length=MAX_NAME_LENGTH))
+    drift: tuple[float, ...] = setting(rule=Several(_LOG_RATE, least=len(COEFFICIENTS), most=len(COEFFICIENTS),
+                                                    unique=False, noun="coefficient"))
+    boundary: tuple[float, ...] = setting(rule=Several(Number(at_least=-5, at_most=5), least=BOUNDARIES,
+                                                       most=BOUNDARIES, unique=False, noun="boundary"))
+    nondecision_ms: float = setting(rule=Number(at_least=0, at_most=TIMEOUT_MS, unit="ms"))
+    lapse: float = setting(0.0, Number(at_least=0, at_most=0.5))
+    wrong_grey_share: float = setting(1 / 3, Number(at_least=0, at_most=1))
+
+    def rates(self, features: RollFeatures) -> tuple[np.ndarray, np.ndarray]:
+        """(drift rate per second, boundary separation) on each roll: two (rolls,) float64."""
+        return (np.exp(design(features) @ np.array(self.drift)),
+                np.exp(np.array(self.boundary))[features.command.astype(np.intp)])
+
+    def chance_right(self, features: RollFeatures) -> np.ndarray:
+        """The chance of a right answer on each roll, lapses included: (rolls,) float64 probability."""
+        drift, boundary = self.rates(features)
+        return (1 - self.lapse) * logistic(drift * boundary) + self.lapse * LAPSE_RIGHT
+
+    def mean_latency_ms(self, features: RollFeatures) -> np.ndarray:
+        """The mean time of a decision on each roll (lapses and the timeout aside), ms: (rolls,) float64."""
+        drift, boundary = self.rates(features)
+        return self.nondecision_ms + 1000 * mean_decision_s(drift, boundary)
+
+    def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """This player on each roll: (correct: (rolls,) bool, latency_ms: (rolls,) float64, at least
+        MIN_LATENCY_MS; past TIMEOUT_MS is a time-out where a drill has one)."""
+        correct, latency_ms = sample_lineup((self,), features, rng)
+        return correct[0], latency_ms[0]
+
+    @staticmethod
+    def sample_lineup(models, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Several such players on each roll: `sample_lineup`, for `reading.Lineup`."""
+        return sample_lineup(models, features, rng)
+
+    def log_likelihood(self, features: RollFeatures, correct: np.ndarray, latency_ms: np.ndarray) -> np.ndarray:
+        """The joint log-likelihood of each answer, right or wrong and its latency together: (rolls,) log
+        density per ms of (answer, latency), or log probability of a time-out where latency_ms is NaN."""
+        # correct: (rolls,) bool; latency_ms: (rolls,) float64 ms, NaN for a time-out
+        drift, boundary = self.rates(features)
+        latency_s = np.asarray(latency_ms, dtype=np.float64) / 1000
+        values, _ = joint_log_likelihood(drift, boundary, self.nondecision_ms / 1000, self.lapse,
+                                         np.asarray(correct, dtype=bool), latency_s)
+        return np.where(np.isnan(latency_s), values, values - math.log(1000))  # per ms, not per second
+
+    @checked(time_factor=Number(at_least=0.01, at_most=100), error_factor=Number(at_least=0, at_most=100))
+    def scaled(self, time_factor: float = 1.0, error_factor: float = 1.0) -> DiffusionModel:
+        """This player with each command's decision time on a plain roll times `time_factor` and its error odds
+        times `error_factor` (drift and caution moved together; the roll effects kept)."""
+        drift, boundary = np.array(self.drift), np.array(self.boundary)
+        rate, separation = np.exp(drift[:BOUNDARIES]), np.exp(boundary)
+        kappa = np.maximum(rate * separation - math.log(max(error_factor, 1e-4)), 0.05)
+        # The mean decision time is a^2 tanh(k/2) / (2 k): for the new k, the a giving time_factor times it.
+        wanted = time_factor * mean_decision_s(rate, separation)
+        separation = np.sqrt(wanted * 2 * kappa / np.tanh(kappa / 2))
+        drift[:BOUNDARIES] = np.log(kappa / separation)
+        return replace(self, drift=tuple(np.clip(drift, -50, 50).tolist()),
+                       boundary=tuple(np.clip(np.log(separation), -5, 5).tolist()))
+
+    @classmethod
+    def from_player(cls, player: PlayerModel) -> DiffusionModel:
+        """A PlayerModel's plain-roll figures as a diffusion: per command, the drift and caution giving its
+        accuracy and mean time above NONDECISION_MS; grey from its tie figures; the other roll effects
+        ASSUMED_DRIFT_EFFECTS."""
+        clear = [player.skills[(command, False)] for command in ALL_COMMANDS]
+        tied = [player.skills[(command, True)] for command in ALL_COMMANDS]
+        nondecision = min(NONDECISION_MS, 0.5 * min(skill.mean_ms for skill in clear))
+
+        def solved(skills) -> tuple[np.ndarray, np.ndarray]:  # (log drift, log boundary) per command
+            kappa = np.array([math.log(min(max(s.accuracy, 0.51), 0.9999) / (1 - min(max(s.accuracy, 0.51), 0.9999)))
+                              for s in skills])
+            decision_s = np.array([max(s.mean_ms - nondecision, 10.0) / 1000 for s in skills])
+            separation = np.sqrt(decision_s * 2 * kappa / np.tanh(kappa / 2))
+            return np.log(kappa / separation), np.log(separation)
+
+        clear_drift, boundary = solved(clear)
+        tied_drift, _ = solved(tied)
+        drift = np.zeros(len(COEFFICIENTS))
+        drift[:BOUNDARIES] = clear_drift
+        drift[COEFFICIENTS.index("per_extra_die")] = ASSUMED_DRIFT_EFFECTS["per_extra_die"]
+        for command in ALL_COMMANDS:
+            drift[COEFFICIENTS.index(f"near_tie:{command}")] = ASSUMED_DRIFT_EFFECTS["near_tie"]
+        drift[COEFFICIENTS.index("grey")] = float(np.mean(tied_drift - clear_drift))
+        drift[COEFFICIENTS.index("command_first")] = ASSUMED_DRIFT_EFFECTS["command_first"]
+        return cls(name=player.name, drift=tuple(drift.tolist()), boundary=tuple(boundary.tolist()),
+                   nondecision_ms=nondecision, lapse=0.0, wrong_grey_share=player.wrong_grey_share)
+
+
+def mean_decision_s(drift: np.ndarray, boundary: np.ndarray) -> np.ndarray:
+    """The mean time to a boundary from half-way, s: a tanh(v a / 2) / (2 v), a^2 / 4 with no drift."""
+    kappa = drift * boundary
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(kappa > 1e-8, boundary * np.tanh(kappa / 2) / (2 * drift), boundary**2 / 4)
+
+
+def _log_standard(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log g(u) and d log g / du: the first-passage density of a driftless process from the middle of a unit
+    interval to its lower boundary at standardized time u > 0 (Navarro and Fuss 2009), in logs so that
+    neither the small-time head nor the long tail underflows."""
+    # u: (n,) float64 > 0
+    u = np.asarray(u, dtype=np.float64)
+    log_g, slope = np.empty_like(u), np.empty_like(u)
+    small = u < _SMALL_TIME
+    if small.any():
+        s = u[small][:, None]
+        c = _SMALL_TERMS[None, :]
+        terms = np.exp(-(c * c - 0.25) / (2 * s))  # the w = 1/2 term factored out
+        total = (c * terms).sum(axis=1)
+        change = (c * (c * c - 0.25) / (2 * s * s) * terms).sum(axis=1)
+        s = s[:, 0]
+        log_g[small] = -0.5 * math.log(2 * math.pi) - 1.5 * np.log(s) - 1 / (8 * s) + np.log(total)
+        slope[small] = -1.5 / s + 1 / (8 * s * s) + change / total
+    if (~small).any():
+        s = u[~small][:, None]
+        k = _LARGE_TERMS[None, :]
+        sign = np.where((k // 2) % 2 == 0, 1.0, -1.0)
+        terms = k * sign * np.exp(-(k * k - 1) * math.pi**2 * s / 2)
+        total = terms.sum(axis=1)
+        change = (terms * -(k * k - 1) * math.pi**2 / 2).sum(axis=1)
+        s = s[:, 0]
+        log_g[~small] = math.log(math.pi) - math.pi**2 * s / 2 + np.log(total)
+        slope[~small] = -math.pi**2 / 2 + change / total
+    return log_g, slope
+
+
+def _log_survival(kappa: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log P(no boundary reached by standardized time u) for k = v a, with its derivatives in k and u."""
+    # kappa, u: (n,) float64; the large-time series of the distribution function, u held at 0.01 or more
+    u = np.maximum(u, 0.01)[:, None]
+    kappa = kappa[:, None]
+    k = _SURVIVAL_TERMS[None, :]
+    sign = np.where((k // 2) % 2 == 0, 1.0, -1.0)
+    rate = (kappa * kappa + k * k * math.pi**2) / 2  # (n, terms)
+    first = rate[:, :1]
+    decay = k * sign * np.exp(-(rate - first) * u)
+    total = (decay / rate).sum(axis=1)
+    log_cosh = kappa[:, 0] / 2 + np.log1p(np.exp(-kappa[:, 0])) - math.log(2)
+    log_s = math.log(2 * math.pi) + log_cosh - first[:, 0] * u[:, 0] + np.log(total)
+    d_u = -(decay.sum(axis=1)) / total
+    d_kappa = 0.5 * np.tanh(kappa[:, 0] / 2) - kappa[:, 0] * (decay * (u / rate + 1 / rate**2)).sum(axis=1) / total
+    return np.minimum(log_s, 0.0), d_kappa, d_u
+
+
+def joint_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s, lapse, correct: np.ndarray,
+                         latency_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each answer's joint log-likelihood (log density per second of right or wrong at its latency; log
+    probability of a time-out where latency_s is NaN) and its gradient: (rows,) and (4, rows), the
+    derivatives in the drift, the boundary, the non-decision time (s) and logit(lapse)."""
+    # drift, boundary: (rows,) > 0; nondecision_s, lapse: scalars or (rows,); correct: (rows,) bool;
+    # latency_s: (rows,) float64 s, NaN for a time-out
+    rows = len(drift)
+    nondecision_s = np.broadcast_to(np.asarray(nondecision_s, dtype=np.float64), (rows,))
+    lapse = np.broadcast_to(np.asarray(lapse, dtype=np.float64), (rows,))
+    side = np.where(correct, 1.0, -1.0)
+    timed_out = np.isnan(latency_s)
+    decision = np.where(timed_out, 1.0, latency_s - nondecision_s)
+    began = decision > 0
+    t = np.where(began, decision, 1.0)
+    u = t / boundary**2
+    log_g, slope = _log_standard(u)
+    kappa = drift * boundary
+    log_f = -2 * np.log(boundary) + side * kappa / 2 - drift**2 * t / 2 + log_g
+    log_f = np.where(began, log_f, -np.inf)
+    # A lapse's latency: the density of a uniform between MIN_LATENCY_MS and the timeout, at any latency (a
+    # log whose drill had a longer timeout keeps every answer possible).
+    log_q = np.log(np.where(correct, LAPSE_RIGHT, 1 - LAPSE_RIGHT) * 1000 / (TIMEOUT_MS - MIN_LATENCY_MS))
+    with np.errstate(divide="ignore"):
+        decided = np.log1p(-lapse) + log_f
+        lapsed = np.log(lapse) + log_q
+    values = np.logaddexp(decided, lapsed)
+    with np.errstate(invalid="ignore"):
+        share = np.where(np.isfinite(decided), np.exp(decided - values), 0.0)  # of the decision process
+    gradient = np.empty((4, rows))
+    gradient[0] = share * (side * boundary / 2 - drift * t)
+    gradient[1] = share * (-2 / boundary + side * drift / 2 - 2 * slope * t / boundary**3)
+    gradient[2] = share * (drift**2 / 2 - slope / boundary**2)
+    gradient[3] = (1 - share) - lapse
+    if timed_out.any():
+        left = np.flatnonzero(timed_out)
+        remaining = np.maximum(TIMEOUT_MS / 1000 - nondecision_s[left], 0.0)
+        log_s, d_kappa, d_u = _log_survival(kappa[left], remaining / boundary[left] ** 2)
+        a, v = boundary[left], drift[left]
+        values[left] = np.log1p(-lapse[left]) + log_s
+        gradient[0, left] = a * d_kappa
+        gradient[1, left] = v * d_kappa - 2 * remaining / a**3 * d_u
+        gradient[2, left] = -d_u / a**2
+        gradient[3, left] = -lapse[left]
+    return values, gradient
+
+
+@lru_cache(maxsize=1)
+def _decision_quantiles() -> tuple[np.ndarray, np.ndarray]:
+    """The standardized decision time u at each k = v a (rows, step _KAPPA_STEP) and each y = -log(1 - p) of
+    its distribution (columns, 0 to _Y_MAX): (kappas, _Y_POINTS) float64, and each k's tail rate."""
+    u = np.concatenate([[0.0], np.geomspace(1e-4, 8.0, 4000)])
+    log_g = np.full(len(u), -np.inf)
+    log_g[1:], _ = _log_standard(u[1:])
+    kappas = np.arange(0.0, _KAPPA_MAX + _KAPPA_STEP / 2, _KAPPA_STEP)
+    # Density of u given k (both boundaries): 2 cosh(k/2) exp(-k^2 u / 2) g(u); its integral by trapezoids.
+    density = np.exp(np.log(2 * np.cosh(kappas / 2))[:, None] - kappas[:, None] ** 2 * u[None] / 2 + log_g[None])
+    cumulative = np.concatenate([np.zeros((len(kappas), 1)),
+                                 np.cumsum((density[:, 1:] + density[:, :-1]) / 2 * np.diff(u), axis=1)], axis=1)
+    cumulative /= cumulative[:, -1:]
+    y_grid = np.linspace(0.0, _Y_MAX, _Y_POINTS)
+    with np.errstate(divide="ignore"):
+        y = -np.log1p(-np.minimum(cumulative, 1 - 1e-16))
+    grid = np.array([np.interp(y_grid, np.maximum.accumulate(row), u) for row in y])
+    return grid, (kappas**2 + math.pi**2) / 2
+
+
+def distinct_rolls(features: RollFeatures) -> tuple[np.ndarray, RollFeatures]:
+    """The distinct rolls among some (alike in every feature): (kind: (rolls,) intp, each roll's index among
+    them; their features, one entry per distinct roll). Counted by their codes, not sorted: O(rolls)."""
+    span = int(features.dice.max()) + 1 if len(features) else 1
+    kind = ((features.command.astype(np.intp) * 2 + features.near_tie) * 2 + features.grey) * 2 \
+        + features.command_first
+    code = kind * span + features.dice
+    present = np.zeros(len(ALL_COMMANDS) * 8 * span, dtype=bool)
+    present[code] = True
+    distinct = np.flatnonzero(present)
+    lookup = np.zeros(len(present), dtype=np.intp)
+    lookup[distinct] = np.arange(len(distinct))
+    kinds, dice = np.divmod(distinct, span)
+    return lookup[code], RollFeatures(command=(kinds >> 3).astype(np.int8), dice=dice.astype(np.int16),
+                                      near_tie=(kinds >> 2) & 1 == 1, grey=(kinds >> 1) & 1 == 1,
+                                      command_first=kinds & 1 == 1)
+
+
+def sample_lineup(models, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each of some DiffusionModels on every roll: (correct: (players, rolls) bool, latency_ms: (players, rolls)
+    float64, at least MIN_LATENCY_MS). Exact in distribution but for the tabulated quantiles of the decision
+    time (linear between points a fraction of a per cent apart); the work per answer is a few lookups in
+    grids made per distinct roll, so that many games sample fast."""
+    quantile_grid, tail_rate = _decision_quantiles()
+    kind, distinct = distinct_rolls(features)
+    drift = np.exp(np.array([model.drift for model in models]) @ design(distinct).T)  # (players, distinct)
+    boundary = np.exp(np.array([model.boundary for model in models]))[:, distinct.command.astype(np.intp)]
+    kappa = np.minimum(drift * boundary, _KAPPA_MAX).ravel()  # (players * distinct,)
+    position = kappa / _KAPPA_STEP
+    low = np.minimum(position.astype(np.intp), len(quantile_grid) - 2)
+    weight = (position - low)[:, None]
+    quantiles = ((1 - weight) * quantile_grid[low] + weight * quantile_grid[low + 1]).ravel()  # (cells * _Y_POINTS,)
+    rate = (1 - weight[:, 0]) * tail_rate[low] + weight[:, 0] * tail_rate[low + 1]
+    chance = logistic(kappa)
+    scale_ms = 1000 * boundary.ravel() ** 2
+    lapse = np.array([[model.lapse] for model in models])
+    nondecision_ms = np.array([[model.nondecision_ms] for model in models])
+    cell = (np.arange(len(models)) * len(distinct))[:, None] + kind[None, :]  # (players, rolls)
+    shape = cell.shape
+    # One uniform decides a lapse (below `lapse`) and, rescaled, the boundary of a decision.
+    pick = rng.random(shape)
+    lapsed = pick < lapse
+    correct = (pick - lapse) < (1 - lapse) * chance[cell]
+    y = rng.standard_exponential(shape)  # -log(1 - p) of the decision time's quantile p
+    column = np.minimum(y, _Y_MAX) * ((_Y_POINTS - 1) / _Y_MAX)
+    left = np.minimum(column.astype(np.intp), _Y_POINTS - 2)
+    flat = cell * _Y_POINTS + left
+    below = quantiles[flat]
+    u = below + (column - left) * (quantiles[flat + 1] - below)
+    far = y > _Y_MAX
+    if far.any():  # past the grid: the exponential tail of the large-time series
+        u[far] += (y[far] - _Y_MAX) / rate[cell[far]]
+    latency_ms = nondecision_ms + u * scale_ms[cell]
+    if lapsed.any():
+        count = int(lapsed.sum())
+        correct[lapsed] = rng.random(count) < LAPSE_RIGHT
+        latency_ms[lapsed] = rng.uniform(MIN_LATENCY_MS, TIMEOUT_MS, count)
+    return correct, np.maximum(latency_ms, MIN_LATENCY_MS)

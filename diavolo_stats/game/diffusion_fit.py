@@ -1,0 +1,314 @@
+"""Fitting drift-diffusion players to a drill log, with partial pooling across its players (empirical Bayes).
+
+Every player of the log gets a `diffusion.DiffusionModel`: its DIFFUSION_PARAMETERS are
+the log drift coefficients, the log boundary of each command, the log of the
+non-decision time (s) and the logit of the lapse chance. Each parameter of a
+player is normal around the club's mean for it with the club's spread, as in
+`reading_fit`. The likelihood is the joint one of every answer that is not an
+anticipation (`diffusion.joint_log_likelihood`: right or wrong at its latency,
+a time-out as a process not ended by the timeout), so errors and their times
+inform the drift and the caution together.
+
+The fit is in three steps, each player's likelihood over their own answers:
+1. each player's posterior mode under a wide prior around the `average`
+   preset's diffusion (L-BFGS-B with the analytic gradient); the Hessian
+   there (differences of that gradient) makes their likelihood a Gaussian;
+2. the club's means and spreads by EM over those Gaussians (`club_step`, the
+   reading fit's own, with the same kind of hyperpriors);
+3. each player's mode again under the club's prior, and their Laplace
+   covariance (the inverse Hessian), widened for the club mean's
+   uncertainty (Morris 1983). Intervals are normal on the parameters' scales.
+
+The non-decision time is each player's own. The lapses are what keep it from
+following one fast answer: an answer faster than the process allows is a
+lapse, at a small cost, not a reason to move everyone's floor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.drill.roll_features import logged_features
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.diffusion import DiffusionModel, joint_log_likelihood
+from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import COEFFICIENTS, design
+from diavolo_stats.game.reading_fit import (
+    ReadingFit,
+    check_defined,
+    club_step,
+    fitted_rows,
+    widened,
+    wrong_grey_shares,
+)
+from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
+
+DIFFUSION_PARAMETERS = (*(f"drift:{name}" for name in COEFFICIENTS),
+                        *(f"boundary:{command}" for command in ALL_COMMANDS), "nondecision", "lapse")
+"""A player's parameters, in order: log drift coefficients, log boundary per command, log non-decision time
+(s), logit of the lapse chance."""
+
+_DRIFT = slice(0, len(COEFFICIENTS))
+_BOUNDARY = slice(len(COEFFICIENTS), len(COEFFICIENTS) + len(ALL_COMMANDS))
+_NONDECISION, _LAPSE = len(DIFFUSION_PARAMETERS) - 2, len(DIFFUSION_PARAMETERS) - 1
+
+PRIOR_LAPSE = 0.02
+"""The lapse chance the club's prior is centred on."""
+
+
+def _per_parameter(commands: float, dice: float, effects: float, boundary: float, nondecision: float,
+                   lapse: float) -> np.ndarray:
+    values = np.full(len(DIFFUSION_PARAMETERS), effects)
+    values[: len(ALL_COMMANDS)] = commands
+    values[COEFFICIENTS.index("per_extra_die")] = dice
+    values[_BOUNDARY] = boundary
+    values[_NONDECISION], values[_LAPSE] = nondecision, lapse
+    return values
+
+
+DIFFUSION_PRIOR_SPREAD = _per_parameter(commands=0.5, dice=0.03, effects=0.3, boundary=0.3, nondecision=0.3,
+                                        lapse=1.0)
+"""The club spread a pseudo-player pulls toward, per parameter (on its scale: log, or logit for the lapse)."""
+
+DIFFUSION_PRIOR_MEAN_SPREAD = _per_parameter(commands=2.0, dice=0.1, effects=1.0, boundary=1.0, nondecision=1.0,
+                                             lapse=2.0)
+"""How far the club mean may stray from the `average` preset's diffusion a priori, per parameter."""
+
+_BOUNDS = [(-10.0, 10.0)] * len(COEFFICIENTS) + [(-3.0, 3.0)] * len(ALL_COMMANDS) \
+    + [(math.log(0.02), math.log(5.0)), (-12.0, 0.0)]
+_EM_STEPS, _EM_TOLERANCE = 200, 1e-6
+_HESSIAN_STEP = 1e-5
+
+
+@dataclass(frozen=True)
+class PlayerDiffusion:
+    """One player's diffusion fit: the model, its parameters' posterior covariance (over DIFFUSION_PARAMETERS, widened
+    for the club mean's uncertainty) and what it rests on (as `reading_fit.PlayerReading`)."""
+
+    model: DiffusionModel
+    covariance: np.ndarray
+    answers: int
+    answers_per_coefficient: tuple[int, ...]
+    dice_drilled: tuple[int, int]
+
+    @property
+    def parameters(self) -> np.ndarray:
+        """The model's parameters on their fitted scales: (len(DIFFUSION_PARAMETERS),) float64."""
+        return parameters_of(self.model)
+
+    def interval(self, parameter: str, confidence: float = 0.95) -> Estimate:
+        """A parameter on its fitted scale (log, or logit for the lapse) with its interval."""
+        index = DIFFUSION_PARAMETERS.index(parameter)
+        value = float(self.parameters[index])
+        half = z_for(confidence) * math.sqrt(self.covariance[index, index])
+        return Estimate(value, value - half, value + half)
+
+    def draws(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Parameter vectors drawn from the posterior: (count, len(DIFFUSION_PARAMETERS)) float64."""
+        return rng.multivariate_normal(self.parameters, self.covariance, size=count, method="cholesky")
+
+
+@dataclass(frozen=True)
+class DiffusionFit(ReadingFit):
+    """Every player of a log fitted by drift diffusion (`players`, PlayerDiffusion by name), the club, the log's
+    range, who had too few answers, and who was refused and why (`refused`)."""
+
+    refused: dict[str, str] = field(default_factory=dict)
+
+    def player(self, name: str) -> PlayerDiffusion:
+        """The fit of player `name`; InputError (field `player`) naming why if the log has none."""
+        if name in self.refused:
+            raise InputError(self.refused[name], field="player")
+        return super().player(name)
+
+
+def parameters_of(model: DiffusionModel) -> np.ndarray:
+    """A model's DIFFUSION_PARAMETERS: (len(DIFFUSION_PARAMETERS),) float64."""
+    lapse = min(max(model.lapse, 1e-6), 0.5)
+    return np.array([*model.drift, *model.boundary, math.log(max(model.nondecision_ms, 20.0) / 1000),
+                     math.log(lapse / (1 - lapse))])
+
+
+def model_of(name: str, parameters: np.ndarray, wrong_grey_share: float) -> DiffusionModel:
+    """The DiffusionModel of some DIFFUSION_PARAMETERS."""
+    return DiffusionModel(name=name, drift=tuple(parameters[_DRIFT].tolist()),
+                          boundary=tuple(parameters[_BOUNDARY].tolist()),
+                          nondecision_ms=1000 * math.exp(parameters[_NONDECISION]),
+                          lapse=float(1 / (1 + math.exp(-parameters[_LAPSE]))), wrong_grey_share=wrong_grey_share)
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """One player's answers: the design, the command, right or wrong, latency (s, NaN for a time-out)."""
+
+    rows: np.ndarray     # (answers, coefficients) float64
+    command: np.ndarray  # (answers,) intp
+    correct: np.ndarray  # (answers,) bool
+    latency_s: np.ndarray  # (answers,) float64
+
+    def negative_log_posterior(self, theta: np.ndarray, prior_mean: np.ndarray,
+                               prior_variance: np.ndarray) -> tuple[float, np.ndarray]:
+        drift = np.exp(self.rows @ theta[_DRIFT])
+        separation = np.exp(theta[_BOUNDARY])
+        boundary = separation[self.command]
+        nondecision = math.exp(theta[_NONDECISION])
+        lapse = 1 / (1 + math.exp(-theta[_LAPSE]))
+        values, gradient = joint_log_likelihood(drift, boundary, nondecision, lapse, self.correct, self.latency_s)
+        total = np.empty(len(theta))
+        total[_DRIFT] = self.rows.T @ (gradient[0] * drift)
+        total[_BOUNDARY] = np.bincount(self.command, weights=gradient[1] * boundary,
+                                       minlength=len(ALL_COMMANDS)) * 1.0
+        total[_NONDECISION] = gradient[2].sum() * nondecision
+        total[_LAPSE] = gradient[3].sum()
+        offset = theta - prior_mean
+        value = -float(values.sum()) + 0.5 * float((offset**2 / prior_variance).sum())
+        return value, -total + offset / prior_variance
+
+    def mode(self, start: np.ndarray, prior_mean: np.ndarray, prior_variance: np.ndarray,
+             start_hessian: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The posterior mode under a normal prior, and the Hessian of the negative log posterior there.
+
+        The search runs in coordinates whitened by the Hessian at the start (`start_hessian`, or worked out):
+        drift per die and per command differ in scale by a hundred times, and L-BFGS then needs some tens of
+        steps, not a thousand."""
+        from scipy import optimize
+        from threadpoolctl import threadpool_limits
+
+        low, high = np.array(_BOUNDS).T
+
+        def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            return self.negative_log_posterior(np.clip(theta, low, high), prior_mean, prior_variance)
+
+        with np.errstate(all="ignore"), threadpool_limits(limits=1, user_api="blas"):
+            origin = np.clip(start, low, high)
+            if start_hessian is None:
+                start_hessian = self._hessian(objective, origin)
+            factor = np.linalg.cholesky(_positive(start_hessian, 1 / prior_variance))
+            back = np.linalg.inv(factor.T)  # theta = origin + back @ z
+
+            def whitened(z: np.ndarray) -> tuple[float, np.ndarray]:
+                value, gradient = objective(origin + back @ z)
+                return value, back.T @ gradient
+
+            found = optimize.minimize(whitened, np.zeros(len(origin)), jac=True, method="L-BFGS-B",
+                                      options={"maxiter": 300, "ftol": 1e-12, "gtol": 1e-6})
+            theta = np.clip(origin + back @ found.x, low, high)
+            hessian = self._hessian(objective, theta)
+        return theta, _positive(hessian, 1 / prior_variance)
+
+    @staticmethod
+    def _hessian(objective, theta: np.ndarray) -> np.ndarray:
+        """The Hessian by central differences of the analytic gradient, symmetrized."""
+        hessian = np.empty((len(theta), len(theta)))
+        for index in range(len(theta)):
+            step = np.zeros(len(theta))
+            step[index] = _HESSIAN_STEP
+            hessian[index] = (objective(theta + step)[1] - objective(theta - step)[1]) / (2 * _HESSIAN_STEP)
+        return (hessian + hessian.T) / 2
+
+
+def _positive(hessian: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """A Hessian made positive definite: eigenvalues held at or above the prior's least precision (a mode on
+    a bound, or numerical noise, can leave a direction flat or bent the wrong way)."""
+    values, vectors = np.linalg.eigh(hessian)
+    return (vectors * np.maximum(values, floor.min())) @ vectors.T
+
+
+def _why_unfitted(name: str, correct: np.ndarray, latency_s: np.ndarray) -> str | None:
+    """Why a player's answers cannot be fitted, in one sentence; None if they can."""
+    answers = len(correct)
+    timed = latency_s[np.isfinite(latency_s)]
+    if timed.size == 0:
+        return f"{name!r}: all {answers} answers timed out; a fit needs answers with their times"
+    if not correct.any():
+        return f"{name!r}: none of {answers} answers is right; a diffusion fit needs right answers"
+    if np.ptp(timed) == 0:
+        return (f"{name!r}: all {timed.size} latencies are {1000 * timed[0]:g} ms; a fit needs latencies that "
+                "vary")
+    return None
+
+
+def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> DiffusionFit:
+    """Fit every player of a drill log frame (`load_logs` with `reading_fit.FIT_COLUMNS`) with at least
+    `min_answers` answers (see the module docstring). A player whose answers cannot be fitted (all timed out,
+    none right, one latency for all) is refused with the reason (`DiffusionFit.refused`); InputError (field
+    `log`) when no player can be fitted. Every figure of the result is finite."""
+    rows, too_few = fitted_rows(drills, min_answers)
+    player_codes, names = pd.factorize(rows["player"], sort=False)
+    features = logged_features(rows)
+    design_rows = design(features)
+    correct = rows["correct"].to_numpy(dtype=bool)
+    latency_s = rows["latency_ms"].to_numpy(dtype=np.float64) / 1000
+    latency_s[rows["timed_out"].to_numpy(dtype=bool)] = np.nan
+    command = features.command.astype(np.intp)
+    dice = features.dice.astype(np.int64)
+    shares = wrong_grey_shares(rows, player_codes, len(names))
+    answers, refused, kept = [], {}, []
+    for index, name in enumerate(names):
+        mine = player_codes == index
+        reason = _why_unfitted(str(name), correct[mine], latency_s[mine])
+        if reason:
+            refused[str(name)] = reason
+            continue
+        kept.append(index)
+        answers.append(_Answers(design_rows[mine], command[mine], correct[mine], latency_s[mine]))
+    if not answers:
+        raise InputError("no player of the drill log can be fitted: " + "; ".join(refused.values()), field="log")
+    center = parameters_of(DiffusionModel.from_player(PlayerModel.preset("average")))
+    center[_LAPSE] = math.log(PRIOR_LAPSE / (1 - PRIOR_LAPSE))
+    wide = DIFFUSION_PRIOR_SPREAD**2 + DIFFUSION_PRIOR_MEAN_SPREAD**2
+    start = center.copy()
+    first = [player.mode(_started(start, player), center, wide) for player in answers]
+    club, club_variance, spread = _club(first, center, wide)
+    fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)
+    for index, player, (mode, hessian) in zip(kept, answers, first):
+        theta, hessian = player.mode(mode, club, spread, hessian + np.diag(1 / spread - 1 / wide))
+        covariance = widened(np.linalg.inv(hessian)[None], spread, club_variance)[0]
+        check_defined(str(names[index]), theta, covariance)
+        informed = (player.rows != 0).sum(axis=0)
+        informed_all += informed
+        mine = dice[player_codes == index]
+        fitted[str(names[index])] = PlayerDiffusion(
+            model_of(str(names[index]), theta, shares[index]), covariance, len(player.correct),
+            tuple(int(count) for count in informed), (int(mine.min()), int(mine.max())))
+    check_defined("club", club, club_variance)
+    club_fit = PlayerDiffusion(model_of("club", club, float(np.mean(shares))), np.diag(club_variance),
+                               sum(len(player.correct) for player in answers),
+                               tuple(int(count) for count in informed_all), (int(dice.min()), int(dice.max())))
+    return DiffusionFit(fitted, club_fit, (int(dice.min()), int(dice.max())), too_few, min_answers, refused)
+
+
+def _started(center: np.ndarray, player: _Answers) -> np.ndarray:
+    """Where a player's first fit starts: the prior's centre with a non-decision time below most answers."""
+    start = center.copy()
+    timed = player.latency_s[np.isfinite(player.latency_s)]
+    start[_NONDECISION] = math.log(min(math.exp(center[_NONDECISION]), 0.5 * float(np.quantile(timed, 0.05))))
+    return start
+
+
+def _club(first: list[tuple[np.ndarray, np.ndarray]], center: np.ndarray,
+          wide: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The club's means, the variance of those means and its spreads (each (parameters,)), by EM over each
+    player's likelihood as a Gaussian: precision the Hessian less the wide prior's, centred to give the mode."""
+    precision = np.array([hessian - np.diag(1 / wide) for _, hessian in first])  # (players, p, p)
+    precision = np.array([_positive(matrix, np.full(len(center), 1e-9)) for matrix in precision])
+    information = np.array([hessian @ mode - center / wide for mode, hessian in first])  # (players, p)
+    club, spread = center.copy(), DIFFUSION_PRIOR_SPREAD**2
+    club_variance = DIFFUSION_PRIOR_MEAN_SPREAD**2
+    for _ in range(_EM_STEPS):
+        posterior = precision + np.eye(len(center))[None] / spread[None, None, :]
+        covariances = np.linalg.inv(posterior)
+        means = np.einsum("pkl,pl->pk", covariances, information + club / spread)
+        variances = np.diagonal(covariances, axis1=1, axis2=2)
+        new_club, club_variance, new_spread = club_step(means, variances, spread, center,
+                                                        DIFFUSION_PRIOR_MEAN_SPREAD**2, DIFFUSION_PRIOR_SPREAD**2)
+        change = max(np.abs(new_club - club).max(), np.abs(new_spread - spread).max())
+        club, spread = new_club, new_spread
+        if change < _EM_TOLERANCE:
+            break
+    return club, club_variance, spread

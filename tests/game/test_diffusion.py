@@ -1,0 +1,233 @@
+"""Drift-diffusion players: the joint likelihood of (right or wrong, latency), its sampler, its pooled fit."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from diavolo_stats.analytics.synthetic import write_reading_log
+from diavolo_stats.core.variant import ALL_COMMANDS, Variant
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.roll_features import RollFeatures
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.diffusion import (
+    TIMEOUT_MS,
+    DiffusionModel,
+    distinct_rolls,
+    joint_log_likelihood,
+    mean_decision_s,
+)
+from diavolo_stats.game.diffusion_fit import DIFFUSION_PARAMETERS, fit_diffusion, parameters_of
+from diavolo_stats.game.engine import play_games
+from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import ReadingModel
+from diavolo_stats.game.reading_fit import FIT_COLUMNS
+
+AVERAGE = DiffusionModel.from_player(PlayerModel.preset("average"))
+
+
+def plain_rolls(count: int, command: int = 0, dice: int = 9) -> RollFeatures:
+    return RollFeatures(command=np.full(count, command, dtype=np.int8), dice=np.full(count, dice, dtype=np.int16),
+                        near_tie=np.zeros(count, dtype=bool), grey=np.zeros(count, dtype=bool),
+                        command_first=np.zeros(count, dtype=bool))
+
+
+def density_on_grid(drift: float, boundary: float, nondecision_s: float, correct: bool,
+                    latency_s: np.ndarray) -> np.ndarray:
+    values, _ = joint_log_likelihood(np.full(len(latency_s), drift), np.full(len(latency_s), boundary),
+                                     nondecision_s, 0.0, np.full(len(latency_s), correct), latency_s)
+    return np.exp(values)
+
+
+@pytest.mark.parametrize(("drift", "boundary"), [(1.5, 1.2), (0.2, 2.5), (4.0, 0.6)])
+def test_right_wrong_and_timeout_are_one_distribution(drift, boundary):
+    latency_s = np.linspace(0.3, TIMEOUT_MS / 1000, 400_001)[1:]
+    right = np.trapezoid(density_on_grid(drift, boundary, 0.3, True, latency_s), latency_s)
+    wrong = np.trapezoid(density_on_grid(drift, boundary, 0.3, False, latency_s), latency_s)
+    timeout = float(np.exp(joint_log_likelihood(np.array([drift]), np.array([boundary]), 0.3, 0.0,
+                                                np.array([False]), np.array([np.nan]))[0][0]))
+    assert right + wrong + timeout == pytest.approx(1.0, abs=1e-6)
+    # Right answers take the share 1 / (1 + exp(-v a)) of the processes that end, errors the rest.
+    assert right / (right + wrong) == pytest.approx(1 / (1 + math.exp(-drift * boundary)), abs=1e-6)
+
+
+def test_the_gradient_is_the_likelihood_s_slope():
+    rng = np.random.default_rng(3)
+    rows = 40
+    drift, boundary = rng.uniform(0.3, 3, rows), rng.uniform(0.4, 3, rows)
+    correct = rng.random(rows) < 0.7
+    latency_s = rng.uniform(0.15, 6, rows)
+    latency_s[:6] = np.nan  # time-outs
+    arguments = [drift, boundary, 0.25, 0.04]
+    _, gradient = joint_log_likelihood(*arguments, correct, latency_s)
+    step = 1e-6
+    for index in range(3):
+        up, down = list(arguments), list(arguments)
+        up[index] = arguments[index] + step
+        down[index] = arguments[index] - step
+        slope = (joint_log_likelihood(*up, correct, latency_s)[0]
+                 - joint_log_likelihood(*down, correct, latency_s)[0]) / (2 * step)
+        np.testing.assert_allclose(gradient[index], slope, rtol=1e-4, atol=1e-6)
+    logit = math.log(0.04 / 0.96)
+    lapses = [1 / (1 + math.exp(-(logit + sign * step))) for sign in (1, -1)]
+    slope = (joint_log_likelihood(drift, boundary, 0.25, lapses[0], correct, latency_s)[0]
+             - joint_log_likelihood(drift, boundary, 0.25, lapses[1], correct, latency_s)[0]) / (2 * step)
+    np.testing.assert_allclose(gradient[3], slope, rtol=1e-4, atol=1e-6)
+
+
+def test_the_sampler_draws_the_likelihood_s_distribution():
+    model = replace(AVERAGE, drift=(math.log(1.5),) + AVERAGE.drift[1:], boundary=(math.log(1.2),) * 6)
+    draws = 200_000
+    correct, latency_ms = model.sample(plain_rolls(draws), np.random.default_rng(5))
+    chance = 1 / (1 + math.exp(-1.5 * 1.2))
+    low, high = stats.binom.interval(0.999, draws, chance)
+    assert low <= correct.sum() <= high
+    # The share of answers below a latency, against the likelihood's distribution function there.
+    latency_s = np.linspace(model.nondecision_ms / 1000, TIMEOUT_MS / 1000, 200_001)[1:]
+    density = density_on_grid(1.5, 1.2, model.nondecision_ms / 1000, True, latency_s) \
+        + density_on_grid(1.5, 1.2, model.nondecision_ms / 1000, False, latency_s)
+    cumulative = np.concatenate([[0.0], np.cumsum((density[1:] + density[:-1]) / 2 * np.diff(latency_s))])
+    for quantile in (0.05, 0.25, 0.5, 0.75, 0.95, 0.995):
+        at_ms = 1000 * float(np.interp(quantile, cumulative, latency_s))
+        low, high = stats.binom.interval(0.999, draws, quantile)
+        assert low <= (latency_ms <= at_ms).sum() <= high, quantile
+
+
+def test_a_harder_roll_is_slower_and_more_often_wrong():
+    easy, hard = plain_rolls(1, dice=9), replace(plain_rolls(1, dice=48), near_tie=np.array([True]))
+    assert AVERAGE.chance_right(hard)[0] < AVERAGE.chance_right(easy)[0]
+    assert AVERAGE.mean_latency_ms(hard)[0] > AVERAGE.mean_latency_ms(easy)[0]
+
+
+def test_the_preset_s_diffusion_answers_as_the_preset_on_a_plain_roll():
+    player = PlayerModel.preset("average")
+    for index, command in enumerate(ALL_COMMANDS):
+        skill = player.skills[(command, False)]
+        rolls = plain_rolls(1, command=index)
+        assert AVERAGE.chance_right(rolls)[0] == pytest.approx(skill.accuracy, abs=1e-9)
+        assert AVERAGE.mean_latency_ms(rolls)[0] == pytest.approx(skill.mean_ms, rel=1e-9)
+
+
+def test_scaled_multiplies_the_decision_time_and_the_error_odds():
+    rolls = plain_rolls(1, command=3)
+    slower = AVERAGE.scaled(time_factor=1.5, error_factor=2.0)
+    drift, boundary = AVERAGE.rates(rolls)
+    new_drift, new_boundary = slower.rates(rolls)
+    assert mean_decision_s(new_drift, new_boundary)[0] == pytest.approx(1.5 * mean_decision_s(drift, boundary)[0])
+    odds = (1 - AVERAGE.chance_right(rolls)[0]) / AVERAGE.chance_right(rolls)[0]
+    new_odds = (1 - slower.chance_right(rolls)[0]) / slower.chance_right(rolls)[0]
+    assert new_odds == pytest.approx(2 * odds)
+
+
+def test_distinct_rolls_are_found_without_losing_one():
+    rng = np.random.default_rng(2)
+    rolls = RollFeatures(command=rng.integers(0, 6, 500).astype(np.int8),
+                         dice=rng.choice([6, 9, 12], 500).astype(np.int16), near_tie=rng.random(500) < 0.3,
+                         grey=rng.random(500) < 0.2, command_first=rng.random(500) < 0.5)
+    kind, distinct = distinct_rolls(rolls)
+    back = distinct.take(kind)
+    for name in ("command", "dice", "near_tie", "grey", "command_first"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(rolls, name))
+
+
+def test_games_seat_diffusion_and_reading_players_together_and_repeat_by_seed():
+    players = [AVERAGE, ReadingModel.from_player(PlayerModel.preset("expert"))]
+    first = play_games(Variant(), players, 2000, seed=4)
+    again = play_games(Variant(), players, 2000, seed=4)
+    np.testing.assert_array_equal(first.win_share, again.win_share)
+    # The expert reads faster and better than the average player in either model.
+    assert first.win_share[:, 1].mean() > first.win_share[:, 0].mean()
+
+
+@pytest.fixture(scope="module")
+def small_log(tmp_path_factory):
+    """Two diffusion players, 300 answers each on 6 and 9 dice, no practice."""
+    path = tmp_path_factory.mktemp("diffusion") / "small.csv"
+    models = [replace(AVERAGE, name="steady", lapse=0.02), replace(AVERAGE.scaled(0.7, 0.6), name="quick",
+                                                                  nondecision_ms=250.0, lapse=0.01)]
+    write_reading_log(path, models, sessions=2, trials=150, seed=9, variant_names=("standard", "kids"),
+                      practice=False)
+    return load_logs([path], columns=FIT_COLUMNS)
+
+
+def test_every_fitted_figure_is_finite_with_an_interval(small_log):
+    fit = fit_diffusion(small_log)
+    assert set(fit.players) == {"synthetic-steady", "synthetic-quick"}
+    for reading in fit.players.values():
+        assert np.all(np.isfinite(reading.parameters)) and np.all(np.isfinite(reading.covariance))
+        assert np.all(np.linalg.eigvalsh(reading.covariance) > 0)
+        estimate = reading.interval("nondecision")
+        assert estimate.low < estimate.value < estimate.high
+
+
+def test_one_fast_answer_does_not_move_the_non_decision_time(small_log):
+    before = fit_diffusion(small_log).player("synthetic-steady").model.nondecision_ms
+    changed = small_log.copy()
+    row = np.flatnonzero((changed["player"] == "synthetic-steady").to_numpy() & changed["correct"].to_numpy())[0]
+    changed.iloc[row, changed.columns.get_loc("latency_ms")] = 105.0
+    after = fit_diffusion(changed).player("synthetic-steady").model.nondecision_ms
+    assert abs(after - before) < 10.0
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    ({"correct": False, "timed_out": True, "latency_ms": np.nan, "answer": "none"}, "all 300 answers timed out"),
+    ({"correct": False}, "none of 300 answers is right"),
+    ({"latency_ms": 900.0}, "latencies are 900 ms"),
+])
+def test_a_player_who_cannot_be_fitted_is_refused_in_one_sentence(small_log, change, reason):
+    changed = small_log.copy()
+    mine = (changed["player"] == "synthetic-quick").to_numpy()
+    for column, value in change.items():
+        changed.loc[mine, column] = value
+    fit = fit_diffusion(changed)
+    assert "synthetic-steady" in fit.players
+    with pytest.raises(InputError, match=reason) as error:
+        fit.player("synthetic-quick")
+    assert "\n" not in str(error.value)
+    everyone = (changed["player"] != "").to_numpy()
+    for column, value in change.items():
+        changed.loc[everyone, column] = value
+    with pytest.raises(InputError, match="no player of the drill log can be fitted"):
+        fit_diffusion(changed)
+
+
+def test_a_player_always_right_is_fitted(small_log):
+    changed = small_log.copy()
+    mine = (changed["player"] == "synthetic-quick").to_numpy() & ~changed["timed_out"].to_numpy(dtype=bool)
+    changed.loc[mine, "correct"] = True
+    reading = fit_diffusion(changed).player("synthetic-quick")
+    assert np.all(np.isfinite(reading.covariance))
+    assert reading.model.chance_right(plain_rolls(1))[0] > 0.95
+
+
+@pytest.mark.slow
+def test_recovery_99_percent_intervals_hold_the_generating_parameters(tmp_path):
+    """Six diffusion players with their own drifts, caution, non-decision times and lapses, 1,800 answers
+    each: the fitted 99 % intervals of their 138 parameters miss the truth no more often than chance allows."""
+    rng = np.random.default_rng(5)
+    models = []
+    for index in range(6):
+        drift = np.array(AVERAGE.drift)
+        drift[:6] += rng.normal(0, 0.3, 6)
+        drift[6] += rng.normal(0, 0.01)
+        drift[7:13] += rng.normal(0, 0.15, 6)
+        drift[13:] += rng.normal(0, 0.1, 2)
+        models.append(replace(AVERAGE, name=f"p{index}", drift=tuple(drift),
+                              boundary=tuple(np.array(AVERAGE.boundary) + rng.normal(0, 0.2, 6)),
+                              nondecision_ms=float(rng.uniform(200, 400)), lapse=float(rng.uniform(0.005, 0.04))))
+    path = tmp_path / "known.csv"
+    write_reading_log(path, models, sessions=6, trials=300, seed=3, variant_names=("standard", "kids"),
+                      practice=False)
+    fit = fit_diffusion(load_logs([path], columns=FIT_COLUMNS))
+    misses = 0
+    for model in models:
+        reading = fit.player(f"synthetic-{model.name}")
+        truth = parameters_of(model)
+        misses += sum(truth[index] not in reading.interval(name, 0.99)
+                      for index, name in enumerate(DIFFUSION_PARAMETERS))
+    tried = len(models) * len(DIFFUSION_PARAMETERS)
+    assert misses <= stats.binom.ppf(0.999, tried, 0.01)
