@@ -285,6 +285,8 @@ class Several(Rule):
     def normalize(self, value: Any) -> tuple:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise ValueError(f"must be a list of {self.noun}s")
+        if any(isinstance(item, str) and not item.strip() for item in value):
+            raise ValueError(f"has an empty {self.noun} (nothing between two commas, or at an end)")
         items = tuple(self._item(item) for item in value)
         count = (f"{self.least} to {self.most} {self.noun}s" if self.most is not None
                  else f"at least one {self.noun}" if self.least == 1 else f"at least {self.least} {self.noun}s")
@@ -305,8 +307,10 @@ class Several(Rule):
             raise Refused(f"each {self.noun} {message}" if message.startswith("must") else message, item) from None
 
     def from_text(self, text: str) -> Any:
-        """Comma-separated items: `black,red,white`."""
-        return tuple(self.item.from_text(item.strip()) for item in text.split(",") if item.strip())
+        """Comma-separated items: `black,red,white`; blank text is no item, an empty item stays "" (refused)."""
+        if not text.strip():
+            return ()
+        return tuple(self.item.from_text(item.strip()) if item.strip() else "" for item in text.split(","))
 
     def bad_values(self) -> list[Any]:
         bad: list[Any] = ["text", 5, None] + ([()] if self.least >= 1 else [])
@@ -315,9 +319,10 @@ class Several(Rule):
         return bad
 
     def bad_texts(self) -> list[str]:
-        # Empty items are dropped, so a bad item must show once stripped; commas would split it.
+        # A bad item must show once stripped; commas would split it.
         items = [item for item in self.item.bad_texts() if item.strip() == item and item and "," not in item]
-        return ([""] if self.least >= 1 else []) + [",".join([item] * max(self.least, 1)) for item in items][:3]
+        return ([""] if self.least >= 1 else []) + [","] + [",".join([item] * max(self.least, 1))
+                                                            for item in items][:3]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -348,8 +353,8 @@ class TextMap(Rule):
 
     def from_text(self, text: str) -> Any:
         """`black=j,red=k`: each name stripped of spaces, each value as written; text with an item that is no
-        pair stays text."""
-        pairs = [item.partition("=") for item in text.split(",") if item.strip()]
+        pair (an empty one included) stays text."""
+        pairs = [item.partition("=") for item in text.split(",")] if text.strip() else []
         if any(not sep for _, sep, _ in pairs):
             return text
         return {name.strip(): value for name, _, value in pairs}
@@ -358,7 +363,7 @@ class TextMap(Rule):
         return ["black=k", 5, {"black": 5}, None]
 
     def bad_texts(self) -> list[str]:
-        return ["black", "black=k,red", "black:k"]
+        return ["black", "black=k,red", "black:k", "black=k,,red=j"]
 
 
 @dataclasses.dataclass(frozen=True)

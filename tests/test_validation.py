@@ -217,13 +217,20 @@ def test_a_record_is_an_object():
     (Flag(), "true", True),
     (Flag(), "false", False),
     (Several(OneOf(("a", "b"))), "a, b", ("a", "b")),
-    (Several(Whole(0)), "1,2,", (1, 2)),
+    (Several(Whole(0)), " 1,2 ", (1, 2)),
+    (Several(Whole(0), least=0), " ", ()),
     (Maybe(Whole(0)), "3", 3),
     (OneOf(("a", "b")), "b", "b"),
 ])
 def test_query_text_is_read_as_the_value_the_rule_checks(rule, text, value):
     kept = check_value("x", text, rule, text=True)
     assert kept == value and type(kept) is type(value)
+
+
+@pytest.mark.parametrize("text", ["1,,2", "1,2,", ",1", ",", "1, ,2"])
+def test_an_empty_item_of_a_list_is_refused_not_dropped(text):
+    with pytest.raises(InputError, match="has an empty count"):
+        check_value("x", text, Several(Whole(0), noun="count"), text=True)
 
 
 def test_a_long_value_is_quoted_shortened():

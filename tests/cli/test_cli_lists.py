@@ -21,7 +21,8 @@ BAD_LISTS = {
     "one color twice": (["odds", "--colors", "red, red"], "--colors", lambda: Variant(colors=("red", "red"))),
     "unknown command": (["odds", "--commands", "highest-total,tallest"], "--commands",
                         lambda: Variant(commands=("highest-total", "tallest"))),
-    "no command": (["simulate", "--commands", ","], "--commands", lambda: Variant(commands=())),
+    "no command": (["simulate", "--commands", ","], "--commands", lambda: Variant(commands=("", ""))),
+    "an empty color": (["simulate", "--colors", "red,,blue"], "--colors", lambda: Variant(colors=("red", "", "blue"))),
     "command not in the file": (["odds", "--variant", SIXES, "--commands", "most-sevens"], "--commands",
                                 lambda: Variant.named(SIXES).commands_named(("most-sevens",))),
     "sweep color twice": (["sweep", "--colors", "red,red"], "--colors", lambda: SweepGrid(colors=("red", "red"))),
@@ -43,6 +44,36 @@ def test_a_bad_list_is_refused_by_the_command_line_in_the_library_s_words(tmp_pa
     # argparse says `argument --colors: ...` for a flag it reads, the command `--commands: ...` for a field the
     # library checks; either way the flag, then the library's own message.
     assert result.stderr.strip().endswith(f"{flag}: {refused.value.message}"), (result.stderr, refused.value)
+
+
+# Every flag that takes a comma-separated list, with an empty item: (the command line, the flag).
+EMPTY_ITEMS = {
+    "simulate --colors": (["simulate", "--colors", "red,,blue"], "--colors"),
+    "odds --colors": (["odds", "--colors", "black,red,"], "--colors"),
+    "odds --commands": (["odds", "--commands", "highest-total,,closest"], "--commands"),
+    "drill --colors": (["drill", "--player", "ana", "--colors", ",black,red"], "--colors"),
+    "drill --keys": (["drill", "--player", "ana", "--keys", "black=j,,red=k"], "--keys"),
+    "drill --foreperiod-ms": (["drill", "--player", "ana", "--foreperiod-ms", "600,,900"], "--foreperiod-ms"),
+    "game --colors": (["game", "--players", "novice", "expert", "--colors", "red,,blue"], "--colors"),
+    "sweep --colors": (["sweep", "--colors", "red,,blue"], "--colors"),
+    "sweep --commands": (["sweep", "--commands", "closest,"], "--commands"),
+    "sweep --sides": (["sweep", "--sides", "4,,6"], "--sides"),
+    "sweep --dice-per-color": (["sweep", "--dice-per-color", "2,,3"], "--dice-per-color"),
+    "sweep --colors-count": (["sweep", "--colors-count", "2,3,"], "--colors-count"),
+    "sweep --tolerance": (["sweep", "--commands", "closest", "--tolerance", "0.1,,0.2"], "--tolerance"),
+    "sweep --scatter-mm": (["sweep", "--commands", "closest", "--scatter-mm", "200,,300"], "--scatter-mm"),
+    "sweep --die-mm": (["sweep", "--commands", "closest", "--die-mm", ",16"], "--die-mm"),
+    "sweep --plot-axes": (["sweep", "--sides", "4,6", "--colors-count", "2,3", "--plot-axes", "sides,,colors_count",
+                           "--plot", "plots"], "--plot-axes"),
+    "minodice odds --against": (["minodice", "odds", "--against", "1,,3"], "--against"),
+}
+
+
+@pytest.mark.parametrize("argv, flag", EMPTY_ITEMS.values(), ids=list(EMPTY_ITEMS))
+def test_an_empty_item_of_any_list_is_refused_naming_the_flag_and_nothing_is_written(tmp_path, argv, flag):
+    result = run_diavolo(*argv, cwd=tmp_path)
+    assert_one_line_error(result, flag)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_variant_file_s_own_command_is_taken_by_name():
