@@ -9,7 +9,7 @@ renders PNG), a notebook shows them as the cell's result.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ from diavolo_stats.analytics.summaries import NON_TIE, TIE
 from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.plots import plot_curves
-from diavolo_stats.stats import ExGaussian, fit_ex_gaussian
+from diavolo_stats.stats import ExGaussian
 
 PANEL_INCHES = (4.2, 3.0)
 MANY_PLAYERS = 10
@@ -36,6 +36,8 @@ MIN_HISTOGRAM_ANSWERS = 5
 """A player's histogram in a latency panel needs this many correct answers on the axis; fewer are named instead."""
 LATENCY_UNIT_MS = 100
 """Latency histograms show the % of a player's correct answers per this many ms."""
+PERCENT_PER_UNIT = 100 * LATENCY_UNIT_MS
+"""A density per ms times this is the % of answers per LATENCY_UNIT_MS."""
 
 
 def player_colors(players: Sequence[str]) -> dict[str, tuple]:
@@ -92,39 +94,27 @@ def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[
     return figure
 
 
-def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Figure:
+def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussian] | None = None) -> Figure:
     """Histograms of correct-answer latency (ms) per command, one outline per player.
 
     The y axis is the % of the player's correct answers per 100 ms. The x
-    axis ends at the LATENCY_AXIS_QUANTILE of all correct latencies (one
-    9-second lapse would squash the rest), and every slower answer is counted
-    in the last bar, so every answer is drawn; the axis label says from
-    which time on. A command gets a panel when a player has at least
-    MIN_HISTOGRAM_ANSWERS correct answers at it; the commands without are
-    named once, in a sentence under the panels (a chart of nothing but that
-    sentence when no command has enough), and a player with too few in a
-    drawn panel is named in its corner. With `fits`, each player's
-    ex-Gaussian fit is drawn over the histogram where there are enough
-    correct answers for one (see `stats.fit_ex_gaussian`); `fits` may be the
-    `summaries.summarize` frame by player and command, whose fits are drawn
-    instead of fitting the same answers again. With more than MANY_PLAYERS
+    axis ends at the LATENCY_AXIS_QUANTILE of all correct latencies and every
+    slower answer is counted in the last bar (the axis label says from which
+    time on). A command gets a panel when a player has at least
+    MIN_HISTOGRAM_ANSWERS correct answers at it; the others are named in a
+    sentence under the panels (the whole chart when none has), a player with
+    too few in a drawn panel in its corner. fits: the ex-Gaussian fit drawn
+    dashed over each (command, player)'s histogram (`summary_fits` of a
+    `summaries.summarize` frame), none when None. With more than MANY_PLAYERS
     players each panel shows all players' answers as one histogram and each
     player's median as a tick below it.
     """
-    # Each (command, player)'s correct latencies in one pass: a report's log can hold a million rows.
-    command_codes, present = pd.factorize(drills["command"])
-    player_codes, players = pd.factorize(drills["player"])
-    present, players = [str(command) for command in present], [str(player) for player in players]
-    pairs = grouped_performance(drills, command_codes * len(players) + player_codes, len(present) * len(players))
-    # (command, player) -> (figures, correct latencies in ms), for each player who drilled the command
-    answers = {(command, player): (figures, latencies)
-               for (command, player), (figures, latencies) in zip(itertools.product(present, players), pairs)
-               if figures["trials"] + figures["anticipations"]}
-    colors = player_colors(players)
-    many = len(colors) > MANY_PLAYERS
-    most = {command: max(latencies.size for (of, _), (_, latencies) in answers.items() if of == command)
-            for command in present}
-    order = [command for command in command_order(present) if command in most]  # built-ins, then a game's own
+    answers = correct_latencies(drills)
+    players = sorted({player for _, player in answers})
+    most = {}  # command -> the most correct answers one player has at it
+    for (command, _), (_, latencies) in answers.items():
+        most[command] = max(most.get(command, 0), latencies.size)
+    order = [command for command in command_order(list(most)) if command in most]  # built-ins, then a game's own
     commands = [command for command in order if most[command] >= MIN_HISTOGRAM_ANSWERS]
     left_out = [command for command in order if command not in commands]
     sentence = (f"Too few correct answers to draw ({MIN_HISTOGRAM_ANSWERS} needed from one player; the most "
@@ -134,40 +124,20 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
         figure.text(0.5, 0.5, "Latency per command: " + sentence[0].lower() + sentence[1:], ha="center",
                     va="center", wrap=True)
         return figure
-    figure, panels = _panel_grid(len(commands), sharex=True)
-    latencies = np.concatenate([latencies for _, latencies in answers.values()])
-    top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE))
-    top = max(LATENCY_UNIT_MS, LATENCY_UNIT_MS * np.ceil(top / LATENCY_UNIT_MS))  # a round end, in whole 100 ms
-    slower = int((latencies > top).sum())
+    top, slower = _latency_axis_end(np.concatenate([latencies for _, latencies in answers.values()]))
     bins = np.linspace(0, top, 31)
-    grid = np.linspace(0, top, 300)
-    # % of the player's answers per LATENCY_UNIT_MS: a density per ms times this.
-    percent_per_unit = 100 * LATENCY_UNIT_MS
+    many = len(players) > MANY_PLAYERS
+    colors = player_colors(players)
+    figure, panels = _panel_grid(len(commands), sharex=True)
     for axes, command in zip(panels, commands):
-        drilled = {player: answers[command, player] for player in sorted(players) if (command, player) in answers}
+        drilled = {player: answers[command, player] for player in players if (command, player) in answers}
         axes.set_title(command, fontsize="medium")
         axes.grid(axis="y", alpha=0.3)
         if many:
-            _latency_spread(axes, list(drilled.values()), bins, percent_per_unit)
-            axes.set_ylim(bottom=0)
-            continue
-        too_few = []
-        for player, (_, values) in drilled.items():
-            if values.size < MIN_HISTOGRAM_ANSWERS:
-                too_few.append(f"{player}: {values.size} correct")
-                continue
-            # Slower answers go in the last bar: each answer weighs its share of the player's answers.
-            weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
-            axes.hist(np.minimum(values, top), bins=bins, weights=weights, histtype="step", color=colors[player],
-                      label=player)
-            fit = _summary_fit(fits, player, command) if isinstance(fits, pd.DataFrame) else (
-                fit_ex_gaussian(values) if fits else None)
-            if fit is not None:
-                axes.plot(grid, percent_per_unit * fit.pdf(grid), color=colors[player], linestyle="--",
-                          linewidth=1)
-        if too_few:
-            axes.text(0.98, 0.95, "too few answers:\n" + "\n".join(too_few), transform=axes.transAxes,
-                      ha="right", va="top", fontsize="small", color="dimgrey")
+            _latency_spread(axes, list(drilled.values()), bins)
+        else:
+            _player_histograms(axes, command, {player: values for player, (_, values) in drilled.items()}, bins,
+                               colors, fits or {})
         axes.set_ylim(bottom=0)  # after drawing: set first, it would freeze the top at 1
     panels[0].set_xlim(0, top)  # shared by every panel
     last_bar = f"; the last bar also holds every answer from {top:,.0f} ms on ({slower})" if slower else ""
@@ -178,39 +148,80 @@ def latency_chart(drills: pd.DataFrame, fits: bool | pd.DataFrame = True) -> Fig
         panels[0].legend(handles=[Patch(color="lightgrey", label="all players"),
                                   Line2D([], [], color="tab:blue", marker="|", linestyle="", markersize=12,
                                          label="a player's median")], fontsize="small")
-        figure.suptitle(f"Latency per command, {len(colors)} players")
+        figure.suptitle(f"Latency per command, {len(players)} players")
         return figure
     figure.supylabel(f"% of a player's correct answers per {LATENCY_UNIT_MS} ms")
     # One legend for every player, even those with no correct answer in the first panel.
     panels[0].legend(handles=[Line2D([], [], color=color, label=player) for player, color in colors.items()],
                      fontsize="small")
-    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if fits is not False else ""))
+    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if fits is not None else ""))
     return figure
 
 
-def _latency_spread(axes, answers: list[tuple[dict, np.ndarray]], bins: np.ndarray, percent_per_unit: float) -> None:
+def correct_latencies(drills: pd.DataFrame) -> dict[tuple[str, str], tuple[dict, np.ndarray]]:
+    """(command, player) -> (their `performance` figures, their correct latencies in ms), for each player who
+    drilled the command, from one pass over the rows (a report's log can hold a million)."""
+    command_codes, commands = pd.factorize(drills["command"])
+    player_codes, players = pd.factorize(drills["player"])
+    commands, players = [str(command) for command in commands], [str(player) for player in players]
+    pairs = grouped_performance(drills, command_codes * len(players) + player_codes, len(commands) * len(players))
+    return {pair: (figures, latencies)
+            for pair, (figures, latencies) in zip(itertools.product(commands, players), pairs)
+            if figures["trials"] + figures["anticipations"]}
+
+
+def summary_fits(summary: pd.DataFrame) -> dict[tuple[str, str], ExGaussian]:
+    """(command, player) -> the ex-Gaussian fit of a `summaries.summarize` frame, where it has one."""
+    fitted = summary[np.isfinite(summary["exgauss_mu_ms"].to_numpy(dtype=np.float64))]
+    return {(str(command), str(player)): ExGaussian(mu_ms=float(mu), sigma_ms=float(sigma), tau_ms=float(tau))
+            for command, player, mu, sigma, tau in zip(fitted["command"], fitted["player"], fitted["exgauss_mu_ms"],
+                                                       fitted["exgauss_sigma_ms"], fitted["exgauss_tau_ms"])}
+
+
+def _latency_axis_end(latencies: np.ndarray) -> tuple[float, int]:
+    """Where the latency axis ends (ms: the LATENCY_AXIS_QUANTILE, rounded up to whole LATENCY_UNIT_MS) and how
+    many answers are slower."""
+    top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE))
+    top = max(LATENCY_UNIT_MS, LATENCY_UNIT_MS * np.ceil(top / LATENCY_UNIT_MS))
+    return top, int((latencies > top).sum())
+
+
+def _player_histograms(axes, command: str, latencies: dict[str, np.ndarray], bins: np.ndarray,
+                       colors: dict[str, tuple], fits: Mapping[tuple[str, str], ExGaussian]) -> None:
+    """Each player's correct latencies (ms) at `command` as an outline, their fit dashed over it where `fits` has
+    one; the players with fewer than MIN_HISTOGRAM_ANSWERS named in the corner instead."""
+    top = bins[-1]
+    grid = np.linspace(0, top, 300)
+    too_few = []
+    for player, values in latencies.items():
+        if values.size < MIN_HISTOGRAM_ANSWERS:
+            too_few.append(f"{player}: {values.size} correct")
+            continue
+        # Slower answers go in the last bar: each answer weighs its share of the player's answers.
+        weights = np.full(values.size, PERCENT_PER_UNIT / (values.size * (bins[1] - bins[0])))
+        axes.hist(np.minimum(values, top), bins=bins, weights=weights, histtype="step", color=colors[player],
+                  label=player)
+        fit = fits.get((command, player))
+        if fit is not None:
+            axes.plot(grid, PERCENT_PER_UNIT * fit.pdf(grid), color=colors[player], linestyle="--", linewidth=1)
+    if too_few:
+        axes.text(0.98, 0.95, "too few answers:\n" + "\n".join(too_few), transform=axes.transAxes,
+                  ha="right", va="top", fontsize="small", color="dimgrey")
+
+
+def _latency_spread(axes, answers: list[tuple[dict, np.ndarray]], bins: np.ndarray) -> None:
     """All players' correct latencies as one histogram, and each player's median as a tick below it.
 
     answers: each player's `performance` figures and correct latencies (ms).
     """
     values = np.concatenate([latencies for _, latencies in answers])
     if values.size:
-        weights = np.full(values.size, percent_per_unit / (values.size * (bins[1] - bins[0])))
+        weights = np.full(values.size, PERCENT_PER_UNIT / (values.size * (bins[1] - bins[0])))
         axes.hist(np.minimum(values, bins[-1]), bins=bins, weights=weights, color="lightgrey", edgecolor="grey")
     medians = np.array([figures["median_latency_ms"] for figures, latencies in answers if latencies.size])
     medians = np.minimum(medians, bins[-1])  # a median past the axis is shown at its end, like the answers
     axes.plot(medians, np.zeros_like(medians), marker="|", linestyle="", markersize=12, color="tab:blue",
               clip_on=False)
-
-
-def _summary_fit(summary: pd.DataFrame, player: str, command: str) -> ExGaussian | None:
-    """The ex-Gaussian fit of one player and command in a `summarize` frame, or None where it has none."""
-    rows = summary[(summary["player"].astype(str) == player) & (summary["command"].astype(str) == command)]
-    if rows.empty or not np.isfinite(rows["exgauss_mu_ms"].iloc[0]):
-        return None
-    row = rows.iloc[0]
-    return ExGaussian(mu_ms=float(row["exgauss_mu_ms"]), sigma_ms=float(row["exgauss_sigma_ms"]),
-                      tau_ms=float(row["exgauss_tau_ms"]))
 
 
 def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:

@@ -8,7 +8,6 @@ modules in `static/`; nothing is fetched from another site.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from starlette.requests import Request
@@ -144,15 +143,13 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
 
 
 def _report_html(log: Path, player: str) -> str:
-    """`diavolo report`'s page for one player of `log`: the same summary and charts, drawn into a folder
-    that is removed once the page is read."""
+    """`diavolo report`'s page for one player of `log`: the same summary and charts, built in memory (nothing is
+    written)."""
     import logging
 
     logging.getLogger("matplotlib").setLevel(logging.ERROR)
-    from diavolo_stats.analytics.report import write_report
+    from diavolo_stats.analytics.report import build_report
 
     if not player:
         raise InputError("give a player's name", field="player")
-    with tempfile.TemporaryDirectory(prefix="diavolo-report-") as folder:
-        written = write_report([log], folder, players=[player])
-        return (written.folder / "report.html").read_text(encoding="utf-8")
+    return build_report([log], players=[player]).page

@@ -13,7 +13,7 @@ from helpers.cli import REPO, assert_one_line_error, run_diavolo
 from helpers.drill_logs import answered, write_log
 
 from diavolo_stats.analytics import summaries, wording
-from diavolo_stats.analytics.report import write_report
+from diavolo_stats.analytics.report import build_report, write_report
 from diavolo_stats.drill.log import load_logs
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
@@ -114,6 +114,17 @@ def test_several_logs_one_player_any_name(tmp_path):
     assert "simulation_standard.csv" in document["notes"][0]
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "さくら &lt;b&gt;&amp;" in page and "<b>&" not in page
+
+
+def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    simulation = REPO / "data" / "simulation_standard.csv"
+    report = build_report([SAMPLE], players=["synthetic-expert"], simulation_path=simulation)
+    assert list(tmp_path.iterdir()) == [] and report.folder is None and report.files == ()
+    assert list(report.contents()) == ["summary.csv", *CHARTS, "report.html"]
+    written = write_report([SAMPLE], tmp_path / "out", players=["synthetic-expert"], simulation_path=simulation)
+    assert {path.name: path.read_bytes() for path in written.files} == report.contents()
+    assert written.page == report.page and "wrote 7 files" in written.text() and "wrote" not in report.text()
 
 
 def test_missing_log_is_one_line(tmp_path):

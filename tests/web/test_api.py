@@ -407,6 +407,21 @@ def test_names_are_escaped_on_every_page(client, log_path):
     assert progress.status_code == 200 and HOSTILE not in progress.text and "&lt;script&gt;" in progress.text
 
 
+def test_the_report_page_is_served_from_memory_and_writes_nothing(client, log_path, monkeypatch):
+    import tempfile
+
+    from diavolo_stats.analytics import report
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the report page wrote a folder")
+
+    assert client.post("/api/trials", json=a_trial(client, player="ann")).status_code == 201
+    monkeypatch.setattr(tempfile, "mkdtemp", refused)
+    monkeypatch.setattr(report, "write_folder", refused)
+    page = client.get("/report", params={"player": "ann"})
+    assert page.status_code == 200 and "Diavolo drill report" in page.text and "data:image/png;base64," in page.text
+
+
 def test_an_ambiguous_closest_accepts_the_nearest_color_and_grey(client, log_path, monkeypatch):
     # red's nearest die 100 mm from the command die, black's 108 mm: within the 10 % tolerance.
     positions = {"command": [150, 150], "black": [[150, 258], [20, 280], [40, 280]],
