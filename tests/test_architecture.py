@@ -167,3 +167,46 @@ def test_no_test_or_benchmark_imports_a_test_module_or_conftest(path):
     wrong = sorted(name for name in names if any(part.startswith("test_") or part == "conftest"
                                                   for part in name.split(".")))
     assert not wrong, f"{path.name} imports {wrong}"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Each module of the package -> the package's modules it imports, at the top or inside a function."""
+    paths = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in paths.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:  # the package has no relative
+                found |= {f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in paths else node.module
+                          for alias in node.names}
+        graph[name] = {module for module in found if module in paths and module != name}
+    return graph
+
+
+def test_no_circle_of_imports_between_modules():
+    # A circle (a imports b, b imports a, however far round) is hidden behind an import inside a function; the
+    # layers test above sees packages only. Depth-first search for a way back to where it started.
+    graph = module_imports()
+    assert "diavolo_stats.core.variant" in graph["diavolo_stats.core.variant_file"]  # the graph is read
+    circles = []
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        for imported in sorted(graph[module]):
+            if imported in path:
+                circles.append(path[path.index(imported):] + [imported])
+            elif imported not in done:
+                visit(imported, [*path, imported])
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module, [module])
+    assert not circles, "imports in a circle: " + "; ".join(" -> ".join(circle) for circle in circles[:5])

@@ -107,7 +107,7 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
     """Write a seeded synthetic drill log of `sessions` sessions of `trials` trials per player.
 
     player_specs: `preset:novice|average|expert` or a player TOML file (see
-    `players.PlayerModel.from_toml`), each read as `ReadingModel.from_player`
+    `player_file.read_player`), each read as `ReadingModel.from_player`
     and logged as `synthetic-<name>`. variant_names: the presets drilled,
     session by session in turn. The same arguments always write the same file.
     An existing file is refused unless `replace` (a real drill log is never

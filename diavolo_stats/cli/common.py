@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target, csv_text, write_atomically
 from diavolo_stats.results import FORMATS, Result, render
@@ -226,9 +227,8 @@ def variant_from_args(args: argparse.Namespace):
     import dataclasses
 
     from diavolo_stats.core.table_model import TableModel
-    from diavolo_stats.core.variant import Variant
 
-    base = Variant.named(args.variant)
+    base = variant_named(args.variant)
     changes: dict[str, Any] = {}
     if args.dice_per_color is not None:
         changes["dice_per_color"] = args.dice_per_color

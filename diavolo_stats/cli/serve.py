@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from diavolo_stats.cli.common import value_type
+from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.validation import Whole
 
 MAX_PORT = 65_535
@@ -37,9 +38,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from diavolo_stats.core.variant import Variant
     from diavolo_stats.web.server import serve
 
-    variant = Variant.named(args.variant)  # a bad file is one line here, before anything listens
+    variant = variant_named(args.variant)  # a bad file is one line here, before anything listens
     serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open, variant=variant)
     return 0

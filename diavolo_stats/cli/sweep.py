@@ -8,7 +8,7 @@ from pathlib import Path
 from diavolo_stats.cli.common import SEED, add_format_argument, print_result, progress_bar, read_type, value_type
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
-from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import AXES, MAX_VARIANTS, PALETTE, SweepGrid, parse_values
 from diavolo_stats.validation import Whole, declared
@@ -70,7 +70,7 @@ def register(subparsers) -> None:
 
 def grid_from_args(args: argparse.Namespace) -> SweepGrid:
     """The SweepGrid the grid flags describe; InputError naming the field if it is not allowed."""
-    base = Variant.named(args.variant)
+    base = variant_named(args.variant)
     values = {name: parse_values(getattr(args, name), name, integer=name in ("colors_count", "dice_per_color",
                                                                                "sides"))
               for name in ("colors_count", "dice_per_color", "sides", "tolerance", "scatter_mm", "die_mm")

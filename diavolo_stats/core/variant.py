@@ -2,15 +2,14 @@
 
 A `Variant` is checked once, at construction; everything downstream trusts
 it. Bad values raise `InputError` naming the field and the allowed range.
-The same object is read from a variant file (`Variant.from_toml`, see
-`core.variant_file`) or built in code.
+The same object is read from a variant file (`core.variant_file.read_variant`)
+or built in code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from diavolo_stats.core.commands import ALL_COMMANDS, VALUE_COMMANDS, Command, CommandName
 from diavolo_stats.core.table_model import TableModel
@@ -112,23 +111,6 @@ class Variant(Configuration):
         if name not in PRESETS:
             raise InputError(f"unknown variant {name!r}; allowed: {', '.join(PRESETS)}", field="variant")
         return cls(**PRESETS[name])
-
-    @classmethod
-    def from_toml(cls, path: str | Path) -> Variant:
-        """The variant a variant file describes (`core.variant_file`); InputError naming the file and the key."""
-        from diavolo_stats.core.variant_file import read_variant
-
-        return read_variant(path)
-
-    @classmethod
-    def named(cls, name_or_path: str | Path) -> Variant:
-        """A preset by its name (`standard`, `kids`), else the variant file at that path (a `.toml` file)."""
-        if str(name_or_path) in PRESETS:
-            return cls.preset(str(name_or_path))
-        if not str(name_or_path).endswith(".toml"):
-            raise InputError(f"unknown variant {str(name_or_path)!r}; allowed: {', '.join(PRESETS)}, "
-                             "or a variant file ending in .toml", field="variant")
-        return cls.from_toml(name_or_path)
 
     def _own(self, color: str) -> ColorDice | None:
         return next((c for c in self.dice if c.color == color), None)

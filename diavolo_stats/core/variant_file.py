@@ -31,7 +31,16 @@ import tomli_w
 
 from diavolo_stats.core.commands import BUILTIN_COMMANDS, Command
 from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import COLOR_RULE, MAX_COLORS, MAX_DICE_PER_COLOR, MAX_SIDES, ColorDice, Faces, Variant
+from diavolo_stats.core.variant import (
+    COLOR_RULE,
+    MAX_COLORS,
+    MAX_DICE_PER_COLOR,
+    MAX_SIDES,
+    PRESETS,
+    ColorDice,
+    Faces,
+    Variant,
+)
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import Several, Text, Whole, check_value
 
@@ -49,6 +58,16 @@ MAX_DEFINED_COMMANDS = 24
 """Commands a file defines at most (`[commands.NAME]` tables)."""
 MAX_DIE_FACES = 60
 """Faces of the command die at most (repeats counted)."""
+
+
+def variant_named(name_or_path: str | Path) -> Variant:
+    """A preset by its name (`standard`, `kids`), else the variant file at that path (a `.toml` file)."""
+    if str(name_or_path) in PRESETS:
+        return Variant.preset(str(name_or_path))
+    if not str(name_or_path).endswith(".toml"):
+        raise InputError(f"unknown variant {str(name_or_path)!r}; allowed: {', '.join(PRESETS)}, "
+                         "or a variant file ending in .toml", field="variant")
+    return read_variant(name_or_path)
 
 
 def read_variant(path: str | Path) -> Variant:

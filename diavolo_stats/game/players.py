@@ -8,7 +8,7 @@ grabs grey with probability `wrong_grey_share` and otherwise another color,
 uniformly; when wrong on a tie, they grab a color, uniformly.
 
 Two ways to get one: `PlayerModel.preset` ("novice", "average", "expert")
-and `PlayerModel.from_toml` (explicit numbers). These are the figures of a
+and `player_file.read_player` (explicit numbers). These are the figures of a
 plain roll of each command; games and synthetic logs play them as
 `reading.ReadingModel.from_player`, which adds what more dice and near ties
 cost. A player fitted from a drill log is a reading model itself
@@ -54,15 +54,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
-    import tomli as tomllib
 
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, CommandName
@@ -92,10 +86,8 @@ _AVERAGE = {
 _LEVELS = {"novice": (1.5, 2.0), "average": (1.0, 1.0), "expert": (0.6, 0.5)}
 _TIE_TIME, _TIE_ERRORS = 1.3, 2.0
 _TAU_SHARE, _SIGMA_SHARE = 0.3, 0.1
-_UNIFORM_WRONG_GREY = 1 / 3
-_SKILL_FIELDS = ("accuracy", "mu_ms", "sigma_ms", "tau_ms")
-_ROLL_KINDS = {False: "non-tie", True: "tie"}
-_EFFECTS_TABLE = "roll-effects"
+UNIFORM_WRONG_GREY = 1 / 3
+ROLL_KINDS = {False: "non-tie", True: "tie"}
 
 
 @dataclass(frozen=True)
@@ -129,7 +121,7 @@ class SkillMap(Rule):
                 raise ValueError("must map (command, is_tie) to a Skill")
             command, is_tie = key
             skills[(_COMMAND.normalize(command), bool(is_tie))] = skill
-        missing = [f"{c} {_ROLL_KINDS[t]}" for c in ALL_COMMANDS for t in (False, True) if (c, t) not in skills]
+        missing = [f"{c} {ROLL_KINDS[t]}" for c in ALL_COMMANDS for t in (False, True) if (c, t) not in skills]
         if missing:
             raise ValueError(f"need every command for tie and non-tie rolls; missing {', '.join(missing)}")
         return MappingProxyType(skills)
@@ -203,7 +195,7 @@ class PlayerModel(Configuration):
 
     name: str = setting(rule=Text(max_length=MAX_NAME_LENGTH))
     skills: Mapping[tuple[Command, bool], Skill] = setting(rule=SkillMap())
-    wrong_grey_share: float = setting(_UNIFORM_WRONG_GREY, Number(at_least=0, at_most=1))
+    wrong_grey_share: float = setting(UNIFORM_WRONG_GREY, Number(at_least=0, at_most=1))
     roll_effects: Mapping[str, float] = setting(rule=RollEffectMap(), default_factory=dict)
 
     @classmethod
@@ -219,7 +211,7 @@ class PlayerModel(Configuration):
                 skills[(command, is_tie)] = Skill(accuracy=1 - errors, mu_ms=mean * (1 - _TAU_SHARE),
                                                   sigma_ms=mean * _SIGMA_SHARE, tau_ms=mean * _TAU_SHARE)
         time_factor, error_factor = _LEVELS[name]
-        average = cls(name=name, skills=skills, wrong_grey_share=_UNIFORM_WRONG_GREY)
+        average = cls(name=name, skills=skills, wrong_grey_share=UNIFORM_WRONG_GREY)
         return average.scaled(time_factor, error_factor)
 
     @checked(time_factor=Number(at_least=0.01, at_most=100), error_factor=Number(at_least=0, at_most=100))
@@ -239,68 +231,6 @@ class PlayerModel(Configuration):
                    for effect, value in self.roll_effects.items()}
         return PlayerModel(name=name or self.name, skills=skills, wrong_grey_share=self.wrong_grey_share,
                            roll_effects=effects)
-
-    @classmethod
-    def from_toml(cls, path: str | Path) -> PlayerModel:
-        """A player written out in TOML.
-
-        Keys: `name` (default: the file name), `base` (optional preset filling
-        any cell the file leaves out), `wrong_grey_share`, tables
-        `[non-tie.<command>]` and `[tie.<command>]`, each with `accuracy`,
-        `mu_ms`, `sigma_ms` and `tau_ms` (without `base`, all twelve cells),
-        and `[roll-effects]`: some STATED_EFFECTS by name, `"per extra die" = 120`.
-        Every error names the file and the key.
-        """
-        path = Path(path)
-        try:
-            document = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise InputError(f"{path}: cannot read the player file ({error.strerror})") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise InputError(f"{path}: not valid TOML ({error})") from None
-        allowed = {"name", "base", "wrong_grey_share", *_ROLL_KINDS.values(), _EFFECTS_TABLE}
-        unknown = sorted(set(document) - allowed)
-        if unknown:
-            raise InputError(f"{path}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
-        base = None
-        if "base" in document:
-            if not isinstance(document["base"], str) or document["base"] not in _LEVELS:
-                raise InputError(f"{path}: base: unknown player preset {document['base']!r}; "
-                                 f"allowed: {', '.join(_LEVELS)}")
-            base = cls.preset(document["base"])
-        skills = dict(base.skills) if base else {}
-        for is_tie, kind in _ROLL_KINDS.items():
-            section = document.get(kind, {})
-            if not isinstance(section, dict):
-                raise InputError(f"{path}: [{kind}] must be a table of commands")
-            for command_name, cell in section.items():
-                try:
-                    command = Command.parse(command_name)
-                except InputError as error:
-                    raise InputError(f"{path}: [{kind}]: {error.message}") from None
-                skills[(command, is_tie)] = _skill_from_toml(cell, f"{path}: [{kind}.{command_name}]")
-        share = document.get("wrong_grey_share", base.wrong_grey_share if base else _UNIFORM_WRONG_GREY)
-        name = document.get("name", path.stem)
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(f"{path}: name must be text such as name = \"Ana\", got {name!r}")
-        effects = document.get(_EFFECTS_TABLE, {})
-        if not isinstance(effects, dict):
-            raise InputError(f"{path}: [{_EFFECTS_TABLE}] must be a table such as \"per extra die\" = 120")
-        try:
-            effects = RollEffectMap().normalize(effects)
-        except ValueError as error:
-            raise InputError(f"{path}: [{_EFFECTS_TABLE}] {error}") from None
-        try:
-            player = cls(name=name, skills=skills, wrong_grey_share=share, roll_effects=effects)
-        except InputError as error:
-            raise InputError(f"{path}: {error}") from None
-        from diavolo_stats.game.reading import ReadingModel  # reads players: imported here, not at the top
-
-        try:  # an effect the player's own times cannot take (a die saving more time than they take)
-            ReadingModel.from_player(player)
-        except InputError as error:
-            raise InputError(f"{path}: [{_EFFECTS_TABLE}] {error.message}") from None
-        return player
 
 
 def grabbed_answers(correct: np.ndarray, accepted: np.ndarray, color_count: int, wrong_grey_share,
@@ -328,14 +258,3 @@ def grabbed_answers(correct: np.ndarray, accepted: np.ndarray, color_count: int,
 def player_levels() -> tuple[str, ...]:
     """The preset levels, `preset:<level>`: novice, average, expert."""
     return tuple(_LEVELS)
-
-
-def _skill_from_toml(cell: object, where: str) -> Skill:
-    if not isinstance(cell, dict):
-        raise InputError(f"{where}: must be a table with {', '.join(_SKILL_FIELDS)}")
-    if set(cell) != set(_SKILL_FIELDS):
-        raise InputError(f"{where}: need exactly {', '.join(_SKILL_FIELDS)}, got {', '.join(cell) or 'nothing'}")
-    try:
-        return Skill(**cell)
-    except InputError as error:
-        raise InputError(f"{where}: {error}") from None

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PRESET_PREFIX, PlayerModel, player_levels
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, ReadingFit, fit_reading
@@ -42,7 +43,7 @@ def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | P
         if spec.startswith(PRESET_PREFIX):
             return PlayerModel.preset(spec[len(PRESET_PREFIX):])
         if spec.lower().endswith(".toml"):
-            return PlayerModel.from_toml(spec)
+            return read_player(spec)
         reading = (fit or fit_log(log_path)).player(spec)
     except InputError as error:
         if error.field == "log_path":  # no drill log: the log is what is wrong, not the player

@@ -50,6 +50,7 @@ from diavolo_stats.drill.roll_features import played_features
 from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.referee import Grab, Referee, engine_mismatches, modelled_grabs
 from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
@@ -74,7 +75,7 @@ _FILE_STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.-]{0,59}")
 @dataclasses.dataclass(frozen=True)
 class Opponent(Rule):
     """One opponent: `preset:NAME`, the name of a player in the drill log, or a player file the page read,
-    as an object {"file": its name, "toml": its text} (`PlayerModel.from_toml`'s keys)."""
+    as an object {"file": its name, "toml": its text} (`player_file.read_player`'s keys)."""
 
     def normalize(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -278,12 +279,12 @@ def _seat_names(names: list[str]) -> list[str]:
 
 
 def _from_file(spec: dict) -> PlayerModel:
-    """A player file the page sent, read by `PlayerModel.from_toml` under its own name."""
+    """A player file the page sent, read by `player_file.read_player` under its own name."""
     with tempfile.TemporaryDirectory(prefix="diavolo-player-") as folder:
         path = Path(folder) / spec["file"]
         path.write_text(spec["toml"], encoding="utf-8")
         try:
-            return PlayerModel.from_toml(path)
+            return read_player(path)
         except InputError as error:
             raise InputError(error.message.replace(str(path), spec["file"]), field="opponents") from None
 

@@ -7,6 +7,7 @@ import pytest
 from helpers.cli import REPO, assert_one_line_error, run_diavolo
 
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.drill.settings import DrillSettings
 from diavolo_stats.errors import InputError
 from diavolo_stats.sweep.grid import SweepGrid
@@ -24,7 +25,7 @@ BAD_LISTS = {
     "no command": (["simulate", "--commands", ","], "--commands", lambda: Variant(commands=("", ""))),
     "an empty color": (["simulate", "--colors", "red,,blue"], "--colors", lambda: Variant(colors=("red", "", "blue"))),
     "command not in the file": (["odds", "--variant", SIXES, "--commands", "most-sevens"], "--commands",
-                                lambda: Variant.named(SIXES).commands_named(("most-sevens",))),
+                                lambda: variant_named(SIXES).commands_named(("most-sevens",))),
     "sweep color twice": (["sweep", "--colors", "red,red"], "--colors", lambda: SweepGrid(colors=("red", "red"))),
     "sweep unknown command": (["sweep", "--commands", "closets"], "--commands",
                               lambda: SweepGrid(commands=("closets",))),

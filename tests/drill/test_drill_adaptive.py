@@ -16,6 +16,7 @@ import pytest
 from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.rules import resolve, roll_many
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill import scheduler
 from diavolo_stats.drill.log import DrillLog, load_logs
 from diavolo_stats.drill.roll_features import logged_features, played_features
@@ -262,7 +263,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
 
 @pytest.mark.parametrize("name", ["sixes", "tie-break", "custom-faces", "uneven-colors"])
 def test_a_variant_files_commands_are_drilled_by_type_and_its_rows_read_back_by_type(tmp_path, name):
-    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    variant = read_variant(EXAMPLES / f"{name}.toml")
     cells = variant_cells(variant)
     for command in variant.commands:
         kinds = {kind for drilled, kind in cells if drilled == command}

@@ -15,6 +15,7 @@ from helpers.pty_drill import FAST, Drill
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.teaching import EXAMPLE_SEED, help_lines
 
@@ -150,7 +151,7 @@ def test_a_die_of_many_commands_is_taught_page_by_page_and_nothing_is_cut(tmp_pa
            for n in range(1, 25)}  # the most a command die holds: more lines than the 24 rows of the terminal
     rules = tmp_path / "many.toml"
     rules.write_text(tomli_w.dumps({"commands": own, "command_die": list(own)}), encoding="utf-8")
-    variant = Variant.from_toml(rules)
+    variant = read_variant(rules)
     intro, commands = intro_lines(DrillSettings(player="Ana", variant=variant)), help_lines(variant)
     assert len(intro) > 24 and len(commands) > 2 * 24 and all(len(line) <= 80 for line in intro + commands)
     drill = Drill("--player", "Ana", "--trials", "1", "--log", str(tmp_path / "drills.csv"), "--variant", str(rules),
@@ -187,7 +188,7 @@ def test_a_reason_longer_than_a_line_is_shown_whole_on_two(tmp_path):
         drill.expect(rf"answered \(trial {number}\)")
         screens.append(drill.screen())
     assert drill.finish()[0] == 0
-    variant = Variant.from_toml(rules)
+    variant = read_variant(rules)
     long_ones = 0
     for (_, row), screen in zip(load_logs([log]).iterrows(), screens, strict=True):
         reason = resolve(variant, variant.command(row["command"]), json.loads(row["dice"]),

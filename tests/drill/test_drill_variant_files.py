@@ -21,6 +21,7 @@ from diavolo_stats.analytics.charts import latency_chart
 from diavolo_stats.analytics.report import write_report
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill.log import COLUMNS, DrillLog, SkippedRowsWarning, load_logs
 from diavolo_stats.drill.log.rules import command_labels, played_variant, with_command_labels
 from diavolo_stats.drill.settings import DrillSettings
@@ -38,7 +39,7 @@ WHEN = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
 
 def example(name: str) -> Variant:
-    return Variant.from_toml(EXAMPLES / f"{name}.toml")
+    return read_variant(EXAMPLES / f"{name}.toml")
 
 
 def logged_rolls(variant: Variant, log: Path, rolls: int, seed: int = 0, player: str = "Ana",

@@ -10,7 +10,7 @@ from diavolo_stats.cli import main
 from diavolo_stats.core.commands import ALL_COMMANDS, Command
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.rules import GREY_CODE
-from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill.roll_features import skill_command
 from diavolo_stats.game.engine import roll_answers
 from diavolo_stats.stats import proportion_estimate
@@ -23,7 +23,7 @@ def test_rounds_roll_the_files_command_die_with_its_repeats_and_grey_as_often_as
     path.write_text('command_die = ["most-sixes", "most-sixes", "highest-total"]\n'
                     '[dice.white]\ncount = 4\nfaces = [0, 1, 1, 2, 2, 6]\n'
                     '[commands.most-sixes]\nfigure = "count:=6"\nthen = ["sum"]\n')
-    variant = Variant.from_toml(path)
+    variant = read_variant(path)
     accepted, features = roll_answers(variant, 300_000, np.random.default_rng(8))
     commands = features.command
     # most-sixes counts dice: players bring their most-odd skill to it, on two faces of three.
@@ -42,8 +42,8 @@ def test_rounds_roll_the_files_command_die_with_its_repeats_and_grey_as_often_as
 
 
 def test_a_designers_command_takes_the_skill_of_the_built_in_reading_the_same_figure():
-    sixes = Variant.from_toml(EXAMPLES / "sixes.toml").command("most-sixes")
-    broken = Variant.from_toml(EXAMPLES / "tie-break.toml").command("highest-die-broken")
+    sixes = read_variant(EXAMPLES / "sixes.toml").command("most-sixes")
+    broken = read_variant(EXAMPLES / "tie-break.toml").command("highest-die-broken")
     assert skill_command(sixes) is Command.MOST_ODD and skill_command(broken) is Command.HIGHEST_DIE
     assert skill_command(Command.LOWEST_TOTAL) is Command.LOWEST_TOTAL
 

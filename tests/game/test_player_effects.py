@@ -10,6 +10,7 @@ from diavolo_stats.analytics.player_figures import figure_draws
 from diavolo_stats.core.variant import ALL_COMMANDS, Variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.games import play_games
+from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import STATED_EFFECTS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
 from diavolo_stats.game.reading_fit import PlayerReading
@@ -50,7 +51,7 @@ def test_each_effect_sets_a_coefficient_of_the_reading_model_and_the_figure_of_i
 
 
 def test_a_stated_effect_is_the_figure_diavolo_players_would_print_for_that_player(tmp_path):
-    player = PlayerModel.from_toml(player_file(tmp_path / "stated.toml", STATED))
+    player = read_player(player_file(tmp_path / "stated.toml", STATED))
     printed = printed_figures(ReadingModel.from_player(player))
     for name, value in STATED.items():
         assert printed[name] == pytest.approx(value, rel=1e-6, abs=1e-6), name
@@ -63,7 +64,7 @@ def test_a_stated_effect_is_the_figure_diavolo_players_would_print_for_that_play
 def test_a_steep_per_die_player_is_slower_on_a_bigger_variant_and_wins_on_the_kids_game_but_not_on_four_dice(
         tmp_path):
     # An expert but for the dice: each extra die costs them 350 ms on every command.
-    steep = PlayerModel.from_toml(player_file(tmp_path / "steep.toml", {"per extra die": 350}, base="expert"))
+    steep = read_player(player_file(tmp_path / "steep.toml", {"per extra die": 350}, base="expert"))
     reading = ReadingModel.from_player(steep)
     printed = printed_figures(reading)
     assert printed["per extra die"] == pytest.approx(350)
@@ -84,7 +85,7 @@ def test_a_steep_per_die_player_is_slower_on_a_bigger_variant_and_wins_on_the_ki
 def test_a_bad_effect_names_the_file_and_the_key(tmp_path, effects, fragment):
     path = player_file(tmp_path / "bad.toml", effects)
     with pytest.raises(InputError) as error:
-        PlayerModel.from_toml(path)
+        read_player(path)
     assert str(error.value).startswith(f"{path}: ") and fragment in str(error.value)
 
 

@@ -14,6 +14,7 @@ from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import RollFeatures
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PlayerModel, Skill
 from diavolo_stats.game.reading import Lineup, ReadingModel, reading_of
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
@@ -166,7 +167,7 @@ class TestToml:
                           for kind in ("non-tie", "tie") for command in ALL_COMMANDS)
         path = tmp_path / "carol.toml"
         path.write_text(f'name = "Carol"\nwrong_grey_share = 0.2\n{cells}', encoding="utf-8")
-        carol = PlayerModel.from_toml(path)
+        carol = read_player(path)
         assert carol.name == "Carol" and carol.wrong_grey_share == 0.2
         assert set(carol.skills.values()) == {Skill(0.8, 900, 90, 250)}
 
@@ -174,7 +175,7 @@ class TestToml:
         path = tmp_path / "dan.toml"
         path.write_text('base = "expert"\n[tie.closest]\naccuracy = 0.5\nmu_ms = 2000\nsigma_ms = 200\n'
                         'tau_ms = 600\n', encoding="utf-8")
-        dan, expert = PlayerModel.from_toml(path), PlayerModel.preset("expert")
+        dan, expert = read_player(path), PlayerModel.preset("expert")
         assert dan.name == "dan"
         assert dan.skills[(Command.CLOSEST, True)] == Skill(0.5, 2000, 200, 600)
         assert dan.skills[(Command.CLOSEST, False)] == expert.skills[(Command.CLOSEST, False)]
@@ -192,7 +193,7 @@ class TestToml:
         path = tmp_path / "bad.toml"
         path.write_text(text, encoding="utf-8")
         with pytest.raises(InputError, match=str(path)) as error:
-            PlayerModel.from_toml(path)
+            read_player(path)
         assert fragment in str(error.value)
 
 

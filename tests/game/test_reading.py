@@ -14,6 +14,7 @@ from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import NEAR_TIE_RATIO, RollFeatures, logged_features
@@ -193,7 +194,7 @@ def test_rows_of_a_games_own_commands_or_uneven_colors_are_left_out_of_the_fit_n
     log, rng, when = DrillLog(path), np.random.default_rng(0), datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
     # The sixes file has a command of its own; in the uneven file white rolls four dice, the others three.
     for number, name in enumerate(["sixes"] * 40 + ["uneven-colors"] * 40, start=1):
-        variant = Variant.from_toml(REPO / "examples" / "variants" / f"{name}.toml")
+        variant = read_variant(REPO / "examples" / "variants" / f"{name}.toml")
         rolled = roll(variant, rng)
         log.append(judged_trial(variant, rolled.command, rolled.dice, rolled.positions, "grey", 700.0,
                                 interface="terminal", player="synthetic-steady", session_id="own", trial=number,

@@ -9,6 +9,7 @@ from pathlib import Path
 from diavolo_stats.cli import main
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.sweep import SweepGrid, Target, sweep
 from diavolo_stats.sweep import run as sweep_run
 
@@ -33,7 +34,7 @@ def test_closest_is_simulated_once_per_geometry_and_reused_across_sides(monkeypa
 
 
 def test_a_row_per_variant_gives_the_overall_grey_rate_of_the_files_die():
-    base = Variant.from_toml(EXAMPLES / "sixes.toml")
+    base = read_variant(EXAMPLES / "sixes.toml")
     grid = SweepGrid(base=base, dice_per_color=(2, 3), commands=tuple(c for c in base.commands
                                                                       if c.depends_on_values))
     rows = sweep(grid).rows()
@@ -60,7 +61,7 @@ def test_the_overall_interval_comes_from_the_simulated_closest_faces():
 
 
 def test_sides_replace_a_files_faces_and_a_grid_keeps_them_otherwise():
-    base = Variant.from_toml(EXAMPLES / "custom-faces.toml")
+    base = read_variant(EXAMPLES / "custom-faces.toml")
     kept = SweepGrid(base=base, dice_per_color=(2, 3), commands=(base.command("most-alike"),)).variants
     assert all(v.die_faces == (2, 3, 3, 4, 4, 5) for v in kept)
     replaced = SweepGrid(base=base, sides=(4, 6), commands=(base.command("most-alike"),)).variants

@@ -11,7 +11,7 @@ import pytest
 from helpers.browser import Server, wait_for_stimulus
 
 from diavolo_stats.core.rules import resolve
-from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.log.rules import played_variant
 from diavolo_stats.drill.teaching import command_codes
@@ -41,7 +41,7 @@ def served_drill(page, log, name: str, trials: int):
 @pytest.mark.browser
 @pytest.mark.parametrize("name", SERVED_FILES)
 def test_drilling_the_served_file_logs_rows_of_its_rules_and_shows_its_labels(page, tmp_path, name):
-    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    variant = read_variant(EXAMPLES / f"{name}.toml")
     log = tmp_path / "drills.csv"
     with served_drill(page, log, name, TRIALS):
         page.select_option("select[name=variant]", "served")

@@ -8,7 +8,7 @@ from helpers.cli import REPO
 
 from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.variant import Variant
-from diavolo_stats.core.variant_file import variant_from_document
+from diavolo_stats.core.variant_file import read_variant, variant_from_document
 
 try:
     import tomllib
@@ -72,7 +72,7 @@ def test_a_command_built_in_the_editor_gets_its_exact_odds_and_the_file_that_rep
     with page.expect_download() as download:
         page.click("#download")
     assert download.value.suggested_filename == "variant.toml"
-    assert Variant.from_toml(download.value.path()) == expected
+    assert read_variant(download.value.path()) == expected
 
     # white rolls four dice of its own faces: uneven colors, each with its own chance
     page.fill("#color-dice tr[data-color=white] [data-key=count]", "4")
@@ -123,7 +123,7 @@ def test_serve_with_a_variant_file_opens_the_explorer_on_it(browser, log_path):
     try:
         page.goto(server.url + "explore")
         wait_ready(page)
-        variant = Variant.from_toml(path)
+        variant = read_variant(path)
         assert shown_variant(page) == variant
         assert page.locator("input[name=name]").input_value() == "white handicap"
         assert page.locator("#color-dice tr[data-color=white] [data-key=faces]").input_value() == "0,1,1,2,2,3"

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import read_variant, variant_named
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.log.rules import played_variant
 from diavolo_stats.drill.scheduler import variant_cells
@@ -37,7 +38,7 @@ def posted(client: TestClient, number: int, roll: dict, answer: str = "grey") ->
 
 @pytest.mark.parametrize("name", DRILLABLE)
 def test_the_served_files_trials_are_judged_by_its_rules_and_logged_with_them(tmp_path, name):
-    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    variant = read_variant(EXAMPLES / f"{name}.toml")
     log = tmp_path / "drills.csv"
     with holding(log, variant) as client:
         rolls = [client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": n}).json()
@@ -58,11 +59,11 @@ def test_the_served_files_trials_are_judged_by_its_rules_and_logged_with_them(tm
 
 
 def test_a_roll_of_the_served_file_shows_its_own_command_by_its_code_and_numerals_for_a_face_of_zero(tmp_path):
-    variant = Variant.from_toml(EXAMPLES / "uneven-colors.toml")  # white: faces 0 to 3
+    variant = read_variant(EXAMPLES / "uneven-colors.toml")  # white: faces 0 to 3
     with holding(tmp_path / "drills.csv", variant) as client:
         roll = client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": 1}).json()
         assert roll["pips"] is False and len(roll["dice"]["white"]) == 4
-        sixes = Variant.from_toml(EXAMPLES / "sixes.toml")
+        sixes = read_variant(EXAMPLES / "sixes.toml")
     with holding(tmp_path / "other.csv", sixes) as client:
         roll = client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": 1}).json()
         assert roll["pips"] is True and roll["commands"]["most-sixes"]["code"] == "MS"
@@ -87,14 +88,14 @@ def test_the_drills_setup_offers_the_game_the_server_holds_first(tmp_path):
             select = client.get("/drill").text.split('name="variant"')[1].split("</select>")[0]
         return [option.split('"')[1] for option in select.split("<option")[1:] if " selected>" in option]
 
-    assert chosen(Variant.from_toml(EXAMPLES / "sixes.toml")) == ["served"]
-    assert chosen(Variant.named("kids")) == ["kids"]
+    assert chosen(read_variant(EXAMPLES / "sixes.toml")) == ["served"]
+    assert chosen(variant_named("kids")) == ["kids"]
     assert chosen(None) == ["standard"]
 
 
 def test_a_trial_claiming_a_command_the_served_game_has_not_is_refused_and_not_logged(tmp_path):
     log = tmp_path / "drills.csv"
-    with holding(log, Variant.from_toml(EXAMPLES / "sixes.toml")) as client:
+    with holding(log, read_variant(EXAMPLES / "sixes.toml")) as client:
         roll = client.get("/api/roll", params={"variant": "served", "seed": 3, "trial": 1}).json()
         response = client.post("/api/trials", json={**posted(client, 1, roll), "command": "most-alike"})
         assert response.status_code == 400 and response.json()["field"] == "command"
@@ -103,7 +104,7 @@ def test_a_trial_claiming_a_command_the_served_game_has_not_is_refused_and_not_l
 
 @pytest.mark.parametrize("name", DRILLABLE)
 def test_adaptive_rolls_of_the_served_file_are_of_the_type_of_roll_the_scheduler_names(tmp_path, name):
-    variant = Variant.from_toml(EXAMPLES / f"{name}.toml")
+    variant = read_variant(EXAMPLES / f"{name}.toml")
     cells = variant_cells(variant)
     with holding(tmp_path / "drills.csv", variant) as client:
         for number in range(1, 7):  # a history of the player's, judged by the file's rules

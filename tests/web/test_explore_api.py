@@ -11,7 +11,7 @@ from helpers.variants import BAD_VARIANT_FILES
 
 from diavolo_stats.core.distributions import MAX_STATES
 from diavolo_stats.core.odds import exact_odds, fraction_text
-from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import MAX_DIGITS
 from diavolo_stats.web.explore import SIMULATION_ROUNDS, SIMULATION_SEED
@@ -55,7 +55,7 @@ def test_the_file_sent_back_reads_as_the_same_variant_with_the_same_exact_odds(c
     assert view["file"]["name"] == "sixes-handicap.toml"
     path = tmp_path / view["file"]["name"]
     path.write_text(view["file"]["text"], encoding="utf-8")
-    variant = Variant.from_toml(path)
+    variant = read_variant(path)
     odds = exact_odds(variant)
     # every command's every answer, as the exact fraction the page shows, and the overall grey rate
     assert fractions(view["odds"]) == {command.value: {answer: fraction_text(p) for answer, p in by_answer.items()}
@@ -79,7 +79,7 @@ def test_a_bad_editor_state_is_refused_with_the_variant_files_own_message(client
     path = tmp_path / f"{name}.toml"
     path.write_text(BAD_VARIANT_FILES[name], encoding="utf-8")
     with pytest.raises(InputError) as refused:
-        Variant.from_toml(path)
+        read_variant(path)
     answer = explore(client, tomllib.loads(BAD_VARIANT_FILES[name]))
     assert answer.status_code == 400
     assert answer.json()["error"] == str(refused.value).removeprefix(f"{path}: ")
@@ -140,4 +140,4 @@ def test_a_command_named_twice_is_refused_as_a_file_declaring_its_table_twice_is
     path = tmp_path / "twice.toml"
     path.write_text('command_die = ["big"]\n[commands.big]\nfigure = "max"\n[commands.big]\nfigure = "sum"\n')
     with pytest.raises(InputError, match="not valid TOML"):
-        Variant.from_toml(path)
+        read_variant(path)

@@ -17,8 +17,7 @@ from helpers.cli import REPO, assert_one_line_error
 from starlette.testclient import TestClient
 
 from diavolo_stats.core.odds import exact_odds
-from diavolo_stats.core.variant import Variant
-from diavolo_stats.core.variant_file import variant_from_document
+from diavolo_stats.core.variant_file import read_variant, variant_from_document
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.web.app import create_app
 
@@ -114,7 +113,7 @@ def test_a_bad_variant_is_one_line_before_the_server_starts(diavolo, log_path, n
 
 
 def test_the_explorer_opens_on_the_variant_the_server_holds(log_path):
-    variant = Variant.from_toml(REPO / "examples" / "variants" / "sixes.toml")
+    variant = read_variant(REPO / "examples" / "variants" / "sixes.toml")
     with TestClient(create_app(log_path, variant=variant), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
         page = client.get("/explore").text
         start = json.loads(html.unescape(re.search(r'id="explore-start">(.*?)</script>', page, re.S).group(1)))
