@@ -128,7 +128,12 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
     bins = np.linspace(0, top, 31)
     many = len(players) > MANY_PLAYERS
     colors = player_colors(players)
-    figure, panels = _panel_grid(len(commands), sharex=True)
+    # Each panel gets the same axis, not a shared one: matplotlib would work out every sibling's ticks for each.
+    figure, panels = _panel_grid(len(commands), sharex=False)
+    for axes in panels:
+        axes.set_xlim(0, top)
+        if not axes.get_subplotspec().is_last_row():  # as a shared axis shows it: its values on the last row only
+            axes.xaxis.set_tick_params(which="both", labelbottom=False)
     for axes, command in zip(panels, commands):
         drilled = {player: answers[command, player] for player in players if (command, player) in answers}
         axes.set_title(command, fontsize="medium")
@@ -139,7 +144,6 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
             _player_histograms(axes, command, {player: values for player, (_, values) in drilled.items()}, bins,
                                colors, fits or {})
         axes.set_ylim(bottom=0)  # after drawing: set first, it would freeze the top at 1
-    panels[0].set_xlim(0, top)  # shared by every panel
     last_bar = f"; the last bar also holds every answer from {top:,.0f} ms on ({slower})" if slower else ""
     figure.supxlabel("latency of correct answers (ms)" + last_bar
                      + ("\n" + sentence if left_out else ""), fontsize="medium")
