@@ -24,6 +24,11 @@ COMMAND_CODES = {
     Command.MOST_ODD: "MO", Command.HIGHEST_DIE: "HD", Command.CLOSEST: "CL",
 }
 """The built-ins' codes, as the command die of the box prints them."""
+COMMAND_SYMBOLS = {
+    Command.HIGHEST_TOTAL: "Σ+", Command.LOWEST_TOTAL: "Σ−", Command.LARGEST_SPREAD: "↕",
+    Command.MOST_ODD: "odd", Command.HIGHEST_DIE: "▲", Command.CLOSEST: "◎",
+}
+"""The built-ins' symbols, as the browser draws them on the command die (a command of one's own shows its code)."""
 EXAMPLE_DICE = {"black": (2, 3, 6), "red": (3, 5, 5), "white": (1, 5, 6)}
 """The rulebook's worked example, used by the commands screen when the game has its colors and dice."""
 EXAMPLE_SEED = 0
@@ -56,9 +61,11 @@ def command_codes(variant: Variant) -> dict[Command, str]:
 
 
 def command_words(variant: Variant) -> dict[str, dict[str, str]]:
-    """Each command of the variant by name: its `label`, its `rule` and its `code` on the command die, as the
-    browser drill shows them (served with every roll, so the page keeps no copy of them)."""
-    return {command.value: {"label": command.label, "rule": command.rule, "code": code}
+    """Each command of the variant by name: its `label`, its `rule`, its `code` on the command die and the
+    `symbol` the browser draws there (a built-in's own, else its code), as the browser's pages show them
+    (served with every roll, so the pages keep no copy of them)."""
+    return {command.value: {"label": command.label, "rule": command.rule, "code": code,
+                            "symbol": COMMAND_SYMBOLS.get(command, code)}
             for command, code in command_codes(variant).items()}
 
 

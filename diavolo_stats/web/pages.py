@@ -29,8 +29,9 @@ from diavolo_stats.drill.settings import (
     TIMEOUT_S,
     answer_keys,
 )
-from diavolo_stats.drill.teaching import example_roll
+from diavolo_stats.drill.teaching import command_words, example_roll
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.engine import MAX_GEMS
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
 from diavolo_stats.web.me import progress_context
@@ -94,6 +95,16 @@ def drill_settings(held: Variant | None = None) -> dict:
         "keys": {name: answer_keys(drilled_variant(name, held), {}) for name in drill_variants(held)},
         "quit_key": QUIT_KEY, "help_key": HELP_KEY, "no_answer": NO_ANSWER, "min_latency_ms": MIN_LATENCY_MS,
     }
+
+
+def table_settings() -> dict:
+    """What the table of the Play page and of a room takes from the library, served in the page as JSON
+    (`_table.html`): the most gems a seat holds, and the words of the built-in commands (label, rule, code,
+    symbol: `teaching.command_words`) for a roll that does not carry its game's own."""
+    return {"max_gems": MAX_GEMS, "commands": command_words(Variant())}
+
+
+templates.env.globals["table_settings"] = table_settings
 
 
 def error_page(request: Request, status: int, error: str) -> Response:

@@ -10,6 +10,7 @@ would spread the errors over a whole frame.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -107,3 +108,30 @@ def wait_for_summary(page) -> None:
     """Wait until the drill page shows its session summary."""
     page.wait_for_function("() => document.querySelector('#summary-table tbody tr') !== null", timeout=30_000)
 
+
+
+class RoomPlayer:
+    """One browser context at a room: its page, the rolls and the end of game its socket received."""
+
+    def __init__(self, browser, name: str, **context):
+        self.name = name
+        self.context = browser.new_context(**context)
+        self.page = self.context.new_page()
+        self.errors, self.rolls, self.over = [], {}, None
+        self.page.on("pageerror", lambda error: self.errors.append(error))
+        self.page.on("websocket", lambda socket: socket.on("framereceived", self.frame))
+        self.cdp = self.context.new_cdp_session(self.page)
+
+    def frame(self, payload) -> None:
+        message = json.loads(payload)
+        if message["type"] == "roll":
+            self.rolls[message["round"]] = message
+        elif message["type"] == "over":
+            self.over = message
+
+    def state(self) -> str:
+        return self.page.evaluate("document.body.dataset.state")
+
+    def wait_for(self, states: list[str]) -> None:
+        self.page.wait_for_function("states => states.includes(document.body.dataset.state)", arg=states,
+                                    timeout=60_000)

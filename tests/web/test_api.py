@@ -509,3 +509,21 @@ def test_an_answer_is_any_color_of_the_trials_game_and_no_other(log_path):
         assert box.status_code == 400 and box.json()["field"] == "answer"
         assert "must be one of black, red, white, grey" in box.json()["error"]
     assert load_logs([log_path])["answer"].tolist() == ["green"]
+
+
+def test_the_page_scripts_name_no_built_in_command_and_the_play_pages_serve_the_librarys_table(client):
+    from pathlib import Path
+
+    from diavolo_stats.drill.teaching import command_words
+    from diavolo_stats.game.engine import MAX_GEMS
+
+    scripts = Path(__file__).parents[2] / "diavolo_stats" / "web" / "static"
+    # The scripts that draw a table (the explorer's edits a variant's commands, and asks for closest's simulation).
+    for script in set(scripts.glob("*.js")) - {scripts / "explore.js"}:
+        text = script.read_text(encoding="utf-8")
+        for command in Command:  # the words come with each roll, or in the page: never from the script
+            assert f'"{command.value}"' not in text and f"{command.value}:" not in text, (script.name, command)
+    for path in ("/play", "/room"):
+        page = client.get(path).text
+        served = re.search(r'<script type="application/json" id="table-settings">(.*?)</script>', page, re.S)
+        assert json.loads(served.group(1)) == {"max_gems": MAX_GEMS, "commands": command_words(Variant())}

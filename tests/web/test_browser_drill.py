@@ -82,13 +82,14 @@ def test_the_table_is_drawn_where_the_roll_is_judged_with_its_aspect_kept(server
     # Every die's drawn center, in screen pixels, against its logged position scaled to the table's box.
     placed = page.evaluate("""() => {
         const table = document.querySelector('#table').getBoundingClientRect();
-        const side = document.querySelector('#table').viewBox.baseVal.width;
+        const shown = document.querySelector('#table').viewBox.baseVal; // the scatter area and any border
         return [...document.querySelectorAll('#dice .die > rect')].map((rect) => {
             const box = rect.getBoundingClientRect();
             const [x, y] = rect.parentNode.getAttribute('transform').match(/[-\\d.]+/g).map(Number);
             return {screen: [box.x + box.width / 2, box.y + box.height / 2], width: box.width,
-                    expected: [table.x + x * table.width / side, table.y + y * table.height / side],
-                    scale: table.width / side, aspect: table.width / table.height};
+                    expected: [table.x + (x - shown.x) * table.width / shown.width,
+                               table.y + (y - shown.y) * table.height / shown.height],
+                    scale: table.width / shown.width, aspect: table.width / table.height};
         });
     }""")
     assert len(placed) == 1 + 9  # the command die and nine colored dice
@@ -270,7 +271,7 @@ def test_a_phone_plays_the_kids_game_by_tapping_the_answer_buttons(server, brows
         words = command_words(Variant())  # as every roll serves them
         every_banner = page.evaluate(
             "async ([commands, words]) => { const table = await import('/static/table.js'); "
-            "return commands.map((command) => table.commandBanner(command, words[command])); }", [commands, words])
+            "return commands.map((command) => table.commandBanner(words[command])); }", [commands, words])
     finally:
         context.close()
     assert not errors, f"errors in the page's scripts: {errors}"

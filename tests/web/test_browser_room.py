@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from helpers.browser import RoomPlayer as Player
 from helpers.browser import press_at, save_screenshot, wait_for_stimulus
 
 from diavolo_stats.core.rules import resolve
@@ -17,33 +16,6 @@ from diavolo_stats.web import rooms
 pytestmark = pytest.mark.browser
 
 KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
-
-
-class Player:
-    """One browser context at the room: its page, the rolls and the end of game its socket received."""
-
-    def __init__(self, browser, name: str, **context):
-        self.name = name
-        self.context = browser.new_context(**context)
-        self.page = self.context.new_page()
-        self.errors, self.rolls, self.over = [], {}, None
-        self.page.on("pageerror", lambda error: self.errors.append(error))
-        self.page.on("websocket", lambda socket: socket.on("framereceived", self.frame))
-        self.cdp = self.context.new_cdp_session(self.page)
-
-    def frame(self, payload) -> None:
-        message = json.loads(payload)
-        if message["type"] == "roll":
-            self.rolls[message["round"]] = message
-        elif message["type"] == "over":
-            self.over = message
-
-    def state(self) -> str:
-        return self.page.evaluate("document.body.dataset.state")
-
-    def wait_for(self, states: list[str]) -> None:
-        self.page.wait_for_function("states => states.includes(document.body.dataset.state)", arg=states,
-                                    timeout=60_000)
 
 
 def answer(roll: dict, right: bool) -> str:

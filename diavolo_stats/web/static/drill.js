@@ -8,11 +8,12 @@ import { latencyMs, markOnset, onsetTime } from "./onset.js";
 import { setState, setStatus, show } from "./page.js";
 import * as queue from "./queue.js";
 import { Abandoned, requestJson } from "./request.js";
+import { served } from "./served.js";
 import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const SETUP_KEY = "diavolo.drill-setup";
 // The library's defaults and limits, served in the page (web/pages.py: drill_settings).
-const SETTINGS = JSON.parse(document.querySelector("#drill-settings").textContent);
+const SETTINGS = served("drill-settings");
 const { quit_key: QUIT_KEY, help_key: HELP_KEY, no_answer: NO_ANSWER } = SETTINGS;
 
 const svg = document.querySelector("#table");
@@ -186,7 +187,7 @@ async function nextTrial() {
   const banner = document.querySelector("#command-banner");
   if (roll.command_first) {
     drawRoll(svg, roll, { dice: false });
-    banner.textContent = commandBanner(roll.command, roll.commands[roll.command]);
+    banner.textContent = commandBanner(roll.commands[roll.command]);
   } else {
     banner.textContent = "get ready…";
   }
@@ -199,7 +200,7 @@ function showStimulus(current) {
   const { roll } = current;
   showFixation(svg, false);
   drawRoll(svg, roll);
-  document.querySelector("#command-banner").textContent = commandBanner(roll.command, roll.commands[roll.command]);
+  document.querySelector("#command-banner").textContent = commandBanner(roll.commands[roll.command]);
   markOnset(current, () => current === trial, () => {
     current.timers.push(setTimeout(() => timedOut(current), timing.timeoutMs));
   });

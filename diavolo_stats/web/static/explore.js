@@ -5,9 +5,10 @@
 
 import { setState } from "./page.js";
 import { requestJson } from "./request.js";
+import { served } from "./served.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const START = JSON.parse(document.querySelector("#explore-start").textContent);
+const START = served("explore-start");
 const form = document.querySelector("#controls");
 const PLACEHOLDER = /[KV]$/; // nth-highest:K, count:=V, ...: a figure with its parameter
 let asked = 0; // answers to older questions are dropped

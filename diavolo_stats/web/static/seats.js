@@ -1,7 +1,9 @@
 // The seats around the table, as the Play page and a room show them: name, gems, and the grab of the
 // round. Names are put in as text (textContent), never as markup, so a name is shown as typed.
 
-const MAX_GEMS = 5;
+import { served } from "./served.js";
+
+const { max_gems: MAX_GEMS } = served("table-settings"); // the library's (web/pages.py: table_settings)
 
 export function gemsText(gems) {
   return gems > 0 ? "●".repeat(gems) + "○".repeat(Math.max(MAX_GEMS - gems, 0)) : "out";

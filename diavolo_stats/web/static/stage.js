@@ -2,9 +2,12 @@
 // roll's foreperiod, then the dice, and their onset (onset.js, as the drill takes it).
 
 import { markOnset } from "./onset.js";
+import { served } from "./served.js";
 import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const svg = document.querySelector("#table");
+// The built-in commands' words, for a roll that does not carry its own (web/pages.py: table_settings).
+const BUILTIN_WORDS = served("table-settings").commands;
 
 export function devilsLeft(colors, perColor) {
   return { ...Object.fromEntries(colors.map((color) => [color, perColor])), grey: 1 };
@@ -36,8 +39,9 @@ export function throwRoll(current, game, stillOn, onStimulus = () => {}) {
   return setTimeout(() => {
     if (!stillOn()) return;
     showFixation(svg, false);
-    drawRoll(svg, { ...roll, game });
-    document.querySelector("#command-banner").textContent = commandBanner(roll.command);
+    const commands = roll.commands ?? BUILTIN_WORDS;
+    drawRoll(svg, { ...roll, game, commands });
+    document.querySelector("#command-banner").textContent = commandBanner(commands[roll.command]);
     markOnset(current, stillOn, onStimulus);
   }, roll.foreperiod_ms);
 }

@@ -1,21 +1,13 @@
 // The table as SVG, in millimetres: the viewBox is the table model's scatter area, so every die is
 // drawn at the position the roll is judged on, and the browser scales the whole table to the window
-// with its aspect kept (preserveAspectRatio="xMidYMid meet").
+// with its aspect kept (preserveAspectRatio="xMidYMid meet"). On a small screen the dice are drawn larger
+// than the model's (MIN_DIE_PX), and the felt then gets a border of half the extra around the scatter
+// area, so that a die that landed at the edge still lies wholly on the felt.
 
 const SVG = "http://www.w3.org/2000/svg";
 
 // Each die is painted by its color's class (`die-black`: its `face` and `pip`s), from /looks.css, which the
 // server writes from the drill's die looks: every color a game may be drilled in, as the terminal paints it.
-
-// A symbol per command, drawn on the command die; its name is written beside it.
-export const COMMAND_SYMBOLS = {
-  "highest-total": "Σ+",
-  "lowest-total": "Σ−",
-  "largest-spread": "↕",
-  "most-odd": "odd",
-  "highest-die": "▲",
-  closest: "◎",
-};
 
 // Pip places per face, in fractions of the die's edge from its center.
 const PIPS = {
@@ -34,33 +26,44 @@ function element(name, attributes, text) {
   return node;
 }
 
-// A command's words: the server's (`words`, the roll's `commands[name]`: label, rule, code), else the name.
-function commandLabel(command, words) {
-  return words ? words.label : command.replace("-", " ");
-}
-
-// A command's symbol on the die: a built-in's own, else its code (the initials of its label, as the terminal's).
-function commandSymbol(command, words) {
-  return COMMAND_SYMBOLS[command] ?? (words ? words.code : command.slice(0, 2).toUpperCase());
-}
+// A command's words are the server's (`words`, a roll's `commands[name]`, drill.teaching.command_words):
+// its label, rule, code, and the symbol drawn on the die (a built-in's own, else its code).
 
 // The banner above the table: the command's symbol and its label ("most odd" alone: its symbol is a word of it).
-export function commandBanner(command, words) {
-  const symbol = commandSymbol(command, words);
-  const label = commandLabel(command, words);
-  return label.split(" ").includes(symbol) ? label : `${symbol} ${label}`;
+export function commandBanner(words) {
+  return words.label.split(" ").includes(words.symbol) ? words.label : `${words.symbol} ${words.label}`;
 }
 
-// Size the table to a game: the felt and the fixation cross.
+// A die is drawn at least this many pixels wide, so that a phone's small table stays readable; its center
+// stays where it landed, which is what the rules judge.
+const MIN_DIE_PX = 28;
+
+// The drawn die's edge and the felt's border beyond the scatter area, in mm, for the table's width on screen.
+// The felt of side + 2 border is shown `shownPx` wide, and a die is at least MIN_DIE_PX of it; every die's
+// center lands at least die_mm / 2 inside the scatter area, so a border of (size - die_mm) / 2 holds it.
+function drawnSizes(svg, table) {
+  const shownPx = svg.getBoundingClientRect().width;
+  const side = table.scatter_mm;
+  const die = table.die_mm;
+  // size = MIN_DIE_PX * (side + size - die) / shownPx, solved for size
+  const size = shownPx > MIN_DIE_PX && (MIN_DIE_PX * side) / shownPx > die
+    ? (MIN_DIE_PX * (side - die)) / (shownPx - MIN_DIE_PX) : die;
+  return { size, border: (size - die) / 2 };
+}
+
+// Size the table to a game: the felt (the scatter area and the border the drawn dice need) and the
+// fixation cross. Returns the drawn die's edge in mm.
 export function setTable(svg, table) {
   const side = table.scatter_mm;
-  svg.setAttribute("viewBox", `0 0 ${side} ${side}`);
+  const { size, border } = drawnSizes(svg, table);
+  svg.setAttribute("viewBox", `${-border} ${-border} ${side + 2 * border} ${side + 2 * border}`);
   const felt = svg.querySelector("#felt");
-  felt.setAttribute("width", side);
-  felt.setAttribute("height", side);
+  for (const [name, value] of [["x", -border], ["y", -border], ["width", side + 2 * border],
+    ["height", side + 2 * border]]) felt.setAttribute(name, value);
   const c = side / 2;
   const arm = table.die_mm * 0.6;
   svg.querySelector("#cross").setAttribute("d", `M ${c - arm} ${c} H ${c + arm} M ${c} ${c - arm} V ${c + arm}`);
+  return size;
 }
 
 // One die of `color`: a rounded square of `size` mm centered at (x, y), with pips (`pips`: every face 1 to 6),
@@ -84,50 +87,78 @@ export function die(x, y, size, color, value, pips) {
   return group;
 }
 
-// The command die: a grey rounded square with the command's symbol, and its label underneath.
-export function commandDie(x, y, size, command, sceneSide, words) {
+// The command die: a grey rounded square with the command's symbol.
+export function commandDie(x, y, size, words) {
   const group = element("g", { class: "die command-die die-grey", transform: `translate(${x} ${y})` });
   group.append(element("rect", {
     class: "face", x: -size / 2, y: -size / 2, width: size, height: size, rx: size * 0.18,
     "stroke-width": size * 0.04,
   }));
-  const symbol = commandSymbol(command, words);
+  const { symbol } = words;
   group.append(element("text", {
     class: "pip", x: 0, y: 0, "font-size": size * [0.62, 0.62, 0.46, 0.38][Math.min(symbol.length, 3)],
     "text-anchor": "middle", "dominant-baseline": "central", "font-weight": "bold",
   }, symbol));
-  // The name goes below the die, or above it at the bottom edge of the table; never off the felt.
-  const below = y + size * 1.3 <= sceneSide;
-  const half = size * 2.4; // about half the longest name's width
-  group.append(element("text", {
-    x: Math.min(Math.max(x, half), sceneSide - half) - x, y: below ? size * 0.95 : -size * 0.95,
-    "font-size": size * 0.55, "text-anchor": "middle", "dominant-baseline": "central",
-    class: "command-name",
-  }, commandLabel(command, words)));
   return group;
 }
 
-// A die is drawn at least this many pixels wide, so that a phone's small table stays readable; its center
-// stays where it landed, which is what the rules judge.
-const MIN_DIE_PX = 28;
+function overlaps(a, b) {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
 
-// Draw a roll: the command die, then (unless `dice` is false: command first) every colored die.
+// The command's label beside its die at (x, y): below it, above, right or left (smaller if it must),
+// the first place that is on the felt (`felt`: its box) and clear of every die (`dice`: their boxes). Where
+// no place is free it is left out: the banner above the table names the command too.
+function placeLabel(layer, x, y, size, label, felt, dice) {
+  const text = element("text", { class: "command-name", "text-anchor": "middle", "dominant-baseline": "central" },
+    label);
+  layer.append(text);
+  for (const fontSize of [size * 0.55, size * 0.42]) {
+    text.setAttribute("font-size", fontSize);
+    text.setAttribute("x", 0);
+    text.setAttribute("y", 0);
+    const { width, height } = text.getBBox();
+    const gap = size * 0.5 + fontSize * 0.2;
+    // below and above: slid along the edge to stay on the felt
+    const along = Math.min(Math.max(x, felt.x + width / 2), felt.x + felt.width - width / 2);
+    for (const [cx, cy] of [[along, y + gap + height / 2], [along, y - gap - height / 2], [x + gap + width / 2, y],
+      [x - gap - width / 2, y]]) {
+      const box = { x: cx - width / 2, y: cy - height / 2, width, height };
+      const onFelt = box.x >= felt.x && box.y >= felt.y && box.x + width <= felt.x + felt.width
+        && box.y + height <= felt.y + felt.height;
+      if (onFelt && !dice.some((die) => overlaps(box, die))) {
+        text.setAttribute("x", cx);
+        text.setAttribute("y", cy);
+        return text;
+      }
+    }
+  }
+  text.remove();
+  return null;
+}
+
+// Draw a roll: the command die, then (unless `dice` is false: command first) every colored die, then the
+// command's label where it covers none of them.
 export function drawRoll(svg, roll, { dice = true } = {}) {
   const layer = svg.querySelector("#dice");
   layer.replaceChildren();
-  const table = roll.game.table;
-  const shownPx = svg.getBoundingClientRect().width; // the table's scatter_mm, on screen
-  const size = shownPx > 0 ? Math.max(table.die_mm, (MIN_DIE_PX * table.scatter_mm) / shownPx) : table.die_mm;
+  const size = setTable(svg, roll.game.table); // sized again: the window may have changed since the fixation
   const [cx, cy] = roll.positions.command;
-  const words = roll.commands ? roll.commands[roll.command] : undefined;
-  layer.append(commandDie(cx, cy, size, roll.command, table.scatter_mm, words));
-  if (!dice) return;
-  const pips = roll.pips ?? roll.game.sides <= 6;
-  for (const color of roll.game.colors) {
-    roll.positions[color].forEach(([x, y], index) => {
-      layer.append(die(x, y, size, color, roll.dice[color][index], pips));
-    });
+  const words = roll.commands[roll.command];
+  layer.append(commandDie(cx, cy, size, words));
+  const centers = [[cx, cy]];
+  if (dice) {
+    const pips = roll.pips ?? roll.game.sides <= 6;
+    for (const color of roll.game.colors) {
+      roll.positions[color].forEach(([x, y], index) => {
+        layer.append(die(x, y, size, color, roll.dice[color][index], pips));
+        centers.push([x, y]);
+      });
+    }
   }
+  const boxes = centers.map(([x, y]) => ({ x: x - size / 2, y: y - size / 2, width: size, height: size }));
+  const felt = svg.viewBox.baseVal;
+  placeLabel(layer, cx, cy, size, words.label, felt, boxes);
 }
 
 export function clearRoll(svg) {
