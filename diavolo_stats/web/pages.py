@@ -97,14 +97,14 @@ def drill_settings(held: Variant | None = None) -> dict:
     }
 
 
-def table_settings() -> dict:
+def play_settings() -> dict:
     """What the table of the Play page and of a room takes from the library, served in the page as JSON
     (`_table.html`): the most gems a seat holds, and the words of the built-in commands (label, rule, code,
     symbol: `teaching.command_words`) for a roll that does not carry its game's own."""
     return {"max_gems": MAX_GEMS, "commands": command_words(Variant())}
 
 
-templates.env.globals["table_settings"] = table_settings
+templates.env.globals["play_settings"] = play_settings
 
 
 def error_page(request: Request, status: int, error: str) -> Response:

@@ -525,5 +525,5 @@ def test_the_page_scripts_name_no_built_in_command_and_the_play_pages_serve_the_
             assert f'"{command.value}"' not in text and f"{command.value}:" not in text, (script.name, command)
     for path in ("/play", "/room"):
         page = client.get(path).text
-        served = re.search(r'<script type="application/json" id="table-settings">(.*?)</script>', page, re.S)
+        served = re.search(r'<script type="application/json" id="play-settings">(.*?)</script>', page, re.S)
         assert json.loads(served.group(1)) == {"max_gems": MAX_GEMS, "commands": command_words(Variant())}

@@ -3,7 +3,7 @@
 
 import { served } from "./served.js";
 
-const { max_gems: MAX_GEMS } = served("table-settings"); // the library's (web/pages.py: table_settings)
+const { max_gems: MAX_GEMS } = served("play-settings"); // the library's (web/pages.py: play_settings)
 
 export function gemsText(gems) {
   return gems > 0 ? "●".repeat(gems) + "○".repeat(Math.max(MAX_GEMS - gems, 0)) : "out";

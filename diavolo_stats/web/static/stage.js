@@ -6,8 +6,8 @@ import { served } from "./served.js";
 import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const svg = document.querySelector("#table");
-// The built-in commands' words, for a roll that does not carry its own (web/pages.py: table_settings).
-const BUILTIN_WORDS = served("table-settings").commands;
+// The built-in commands' words, for a roll that does not carry its own (web/pages.py: play_settings).
+const BUILTIN_WORDS = served("play-settings").commands;
 
 export function devilsLeft(colors, perColor) {
   return { ...Object.fromEntries(colors.map((color) => [color, perColor])), grey: 1 };
