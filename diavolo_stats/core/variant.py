@@ -23,6 +23,15 @@ GREY = "grey"
 
 DEFAULT_COLORS = ("black", "red", "white")
 
+
+def check_answer(answer: object, colors: Sequence[str]) -> str:
+    """`answer` when it is an answer of a game of `colors` (one of them, or grey for a tie); InputError naming
+    `answer` otherwise."""
+    if not isinstance(answer, str) or answer not in (*colors, GREY):
+        raise InputError(f"must be one of {', '.join((*colors, GREY))}, got {answer!r}", field="answer")
+    return answer
+
+
 MAX_COLORS = 8
 MAX_DICE_PER_COLOR = 12
 MAX_SIDES = 100

@@ -59,14 +59,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.rules import Roll, resolve, roll
-from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, DrillLog, TrialRow, load_logs
+from diavolo_stats.drill.deal import Deal
+from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, TERMINAL_INTERFACE, DrillLog, TrialRow, load_logs
 from diavolo_stats.drill.scheduler import HISTORY_COLUMNS, adaptive_roll, recent_history, recent_trials, trial_history
 from diavolo_stats.drill.screen import Screen, TableLayout, table_layout, terminal_size_needed
 from diavolo_stats.drill.settings import HELP_KEY, QUIT_KEY, DrillSettings
 from diavolo_stats.drill.summary import DrillSummary, summarize_session
 from diavolo_stats.drill.teaching import help_lines, intro_lines
-from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
 
 SIZE_POLL_NS = 100_000_000  # how often a wait looks at the terminal's size while a roll is on screen
@@ -211,11 +210,10 @@ class _Session:
             self._key_until(time.perf_counter_ns() + 250_000_000, helps=False)
         return layout
 
-    def _next_roll(self) -> Roll:
+    def _next_deal(self) -> Deal:
         variant = self.settings.variant
-        if self.settings.adaptive:
-            return adaptive_roll(variant, self.history, self.rng).roll
-        return roll(variant, self.rng)
+        rolled = adaptive_roll(variant, self.history, self.rng).roll if self.settings.adaptive else None
+        return Deal.throw(variant, self.rng, self.settings.foreperiod_ms, rolled)
 
     def _trial(self, layout: TableLayout) -> None:
         """One trial: the fixation mark, the roll, the answer (logged), the feedback.
@@ -225,11 +223,9 @@ class _Session:
         answer abandon the trial unlogged.
         """
         settings = self.settings
-        variant = settings.variant
         size = (self.term.width, self.term.height)  # the layout's; smaller would crop the roll
-        rolled = self._next_roll()
-        resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
-        foreperiod_ms = int(self.rng.integers(settings.foreperiod_ms[0], settings.foreperiod_ms[1] + 1))
+        deal = self._next_deal()
+        rolled = deal.roll
         number = self.rows_logged + 1  # the log's trial number: an anticipation has its own
         shown = self.shown + 1  # the player's: answers and timeouts only
         progress = self._progress()
@@ -238,9 +234,9 @@ class _Session:
         shown_first = rolled.command if settings.command_first else None
         self.term.flushinp()  # keys pressed during the last feedback are not early answers
         self._show(self.screen.fixation(layout, progress, shown_first, clean, f"get ready (trial {shown})"))
-        key, _ = self._key_until(time.perf_counter_ns() + foreperiod_ms * 1_000_000, size)
+        key, _ = self._key_until(time.perf_counter_ns() + deal.foreperiod_ms * 1_000_000, size)
         if key is not None:
-            self._log(number, rolled, foreperiod_ms, datetime.now(timezone.utc), None, True)
+            self._log(number, deal, datetime.now(timezone.utc), None, True)
             self._show(self.screen.fixation(layout, progress, shown_first, self.screen.too_early(),
                                             f"too early (trial {shown})"))
             self._pause()
@@ -256,9 +252,9 @@ class _Session:
                 break
             answer = next((a for a, k in settings.keys.items() if key.lower() == k), None)
         latency_ms = (read_ns - shown_ns) / 1e6 if answer is not None else None
-        row = self._log(number, rolled, foreperiod_ms, shown_at, answer, False, latency_ms)
+        row = self._log(number, deal, shown_at, answer, False, latency_ms)
         self.shown += 1
-        feedback = self.screen.feedback(resolution, answer, row.latency_ms)  # the time as logged
+        feedback = self.screen.feedback(deal.resolution, answer, row.latency_ms)  # the time as logged
         self._show(self.screen.stimulus(layout, progress, rolled, feedback, f"answered (trial {shown})"))
         self._pause()
 
@@ -268,14 +264,12 @@ class _Session:
         while self._key_until(end_ns)[0] is not None:
             pass
 
-    def _log(self, number: int, rolled: Roll, foreperiod_ms: int, when: datetime, answer: str | None,
-             too_early: bool, latency_ms: float | None = None) -> TrialRow:
+    def _log(self, number: int, deal: Deal, when: datetime, answer: str | None, too_early: bool,
+             latency_ms: float | None = None) -> TrialRow:
         """Append the trial to the log (a Ctrl-C waits until it is on disk); the row written."""
-        row = judged_trial(
-            self.settings.variant, rolled.command, rolled.dice, rolled.positions, answer, latency_ms,
-            interface="terminal", player=self.settings.player, session_id=self.session_id, trial=number,
-            timestamp=when, command_first=self.settings.command_first, too_early=too_early,
-            foreperiod_ms=float(foreperiod_ms), seed=self.seed)
+        row = deal.judged(answer, latency_ms, timestamp=when, interface=TERMINAL_INTERFACE,
+                          player=self.settings.player, session_id=self.session_id, trial=number,
+                          command_first=self.settings.command_first, too_early=too_early, seed=self.seed)
         with self.interrupts.deferred():
             self.log.append(row)
         self.rows_logged += 1

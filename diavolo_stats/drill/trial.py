@@ -19,7 +19,7 @@ from typing import Any
 
 from diavolo_stats.core.rules import dice_problem, resolve
 from diavolo_stats.core.table_model import TableModel, check_landed, positions_from_mapping
-from diavolo_stats.core.variant import GREY, Command, Variant
+from diavolo_stats.core.variant import Command, Variant, check_answer
 from diavolo_stats.drill.log import NO_ANSWER, TrialRow, check_outcome, logged_positions
 from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.errors import InputError
@@ -65,9 +65,8 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
     resolution = resolve(variant, command, dice, centers)
     if answer is None or answer == NO_ANSWER:
         answer = NO_ANSWER
-    elif not isinstance(answer, str) or answer not in (*variant.colors, GREY):
-        raise InputError(f"must be one of {', '.join((*variant.colors, GREY))}, or None for no answer, "
-                         f"got {answer!r}", field="answer")
+    else:
+        check_answer(answer, variant.colors)
     check_value("too_early", too_early, Flag())
     timed_out = check_outcome(answer, latency_ms, too_early, timed_out)
     return TrialRow(

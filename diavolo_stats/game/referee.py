@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diavolo_stats.core.rules import GREY_CODE
-from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, check_answer
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.engine import MAX_GEMS, START_GEMS, Outcome, play_round
@@ -127,8 +127,8 @@ def referee_round(colors: Sequence[str], gems: Sequence[int], grabs: Sequence[Gr
             raise InputError(f"seat {grab.seat} is not at this table of {seats}", field="seat")
         if grab.seat in by_seat:
             raise InputError(f"seat {grab.seat} grabbed twice; one devil per player, no swapping", field="seat")
-        if grab.answer is not None and grab.answer not in (*colors, GREY):
-            raise InputError(f"must be one of {', '.join((*colors, GREY))}, got {grab.answer!r}", field="answer")
+        if grab.answer is not None:
+            check_answer(grab.answer, colors)
         if grab.answer is not None and grab.latency_ms is None:
             raise InputError("a grab needs its latency in ms", field="latency_ms")
         by_seat[grab.seat] = grab

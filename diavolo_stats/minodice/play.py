@@ -26,7 +26,7 @@ from diavolo_stats.minodice.tricks import NO_WINNER, resolve_tricks
 
 
 @dataclass(frozen=True)
-class Deal:
+class DealtHands:
     """Hands dealt for many rounds.
 
     hands: (games, players, dice) int8 die-type indices by seat; seat 0 leads the first trick.
@@ -38,7 +38,7 @@ class Deal:
 
 
 def deal(bag: Bag, players: int, round_number: int, games: int, rng: np.random.Generator,
-         hand: tuple[int, ...] = (), seat: int | None = None) -> Deal:
+         hand: tuple[int, ...] = (), seat: int | None = None) -> DealtHands:
     """Deal `round_number` dice to each of `players` players, `games` times, from a full bag.
 
     With `hand` (type indices), that hand is one player's, at `seat` (1 =
@@ -67,7 +67,7 @@ def deal(bag: Bag, players: int, round_number: int, games: int, rng: np.random.G
     drawn = rng.permuted(np.tile(left, (games, 1)), axis=1)[:, :others * round_number]
     drawn = drawn.reshape(games, others, round_number)
     if not hand:
-        return Deal(hands=drawn, seat=np.zeros(games, dtype=np.intp))
+        return DealtHands(hands=drawn, seat=np.zeros(games, dtype=np.intp))
     seats = (np.full(games, seat - 1, dtype=np.intp) if seat is not None
              else rng.integers(0, players, size=games))
     # The other hands fill the seats other than the fixed hand's, in order.
@@ -76,7 +76,7 @@ def deal(bag: Bag, players: int, round_number: int, games: int, rng: np.random.G
     game = np.arange(games)
     hands[game[:, None], others_seat] = drawn
     hands[game, seats] = np.array(hand, dtype=np.int8)
-    return Deal(hands=hands, seat=seats)
+    return DealtHands(hands=hands, seat=seats)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ bad request gets status 400 and `{"error": "field: what is wrong", "field": "...
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,21 +21,22 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from diavolo_stats.core.odds import exact_odds
-from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
+from diavolo_stats.drill.deal import Deal
 from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, TrialRow
 from diavolo_stats.drill.scheduler import adaptive_roll
-from diavolo_stats.drill.settings import FOREPERIOD_MS, MAX_FOREPERIOD_MS
+from diavolo_stats.drill.settings import FOREPERIOD_MS
 from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
 from diavolo_stats.drill.teaching import command_words
 from diavolo_stats.drill.trial import TABLE_FIELDS
-from diavolo_stats.validation import OneOf, Record, Rule, Several, Whole, declared
+from diavolo_stats.validation import OneOf, Record, Whole, declared
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.deals import Deals
+from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.trials import (
     BOOLEAN,
     BROWSER_VARIANTS,
@@ -64,28 +64,6 @@ SIMULATE_QUERY = Record("simulate", {**ODDS_QUERY.rules, "rounds": Whole(1, MAX_
                         defaults={**ODDS_QUERY.defaults, "rounds": DEFAULT_SIMULATION_ROUNDS, "seed": None},
                         text=True, noun="parameter")
 """`/api/simulate?...`: the game's fields, the rounds to simulate and the seed (a fresh one if left out)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Foreperiod(Rule):
-    """The range a roll's foreperiod is drawn from, shortest and longest ms: `MIN,MAX`, or one value for both."""
-
-    bounds: Several = Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), most=2, unique=False, noun="bound")
-
-    def normalize(self, value: Any) -> tuple[int, int]:
-        bounds = self.bounds.normalize(value)
-        if bounds[0] > bounds[-1]:
-            raise ValueError("need MIN,MAX with MIN <= MAX")
-        return bounds[0], bounds[-1]
-
-    def from_text(self, text: str) -> Any:
-        return self.bounds.from_text(text)
-
-    def bad_values(self) -> list[Any]:
-        return [*self.bounds.bad_values(), (900, 600)]
-
-    def bad_texts(self) -> list[str]:
-        return [*self.bounds.bad_texts(), "900,600", "1,2,3"]
 
 
 ROLL_QUERY = Record("roll", {
@@ -184,22 +162,17 @@ def next_roll(store: TrialStore, query: Mapping[str, str], held: Variant | None 
     """
     asked = ROLL_QUERY.check(query)
     variant = drilled_variant(asked["variant"], held)
-    shortest, longest = asked["foreperiod_ms"]
     rng = np.random.default_rng([asked["seed"], asked["trial"], asked["attempt"]])
     scheduled = None
     if asked["adaptive"]:
         scheduled = adaptive_roll(variant, store.recent_trials(asked["player"]), rng)
-        rolled = scheduled.roll
-    else:
-        rolled = roll(variant, rng)
-    resolution = resolve(variant, rolled.command, rolled.dice, rolled.positions)
+    deal = Deal.throw(variant, rng, asked["foreperiod_ms"], scheduled.roll if scheduled else None)
+    resolution = deal.resolution
     answer = {
         "trial": asked["trial"], "variant": asked["variant"], "command_first": asked["command_first"],
-        "game": variant.as_dict(), "command": rolled.command.value, "commands": command_words(variant),
+        "game": variant.as_dict(), "commands": command_words(variant),
         # pips where every die's faces are 1 to 6, else numerals (a face of 0, or of 7 or more)
-        "pips": all(set(faces) <= set(range(1, 7)) for faces in variant.color_faces),
-        "dice": {color: list(values) for color, values in rolled.dice.items()},
-        "positions": rolled.positions, "foreperiod_ms": int(rng.integers(shortest, longest + 1)),
+        "pips": all(set(faces) <= set(range(1, 7)) for faces in variant.color_faces), **deal.wire(),
         "expected": resolution.answer, "accepted": list(resolution.accepted), "reason": resolution.reason,
     }
     if scheduled is not None:

@@ -60,9 +60,9 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     variant = variant if variant is not None else Variant()
     check_colors(variant.colors)
     store, heavy = TrialStore(log), Heavy()
-    open_rooms = rooms.Rooms(store, token)
+    open_rooms, games = rooms.Rooms(store, token), play.SoloGames(store)
     routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy),
-              *play.routes(play.SoloGames(store)), *rooms.routes(open_rooms),
+              *play.routes(games), *rooms.routes(open_rooms),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [
         Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_NAMES, *hosts]),
@@ -77,6 +77,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
 
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers, lifespan=lifespan)
     app.state.rooms = open_rooms  # the rooms' answer handling times, for benchmarks/bench_rooms.py
+    app.state.games = games
     app.state.variant = variant
     return app
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
-from starlette.templating import Jinja2Templates
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import GREY, Command, Variant
@@ -35,9 +34,9 @@ from diavolo_stats.game.engine import MAX_GEMS
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
 from diavolo_stats.web.me import progress_context
+from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import SERVED, TrialStore, default_drill_variant, drill_variants, drilled_variant
 
-templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 def command_examples(held: Variant | None = None) -> list[dict]:
     """Each command with what it asks and one worked example (the rules' own reason line), then grey: the

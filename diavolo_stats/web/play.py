@@ -25,14 +25,16 @@ replayed through the vectorized engine (`referee.engine_mismatches`).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import tempfile
 import threading
+import time
 import uuid
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,28 +44,22 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from diavolo_stats.core.rules import resolve, roll
-from diavolo_stats.core.variant import GREY, Variant
-from diavolo_stats.drill import MIN_LATENCY_MS
-from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME, load_logs
-from diavolo_stats.drill.roll_features import played_features
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill.log import PLAYER_NAME, load_logs
 from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
-from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.live import Table
 from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PlayerModel
-from diavolo_stats.game.referee import Grab, Referee, engine_mismatches, modelled_grabs
 from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.specs import Player, fit_log, player_from_spec
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
-from diavolo_stats.web.api import Foreperiod
-from diavolo_stats.web.pages import templates
-from diavolo_stats.web.trials import BROWSER_VARIANTS, MAX_LATENCY_MS, Moment, TrialStore
+from diavolo_stats.web.foreperiod import Foreperiod
+from diavolo_stats.web.templating import templates
+from diavolo_stats.web.trials import ANSWER_NAME, BROWSER_VARIANTS, MAX_LATENCY_MS, Moment, TrialStore
 
-GAME_INTERFACE = "game"
-"""The `interface` of the drill log rows a game writes: the human's answers in a game, not in the drill."""
-MIN_ANSWER_MS = MIN_LATENCY_MS
-"""An answer faster than this grabs nothing: 100 ms is below any visual choice reaction (`drill.MIN_LATENCY_MS`)."""
+HUMAN = 0
+"""The human's seat; the opponents sit at 1 to MAX_OPPONENTS."""
 MAX_OPPONENTS = 5
 MAX_GAMES_HELD = 200
 """Games kept in memory at once; past that the one left alone longest is dropped."""
@@ -122,58 +118,46 @@ range of the wait before each roll (the drill's by default)."""
 
 HUMAN_ANSWER = Record("answer", {
     "round": Whole(1, 10**6),
-    "answer": Maybe(OneOf((*dict.fromkeys(c for v in BROWSER_VARIANTS for c in Variant.preset(v).colors), GREY))),
+    "answer": Maybe(ANSWER_NAME),
     "latency_ms": Maybe(Number(at_least=0, at_most=MAX_LATENCY_MS, unit="ms")),
     "timestamp": Moment(),
 })
 """The human's grab in a round: the answer (null: none within the time) and its latency, timed by the page."""
 
-
-@dataclasses.dataclass
-class _Round:
-    number: int
-    thrown: Any  # rules.Roll
-    resolution: Any  # rules.Resolution
-    foreperiod_ms: int
-    grabs: list[Grab]
-    record: dict | None = None
+GRABS = Record("grabs", {"round": Whole(1, 10**6), "known": Whole(0, MAX_OPPONENTS)}, defaults={"known": 0})
+"""The page asks for the opponents' grabs on a round once it knows `known` of them."""
+MAX_GRABS_WAIT_S = 5.0
+"""The longest a request for the opponents' grabs waits for the next one, s (the page asks again)."""
 
 
 @dataclasses.dataclass
 class SoloGame:
-    """One game: its referee, the opponents' models, the dice's generator and the round on the table."""
+    """One game: its table (the human at seat 0, the opponents' models at the others) and its notes."""
 
     id: str
     variant_name: str
-    models: list[Player]
-    referee: Referee
-    rng: np.random.Generator
-    seed: int
+    table: Table
     notes: list[str]
-    foreperiod_ms: tuple[int, int]
-    current: _Round | None = None
+    record: dict | None = None  # the round the human answered last, as answered
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
-
-    @property
-    def variant(self) -> Variant:
-        return Variant.preset(self.variant_name)
 
     def document(self) -> dict:
         """The game for the page: seats, gems, readings, the round log, and the engine's check once over."""
-        game = self.referee.document()
-        game |= {"id": self.id, "variant": self.variant_name, "game": self.variant.as_dict(), "notes": self.notes,
+        table = self.table
+        game = table.referee.document()
+        game |= {"id": self.id, "variant": self.variant_name, "game": table.variant.as_dict(), "notes": self.notes,
                  "timeout_s": TIMEOUT_S, "feedback_ms": FEEDBACK_MS, "human": 0}
-        if self.referee.over:
-            mismatches = engine_mismatches(self.referee.colors, self.referee.rounds, self.referee.rules)
-            game["engine_check"] = {"rounds": len(self.referee.rounds), "mismatches": mismatches}
+        if table.over:
+            game["engine_check"] = table.engine_check()
         return game
 
 
 class SoloGames:
-    """The games being played on this server, their human answers logged through `store`."""
+    """The games being played on this server, their human answers logged through `store`; `clock` times the
+    answers (seconds, monotonic)."""
 
-    def __init__(self, store: TrialStore):
-        self.store = store
+    def __init__(self, store: TrialStore, clock: Callable[[], float] = time.monotonic):
+        self.store, self.clock = store, clock
         self._games: OrderedDict[str, SoloGame] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -181,14 +165,17 @@ class SoloGames:
         """Start a game from the page's setup (`NEW_GAME`); the game's document."""
         asked = NEW_GAME.check(body)
         models, notes = self._opponents(asked["opponents"])
-        variant = Variant.preset(asked["variant"])
-        names = (asked["player"], *_seat_names([model.name for model in models]))
-        rules = GameRules(end=asked["end"], devils=asked["devils"])
         sequence = np.random.SeedSequence()
-        game = SoloGame(id=str(uuid.uuid4()), variant_name=asked["variant"], models=models,
-                        referee=Referee(names=names, colors=variant.colors, rules=rules),
-                        rng=np.random.default_rng(sequence), seed=int(sequence.entropy) % 2**63, notes=notes,
-                        foreperiod_ms=asked["foreperiod_ms"])
+        seed = int(sequence.entropy) % 2**63
+        table = Table(Variant.preset(asked["variant"]), GameRules(end=asked["end"], devils=asked["devils"]),
+                      asked["foreperiod_ms"], np.random.default_rng(sequence), self.store.add, seed=seed,
+                      clock=self.clock)
+        table.join(asked["player"])
+        for name, model in zip(_seat_names([model.name for model in models]), models):
+            table.join(name, model)
+        table.start()
+        game = SoloGame(id=str(uuid.uuid4()), variant_name=asked["variant"], table=table, notes=notes)
+        table.seats[HUMAN].session_id = game.id  # the human's rows: the game's id, as the page knows it
         with self._lock:
             self._games[game.id] = game
             while len(self._games) > MAX_GAMES_HELD:
@@ -205,52 +192,53 @@ class SoloGames:
             return game
 
     def next_round(self, game_id: str) -> dict:
-        """The round on the table: the roll, its foreperiod and the opponents' grabs; the same round until the
-        human answers it (a reloaded page gets it again)."""
+        """The round on the table: the roll and its foreperiod, not the opponents' grabs (`grabs` gives them as
+        they happen); the same round until the human answers it (a reloaded page gets it again, and is timed
+        from when it was first sent)."""
         game = self.game(game_id)
         with game.lock:
-            if game.referee.over:
+            if game.table.over:
                 raise InputError("the game is over", field="round")
-            if game.current is None or game.current.record is not None:
-                game.current = _throw(game, len(game.referee.rounds) + 1)
-            current = game.current
-            return {"round": current.number, "command": current.thrown.command.value,
-                    "dice": {color: list(values) for color, values in current.thrown.dice.items()},
-                    "positions": current.thrown.positions, "foreperiod_ms": current.foreperiod_ms,
-                    "devils_per_color": game.referee.devils(), "seats_in": list(game.referee.seats_in),
-                    "opponents": [grab.as_dict() for grab in current.grabs]}
+            if game.table.deal is None:
+                game.table.deal_next()
+            return game.table.send(HUMAN)
 
-    def answer(self, game_id: str, body: object) -> dict:
-        """Referee the round the human answered, log their answer, and (if they are out) play the rest of the
-        game; the round's record and the game's document."""
+    def grabs(self, game_id: str, body: object) -> tuple[dict | None, float | None]:
+        """The opponents' grabs on round `round` that have happened, the devils left and whether more grabs are to
+        come: (that reply, None) once more than `known` grabs happened, the round is no longer on the table or
+        no grab is left to come; else (None, seconds until the next one is due)."""
+        asked = GRABS.check(body)
+        game = self.game(game_id)
+        with game.lock:
+            table = game.table
+            on = table.deal is not None and table.number == asked["round"]
+            at = self.clock()
+            revealed = table.revealed(at) if on else []
+            wait_s = table.next_reveal_s(at) if on else None
+            if len(revealed) <= asked["known"] and wait_s is not None:
+                return None, min(wait_s, MAX_GRABS_WAIT_S)
+            _, held = table.holding(at)
+            return {"round": asked["round"], "on_table": on, "more": wait_s is not None,
+                    "devils_left": table.devils_left(at),
+                    "grabs": [grab.as_dict() | {"got": held[grab.seat] is not None} for grab in revealed]}, None
+
+    def answer(self, game_id: str, body: object, at: float | None = None) -> dict:
+        """Referee the round the human answered (received at `at`, the clock's; now when None), log their
+        answer, and (if they are out) play the rest of the game; the round's record and the game's document."""
         asked = HUMAN_ANSWER.check(body)
         game = self.game(game_id)
         with game.lock:
-            current = game.current
-            if current is not None and current.record is not None and current.number == asked["round"]:
-                return {"round": current.record, "game": game.document()}  # sent again: the same answer
-            if current is None or current.number != asked["round"]:
-                raise InputError(f"round {asked['round']} is not on the table", field="round")
-            answer, latency_ms = asked["answer"], asked["latency_ms"]
-            if (answer is None) != (latency_ms is None):
-                raise InputError("an answer needs its latency, and no answer has none", field="latency_ms")
-            if answer is not None and answer not in (*game.variant.colors, GREY):
-                raise InputError(f"must be one of {', '.join((*game.variant.colors, GREY))}", field="answer")
-            latency_ms = None if latency_ms is None else round(float(latency_ms), 1)
-            row = judged_trial(
-                game.variant, current.thrown.command, current.thrown.dice, current.thrown.positions,
-                answer if answer is not None else NO_ANSWER, latency_ms, interface=GAME_INTERFACE,
-                player=game.referee.names[0], session_id=game.id, trial=current.number,
-                timestamp=asked["timestamp"], foreperiod_ms=float(current.foreperiod_ms), seed=game.seed)
-            self.store.add(row)
-            counted = answer is not None and latency_ms >= MIN_ANSWER_MS
-            human = Grab(0, answer if counted else None, latency_ms if counted else None)
-            current.record = _referee(game, current, [human, *current.grabs])
-            record = current.record
-            if not game.referee.over and game.referee.gems[0] == 0:
-                while not game.referee.over:  # the human is out: the models play on
-                    _referee(game, _throw(game, len(game.referee.rounds) + 1), None)
-            return {"round": record, "game": game.document()}
+            table = game.table
+            if table.deal is None and game.record is not None and game.record["number"] == asked["round"]:
+                return {"round": game.record, "game": game.document()}  # sent again: the same answer
+            latency_ms = asked["latency_ms"]
+            table.answer(HUMAN, asked["round"], asked["answer"],
+                         None if latency_ms is None else round(float(latency_ms), 1), asked["timestamp"], at)
+            table.settle()
+            game.record = table.round_document() | {"devils_left": table.devils_left()}
+            if not table.over and table.gems()[HUMAN] == 0:
+                table.play_out()  # the human is out: the models play on
+            return {"round": game.record, "game": game.document()}
 
     def _opponents(self, specs: list) -> tuple[list[Player], list[str]]:
         fit = None
@@ -289,24 +277,6 @@ def _from_file(spec: dict) -> PlayerModel:
             raise InputError(error.message.replace(str(path), spec["file"]), field="opponents") from None
 
 
-def _throw(game: SoloGame, number: int) -> _Round:
-    thrown = roll(game.variant, game.rng)
-    resolution = resolve(game.variant, thrown.command, thrown.dice, thrown.positions)
-    shortest, longest = game.foreperiod_ms
-    foreperiod_ms = int(game.rng.integers(shortest, longest + 1))
-    seats = [seat for seat in game.referee.seats_in if seat > 0]
-    grabs = modelled_grabs([game.models[seat - 1] for seat in seats], seats, thrown.command, resolution.accepted,
-                           game.variant.colors, game.rng, features=played_features(game.variant, [thrown]))
-    return _Round(number, thrown, resolution, foreperiod_ms, grabs)
-
-
-def _referee(game: SoloGame, current: _Round, grabs: list[Grab] | None) -> dict:
-    record = game.referee.play(current.thrown.command.value, current.resolution.accepted, current.resolution.reason,
-                               current.grabs if grabs is None else grabs)
-    return record.as_dict() | {"dice": {c: list(v) for c, v in current.thrown.dice.items()}}
-
-
-
 def routes(games: SoloGames) -> list[Route]:
     """The Play page and its API: start a game, the round on the table, the human's answer."""
 
@@ -328,13 +298,23 @@ def routes(games: SoloGames) -> list[Route]:
     async def next_round(request: Request) -> JSONResponse:
         return JSONResponse(await run_in_threadpool(games.next_round, request.path_params["game"]))
 
-    async def answer(request: Request) -> JSONResponse:
+    async def grabs(request: Request) -> JSONResponse:
         body = await _json(request)
-        return JSONResponse(await run_in_threadpool(games.answer, request.path_params["game"], body))
+        while True:
+            reply, wait_s = await run_in_threadpool(games.grabs, request.path_params["game"], body)
+            if reply is not None:
+                return JSONResponse(reply)
+            await asyncio.sleep(wait_s)
+
+    async def answer(request: Request) -> JSONResponse:
+        at = games.clock()  # when the answer came: the table compares its latency with the time that passed
+        body = await _json(request)
+        return JSONResponse(await run_in_threadpool(games.answer, request.path_params["game"], body, at))
 
     return [Route("/play", page), Route("/api/play/games", new_game, methods=["POST"]),
             Route("/api/play/games/{game}", get_game),
             Route("/api/play/games/{game}/round", next_round, methods=["POST"]),
+            Route("/api/play/games/{game}/grabs", grabs, methods=["POST"]),
             Route("/api/play/games/{game}/answer", answer, methods=["POST"])]
 
 

@@ -37,9 +37,8 @@ import json
 import secrets
 import time
 import traceback
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlencode
 
@@ -50,19 +49,17 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from diavolo_stats.core.rules import resolve, roll
-from diavolo_stats.core.variant import GREY, Variant
-from diavolo_stats.drill.log import NO_ANSWER, PLAYER_NAME
+from diavolo_stats.core.variant import Variant
+from diavolo_stats.drill.log import PLAYER_NAME
 from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
-from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.engine import START_GEMS
-from diavolo_stats.game.referee import Grab, Referee, engine_mismatches
-from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, MIN_PLAYERS, EndRule, EndRuleName, GameRules
+from diavolo_stats.game.live import Table
+from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, EndRule, EndRuleName, GameRules
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
-from diavolo_stats.web.api import Foreperiod
-from diavolo_stats.web.play import GAME_INTERFACE, MIN_ANSWER_MS
-from diavolo_stats.web.trials import BROWSER_VARIANTS, Moment, TrialStore
+from diavolo_stats.web.bucket import TokenBucket
+from diavolo_stats.web.foreperiod import Foreperiod
+from diavolo_stats.web.templating import templates
+from diavolo_stats.web.trials import ANSWER_NAME, BROWSER_VARIANTS, Moment, TrialStore
 
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 """Room codes use capital letters but I and O, which read as 1 and 0 across a room."""
@@ -77,8 +74,6 @@ ROOM_IDLE_S = 1800.0
 IDLE_ROUNDS = 2
 ANSWER_GRACE_S = 1.0
 """After the answer time is up, how long the server still waits for answers on their way."""
-TIMING_SLACK_MS = 25.0
-"""A claimed latency may exceed the server's own measure of the time that passed by this much (timer granularity)."""
 HANDLING_SAMPLES = 100_000
 """The most answer handling times kept (the benchmark's figures)."""
 
@@ -104,7 +99,7 @@ key for the host's screen, which may also only watch (no name)."""
 GRAB_MESSAGE = Record("grab", {
     "type": OneOf(("answer",)),
     "round": Whole(1, 10**6),
-    "answer": OneOf((*dict.fromkeys(c for v in BROWSER_VARIANTS for c in Variant.preset(v).colors), GREY)),
+    "answer": ANSWER_NAME,
     "latency_ms": Number(at_least=0, at_most=1000 * TIMEOUT_S, unit="ms"),
     "timestamp": Moment(),
 })
@@ -123,72 +118,48 @@ class RoomRefusal(Exception):
 
 
 @dataclass
-class Seat:
-    name: str
-    key: str = field(default_factory=lambda: secrets.token_urlsafe(16))
-    sockets: set = field(default_factory=set)
-    missed: int = 0  # rounds in a row without an answer
-    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-
-    @property
-    def away(self) -> bool:
-        return not self.sockets
-
-    @property
-    def idle(self) -> bool:
-        return self.missed >= IDLE_ROUNDS
-
-
-@dataclass
-class _Answer:
-    answer: str
-    latency_ms: float
-    timestamp: Any
-    counted: bool
-
-
-@dataclass
 class Room:
-    """One room: its seats, its game and the round on the table."""
+    """One room: its table (`live.Table`: seats, game, the round on it), its seats' keys and connections, and
+    the task that plays its rounds."""
 
     code: str
     host_key: str
     options: dict
-    store: TrialStore
+    table: Table
     handling_ms: collections.deque
-    seats: list[Seat] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)  # per seat: the key a reload gives to take the seat back
+    connections: list[set] = field(default_factory=list)  # per seat: its open sockets
     watchers: set = field(default_factory=set)
     hosts: set = field(default_factory=set)  # the connections that gave the host's key
-    referee: Referee | None = None
     task: asyncio.Task | None = None
-    rng: np.random.Generator = field(default_factory=np.random.default_rng)
-    current: dict | None = None  # the roll on the table, as sent
-    sent_at: float = 0.0
-    answers: dict[int, _Answer] = field(default_factory=dict)
     everyone_answered: asyncio.Event = field(default_factory=asyncio.Event)
     someone_joined: asyncio.Event = field(default_factory=asyncio.Event)
     last_seen: float = field(default_factory=time.monotonic)
 
     @property
-    def variant(self) -> Variant:
-        return Variant.preset(self.options["variant"])
-
-    @property
     def sockets(self) -> set:
-        return {socket for seat in self.seats for socket in seat.sockets} | self.watchers
+        return {socket for sockets in self.connections for socket in sockets} | self.watchers
+
+    def away(self, seat: int) -> bool:
+        return not self.connections[seat]
+
+    def idle(self, seat: int) -> bool:
+        return self.table.seats[seat].missed >= IDLE_ROUNDS
 
     def phase(self) -> str:
-        if self.referee is None:
+        if self.table.referee is None:
             return "lobby"
-        return "over" if self.referee.over else "playing"
+        return "over" if self.table.over else "playing"
+
+    def seat_states(self) -> list[dict]:
+        return [{"name": seat.name, "gems": gems, "away": self.away(index), "idle": self.idle(index)}
+                for index, (seat, gems) in enumerate(zip(self.table.seats, self.table.gems()))]
 
     def state(self, seat: int | None, host: bool) -> dict:
-        gems = self.referee.gems if self.referee else (START_GEMS,) * len(self.seats)
         return {"type": "state", "code": self.code, "phase": self.phase(), "host": host, "you": seat,
-                "seats": [{"name": s.name, "gems": g, "away": s.away, "idle": s.idle}
-                          for s, g in zip(self.seats, gems)],
-                "game": self.variant.as_dict(), "timeout_s": TIMEOUT_S, "feedback_ms": self.options["feedback_ms"],
-                "devils": self.options["devils"], "end": str(self.options["end"])}
+                "seats": self.seat_states(), "game": self.table.variant.as_dict(), "timeout_s": TIMEOUT_S,
+                "feedback_ms": self.options["feedback_ms"], "devils": self.options["devils"],
+                "end": str(self.options["end"])}
 
     def join(self, asked: dict, socket: WebSocket) -> tuple[int | None, bool]:
         """Seat (or watcher) for a connection's join message: (seat or None, whether it is the host's)."""
@@ -198,9 +169,9 @@ class Room:
         if host:
             self.hosts.add(socket)
         if asked["seat_key"] is not None:
-            for index, seat in enumerate(self.seats):
-                if secrets.compare_digest(asked["seat_key"], seat.key):
-                    seat.sockets.add(socket)
+            for index, key in enumerate(self.keys):
+                if secrets.compare_digest(asked["seat_key"], key):
+                    self.connections[index].add(socket)
                     self.someone_joined.set()
                     return index, host
         if asked["name"] is None:
@@ -208,70 +179,59 @@ class Room:
                 raise RoomRefusal(1008, "name: give a name to take a seat")
             self.watchers.add(socket)
             return None, host
-        if self.referee is not None:
-            raise RoomRefusal(1008, f"room {self.code} is playing; new players join before the game starts")
-        if len(self.seats) >= MAX_PLAYERS:
-            raise RoomRefusal(1008, f"room {self.code} has its {MAX_PLAYERS} players")
-        if any(seat.name.casefold() == asked["name"].casefold() for seat in self.seats):
-            raise RoomRefusal(1008, f"name: someone in room {self.code} is already called that")
-        self.seats.append(Seat(asked["name"], sockets={socket}))
-        return len(self.seats) - 1, host
+        try:
+            seat = self.table.join(asked["name"])
+        except InputError as error:
+            raise RoomRefusal(1008, f"room {self.code}: {error}") from None
+        self.keys.append(secrets.token_urlsafe(16))
+        self.connections.append({socket})
+        return seat, host
 
     def leave(self, socket: WebSocket) -> None:
         self.watchers.discard(socket)
         self.hosts.discard(socket)
-        for seat in self.seats:
-            seat.sockets.discard(socket)
+        for sockets in self.connections:
+            sockets.discard(socket)
         self.last_seen = time.monotonic()
         self._check_answered()
 
     def start(self) -> None:
         if self.task is not None and not self.task.done():
             raise InputError("the game is already being played", field="start")
-        if len(self.seats) < MIN_PLAYERS:
-            raise InputError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players", field="start")
-        for seat in self.seats:
-            seat.session_id, seat.missed = str(uuid.uuid4()), 0
-        rules = GameRules(end=self.options["end"], devils=self.options["devils"])
-        self.referee = Referee(names=tuple(seat.name for seat in self.seats), colors=self.variant.colors, rules=rules)
+        self.table.start()
         self.task = asyncio.create_task(self._play())
 
-    async def answer(self, seat: int | None, asked: dict) -> dict | None:
-        """Take a seat's answer to the round on the table; what to tell that seat, if anything."""
-        if seat is None or self.current is None or asked["round"] != self.current["round"]:
-            return {"type": "error", "message": f"round {asked['round']} is not on the table"}
-        if seat in self.answers:
-            return {"type": "error", "message": "you grabbed already: one devil per player, no swapping"}
-        if seat not in self.referee.seats_in:
-            return {"type": "error", "message": "you are out of this game"}
-        seen_ms = 1000 * (time.monotonic() - self.sent_at) - self.current["foreperiod_ms"] + TIMING_SLACK_MS
-        latency_ms = round(float(asked["latency_ms"]), 1)
-        reason = (f"faster than a person can answer (under {MIN_ANSWER_MS:g} ms): it grabs nothing"
-                  if latency_ms < MIN_ANSWER_MS else
-                  "slower than the time since the roll was sent: it grabs nothing" if latency_ms > seen_ms else None)
-        if asked["answer"] not in (*self.variant.colors, GREY):
-            return {"type": "error", "message": f"answer: one of {', '.join((*self.variant.colors, GREY))}"}
-        self.answers[seat] = _Answer(asked["answer"], latency_ms, asked["timestamp"], reason is None)
-        self.seats[seat].missed = 0
-        await self.broadcast({"type": "grabbed", "round": self.current["round"], "seat": seat})
+    async def answer(self, seat: int | None, asked: dict, at: float) -> dict | None:
+        """Take a seat's answer (received at `at`, the table's clock) to the round on the table; what to tell
+        that seat, if anything."""
+        if seat is None:
+            return {"type": "error", "message": "a screen that only watches has no answer to give"}
+        taken = await run_in_threadpool(self.table.answer, seat, asked["round"], asked["answer"],
+                                        round(float(asked["latency_ms"]), 1), asked["timestamp"], at)
+        await self.broadcast({"type": "grabbed", "round": asked["round"], "seat": seat,
+                              "devils_left": self.table.devils_left()})
         self._check_answered()
-        return {"type": "refused", "round": self.current["round"], "message": reason} if reason else None
+        return None if taken.counted else {"type": "refused", "round": asked["round"], "message": taken.reason}
 
     def _expected(self) -> list[int]:
         """The seats the round waits for: still in, connected, not idle."""
-        return [s for s in self.referee.seats_in if not self.seats[s].away and not self.seats[s].idle]
+        return [seat for seat in self.table.referee.seats_in if not self.away(seat) and not self.idle(seat)]
 
     def _check_answered(self) -> None:
-        if self.current is not None and all(seat in self.answers for seat in self._expected()):
+        if self.table.deal is not None and set(self._expected()) <= self.table.answered():
             self.everyone_answered.set()
 
     async def broadcast_states(self) -> None:
         """Everyone's view of the room (each their own: their seat, whether they host)."""
-        for seat_index, seat in enumerate(self.seats):
-            for socket in list(seat.sockets):
-                await self._send(socket, self.state(seat_index, socket in self.hosts))
+        for seat, sockets in enumerate(self.connections):
+            for socket in list(sockets):
+                await self._send(socket, self.state(seat, socket in self.hosts))
         for socket in list(self.watchers):
             await self._send(socket, self.state(None, True))
+
+    async def send_roll(self, seat: int | None, socket: WebSocket) -> None:
+        """The round on the table to one connection of `seat` (None: a watcher); the table notes the send."""
+        await self._send(socket, {"type": "roll", **self.table.send(seat)})
 
     async def _send(self, socket: WebSocket, message: dict) -> None:
         try:
@@ -295,72 +255,57 @@ class Room:
             await self.broadcast({"type": "error", "message": f"the game stopped: internal error ({error})"})
 
     async def _rounds(self) -> None:
-        variant = self.variant
-        while not self.referee.over:
-            while all(self.seats[seat].away for seat in self.referee.seats_in):
-                # Nobody still in is connected: the game waits for someone to come back.
-                self.someone_joined.clear()
-                await self.someone_joined.wait()
-            number = len(self.referee.rounds) + 1
-            thrown = roll(variant, self.rng)
-            resolution = resolve(variant, thrown.command, thrown.dice, thrown.positions)
-            shortest, longest = self.options["foreperiod_ms"]
-            self.answers, self.everyone_answered = {}, asyncio.Event()
-            self.current = {"type": "roll", "round": number, "command": thrown.command.value,
-                            "dice": {c: list(v) for c, v in thrown.dice.items()}, "positions": thrown.positions,
-                            "foreperiod_ms": int(self.rng.integers(shortest, longest + 1)),
-                            "devils_per_color": self.referee.devils(), "seats_in": list(self.referee.seats_in)}
-            self.sent_at = time.monotonic()
-            await self.broadcast(self.current)
-            self._check_answered()  # no one to wait for (every player still in is away or idle)
-            try:
-                await asyncio.wait_for(self.everyone_answered.wait(),
-                                       self.current["foreperiod_ms"] / 1000 + TIMEOUT_S + ANSWER_GRACE_S)
-            except asyncio.TimeoutError:
-                pass
-            answers, sent, self.current = self.answers, self.current, None
-            grabs = [Grab(seat, a.answer, a.latency_ms) for seat, a in answers.items() if a.counted]
-            record = self.referee.play(thrown.command.value, resolution.accepted, resolution.reason, grabs)
-            rows = []  # (seat, answer or None): the answers to log, judged and written off the event loop
-            for seat in record.order + tuple(s for s in range(len(self.seats)) if s not in record.order):
-                if record.gems_before[seat] == 0:
-                    continue
-                given = answers.get(seat)
-                if given is None:
-                    self.seats[seat].missed += 1
-                    if self.seats[seat].away:
-                        continue  # no one was there to answer
-                rows.append((self.seats[seat].name, self.seats[seat].session_id, given))
-            await run_in_threadpool(_log_answers, self.store, variant, thrown, number, float(sent["foreperiod_ms"]),
-                                    rows)
-            answered = {seat: a.answer for seat, a in answers.items()}
-            await self.broadcast({"type": "result", "round": record.as_dict(), "answered": answered,
-                                  "seats": self.state(None, False)["seats"]})
+        table = self.table
+        while not table.over:
+            await self._someone_back()
+            await self._deal()
+            await self._answers()
+            await self._settle()
             await asyncio.sleep(self.options["feedback_ms"] / 1000)
-        check = engine_mismatches(self.referee.colors, self.referee.rounds, self.referee.rules)
-        await self.broadcast({"type": "over", "winners": list(self.referee.winners),
-                              "outcome": self.referee.outcome.label,
-                              "rounds": [record.as_dict() for record in self.referee.rounds],
-                              "engine_check": {"rounds": len(self.referee.rounds), "mismatches": check},
-                              "seats": self.state(None, False)["seats"]})
+        await self.broadcast({"type": "over", "winners": list(table.referee.winners),
+                              "outcome": table.referee.outcome.label,
+                              "rounds": [record.as_dict() for record in table.referee.rounds],
+                              "engine_check": table.engine_check(), "seats": self.seat_states()})
 
+    async def _someone_back(self) -> None:
+        """While nobody still in is connected, the game waits for someone to come back."""
+        while all(self.away(seat) for seat in self.table.referee.seats_in):
+            self.someone_joined.clear()
+            await self.someone_joined.wait()
 
-def _log_answers(store: TrialStore, variant: Variant, thrown: Any, number: int, foreperiod_ms: float,
-                 answers: list[tuple[str, str, _Answer | None]]) -> None:
-    """Each seat's answer to round `number` (None: none in time) as its drill log row, judged by the drill's gate
-    and written by the log's writer."""
-    for player, session_id, given in answers:
-        store.add(judged_trial(
-            variant, thrown.command, thrown.dice, thrown.positions, given.answer if given else NO_ANSWER,
-            given.latency_ms if given else None, interface=GAME_INTERFACE, player=player, session_id=session_id,
-            trial=number, timestamp=given.timestamp if given else datetime.now(timezone.utc),
-            foreperiod_ms=foreperiod_ms))
+    async def _deal(self) -> None:
+        """The next round's roll, to every connection."""
+        self.table.deal_next()
+        self.everyone_answered = asyncio.Event()
+        for seat, sockets in enumerate(self.connections):
+            for socket in list(sockets):
+                await self.send_roll(seat, socket)
+        for socket in list(self.watchers):
+            await self.send_roll(None, socket)
+        self._check_answered()  # no one to wait for (every player still in is away or idle)
+
+    async def _answers(self) -> None:
+        """Until every seat the round waits for answered, or the time is up (and the grace after it)."""
+        wait_s = self.table.deal.foreperiod_ms / 1000 + TIMEOUT_S + ANSWER_GRACE_S
+        try:
+            await asyncio.wait_for(self.everyone_answered.wait(), wait_s)
+        except asyncio.TimeoutError:
+            pass
+
+    async def _settle(self) -> None:
+        """Referee the round (the seats away logged nothing), and tell everyone."""
+        absent = [seat for seat in range(len(self.table.seats)) if self.away(seat)]
+        await run_in_threadpool(self.table.settle, absent)
+        await self.broadcast({"type": "result", "round": self.table.round_document(),
+                              "devils_left": self.table.devils_left(), "seats": self.seat_states()})
+
 
 class Rooms:
-    """The rooms of this server, their players' answers logged through `store`."""
+    """The rooms of this server, their players' answers logged through `store` and timed by `clock` (seconds,
+    monotonic)."""
 
-    def __init__(self, store: TrialStore, token: str | None = None):
-        self.store, self.token = store, token
+    def __init__(self, store: TrialStore, token: str | None = None, clock: Callable[[], float] = time.monotonic):
+        self.store, self.token, self.clock = store, token, clock
         self.rooms: dict[str, Room] = {}
         self.handling_ms: collections.deque = collections.deque(maxlen=HANDLING_SAMPLES)
         """Per answer, ms from its message received to the broadcast that follows it sent."""
@@ -375,7 +320,9 @@ class Rooms:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
             if code not in self.rooms:
                 break
-        room = Room(code=code, host_key=secrets.token_urlsafe(16), options=options, store=self.store,
+        table = Table(Variant.preset(options["variant"]), GameRules(end=options["end"], devils=options["devils"]),
+                      options["foreperiod_ms"], np.random.default_rng(), self.store.add, clock=self.clock)
+        room = Room(code=code, host_key=secrets.token_urlsafe(16), options=options, table=table,
                     handling_ms=self.handling_ms)
         self.rooms[code] = room
         return room
@@ -401,24 +348,24 @@ class Rooms:
         if room is None:
             await socket.close(4404, "no such room: check the code on the host's screen")
             return
-        limiter = _Limiter()
+        limiter = TokenBucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
         seat = None
         try:
             asked = JOIN.check(await _receive(socket, limiter))
             seat, host = room.join(asked, socket)
             room.last_seen = time.monotonic()
             await socket.send_text(json.dumps({"type": "joined", "seat": seat, "host": host,
-                                               "seat_key": room.seats[seat].key if seat is not None else None}))
+                                               "seat_key": room.keys[seat] if seat is not None else None}))
             await room.broadcast_states()
-            if room.current is not None:
-                await socket.send_text(json.dumps(room.current))  # a reload mid-round: the roll on the table
+            if room.table.deal is not None:
+                await room.send_roll(seat, socket)  # a reload mid-round: the roll on the table, timed from before
             while True:
                 message = await _receive(socket, limiter)
-                received = time.perf_counter()
+                received, at = time.perf_counter(), self.clock()
                 kind = message.get("type") if isinstance(message, dict) else None
                 try:
                     if kind == "answer":
-                        reply = await room.answer(seat, GRAB_MESSAGE.check(message))
+                        reply = await room.answer(seat, GRAB_MESSAGE.check(message), at)
                         room.handling_ms.append(1000 * (time.perf_counter() - received))
                     elif kind == "start" and host:
                         START.check(message)
@@ -442,22 +389,7 @@ class Rooms:
                 await room.broadcast_states()
 
 
-class _Limiter:
-    """A connection's messages: at most MESSAGES_PER_SECOND on average, MESSAGE_BURST at once."""
-
-    def __init__(self):
-        self.tokens, self.when = float(MESSAGE_BURST), time.monotonic()
-
-    def take(self) -> None:
-        now = time.monotonic()
-        self.tokens = min(float(MESSAGE_BURST), self.tokens + (now - self.when) * MESSAGES_PER_SECOND)
-        self.when = now
-        if self.tokens < 1:
-            raise RoomRefusal(1008, f"more than {MESSAGES_PER_SECOND:g} messages a second")
-        self.tokens -= 1
-
-
-async def _receive(socket: WebSocket, limiter: _Limiter) -> Any:
+async def _receive(socket: WebSocket, limiter: TokenBucket) -> Any:
     message = await socket.receive()
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000))
@@ -466,7 +398,8 @@ async def _receive(socket: WebSocket, limiter: _Limiter) -> Any:
         raise RoomRefusal(1003, "messages are JSON text")
     if len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
         raise RoomRefusal(1009, f"a message has at most {MAX_MESSAGE_BYTES} bytes")
-    limiter.take()
+    if not limiter.take():
+        raise RoomRefusal(1008, f"more than {MESSAGES_PER_SECOND:g} messages a second")
     try:
         return json.loads(text)
     except ValueError:
@@ -490,8 +423,6 @@ def join_qr(address: str) -> str:
 
 def routes(rooms: Rooms) -> list:
     """The room page, room creation and the rooms' WebSocket."""
-    from diavolo_stats.web.pages import templates
-
     async def page(request: Request):
         keys = answer_keys(Variant(), {})
         return templates.TemplateResponse(request, "room.html", {

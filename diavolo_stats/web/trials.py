@@ -35,6 +35,7 @@ from diavolo_stats.core.commands import COMMAND_NAME, NAME_RULE
 from diavolo_stats.core.variant import COLOR_NAME, COLOR_RULE, GREY, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import (
+    BROWSER_INTERFACE,
     FIGURE_COLUMNS,
     MAX_SEED,
     NO_ANSWER,
@@ -61,13 +62,12 @@ from diavolo_stats.validation import (
     Whole,
     json_spelled,
 )
+from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.busy import NotStored
 
 if TYPE_CHECKING:
     import pandas as pd
 
-BROWSER = "browser"
-"""The `interface` of the rows the web drill logs."""
 BROWSER_VARIANTS = ("standard", "kids")
 """The games the browser drill offers (each also command-first)."""
 SERVED = "served"
@@ -135,6 +135,11 @@ class Moment(Rule):
 BOOLEAN = Flag(json=True)
 """true or false, as a web client sends them."""
 
+ANSWER_NAME = Text(max_length=COLOR_RULE.max_length, pattern=COLOR_NAME,
+              described=f"a color of the game, {GREY} or {NO_ANSWER}")
+"""An answer as a page sends it: a color's name (which colors the game has is `core.variant.check_answer`'s
+to say), grey, or none."""
+
 TRIAL = Record("trial", {
     "session_id": Text(max_length=36, pattern=r"(?i)[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}",
                        described=f"a UUID such as {uuid.UUID(int=0)}"),
@@ -146,8 +151,7 @@ TRIAL = Record("trial", {
     "dice": Dice(),
     "positions": DieCenters(),
     # A color's name, grey or none; which colors the trial's game has is `judged_trial`'s check.
-    "answer": Text(max_length=COLOR_RULE.max_length, pattern=COLOR_NAME,
-                   described=f"a color of the game, {GREY} or {NO_ANSWER}"),
+    "answer": ANSWER_NAME,
     "latency_ms": Maybe(Number(at_least=MIN_LATENCY_MS, at_most=MAX_LATENCY_MS, unit="ms")),
     "too_early": BOOLEAN,
     "timed_out": Maybe(BOOLEAN),
@@ -175,8 +179,8 @@ def trial_row(body: object, held: Variant | None = None) -> TrialRow:
     foreperiod_ms = trial["foreperiod_ms"]
     return judged_trial(
         drilled_variant(trial["variant"], held), trial["command"], trial["dice"], trial["positions"], trial["answer"],
-        None if latency_ms is None else round(float(latency_ms), 1), interface=BROWSER, player=trial["player"],
-        session_id=trial["session_id"], trial=trial["trial"], timestamp=trial["timestamp"],
+        None if latency_ms is None else round(float(latency_ms), 1), interface=BROWSER_INTERFACE,
+        player=trial["player"], session_id=trial["session_id"], trial=trial["trial"], timestamp=trial["timestamp"],
         command_first=trial["command_first"], too_early=trial["too_early"], timed_out=trial["timed_out"],
         foreperiod_ms=None if foreperiod_ms is None else float(foreperiod_ms), seed=trial["seed"],
         spelled=json_spelled)
@@ -196,7 +200,7 @@ class TrialStore:
     def __init__(self, path: str | Path):
         self.log = DrillLog(path)
         self._lock = threading.Lock()  # the token buckets
-        self._buckets: dict[str, tuple[float, float]] = {}  # session id -> (tokens, when)
+        self._buckets: dict[str, TokenBucket] = {}  # per session id
         self._figures = FollowedLog(path, FIGURE_COLUMNS, lines=True)
         self._rolls = FollowedLog(path, HISTORY_COLUMNS)
         self._rolls_lock = threading.Lock()
@@ -248,13 +252,10 @@ class TrialStore:
 
     def _take_token(self, session_id: str) -> None:
         with self._lock:
-            now = time.monotonic()
-            tokens, then = self._buckets.get(session_id, (float(TRIAL_BURST), now))
-            tokens = min(float(TRIAL_BURST), tokens + (now - then) * TRIALS_PER_SECOND)
-            if tokens < 1:
-                raise TooFast(f"more than {TRIALS_PER_SECOND:g} trials a second from one session; send it again "
-                                 "in a moment", field="trial")
             if len(self._buckets) > MAX_SESSIONS_TRACKED:  # forget sessions whose bucket has refilled
-                full = TRIAL_BURST / TRIALS_PER_SECOND
-                self._buckets = {key: value for key, value in self._buckets.items() if now - value[1] < full}
-            self._buckets[session_id] = (tokens - 1, now)
+                now = time.monotonic()
+                self._buckets = {key: bucket for key, bucket in self._buckets.items() if not bucket.refilled(now)}
+            bucket = self._buckets.setdefault(session_id, TokenBucket(TRIALS_PER_SECOND, TRIAL_BURST, time.monotonic))
+            if not bucket.take():
+                raise TooFast(f"more than {TRIALS_PER_SECOND:g} trials a second from one session; send it again "
+                              "in a moment", field="trial")

@@ -66,3 +66,31 @@ def page(browser):
     yield page
     context.close()
     assert not errors, f"errors in the page's scripts: {errors}"
+
+
+class ManualClock:
+    """A monotonic clock that moves only when a test moves it (`advance`, seconds)."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clocked(log_path):
+    """The app's test client and the clock its rooms and Play games time answers by, moved by the test."""
+    from starlette.testclient import TestClient
+
+    from diavolo_stats.web.app import create_app
+
+    clock = ManualClock()
+    app = create_app(log_path)
+    app.state.rooms.clock = clock
+    app.state.games.clock = clock
+    with TestClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as test_client:
+        yield test_client, clock

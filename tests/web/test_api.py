@@ -428,10 +428,10 @@ def test_an_ambiguous_closest_accepts_the_nearest_color_and_grey(client, log_pat
                  "red": [[250, 150], [280, 20], [280, 40]], "white": [[20, 20], [40, 20], [60, 20]]}
     dice = {"black": [1, 2, 3], "red": [4, 5, 6], "white": [1, 1, 1]}
     from diavolo_stats.core.rules import Roll
-    from diavolo_stats.web import api
+    from diavolo_stats.drill import deal
 
     # The server deals this roll (it refuses a trial on a roll it never dealt).
-    monkeypatch.setattr(api, "roll", lambda variant, rng: Roll(Command.CLOSEST, dice, positions))
+    monkeypatch.setattr(deal, "roll", lambda variant, rng: Roll(Command.CLOSEST, dice, positions))
     answers = {}
     for number, answer in enumerate(("red", "grey", "black"), start=1):
         trial = a_trial(client, number, command="closest", dice=dice, positions=positions, answer=answer)

@@ -6,10 +6,11 @@ import pytest
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
-from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill import MIN_LATENCY_MS
+from diavolo_stats.drill.log import GAME_INTERFACE, load_logs
+from diavolo_stats.game import live
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
-from diavolo_stats.web.play import GAME_INTERFACE, MIN_ANSWER_MS
 
 PLAYER_FILE = """name = "Quick Carol"
 base = "expert"
@@ -28,11 +29,14 @@ def new_game(client, **changes) -> dict:
     return response.json()
 
 
-def play_to_the_end(client, game: dict, answer_of=lambda roll, number: "grey", latency_ms: float = 900.0):
-    """Every round answered by the human as `answer_of` says, until the game is over; the rounds answered."""
+def play_to_the_end(clocked, game: dict, answer_of=lambda roll, number: "grey", latency_ms: float = 900.0):
+    """Every round answered by the human as `answer_of` says, `latency_ms` after the roll appeared by the server's
+    clock, until the game is over; the rounds answered."""
+    client, clock = clocked
     answered = []
     while not game["over"]:
         roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
+        clock.advance((roll["foreperiod_ms"] + latency_ms) / 1000)
         answer = answer_of(roll, roll["round"])
         reply = client.post(f"/api/play/games/{game['id']}/answer", json={
             "round": roll["round"], "answer": answer, "latency_ms": None if answer is None else latency_ms,
@@ -48,23 +52,25 @@ def right_answer(roll, number):
 
 
 @pytest.mark.parametrize("devils,end", [("rulebook", "last-standing"), ("review", "first-out")])
-def test_a_whole_game_is_refereed_by_the_library_and_the_engine_agrees(client, log_path, devils, end):
+def test_a_whole_game_is_refereed_by_the_library_and_the_engine_agrees(clocked, log_path, devils, end):
+    client, _ = clocked
     game = new_game(client, devils=devils, end=end, opponents=["preset:novice", "preset:average", "preset:expert"])
     assert game["names"] == ["Ann", "novice", "average", "expert"] and game["gems"] == [5, 5, 5, 5]
-    game, answered = play_to_the_end(client, game, right_answer)
+    game, answered = play_to_the_end(clocked, game, right_answer)
     assert game["outcome"] in ("winner", "shared", "all-out")
     assert game["engine_check"] == {"rounds": len(game["rounds"]), "mismatches": []}
     # and the round log the page is given, replayed here
     assert engine_mismatches(Variant().colors, game["rounds"], GameRules(devils=devils, end=end)) == []
-    # each round the human answered: their grab, at the latency they sent, refereed with the opponents'
+    # each round the human answered: their grab, at the latency they sent, refereed with every opponent's
     for roll, record in answered:
         assert record["grabs"][0] == {"seat": 0, "answer": right_answer(roll, 0), "latency_ms": 900.0}
-        assert [g for g in record["grabs"][1:] if g["answer"] is not None] == roll["opponents"]
+        assert all(record["grabs"][seat]["answer"] is not None for seat in roll["seats_in"])
 
 
-def test_every_human_answer_is_logged_once_as_a_game_row(client, log_path):
+def test_every_human_answer_is_logged_once_as_a_game_row(clocked, log_path):
+    client, _ = clocked
     game = new_game(client)
-    game, answered = play_to_the_end(client, game, lambda roll, n: None if n == 2 else "red")
+    game, answered = play_to_the_end(clocked, game, lambda roll, n: None if n == 2 else "red")
     # the last answer sent again (the page never heard the reply): the same round back, no second row
     roll, record = answered[-1]
     again = client.post(f"/api/play/games/{game['id']}/answer", json={
@@ -81,14 +87,79 @@ def test_every_human_answer_is_logged_once_as_a_game_row(client, log_path):
         assert row["expected"] == right_answer(roll, 0)
 
 
-def test_an_answer_faster_than_a_person_can_give_is_logged_but_grabs_no_devil(client, log_path):
+def answer(client, game: dict, roll: dict, latency_ms: float, answer: str | None = None) -> dict:
+    reply = client.post(f"/api/play/games/{game['id']}/answer", json={
+        "round": roll["round"], "answer": answer or right_answer(roll, 1), "latency_ms": latency_ms,
+        "timestamp": "2026-12-01T08:00:00.000Z"})
+    assert reply.status_code == 200, reply.text
+    return reply.json()
+
+
+def test_an_answer_faster_than_a_person_can_give_is_logged_too_early_and_grabs_no_devil(clocked, log_path):
+    client, clock = clocked
     game = new_game(client)
     roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
-    reply = client.post(f"/api/play/games/{game['id']}/answer", json={
-        "round": roll["round"], "answer": right_answer(roll, 1), "latency_ms": MIN_ANSWER_MS - 1,
-        "timestamp": "2026-12-01T08:00:00.000Z"}).json()
+    clock.advance(roll["foreperiod_ms"] / 1000 + 0.4)
+    reply = answer(client, game, roll, MIN_LATENCY_MS - 1)
     assert reply["round"]["held"][0] is None and reply["round"]["gems_after"][0] == 4
-    assert load_logs([log_path])["latency_ms"].tolist() == [MIN_ANSWER_MS - 1]
+    row = load_logs([log_path]).iloc[0]
+    assert row["too_early"] and row["answer"] == "none" and not row["correct"]
+    assert row["latency_ms"] != row["latency_ms"]  # none: NaN
+
+
+def test_a_latency_of_0_is_never_logged_as_a_correct_answer(clocked, log_path):
+    client, clock = clocked
+    game = new_game(client)
+    roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
+    clock.advance(roll["foreperiod_ms"] / 1000)  # sent the moment the roll appeared
+    answer(client, game, roll, 0)
+    row = load_logs([log_path]).iloc[0]
+    assert row["too_early"] and not row["correct"]
+
+
+def test_a_claim_is_believed_only_within_the_time_the_server_saw_pass(clocked, log_path):
+    client, clock = clocked
+    game = new_game(client)
+    roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
+    clock.advance(roll["foreperiod_ms"] / 1000 + 3.0)  # 3 s after the roll appeared, a claim of 150 ms
+    reply = answer(client, game, roll, 150)
+    assert reply["round"]["grabs"][0]["latency_ms"] == 3000 - live.NETWORK_ALLOWANCE_MS
+    assert load_logs([log_path])["latency_ms"].tolist() == [3000 - live.NETWORK_ALLOWANCE_MS]
+
+
+def test_a_page_reloaded_mid_round_is_timed_from_the_first_send(clocked, log_path):
+    client, clock = clocked
+    game = new_game(client)
+    roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
+    clock.advance(2.0)  # the roll seen, then the page reloaded: it gets the same round again
+    assert client.post(f"/api/play/games/{game['id']}/round", json={}).json() == roll
+    clock.advance(roll["foreperiod_ms"] / 1000 + 0.07)
+    reply = answer(client, game, roll, 70)  # 70 ms after the roll reappeared, 2,070 ms after it first appeared
+    assert reply["round"]["grabs"][0]["latency_ms"] == 2070.0
+    assert load_logs([log_path])["latency_ms"].tolist() == [2070.0]
+
+
+def test_the_opponents_grabs_are_sent_only_as_they_happen(clocked):
+    client, clock = clocked
+    game = new_game(client, opponents=["preset:novice", "preset:average", "preset:expert"])
+    roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
+    assert set(roll) == {"round", "command", "dice", "positions", "foreperiod_ms", "devils_per_color", "seats_in"}
+    table = client.app.state.games.game(game["id"]).table
+    first_s = table.next_reveal_s()
+    assert first_s >= roll["foreperiod_ms"] / 1000  # the roll has not appeared yet
+    clock.advance(first_s + 0.001)
+    first = client.post(f"/api/play/games/{game['id']}/grabs", json={"round": roll["round"]}).json()
+    assert len(first["grabs"]) >= 1 and first["on_table"]
+    due_ms = 1000 * (first_s + 0.001) - roll["foreperiod_ms"]
+    assert all(grab["latency_ms"] <= due_ms for grab in first["grabs"])
+    taken = {grab["answer"] for grab in first["grabs"]}
+    per_color = roll["devils_per_color"]
+    assert all(first["devils_left"][color] < (1 if color == "grey" else per_color) for color in taken)
+    reply = answer(client, game, roll, 5000)  # then every grab, in the round's record
+    assert [grab["seat"] for grab in reply["round"]["grabs"] if grab["answer"]] == [0, 1, 2, 3]
+    left = reply["round"]["devils_left"]
+    held = [devil for devil in reply["round"]["held"] if devil]
+    assert sum(per_color - left[color] for color in Variant().colors) + 1 - left["grey"] == len(held)
 
 
 def test_the_round_on_the_table_is_the_same_until_it_is_answered(client):

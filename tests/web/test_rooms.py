@@ -12,6 +12,7 @@ from starlette.websockets import WebSocketDisconnect
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.game import live
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
@@ -25,7 +26,7 @@ FAST = {"foreperiod_ms": [0, 0], "feedback_ms": 0}
 def client(client, monkeypatch):
     """The app's test client, its answers sent at once: the server takes any latency up to a minute more than
     it saw pass (the test that checks that bound puts it back)."""
-    monkeypatch.setattr(rooms, "TIMING_SLACK_MS", 60_000.0)
+    monkeypatch.setattr(live, "TIMING_SLACK_MS", 60_000.0)
     return client
 
 
@@ -100,25 +101,84 @@ def test_a_room_plays_a_whole_game_refereed_by_the_library_and_logs_each_answer_
         socket.__exit__(None, None, None)
 
 
-def test_answers_faster_than_a_person_or_slower_than_the_time_that_passed_grab_nothing(client, log_path,
-                                                                                      monkeypatch):
-    monkeypatch.setattr(rooms, "TIMING_SLACK_MS", 25.0)
-    room = open_room(client, foreperiod_ms=[0, 0])
+def test_an_answer_under_the_human_floor_is_too_early_and_a_claim_is_held_to_the_time_that_passed(clocked,
+                                                                                                   log_path):
+    client, clock = clocked
+    room = open_room(client, foreperiod_ms=[500, 500])
     host, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
     bea, _ = join(client, room["code"], "Bea")
+    cid, _ = join(client, room["code"], "Cid")
     host.send_json({"type": "start"})
     roll = until(host, "roll")
+    for socket in (bea, cid):
+        until(socket, "roll")
+    clock.advance(0.5 + 0.4)  # the foreperiod, then 400 ms
+    # Ann claims 60 ms: faster than a person, too early, whatever the time that passed
     host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 60,
                     "timestamp": "2026-12-01T08:00:00Z"})
-    refused = until(host, "refused")
-    assert "100 ms" in refused["message"]
+    assert "too early" in until(host, "refused")["message"]
+    # Bea claims 9 s when 400 ms passed: she is counted at the 400 ms the server saw
     bea.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 9000,
                    "timestamp": "2026-12-01T08:00:00Z"})
-    assert "slower than the time" in until(bea, "refused")["message"]
+    clock.advance(3.0)
+    # Cid waits 3 s more and claims 150 ms: he is counted at 3.4 s less the network's allowance, after Bea
+    cid.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 150,
+                   "timestamp": "2026-12-01T08:00:00Z"})
     result = until(host, "result")["round"]
-    assert result["held"] == [None, None] and result["gems_after"] == [4, 4]
-    assert sorted(load_logs([log_path])["latency_ms"]) == [60.0, 9000.0]  # logged as given
-    for socket in (host, bea):
+    assert result["held"][0] is None and result["order"] == [1, 2]
+    assert [grab["latency_ms"] for grab in result["grabs"]] == [None, 400.0, 3400.0 - live.NETWORK_ALLOWANCE_MS]
+    rows = load_logs([log_path]).set_index("player")
+    assert bool(rows.loc["Ann", "too_early"]) and rows.loc["Ann", "answer"] == "none"
+    assert not bool(rows.loc["Ann", "correct"]) and rows["latency_ms"].isna()["Ann"]
+    assert rows.loc["Bea", "latency_ms"] == 400.0 and rows.loc["Cid", "latency_ms"] == 2900.0
+    for socket in (host, bea, cid):
+        socket.__exit__(None, None, None)
+
+
+def test_a_seat_that_reloads_after_the_roll_is_timed_from_the_first_send(clocked, log_path):
+    client, clock = clocked
+    room = open_room(client, foreperiod_ms=[500, 500])
+    host, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
+    bea, bea_joined = join(client, room["code"], "Bea")
+    host.send_json({"type": "start"})
+    roll = until(bea, "roll")
+    clock.advance(2.0)  # Bea peeks at the roll, then reloads her page
+    bea.__exit__(None, None, None)
+    again, _ = join(client, room["code"], None, seat_key=bea_joined["seat_key"])
+    assert until(again, "roll") == roll  # the roll on the table again
+    clock.advance(0.5 + 0.07)  # its foreperiod again, then an answer 70 ms after it reappeared
+    again.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 70,
+                     "timestamp": "2026-12-01T08:00:00Z"})
+    host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 900,
+                    "timestamp": "2026-12-01T08:00:00Z"})
+    result = until(host, "result")["round"]
+    assert result["grabs"][1]["latency_ms"] == 2070.0 and result["order"] == [0, 1]
+    logged = load_logs([log_path]).set_index("player")["latency_ms"]
+    assert logged["Bea"] == 2070.0  # from the first send, less the foreperiod: a reload restarts nothing
+    for socket in (host, again):
+        socket.__exit__(None, None, None)
+
+
+def test_the_devils_left_go_to_every_seat_after_each_grab(client):
+    room = open_room(client)
+    sockets = [join(client, room["code"], "Ann", host_key=room["host_key"])[0],
+               *(join(client, room["code"], name)[0] for name in ("Bea", "Cid"))]
+    sockets[0].send_json({"type": "start"})
+    roll = until(sockets[0], "roll")
+    assert roll["devils_per_color"] == 2
+    for seat, latency_ms in ((0, 400), (1, 300)):  # both grab black: the faster first, whoever came first
+        sockets[seat].send_json({"type": "answer", "round": roll["round"], "answer": "black",
+                                 "latency_ms": latency_ms, "timestamp": "2026-12-01T08:00:00Z"})
+        for socket in sockets:
+            grabbed = until(socket, "grabbed")
+            assert grabbed["seat"] == seat
+            assert grabbed["devils_left"] == {"black": 2 - (seat + 1), "red": 2, "white": 2, "grey": 1}
+    sockets[2].send_json({"type": "answer", "round": roll["round"], "answer": "black", "latency_ms": 200,
+                          "timestamp": "2026-12-01T08:00:00Z"})
+    result = until(sockets[1], "result")
+    assert result["devils_left"] == {"black": 0, "red": 2, "white": 2, "grey": 1}
+    assert result["round"]["held"] == [None, "black", "black"]  # Cid's 200 ms came last and took one
+    for socket in sockets:
         socket.__exit__(None, None, None)
 
 

@@ -23,8 +23,9 @@ from diavolo_stats import lazy_exports
 _LOG_HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
     "reader": ("FIGURE_COLUMNS", "LOADED_COLUMNS", "FollowedLog", "SkippedRowsWarning", "load_logs",
                "load_rows"),
-    "schema": ("CELLS", "COLUMNS", "COLUMNS_V1", "HEADER_LINE", "HEADER_LINE_V1", "INTERFACES", "NO_ANSWER",
-               "SCHEMA_VERSION", "TrialRow", "TruncatedLogWarning", "check_outcome", "csv_line", "format_row",
+    "schema": ("BROWSER_INTERFACE", "CELLS", "COLUMNS", "COLUMNS_V1", "GAME_INTERFACE", "HEADER_LINE",
+               "HEADER_LINE_V1", "INTERFACES", "NO_ANSWER", "SCHEMA_VERSION", "TERMINAL_INTERFACE",
+               "TrialRow", "TruncatedLogWarning", "check_outcome", "csv_line", "format_row",
                "is_header_start", "logged_positions"),
     "player": ("MAX_PLAYER_LENGTH", "PLAYER_NAME", "PlayerName", "check_player", "player_problem"),
     "place": ("LOG_ENV", "SAMPLE_LOG", "default_log_path", "missing_log_message"),

@@ -104,7 +104,10 @@ COLUMNS: tuple[str, ...] = (
 COLUMNS_V1: tuple[str, ...] = COLUMNS[:-2]
 """The columns of schema version 1: all but `interface` and `accepted`."""
 
-INTERFACES: tuple[str, ...] = ("terminal", "browser", "game")
+TERMINAL_INTERFACE = "terminal"
+BROWSER_INTERFACE = "browser"
+GAME_INTERFACE = "game"
+INTERFACES: tuple[str, ...] = (TERMINAL_INTERFACE, BROWSER_INTERFACE, GAME_INTERFACE)
 """The `interface` values: the terminal drill, the web drill, and a game played in the browser (`diavolo serve`'s
 Play page and rooms)."""
 

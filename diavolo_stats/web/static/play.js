@@ -1,7 +1,7 @@
 // The Play page: a whole game against modelled players. The server holds the game and referees it;
-// this page throws nothing itself. Each round: the roll comes with the opponents' grabs (what and when,
-// drawn by the server from their models), the page shows a fixation mark for the roll's foreperiod,
-// paints the dice, and plays the opponents' grabs out at their times while the human answers. The page's
+// this page throws nothing itself. Each round: the roll comes alone, the page shows a fixation mark for the
+// roll's foreperiod, paints the dice, and shows the opponents' grabs as the server tells them, as they happen
+// (it keeps them until then), while the human answers. The page's
 // state is on <body> as data-state (setup, fixation, stimulus, result, over) and data-round.
 //
 // Timing: the onset and latency of onset.js, as in the drill.
@@ -105,27 +105,35 @@ async function nextRound() {
     setStatus(`the game stopped: ${failure.message}`);
     return;
   }
-  round = { roll, phase: "fixation", timers: [], left: devilsLeft(game.colors, roll.devils_per_color), shown: {} };
-  drawDevils(round.left);
+  round = { roll, phase: "fixation", timers: [], shown: {} };
+  drawDevils(devilsLeft(game.colors, roll.devils_per_color));
   drawSeats(document.querySelector("#seats"));
   setState("fixation");
   const current = round;
   current.timers.push(throwRoll(current, game.game, () => current === round, () => {
-    for (const grab of roll.opponents) {
-      current.timers.push(setTimeout(() => opponentGrabs(current, grab), grab.latency_ms));
-    }
+    followGrabs(current);
     current.timers.push(setTimeout(() => answered(current, null, null), 1000 * game.timeout_s));
   }));
 }
 
-// An opponent's hand reaches the table: their devil is gone, if one was left.
-function opponentGrabs(current, grab) {
-  if (current !== round || current.phase !== "stimulus") return;
-  const got = current.left[grab.answer] > 0;
-  if (got) current.left[grab.answer] -= 1;
-  current.shown[grab.seat] = { ...grab, got };
-  drawDevils(current.left);
-  drawSeats(document.querySelector("#seats"), current.shown);
+// The opponents' hands reaching the table, as they happen: the server keeps their grabs until their time has
+// come and answers once another one has; each reply carries the devils left.
+async function followGrabs(current) {
+  let known = 0;
+  for (;;) {
+    let reply;
+    try {
+      reply = await call(`/api/play/games/${game.id}/grabs`, { round: current.roll.round, known });
+    } catch {
+      return;
+    }
+    if (current !== round || current.phase !== "stimulus" || !reply.on_table) return;
+    for (const grab of reply.grabs) current.shown[grab.seat] = grab;
+    known = reply.grabs.length;
+    drawDevils(reply.devils_left);
+    drawSeats(document.querySelector("#seats"), current.shown);
+    if (!reply.more) return;
+  }
 }
 
 function stopTimers(current) {
@@ -160,6 +168,7 @@ async function answered(current, answer, timeStamp) {
 
 function showResult(record) {
   setState("result");
+  drawDevils(record.devils_left);
   const grabs = Object.fromEntries(record.grabs.map((grab) => [grab.seat, { ...grab, got: record.held[grab.seat] !== null }]));
   drawSeats(document.querySelector("#seats"), grabs);
   showVerdict(verdict(record, game.human), roundStory(record, game.names));

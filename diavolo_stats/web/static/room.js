@@ -107,6 +107,7 @@ function receive(message) {
     case "grabbed":
       if (round && round.roll.round === message.round) {
         round.grabbed[message.seat] = { answer: "grabbed", got: true };
+        drawDevils(message.devils_left);
         drawSeats();
       }
       break;
@@ -207,6 +208,7 @@ function showResult(message) {
   if (round && round.roll.round === record.number) round.phase = "result";
   const grabs = Object.fromEntries(record.grabs.map((grab) => [grab.seat, { ...grab, got: record.held[grab.seat] !== null }]));
   round = { ...(round ?? { timers: [] }), grabbed: grabs, phase: "result" };
+  drawDevils(message.devils_left);
   drawSeats();
   const story = roundStory(record, names());
   if (me.seat !== null && record.gems_before[me.seat] > 0) showVerdict(verdict(record, me.seat), story);

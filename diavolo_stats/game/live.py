@@ -1,0 +1,337 @@
+"""A live table: one game of Diavolo played round by round by people (and modelled players), one state object
+that the Play page and the rooms only carry messages to.
+
+As OpenSpiel keeps a game apart from its state, the rules of a round are
+`drill.deal.Deal` (the roll, its resolution, its foreperiod) and
+`referee.Referee` (who gets which devil), and a `Table` is the state of one
+table in play: its seats, the deal on it, the answers given to it, and the
+devils left. The server tells the table when it sends the roll to a seat
+(`Table.send`) and when an answer comes (`Table.answer`); the table judges
+the answer (`judged_trial`, the drill's gate, through the deal), writes it
+to the log once, and settles the round (`Table.settle`) when the carrier
+says the wait is over.
+
+What a page claims is believed only within what the server saw pass for
+that seat (`believed_latency`): the latency counted and logged is the page's
+own measure held within the time since the server first sent the roll to
+that seat, less the foreperiod, and that less NETWORK_ALLOWANCE_MS (the
+roll's way to the page and the answer's way back). A seat sent the roll
+again (a reload, a reconnection) is timed by the server alone, from the
+first send: its page's clock started again when the roll came back. An
+answer under the human floor (`drill.MIN_LATENCY_MS`) is logged as too
+early, as the drill logs a key pressed before the roll, and grabs nothing.
+A seat answers once.
+
+Modelled players' grabs are drawn with the deal and kept here: `revealed`
+gives those whose time has come (from when the roll appeared to the people
+at the table), and all of them once every person answered, so no page
+learns an opponent's answer before it happens.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from diavolo_stats.core.variant import GREY, Variant, check_answer
+from diavolo_stats.drill import MIN_LATENCY_MS
+from diavolo_stats.drill.deal import Deal
+from diavolo_stats.drill.log import GAME_INTERFACE, NO_ANSWER, TrialRow
+from diavolo_stats.drill.roll_features import played_features
+from diavolo_stats.errors import InputError
+from diavolo_stats.game.engine import START_GEMS
+from diavolo_stats.game.referee import Grab, Referee, RefereedRound, engine_mismatches, modelled_grabs, referee_round
+from diavolo_stats.game.settings import MAX_PLAYERS, MIN_PLAYERS, GameRules
+from diavolo_stats.game.specs import Player
+
+NETWORK_ALLOWANCE_MS = 500.0
+"""How much less than the server's own measure a page's latency may be: the roll's way to the page, the
+answer's way back and the frame that painted it (a phone on a busy network takes a few hundred ms)."""
+TIMING_SLACK_MS = 25.0
+"""How much more than the server's own measure a page's latency may be (timer granularity)."""
+
+
+def believed_latency(claimed_ms: float, seen_ms: float, resent: bool) -> float:
+    """The latency a table counts, ms, from the page's `claimed_ms` and `seen_ms`, the time since the server
+    first sent the roll to the seat less the foreperiod: the claim when it lies from `seen_ms` less
+    NETWORK_ALLOWANCE_MS to `seen_ms` plus TIMING_SLACK_MS; below that, `seen_ms` less NETWORK_ALLOWANCE_MS;
+    above, or for a seat sent the roll again (`resent`: its page's clock started again), `seen_ms`."""
+    if resent or claimed_ms > seen_ms + TIMING_SLACK_MS:
+        return round(seen_ms, 1)
+    return round(max(claimed_ms, seen_ms - NETWORK_ALLOWANCE_MS), 1)
+
+
+@dataclass
+class Seat:
+    """One seat: its player's name, the session id its rows are logged under (one per game), the modelled
+    player sitting there (None: a person), and the rounds in a row it let pass unanswered."""
+
+    name: str
+    model: Player | None = None
+    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    missed: int = 0
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What a table made of one answer: the answer (None: none), the latency counted (ms, None without an
+    answer), whether it grabs, and why not when it does not."""
+
+    answer: str | None
+    latency_ms: float | None
+    counted: bool
+    reason: str | None = None
+
+
+class Table:
+    """One table in play (see the module docstring).
+
+    variant: the game. rules: its readings (`GameRules`). foreperiod_ms: the (shortest, longest) range each
+    roll's wait is drawn from. rng: the dice's generator (and the models'). log: where a judged answer goes
+    (`TrialStore.add`, or any callable taking a `TrialRow`); it is called before the answer is taken, so an
+    answer the log refuses is not taken either. seed: logged with every row. clock: seconds, monotonic.
+    """
+
+    def __init__(self, variant: Variant, rules: GameRules, foreperiod_ms: tuple[int, int],
+                 rng: np.random.Generator, log: Callable[[TrialRow], Any], seed: int | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.variant, self.rules, self.foreperiod_ms, self.rng = variant, rules, foreperiod_ms, rng
+        self.log, self.seed, self.clock = log, seed, clock
+        self.seats: list[Seat] = []
+        self.referee: Referee | None = None
+        self.deal: Deal | None = None  # the deal on the table, until it is settled
+        self.number = 0  # the round of `deal`
+        self.last: tuple[Deal, RefereedRound] | None = None  # the last round settled
+        self._first_sent: dict[int, float] = {}
+        self._sends: dict[int, int] = {}
+        self._taken: dict[int, Taken] = {}
+        self._modelled: list[Grab] = []
+        self._lock = threading.RLock()
+
+    # ---------------------------------------------------------------------------------------------- seats
+
+    def join(self, name: str, model: Player | None = None) -> int:
+        """Seat `name` (a person, or `model`) before the game starts: the seat's number. InputError once the
+        game started, past MAX_PLAYERS, or for a name the table has (ignoring case)."""
+        with self._lock:
+            if self.referee is not None:
+                raise InputError("the table is playing; new players join before the game starts", field="name")
+            if len(self.seats) >= MAX_PLAYERS:
+                raise InputError(f"the table has its {MAX_PLAYERS} players", field="name")
+            if any(seat.name.casefold() == name.casefold() for seat in self.seats):
+                raise InputError("someone at the table is already called that", field="name")
+            self.seats.append(Seat(name, model))
+            return len(self.seats) - 1
+
+    def start(self) -> None:
+        """Start a game with the seats there are (again, once one is over: each seat a new session id)."""
+        with self._lock:
+            if len(self.seats) < MIN_PLAYERS:
+                raise InputError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players", field="start")
+            for seat in self.seats:
+                seat.session_id, seat.missed = str(uuid.uuid4()), 0
+            self.referee = Referee(names=tuple(seat.name for seat in self.seats), colors=self.variant.colors,
+                                   rules=self.rules)
+            self.deal, self.number, self.last = None, 0, None
+
+    @property
+    def over(self) -> bool:
+        return self.referee is not None and self.referee.over
+
+    @property
+    def people(self) -> list[int]:
+        """The seats of people (not modelled players)."""
+        return [index for index, seat in enumerate(self.seats) if seat.model is None]
+
+    def gems(self) -> tuple[int, ...]:
+        """Each seat's gems (START_GEMS before the game)."""
+        return self.referee.gems if self.referee is not None else (START_GEMS,) * len(self.seats)
+
+    # ---------------------------------------------------------------------------------------------- a round
+
+    def deal_next(self) -> Deal:
+        """Throw the next round's deal (and draw the modelled players' grabs on it); InputError once over."""
+        with self._lock:
+            if self.referee is None or self.referee.over:
+                raise InputError("the game is over" if self.referee else "the game has not started", field="round")
+            deal = Deal.throw(self.variant, self.rng, self.foreperiod_ms)
+            modelled = [seat for seat in self.referee.seats_in if self.seats[seat].model is not None]
+            self._modelled = modelled_grabs(
+                [self.seats[seat].model for seat in modelled], modelled, deal.roll.command,
+                deal.resolution.accepted, self.variant.colors, self.rng,
+                features=played_features(self.variant, [deal.roll])) if modelled else []
+            self.deal, self.number = deal, len(self.referee.rounds) + 1
+            self._first_sent, self._sends, self._taken = {}, {}, {}
+            return deal
+
+    def roll_message(self) -> dict:
+        """The round on the table as a page paints it: its number, the deal's wire form, the devils of each
+        color on the table and the seats still in."""
+        with self._lock:
+            if self.deal is None:
+                raise InputError("no round is on the table", field="round")
+            return {"round": self.number, **self.deal.wire(), "devils_per_color": self.referee.devils(),
+                    "seats_in": list(self.referee.seats_in)}
+
+    def send(self, seat: int | None) -> dict:
+        """The round on the table for `seat` (None: a screen that only watches), noting when the server first
+        sent it there and whether it sends it again (a reload)."""
+        with self._lock:
+            message = self.roll_message()
+            if seat is not None:
+                self._first_sent.setdefault(seat, self.clock())
+                self._sends[seat] = self._sends.get(seat, 0) + 1
+            return message
+
+    def answer(self, seat: int, round_number: int, answer: str | None, latency_ms: float | None,
+               timestamp: datetime, at: float | None = None) -> Taken:
+        """Take `seat`'s answer (None: none in the time) to round `round_number`, `latency_ms` after the roll
+        appeared at `timestamp` by its page, received at `at` (the clock's; now when None): judged, logged
+        once, and what it counts for. InputError for a round not on the table, a seat out of it or that was
+        never sent it, a second answer, or an answer that is no color of the game nor grey."""
+        at = self.clock() if at is None else at
+        with self._lock:
+            if self.deal is None or round_number != self.number:
+                raise InputError(f"round {round_number} is not on the table", field="round")
+            if seat in self._taken:
+                raise InputError("you grabbed already: one devil per player, no swapping", field="answer")
+            if seat not in self.referee.seats_in or self.seats[seat].model is not None:
+                raise InputError("you are out of this game", field="seat")
+            if seat not in self._first_sent:
+                raise InputError(f"round {round_number} was not sent to you", field="round")
+            if (answer is None) != (latency_ms is None):
+                raise InputError("an answer needs its latency, and no answer has none", field="latency_ms")
+            if answer is None:
+                taken = Taken(None, None, False)
+            else:
+                check_answer(answer, self.variant.colors)
+                resent = self._sends[seat] > 1
+                seen_ms = 1000 * (at - self._first_sent[seat]) - self.deal.foreperiod_ms
+                believed = believed_latency(float(latency_ms), seen_ms, resent)
+                early = believed < MIN_LATENCY_MS or (not resent and latency_ms < MIN_LATENCY_MS)
+                taken = (Taken(None, None, False, f"faster than a person can answer (under {MIN_LATENCY_MS:g} ms):"
+                                                  " logged as too early, it grabs nothing") if early else
+                         Taken(answer, believed, True))
+            self.log(self._row(seat, taken, timestamp, too_early=answer is not None and not taken.counted))
+            self._taken[seat] = taken
+            self.seats[seat].missed = 0
+            return taken
+
+    def answered(self) -> set[int]:
+        with self._lock:
+            return set(self._taken)
+
+    def revealed(self, at: float | None = None) -> list[Grab]:
+        """The modelled players' grabs whose time has come by `at` (the clock's; now when None), counted from
+        when the roll appeared to the first person sent it; all of them once every person still in answered."""
+        at = self.clock() if at is None else at
+        with self._lock:
+            people = [seat for seat in self.referee.seats_in if seat in self.people] if self.referee else []
+            if all(seat in self._taken for seat in people):
+                return list(self._modelled)
+            onset = self._onset()
+            if onset is None:
+                return []
+            return [grab for grab in self._modelled if grab.latency_ms <= 1000 * (at - onset)]
+
+    def next_reveal_s(self, at: float | None = None) -> float | None:
+        """Seconds from `at` until the next modelled grab is due (None: none is left to come, or the roll has
+        not been sent)."""
+        at = self.clock() if at is None else at
+        with self._lock:
+            onset = self._onset()
+            shown = len(self.revealed(at))
+            later = sorted(grab.latency_ms for grab in self._modelled)[shown:]
+            if onset is None or not later:
+                return None
+            return max(0.0, onset + later[0] / 1000 - at)
+
+    def _onset(self) -> float | None:
+        """When the roll appeared to the first person sent it (the clock's seconds), None before any send."""
+        if not self._first_sent or self.deal is None:
+            return None
+        return min(self._first_sent.values()) + self.deal.foreperiod_ms / 1000
+
+    def grabs(self, at: float | None = None) -> list[Grab]:
+        """Every grab counted so far: the people's answers that count and the modelled grabs revealed."""
+        with self._lock:
+            people = [Grab(seat, taken.answer, taken.latency_ms) for seat, taken in self._taken.items()
+                      if taken.counted]
+            return people + self.revealed(at)
+
+    def holding(self, at: float | None = None) -> tuple[int, tuple[str | None, ...]]:
+        """The devils of each color on the table this round, and the devil each seat holds so far (a color,
+        grey or None), the grabs so far handed out in order of latency as the referee hands them out; once the
+        round is settled, what its grabs took."""
+        with self._lock:
+            if self.deal is not None:
+                _, _, held = referee_round(self.variant.colors, self.referee.gems, self.grabs(at), (GREY,),
+                                           self.rules.devils)
+                return self.referee.devils(), held
+            if self.last is not None:
+                return self.last[1].devils, self.last[1].held
+            return self.referee.devils(), (None,) * len(self.seats)
+
+    def devils_left(self, at: float | None = None) -> dict[str, int]:
+        """The devils of each color (and grey) still on the table now, as `holding` hands them out."""
+        with self._lock:
+            if self.referee is None:
+                return {}
+            per_color, held = self.holding(at)
+            left = {color: per_color for color in self.variant.colors} | {GREY: 1}
+            for devil in held:
+                if devil is not None:
+                    left[devil] -= 1
+            return left
+
+    def settle(self, absent: Sequence[int] = ()) -> RefereedRound:
+        """Referee the round on the table: every counted grab, in order of latency. A person still in who did
+        not answer is logged as timed out (unless `absent`: no one was there) and has missed one more round."""
+        with self._lock:
+            if self.deal is None:
+                raise InputError("no round is on the table", field="round")
+            for seat in self.referee.seats_in:
+                if seat in self._taken or self.seats[seat].model is not None:
+                    continue
+                self.seats[seat].missed += 1
+                if seat not in absent:
+                    self.log(self._row(seat, Taken(None, None, False), datetime.now(timezone.utc)))
+            grabs = [Grab(seat, taken.answer, taken.latency_ms) for seat, taken in self._taken.items()
+                     if taken.counted] + self._modelled
+            deal = self.deal
+            record = self.referee.play(deal.roll.command.value, deal.resolution.accepted, deal.resolution.reason,
+                                       grabs)
+            self.deal, self.last = None, (deal, record)
+            return record
+
+    def play_out(self) -> None:
+        """Play the rest of the game at once among the modelled players (no person is left in)."""
+        with self._lock:
+            while not self.over:
+                self.deal_next()
+                self.settle()
+
+    def round_document(self) -> dict:
+        """The last round settled as plain JSON types: the referee's record and the dice."""
+        with self._lock:
+            deal, record = self.last
+            return record.as_dict() | {"dice": deal.wire()["dice"]}
+
+    def engine_check(self) -> dict:
+        """The game's round log replayed through the vectorized engine: {"rounds": n, "mismatches": [...]}."""
+        with self._lock:
+            rounds = self.referee.rounds
+            return {"rounds": len(rounds), "mismatches": engine_mismatches(self.variant.colors, rounds, self.rules)}
+
+    def _row(self, seat: int, taken: Taken, timestamp: datetime, too_early: bool = False) -> TrialRow:
+        return self.deal.judged(taken.answer if taken.answer is not None else NO_ANSWER, taken.latency_ms,
+                                timestamp=timestamp, interface=GAME_INTERFACE, player=self.seats[seat].name,
+                                session_id=self.seats[seat].session_id, trial=self.number, too_early=too_early,
+                                seed=self.seed)
