@@ -4,23 +4,19 @@
 oldest is dropped past that). A game has one human seat (seat 0) and 1 to 5
 opponents, each a modelled player (`specs.Player`) reading every roll by its
 features: a preset, a player file sent by the page, or a player of the drill
-log fitted from their answers. Each round the
-server throws the dice (`rules.roll`), resolves them and draws every
-opponent's grab from their model for this roll (`referee.modelled_grabs`),
-before the page shows the roll: the page plays the opponents' grabs out at
-their times, as hands reaching across the table. The human's answer comes
-back with its latency, timed by the page from the frame that painted the
-roll (as the drill times it); the round is then refereed by
-`referee.Referee`, and the human's answer is written to the drill log
-through the drill's own gate (`drill.trial.judged_trial`, `interface`
-`game`, the game's id as `session_id`, the round as `trial`) and writer
-(`TrialStore`: fsynced, each round once).
-
-An answer faster than MIN_ANSWER_MS grabs no devil: no person reads a roll
-that fast, so it was pressed before the roll was seen (it is still logged,
-as given). A human with no gems left watches the rest of the game played at
-once by the models. A finished game carries `engine_check`: its round log
-replayed through the vectorized engine (`referee.engine_mismatches`).
+log fitted from their answers. The game is a `game.live.Table` (the human
+at seat 0): each round the table deals the roll and draws every opponent's
+grab from their model (`referee.modelled_grabs`), and keeps those grabs: the
+round the page is sent holds none, and `grabs` (a long poll) gives each one
+as its time comes, with the devils left, so the page plays them out as hands
+reaching across the table. The human's answer comes back with its latency,
+timed by the page from the frame that painted the roll; the table holds it to
+the time the server saw pass since it first sent that round, logs it once
+(`interface` `game`, the game's id as `session_id`, the round as `trial`)
+and settles the round; an answer under the human floor is logged too early
+and grabs nothing. A human with no gems left watches the rest of the game
+played at once by the models. A finished game carries `engine_check`: its
+round log replayed through the vectorized engine.
 """
 
 from __future__ import annotations

@@ -6,17 +6,12 @@ and a name, and holds a WebSocket (`/ws/rooms/CODE`, through Starlette on
 uvicorn) for the whole game. Every round the server throws the dice and
 sends the roll to every seat; each page paints it after the foreperiod and
 measures its player's reaction from the frame that painted it (as the
-drill does); the server awards the devils in order of those latencies
-(`referee.Referee`), once every player still in has answered or the time is
-up, and sends everyone the round. Each human answer is written to the drill
-log through the drill's gate (`judged_trial`, `interface` game, a session
-id per seat and game, the round as `trial`) and writer (fsynced, once).
-
-What a client claims is checked, not trusted: an answer is refused (it
-grabs nothing, and is logged as given) when its latency is below
-MIN_ANSWER_MS (100 ms: no person answers a visual choice faster;
-`drill.MIN_LATENCY_MS`) or longer than the time the server has seen pass
-since it sent the roll, less the foreperiod. A seat grabs once: no swapping.
+drill does). The room's game is a `game.live.Table`, which this module only
+carries messages to: the table notes when it first sent the roll to each
+seat, judges and logs each answer once as it comes (held to the time the
+server saw pass for that seat; under the human floor, too early), and
+settles the round once every player still in has answered or the time is
+up; everyone is sent each grab with the devils left, then the round.
 
 Bounds: MAX_ROOMS rooms, MAX_PLAYERS seats and MAX_SOCKETS_PER_ROOM
 connections per room, MAX_MESSAGE_BYTES per message and MESSAGES_PER_SECOND
