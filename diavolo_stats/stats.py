@@ -30,6 +30,11 @@ Z_95 = 1.959963984540054
 MIN_FIT_ANSWERS = 30
 """The fewest latencies an ex-Gaussian is fitted from."""
 
+MIN_SIGMA_MS = 10.0
+"""The least sigma an ex-Gaussian is fitted with, ms: about the jitter of a keyboard's and a screen's timing.
+Latencies with a sharp leading edge otherwise drive sigma toward 0 and the density there toward infinity, and
+held-out answers just before the edge toward a log density of minus hundreds."""
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -161,7 +166,8 @@ def _log_pdf(offset: np.ndarray, sigma: float, tau: float, log_tau: float) -> tu
 
 
 def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | None:
-    """Maximum-likelihood ex-Gaussian fit of latencies in ms; None with fewer than MIN_FIT_ANSWERS values.
+    """Maximum-likelihood ex-Gaussian fit of latencies in ms, sigma at least MIN_SIGMA_MS; None with fewer than
+    MIN_FIT_ANSWERS values.
 
     The likelihood is maximized with its analytic gradient (L-BFGS-B) from the
     method-of-moments estimate, on the latencies standardized to mean 0 and
@@ -182,7 +188,8 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     # Moments: the ex-Gaussian's skewness is 2 (tau/sd)^3, so tau follows from it (kept inside (0, sd)).
     skew = float(np.mean(standard**3))
     tau = min(max(skew, 0.01) / 2, 0.9) ** (1 / 3)
-    start = np.array([-tau, 0.5 * math.log(1 - tau**2), math.log(tau)])  # mu, log sigma, log tau
+    floor = min(math.log(MIN_SIGMA_MS / spread), 3.0)  # log sigma's least value, on the standardized scale
+    start = np.array([-tau, max(0.5 * math.log(1 - tau**2), floor), math.log(tau)])  # mu, log sigma, log tau
 
     def negative_log_likelihood(theta: np.ndarray) -> tuple[float, np.ndarray]:
         mu, sigma, tau = theta[0], math.exp(theta[1]), math.exp(theta[2])
@@ -201,7 +208,7 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     # took three times as long with them), and the answer is the same to the bit without.
     with np.errstate(all="ignore"), threadpool_limits(limits=1, user_api="blas"):
         found = optimize.minimize(negative_log_likelihood, start, jac=True, method="L-BFGS-B",
-                                  bounds=[(-10, 10), (-9, 3), (-9, 3)])
+                                  bounds=[(-10, 10), (floor, 3), (-9, 3)])
     mu, log_sigma, log_tau = found.x
     return ExGaussian(mu_ms=center + spread * float(mu), sigma_ms=spread * math.exp(log_sigma),
                       tau_ms=spread * math.exp(log_tau))

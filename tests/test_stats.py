@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from diavolo_stats.stats import ExGaussian, fit_ex_gaussian, median_estimate
+from diavolo_stats.stats import MIN_SIGMA_MS, ExGaussian, fit_ex_gaussian, median_estimate
 
 
 def coverage(count: int) -> float:
@@ -85,3 +85,13 @@ def test_the_ex_gaussian_fit_runs_its_optimizer_on_one_blas_thread(monkeypatch):
     monkeypatch.setattr(optimize, "minimize", minimize)
     assert fit_ex_gaussian(np.random.default_rng(2).gamma(4, 100, 500) + 300) is not None
     assert seen and set(seen) == {1}
+
+
+def test_a_sharp_leading_edge_leaves_sigma_at_its_floor_not_near_zero():
+    # About 100 latencies that start abruptly at 400 ms: the likelihood alone drives sigma toward 0.
+    latencies = 400 + np.random.default_rng(3).exponential(300, 100)
+    latencies[:5] = 400.0
+    fit = fit_ex_gaussian(latencies)
+    assert fit.sigma_ms >= MIN_SIGMA_MS
+    # The floor leaves a latency just under the edge possible.
+    assert np.log(fit.pdf(390.0)) > -20

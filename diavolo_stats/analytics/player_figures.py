@@ -1,14 +1,20 @@
-"""`diavolo players`: each player's reading figures, per command and per roll feature, with intervals.
+"""`diavolo players`: each player's figures, per command and per roll feature, with intervals and in words.
 
-The figures are the fitted reading models (`game.reading_fit`) put in a
-player's units: the mean answer time (ms) and the chance of a right answer on
+The figures are the fitted players (`game.specs.fit_players`: a diffusion by
+default, or the reading model) put in a player's units: the mean answer time (ms) and the chance of a right answer on
 each command, on a plain roll of the box (9 dice, no near tie, not grey, the
 dice shown first); what an extra die, a near tie, a grey answer and seeing
 the command first cost or save, in ms and in accuracy. Each comes with its
 interval (from the posterior of the player's coefficients, drawn with a fixed
 seed so the same log gives the same figures) and the number of the player's
 answers on the rolls that inform it: a figure resting on none is the club's,
-or the prior's when no one in the log drilled such rolls.
+or the prior's when no one in the log drilled such rolls. A diffusion adds
+what makes its times: how fast the player takes in a plain roll of each
+command (the drift, per second), how cautious they are on it (the boundary
+separation: wider is slower and surer), the non-decision time (seeing the
+roll and pressing the key, ms) and the share of lapses; the times quoted are
+those of a decision, lapses apart. `words` says the main ones in a coach's
+sentences.
 
 Figures can be quoted on a roll of other dice (`dice`); beyond the most dice
 of any roll in the log they are extrapolated from the per-die effect, and the
@@ -18,7 +24,7 @@ result says so and by how many dice.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -27,12 +33,16 @@ from diavolo_stats.core.variant import ALL_COMMANDS, MAX_COLORS, MAX_DICE_PER_CO
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.diffusion import LAPSE_RIGHT, mean_decision_s
+from diavolo_stats.game.diffusion_fit import PlayerDiffusion
 from diavolo_stats.game.players import STATED_EFFECTS
-from diavolo_stats.game.reading import COEFFICIENTS, design
-from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit, fit_reading
+from diavolo_stats.game.reading import COEFFICIENTS, design, logistic
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit
+from diavolo_stats.game.settings import DEFAULT_MODEL, MODELS
+from diavolo_stats.game.specs import fit_players
 from diavolo_stats.results import NotedRows, render_fitted, wrap
 from diavolo_stats.stats import CONFIDENCE, MIN_FIT_ANSWERS, Estimate
-from diavolo_stats.validation import FilePath, Maybe, Several, Text, Whole, checked
+from diavolo_stats.validation import FilePath, Maybe, OneOf, Several, Text, Whole, checked
 
 DRAWS = 2000
 """Posterior draws behind each interval (seeded: the same log always gives the same intervals)."""
@@ -60,6 +70,11 @@ class PlayerFigures(NotedRows):
     figures: tuple[Figure, ...]
     answers: dict[str, int]
     left_out: dict[str, int]
+    model: str = DEFAULT_MODEL
+    words: dict[str, str] = field(default_factory=dict)
+    """Each player's main figures in a coach's sentences."""
+    refused: dict[str, str] = field(default_factory=dict)
+    """Players the fit refused, with why."""
 
     columns = ("player", "figure", "value", "low", "high", "unit", "answers", "dice", "extrapolated_dice")
     text_columns = ("figure", "value", "interval", "unit", "answers")
@@ -78,12 +93,12 @@ class PlayerFigures(NotedRows):
     def document(self) -> dict:
         players = []
         for name, answers in self.answers.items():
-            players.append({"player": name, "answers": answers, "figures": [
+            players.append({"player": name, "answers": answers, "words": self.words.get(name, ""), "figures": [
                 {"figure": f.figure, "value": f.estimate.value, "interval": f.estimate.bounds, "unit": f.unit,
                  "answers": f.answers} for f in self.figures if f.player == name]})
-        return {"log": self.log, "dice": self.dice, "dice_drilled": list(self.dice_drilled),
+        return {"log": self.log, "model": self.model, "dice": self.dice, "dice_drilled": list(self.dice_drilled),
                 "extrapolated_dice": self.extrapolated_dice, "confidence": self.confidence,
-                "players": players, "left_out": dict(self.left_out)}
+                "players": players, "left_out": dict(self.left_out), "refused": dict(self.refused)}
 
     def text(self) -> str:
         blocks = []
@@ -91,11 +106,13 @@ class PlayerFigures(NotedRows):
             rows = [{"figure": f.figure, "value": _shown(f.estimate.value, f.unit),
                      "interval": f"{_shown(f.estimate.low, f.unit)} to {_shown(f.estimate.high, f.unit)}",
                      "unit": f.unit, "answers": f.answers} for f in self.figures if f.player == name]
-            blocks += [wrap(f"{name}: {answers} answers"), render_fitted(rows, self.text_columns, keep=3), ""]
+            words = [wrap(self.words[name], "  ")] if name in self.words else []
+            blocks += [wrap(f"{name}: {answers} answers"), *words, render_fitted(rows, self.text_columns, keep=3), ""]
         return "\n".join([*blocks, *(wrap(note) for note in self.notes())])
 
     def notes(self) -> list[str]:
-        quoted = (f"Figures on a roll of {self.dice} dice, no near tie, not grey, the dice shown first; "
+        quoted = (f"Figures of the {self.model} model on a roll of {self.dice} dice, no near tie, not grey, the dice "
+                  "shown first; "
                   f"intervals {self.confidence:.0%}; answers: the player's answers on the rolls that inform "
                   "the figure (none: the club's figure, or the prior's if no one drilled such rolls).")
         notes = [quoted]
@@ -105,37 +122,46 @@ class PlayerFigures(NotedRows):
         if self.left_out:
             listed = ", ".join(f"{name} ({answers})" for name, answers in self.left_out.items())
             notes.append(f"Not fitted, fewer than {MIN_FIT_ANSWERS} answers: {listed}.")
+        notes += [f"Not fitted: {reason}." for reason in self.refused.values()]
         return notes
 
 
 @checked(log_path=FilePath(), players=Maybe(Several(Text(max_length=100), noun="player")),
-         dice=Whole(2, MAX_COLORS * MAX_DICE_PER_COLOR), confidence=CONFIDENCE)
+         dice=Whole(2, MAX_COLORS * MAX_DICE_PER_COLOR), confidence=CONFIDENCE, model=OneOf(MODELS))
 def player_figures(log_path: str | Path, players: Sequence[str] | None = None, dice: int = REFERENCE_DICE,
-                   confidence: float = 0.95) -> PlayerFigures:
-    """Fit the drill log at `log_path` and give each player's figures (only `players`, if given).
+                   confidence: float = 0.95, model: str = DEFAULT_MODEL) -> PlayerFigures:
+    """Fit the drill log at `log_path` by `model` and give each player's figures (only `players`, if given).
 
     InputError for a file that is not a drill log, a player not in it or with
     fewer than MIN_FIT_ANSWERS answers.
     """
     try:
-        fit = fit_of_log(log_path)
+        fit = fit_of_log(log_path, model)
         names = list(players) if players else list(fit.players)
         readings = {name: fit.player(name) for name in names}
     except InputError as error:  # named as this function's parameters: the log, the players
         raise InputError(error.message, field={"log": "log_path", "player": "players"}.get(error.field)) from None
-    figures = [figure for name, reading in readings.items()
-               for figure in reading_figures(name, reading, dice, confidence)]
+    figures = {name: reading_figures(name, reading, dice, confidence) for name, reading in readings.items()}
+    club = reading_figures("club", fit.club, dice, confidence)
     return PlayerFigures(log=str(log_path), dice=dice, dice_drilled=fit.dice_drilled, confidence=confidence,
-                         figures=tuple(figures), answers={name: r.answers for name, r in readings.items()},
-                         left_out=dict(fit.too_few) if not players else {})
+                         figures=tuple(figure for shown in figures.values() for figure in shown),
+                         answers={name: r.answers for name, r in readings.items()},
+                         left_out=dict(fit.too_few) if not players else {}, model=model,
+                         words={name: coach_words(name, shown, club) for name, shown in figures.items()},
+                         refused=dict(getattr(fit, "refused", {})) if not players else {})
 
 
 def reading_figures(name: str, reading: PlayerReading, dice: int = REFERENCE_DICE,
                     confidence: float = 0.95) -> list[Figure]:
     """One player's figures (see the module docstring), each an Estimate from posterior draws."""
-    informed = dict(zip(COEFFICIENTS, reading.answers_per_coefficient))
+    informed = informed_answers(reading)
     return [Figure(name, label, draws.estimate(confidence), draws.unit, informed[draws.coefficient])
             for label, draws in figure_draws(reading, dice).items()]
+
+
+def informed_answers(reading: PlayerReading | PlayerDiffusion) -> dict[str, int]:
+    """The player's answers each figure's coefficient rests on, by `FigureDraws.coefficient` ("": all)."""
+    return dict(zip(COEFFICIENTS, reading.answers_per_coefficient)) | {"": reading.answers}
 
 
 @dataclass(frozen=True)
@@ -158,23 +184,27 @@ def figure_draws(reading: PlayerReading, dice: int = REFERENCE_DICE) -> dict[str
     command's time and accuracy, then every roll effect a player may state (`players.STATED_EFFECTS`, in its unit).
     Draw i of every figure comes from the same coefficients, so figures combine draw by draw."""
     rng = np.random.default_rng(0)
-    time = reading.draws("time", DRAWS, rng)  # (draws, coefficients)
-    accuracy = reading.draws("accuracy", DRAWS, rng)
-    model = reading.model
+    figures, own = {}, {}
+    if isinstance(reading, PlayerDiffusion):
+        mean_ms, chance = _diffusion_draws(reading, dice, rng, own)
+    else:
+        time = reading.draws("time", DRAWS, rng)  # (draws, coefficients)
+        accuracy = reading.draws("accuracy", DRAWS, rng)
+        model = reading.model
 
-    def mean_ms(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) mean answer time, ms
-        rows = design(rolls)
-        return model.shift_ms + np.exp(time @ rows.T + model.spread**2 / 2)
+        def mean_ms(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) mean answer time, ms
+            rows = design(rolls)
+            return model.shift_ms + np.exp(time @ rows.T + model.spread**2 / 2)
 
-    def chance(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) probability of a right answer
-        return 0.5 * (1 + np.tanh(0.5 * accuracy @ design(rolls).T))
+        def chance(rolls: RollFeatures) -> np.ndarray:  # (draws, rolls) probability of a right answer
+            return logistic(accuracy @ design(rolls).T)
 
     plain = _rolls(dice=dice)
     base_ms, base_right = mean_ms(plain), chance(plain)
-    figures = {}
     for index, command in enumerate(ALL_COMMANDS):
         figures[f"time {command}"] = FigureDraws(base_ms[:, index], "ms", f"command:{command}")
         figures[f"accuracy {command}"] = FigureDraws(base_right[:, index], "probability", f"command:{command}")
+    figures |= own
 
     def effect(name: str, values: np.ndarray) -> None:  # a roll effect: its unit and coefficient, the players'
         figures[name] = FigureDraws(values, STATED_EFFECTS[name].unit, STATED_EFFECTS[name].coefficient)
@@ -195,6 +225,59 @@ def figure_draws(reading: PlayerReading, dice: int = REFERENCE_DICE) -> dict[str
     return figures
 
 
+def _diffusion_draws(reading: PlayerDiffusion, dice: int, rng: np.random.Generator, figures: dict):
+    """A diffusion's posterior draws as (mean decision time, chance of a right answer), each a function of some
+    rolls giving (draws, rolls); its own figures (drift and caution per command, non-decision time, lapses) are
+    added to `figures`."""
+    parameters = reading.draws(DRAWS, rng)  # (draws, parameters)
+    drift = parameters[:, : len(COEFFICIENTS)]
+    boundary = np.exp(parameters[:, len(COEFFICIENTS): len(COEFFICIENTS) + len(ALL_COMMANDS)])
+    nondecision_ms = 1000 * np.exp(parameters[:, -2:-1])  # (draws, 1)
+    lapse = logistic(parameters[:, -1:])
+
+    def rates(rolls: RollFeatures) -> tuple[np.ndarray, np.ndarray]:
+        return np.exp(drift @ design(rolls).T), boundary[:, rolls.command.astype(np.intp)]
+
+    def mean_ms(rolls: RollFeatures) -> np.ndarray:
+        return nondecision_ms + 1000 * mean_decision_s(*rates(rolls))
+
+    def chance(rolls: RollFeatures) -> np.ndarray:
+        rate, separation = rates(rolls)
+        return (1 - lapse) * logistic(rate * separation) + lapse * LAPSE_RIGHT
+
+    rate, separation = rates(_rolls(dice=dice))
+    for index, command in enumerate(ALL_COMMANDS):
+        figures[f"takes in {command}"] = FigureDraws(rate[:, index], "per s", f"command:{command}")
+        figures[f"caution {command}"] = FigureDraws(separation[:, index], "boundary", f"command:{command}")
+    figures["non-decision time"] = FigureDraws(nondecision_ms[:, 0], "ms", "")
+    figures["lapses"] = FigureDraws(lapse[:, 0], "probability", "")
+    return mean_ms, chance
+
+
+def coach_words(name: str, figures: Sequence[Figure], club: Sequence[Figure]) -> str:
+    """A player's main figures in sentences: how fast they read (or take in) the rolls, how cautious they are
+    against the club, what an extra die and a near tie cost them."""
+    shown = {figure.figure: figure.estimate.value for figure in figures}
+    club_shown = {figure.figure: figure.estimate.value for figure in club}
+    times = {command: shown[f"time {command}"] for command in ALL_COMMANDS}
+    fastest, slowest = min(times, key=times.get), max(times, key=times.get)
+    near = np.mean([shown[f"near tie {command}"] for command in ALL_COMMANDS])
+    sentences = [f"{name} answers a plain roll in {times[fastest]:.0f} ms on {fastest} to {times[slowest]:.0f} ms "
+                 f"on {slowest}."]
+    if "non-decision time" in shown:
+        caution = np.mean([shown[f"caution {command}"] for command in ALL_COMMANDS])
+        usual = np.mean([club_shown[f"caution {command}"] for command in ALL_COMMANDS])
+        manner = "slower and surer than" if caution > 1.05 * usual else \
+            "quicker and less sure than" if caution < usual / 1.05 else "as cautious as"
+        sentences.append(f"Caution {caution:.2f} against the club's {usual:.2f}: {manner} the club. Seeing the roll "
+                         f"and pressing take {shown['non-decision time']:.0f} ms; {shown['lapses']:.1%} of answers "
+                         "are lapses.")
+    sentences.append(f"An extra die costs {shown['per extra die']:.0f} ms and "
+                     f"{-100 * shown['accuracy per extra die']:.1f} points of accuracy; a near tie "
+                     f"{near:.0f} ms on average.")
+    return " ".join(sentences)
+
+
 def _rolls(dice: int, near_tie: bool = False, grey: bool = False, command_first: bool = False) -> RollFeatures:
     """One roll of each command with these features."""
     count = len(ALL_COMMANDS)
@@ -207,6 +290,6 @@ def _shown(value: float, unit: str) -> str:
     return f"{value:.0f}" if unit == "ms" else f"{value:.3f}"
 
 
-def fit_of_log(log_path: str | Path) -> ReadingFit:
-    """The reading fit of the drill log at `log_path` (what `player_figures` reports on)."""
-    return fit_reading(load_logs([log_path], columns=FIT_COLUMNS))
+def fit_of_log(log_path: str | Path, model: str = DEFAULT_MODEL) -> ReadingFit:
+    """The fit by `model` of the drill log at `log_path` (what `player_figures` reports on)."""
+    return fit_players(load_logs([log_path], columns=FIT_COLUMNS), model)

@@ -1,6 +1,8 @@
-"""A player's weak spots by roll type, from their reading model: what near ties, grey and more dice cost them.
+"""A player's weak spots by roll type, from their fitted model: what near ties, grey and more dice cost them.
 
-`reading_costs` reads them from one fitted player (`reading_fit.PlayerReading`):
+`reading_costs` reads them from one fitted player (`game.specs.fit_players`: a
+diffusion by default, `diffusion_fit.PlayerDiffusion`, or a
+`reading_fit.PlayerReading`), the figures `diavolo players` gives:
 the features of a roll that cost the player time (a near tie on each command,
 grey, each extra die) or accuracy, each with its interval and the number of
 the player's answers it rests on, said in words by `wording`. A feature is
@@ -28,12 +30,13 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.analytics import wording
-from diavolo_stats.analytics.player_figures import FigureDraws, figure_draws
+from diavolo_stats.analytics.player_figures import FigureDraws, figure_draws, informed_answers
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.log import load_rows
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.reading import COEFFICIENTS
-from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, fit_reading
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading
+from diavolo_stats.game.settings import DEFAULT_MODEL
+from diavolo_stats.game.specs import fit_players
 from diavolo_stats.stats import Estimate
 
 RECENT_ANSWERS = 2000
@@ -87,7 +90,7 @@ def reading_costs(reading: PlayerReading, count: int = COSTS_SHOWN,
     (120-240 ms), from 57 of your answers" or "you answer grey right 71 % of the time (60-80 %) vs 90 %
     otherwise, from 40 of your answers"."""
     draws = figure_draws(reading)
-    informed = dict(zip(COEFFICIENTS, reading.answers_per_coefficient))
+    informed = informed_answers(reading)
     otherwise = np.mean([draws[f"accuracy {command}"].values for command in ALL_COMMANDS], axis=0)  # (draws,)
     time_costs, accuracy_costs = [], []
     for label, figure in draws.items():
@@ -128,15 +131,17 @@ def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
     return drills.iloc[np.sort(answered[order[from_the_end < RECENT_ANSWERS]])]
 
 
-def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str]) -> dict[str, RollWeakSpots]:
+def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str],
+                    model: str = DEFAULT_MODEL) -> dict[str, RollWeakSpots]:
     """The weak spots by roll type of each of `players` (see the module docstring), from a drill log frame
     read with COLUMNS and lines=True (or with FIT_COLUMNS); every player of the frame is fitted with them (the
-    club they borrow from). InputError as `load_rows` when a log was replaced since `drills` was read."""
+    club they borrow from), by `model` (one of `settings.MODELS`). InputError as `load_rows` when a log was
+    replaced since `drills` was read."""
     recent = recent_answers(drills)
     if not set(FIT_COLUMNS) <= set(recent.columns):
         recent = load_rows(recent, FIT_COLUMNS)
     try:
-        fit = fit_reading(recent)
+        fit = fit_players(recent, model)
     except InputError as error:
         return {player: RollWeakSpots(player, (), 0, _no_fit(error)) for player in players}
     spots = {}

@@ -122,17 +122,19 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
 
 @checked(path=FilePath(), sessions=Whole(1, MAX_SESSIONS), trials=Whole(1, MAX_TRIALS_PER_SESSION), seed=Whole(0),
          variant_names=_VARIANTS, replace=Flag(), practice=Flag())
-def write_reading_log(path: str | Path, models: Sequence[ReadingModel], sessions: int = 6, trials: int = 60,
+def write_reading_log(path: str | Path, models: Sequence, sessions: int = 6, trials: int = 60,
                       seed: int = 7, variant_names: Sequence[str] = ("standard",), replace: bool = False,
-                      practice: bool = True) -> SyntheticLog:
-    """`write_synthetic_log` for reading models given as they are (known effects, for a fit to recover)."""
+                      practice: bool = True, variants: Sequence[Variant] | None = None) -> SyntheticLog:
+    """`write_synthetic_log` for models given as they are (known effects, for a fit to recover): reading or
+    diffusion models, or any player a `reading.Lineup` seats. `variants`, if given, are drilled instead of the
+    presets `variant_names`."""
     path = Path(path)
     names = [PLAYER_PREFIX + model.name for model in models]
     if not models:
         raise InputError("give at least one player", field="models")
     if len(set(names)) != len(names):
         raise InputError(f"each player once; got {', '.join(names)}", field="player_specs")
-    variants = [Variant.preset(name) for name in variant_names]
+    variants = list(variants) if variants else [Variant.preset(name) for name in variant_names]
     with about("path"):
         check_target(path)
     if path.exists() and not replace:

@@ -18,10 +18,12 @@ from diavolo_stats.game.settings import (
     DEFAULT_DESIGN_GAMES,
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
+    DEFAULT_MODEL,
     DEVILS,
     MAX_GAME_ROUNDS,
     MAX_GAMES,
     MAX_PLAYERS,
+    MODELS,
     EndRule,
     GameRules,
 )
@@ -60,6 +62,10 @@ def register(subparsers) -> None:
                              f"(default {DEFAULT_DESIGN_GAMES:,}; 0 skips them)")
     parser.add_argument("--log", dest="log_path", metavar="PATH",
                         help="drill log to fit named players from (default: $DIAVOLO_LOG or data/drills.csv)")
+    parser.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+                        help=f"how named players are fitted: diffusion (answer and time drawn together from a "
+                             f"drift-diffusion process) or reading (the ex-Gaussian reading model); default "
+                             f"{DEFAULT_MODEL}, the better in benchmarks/bench_players.py")
     add_format_argument(parser)
     parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",
                         help="also save one row per game as CSV (written whole or not at all; not through a link)")
@@ -75,7 +81,7 @@ def run(args) -> int:
         rules = GameRules(end=args.end, devils=args.devils, command_first=args.command_first)
         report = game_report(args.players, args.games, seed=args.seed, rules=rules,
                              variant=variant_from_args(args), max_rounds=args.max_rounds, log_path=args.log_path,
-                             out=args.out, design_games=args.design_games)
+                             out=args.out, design_games=args.design_games, model=args.model)
     for warning in caught:
         print(f"diavolo: warning: {warning.message}", file=sys.stderr)
     print_result(report, args.format)

@@ -103,6 +103,21 @@ class DiffusionModel(Configuration):
         drift, boundary = self.rates(features)
         return self.nondecision_ms + 1000 * mean_decision_s(drift, boundary)
 
+    def latency_quantile_ms(self, features: RollFeatures, probability: float) -> np.ndarray:
+        """The answer time a decision of this player is faster than with `probability` on each roll, ms
+        (lapses apart): (rolls,) float64, at least MIN_LATENCY_MS."""
+        drift, boundary = self.rates(features)
+        grid, _ = _decision_quantiles()
+        position = np.minimum(drift * boundary, _KAPPA_MAX) / _KAPPA_STEP
+        low = np.minimum(position.astype(np.intp), len(grid) - 2)
+        y = min(-math.log1p(-probability), _Y_MAX)
+        column = y / _Y_MAX * (_Y_POINTS - 1)
+        left = min(int(column), _Y_POINTS - 2)
+        at = grid[:, left] + (column - left) * (grid[:, left + 1] - grid[:, left])  # (kappas,) u at y
+        below = np.stack([at[low], at[low + 1]])
+        u = below[0] + (position - low) * (below[1] - below[0])
+        return np.maximum(self.nondecision_ms + 1000 * u * boundary**2, MIN_LATENCY_MS)
+
     def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """This player on each roll: (correct: (rolls,) bool, latency_ms: (rolls,) float64, at least
         MIN_LATENCY_MS; past TIMEOUT_MS is a time-out where a drill has one)."""

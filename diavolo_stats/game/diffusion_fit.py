@@ -215,8 +215,10 @@ class _Answers:
 def _positive(hessian: np.ndarray, floor: np.ndarray) -> np.ndarray:
     """A Hessian made positive definite: eigenvalues held at or above the prior's least precision (a mode on
     a bound, or numerical noise, can leave a direction flat or bent the wrong way)."""
-    values, vectors = np.linalg.eigh(hessian)
-    return (vectors * np.maximum(values, floor.min())) @ vectors.T
+    hessian = np.nan_to_num(hessian, nan=0.0, posinf=0.0, neginf=0.0)
+    values, vectors = np.linalg.eigh((hessian + hessian.T) / 2)
+    least = max(float(floor.min()), 1e-9 * float(np.abs(values).max()))  # also within float's reach
+    return (vectors * np.maximum(values, least)) @ vectors.T
 
 
 def _why_unfitted(name: str, correct: np.ndarray, latency_s: np.ndarray) -> str | None:

@@ -26,14 +26,16 @@ from diavolo_stats.game.settings import (
     DEFAULT_DESIGN_GAMES,
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
+    DEFAULT_MODEL,
     MAX_GAME_ROUNDS,
     MAX_GAMES,
+    MODELS,
     GameRules,
 )
 from diavolo_stats.game.specs import extrapolation_notes, players_from_specs, specs_fit
 from diavolo_stats.game.tally import GameSummary, GameTally
 from diavolo_stats.results import TextResult, render_fitted, wrap
-from diavolo_stats.validation import Instance, Maybe, Whole, checked
+from diavolo_stats.validation import Instance, Maybe, OneOf, Whole, checked
 
 
 def records_frame(records: GameRecords, names: Sequence[str] | None = None, first_game: int = 0) -> pd.DataFrame:
@@ -142,15 +144,16 @@ class GameReport(TextResult):
 
 
 @checked(games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS), design_games=Whole(0, MAX_GAMES),
-         variant=Maybe(Instance(Variant)))
+         variant=Maybe(Instance(Variant)), model=OneOf(MODELS))
 def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
                 rules: GameRules = GameRules(), variant: Variant | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS, log_path: str | Path | None = None,
-                out: str | Path | None = None, design_games: int = DEFAULT_DESIGN_GAMES) -> GameReport:
+                out: str | Path | None = None, design_games: int = DEFAULT_DESIGN_GAMES,
+                model: str = DEFAULT_MODEL) -> GameReport:
     """Play the games `diavolo game` describes between `players` and return the report.
 
     players: `preset:NAME`, a `.toml` file or a name in the drill log at
-    `log_path` (their reading model, fitted with the log's other players). `design_games` games per
+    `log_path` (fitted with the log's other players by `model`, one of MODELS). `design_games` games per
     reference lineup measure balance and skill (`design_metrics`); 0 skips them. With `out`, every game's
     record is written there as CSV (`records_frame`), chunk by chunk, whole or not at all.
     """
@@ -159,8 +162,8 @@ def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | 
     if out is not None:
         with about("out"):
             check_target(out)  # before the games are played
-    fit = specs_fit(players, log_path)
-    models = players_from_specs(players, log_path, command_first=rules.command_first, fit=fit)
+    fit = specs_fit(players, log_path, model)
+    models = players_from_specs(players, log_path, command_first=rules.command_first, fit=fit, model=model)
     notes = extrapolation_notes(players, fit, variant.dice_count)
     root = root_sequence(seed)
     game_seed, design_seed = children(root, 2)

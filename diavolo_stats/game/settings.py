@@ -86,3 +86,12 @@ class GameRules(Configuration):
     def as_dict(self) -> dict[str, object]:
         """The readings as plain JSON types: end, devils, command_first."""
         return {"end": self.end.value, "devils": self.devils, "command_first": self.command_first}
+
+
+MODELS = ("diffusion", "reading")
+"""How players named from a drill log are fitted (`specs.fit_players`): a drift-diffusion process
+(`diffusion_fit`) or the reading model (`reading_fit`)."""
+
+DEFAULT_MODEL = "diffusion"
+"""The model that wins `benchmarks/bench_players.py`: held-out answers on three generator families, and games at
+dice the log never had."""

@@ -1,11 +1,13 @@
 """Players from their command-line specs: a preset, a player TOML file, or a name fitted from the drill log.
 
-Every player reads rolls through a `reading.ReadingModel`: a preset or a
-player TOML file (a `players.PlayerModel`) is read as
-`ReadingModel.from_player`, a name is fitted from the drill log
-(`reading_fit.fit_reading`, every player of the log together). So a harder
-variant (more dice, more near ties) makes every modelled player slower and
-more error-prone, whoever they are.
+A preset or a player TOML file (a `players.PlayerModel`) plays as its
+`reading.ReadingModel` (its figures are the reading model's). A name is
+fitted from the drill log, every player of the log together, by one of
+MODELS: a drift-diffusion process (`diffusion_fit`, answer and time drawn
+together; DEFAULT_MODEL, which `benchmarks/bench_players.py` finds the better
+predictor of held-out answers and of games at undrilled dice) or the reading
+model (`reading_fit`). So a harder variant (more dice, more near ties) makes
+every modelled player slower and more error-prone, whoever they are.
 """
 
 from __future__ import annotations
@@ -14,15 +16,29 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.diffusion import DiffusionModel
+from diavolo_stats.game.diffusion_fit import fit_diffusion
 from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PRESET_PREFIX, PlayerModel, player_levels
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, ReadingFit, fit_reading
+from diavolo_stats.game.settings import DEFAULT_MODEL, MODELS
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
-Player = PlayerModel | ReadingModel
-"""What a game seats: a reading model, or a PlayerModel it reads as one (`reading.reading_of`)."""
+Player = PlayerModel | ReadingModel | DiffusionModel
+"""What a game seats: a reading model (or a PlayerModel it reads as one, `reading.reading_of`) or a diffusion."""
+
+
+def fit_players(drills: pd.DataFrame, model: str = DEFAULT_MODEL,
+                min_answers: int = MIN_FIT_ANSWERS) -> ReadingFit:
+    """Every player of a drill log frame (FIT_COLUMNS) fitted by `model`, one of MODELS; InputError (field
+    `model`) for another name."""
+    if model not in MODELS:
+        raise InputError(f"unknown player model {model!r}; allowed: {', '.join(MODELS)}", field="model")
+    return (fit_diffusion if model == "diffusion" else fit_reading)(drills, min_answers)
 
 
 def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | Path | None = None,
@@ -58,17 +74,18 @@ def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | P
 
 
 def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None, command_first: bool = False,
-                       fit: ReadingFit | None = None) -> list[Player]:
-    """Players for several specs, fitting the drill log once (only if a spec names a player; `fit` if given,
-    as `specs_fit` gives it)."""
-    fit = fit or specs_fit(specs, log_path)
+                       fit: ReadingFit | None = None, model: str = DEFAULT_MODEL) -> list[Player]:
+    """Players for several specs, fitting the drill log once by `model` (only if a spec names a player; `fit`
+    if given, as `specs_fit` gives it)."""
+    fit = fit or specs_fit(specs, log_path, model)
     return [player_from_spec(spec, fit, log_path, command_first) for spec in specs]
 
 
-def specs_fit(specs: Sequence[str], log_path: str | Path | None = None) -> ReadingFit | None:
-    """The drill log fitted (`fit_log`) if a spec names a player of it, else None."""
+def specs_fit(specs: Sequence[str], log_path: str | Path | None = None,
+              model: str = DEFAULT_MODEL) -> ReadingFit | None:
+    """The drill log fitted by `model` (`fit_log`) if a spec names a player of it, else None."""
     named = [spec for spec in specs if not spec.startswith(PRESET_PREFIX) and not spec.lower().endswith(".toml")]
-    return fit_log(log_path) if named else None
+    return fit_log(log_path, model) if named else None
 
 
 def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int) -> list[str]:
@@ -85,11 +102,12 @@ def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int)
         f"fewer than the fewest of any roll of the drill log ({fewest})"
     return [f"{', '.join(named)}: this variant's {dice} dice are {beyond} {where}; "
             f"{'their' if len(named) > 1 else 'the'} reading of its rolls is extrapolated that far from the "
-            "fitted per-die effect"] if named else []
+            "fitted per-die effect (for a diffusion, the drift's)"] if named else []
 
 
-def fit_log(log_path: str | Path | None = None) -> ReadingFit:
-    """Every player of the drill log fitted; InputError (field `log_path`) if there is no log."""
+def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL) -> ReadingFit:
+    """Every player of the drill log fitted by `model` (`fit_players`); InputError (field `log_path`) if there is
+    no log."""
     from diavolo_stats.drill import log as drill_log
 
     path = Path(log_path) if log_path is not None else drill_log.default_log_path()
@@ -97,6 +115,6 @@ def fit_log(log_path: str | Path | None = None) -> ReadingFit:
         raise InputError(drill_log.missing_log_message(path, "use preset:novice|average|expert players"),
                          field="log_path")
     try:
-        return fit_reading(drill_log.load_logs([path], columns=FIT_COLUMNS), MIN_FIT_ANSWERS)
+        return fit_players(drill_log.load_logs([path], columns=FIT_COLUMNS), model, MIN_FIT_ANSWERS)
     except InputError as error:
         raise InputError(error.message, field="log_path" if error.field == "log" else error.field) from None

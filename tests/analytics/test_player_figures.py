@@ -103,3 +103,47 @@ def test_a_named_player_with_too_few_answers_is_told_how_many_are_needed(tmp_pat
     assert status == 2
     assert f"'synthetic-brief' has 12 answers in the drill log; a fit needs at least {MIN_FIT_ANSWERS}" in err
 
+
+
+def test_a_diffusion_s_figures_say_how_fast_and_how_cautious_in_a_coach_s_words(capsys):
+    status, out, _ = run(capsys, "players", "--log", str(SAMPLE), "--format", "json")
+    document = json.loads(out)
+    assert status == 0 and document["model"] == "diffusion"
+    for player in document["players"]:
+        figures = {f["figure"]: f for f in player["figures"]}
+        assert {"takes in highest-die", "caution highest-die", "non-decision time", "lapses"} <= set(figures)
+        assert figures["non-decision time"]["answers"] == player["answers"]
+        assert player["words"].startswith(f"{player['player']} answers a plain roll in")
+        assert "Caution" in player["words"] and "lapses" in player["words"]
+    # The expert takes in every roll faster than the novice.
+    novice, expert = (dict((f["figure"], f["value"]) for f in p["figures"]) for p in document["players"][::2])
+    assert all(expert[f"takes in {c}"] > novice[f"takes in {c}"] for c in ("highest-total", "closest"))
+    status, out, _ = run(capsys, "players", "--log", str(SAMPLE), "--player", "synthetic-expert")
+    assert "synthetic-expert answers a plain roll in" in " ".join(out.split())
+
+
+def test_the_reading_model_stays_a_choice(capsys):
+    status, out, _ = run(capsys, "players", "--log", str(SAMPLE), "--model", "reading", "--format", "json")
+    document = json.loads(out)
+    assert status == 0 and document["model"] == "reading"
+    figures = {f["figure"] for f in document["players"][0]["figures"]}
+    assert "time highest-die" in figures and "caution highest-die" not in figures
+    status, _, err = run(capsys, "players", "--log", str(SAMPLE), "--model", "guess")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "--model" in err
+
+
+def test_a_player_the_diffusion_cannot_fit_is_named_with_why(tmp_path, capsys):
+    with SAMPLE.open(newline="", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    for row in rows:
+        if row["player"] == "synthetic-novice" and row["latency_ms"]:
+            row["latency_ms"] = "900.0"
+    flat = tmp_path / "flat.csv"
+    with flat.open("w", newline="", encoding="utf-8") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    status, _, err = run(capsys, "players", "--log", str(flat), "--player", "synthetic-novice")
+    assert status == 2 and "'synthetic-novice': all" in err and "latencies are 900 ms" in err
+    status, out, _ = run(capsys, "players", "--log", str(flat))
+    assert status == 0 and "Not fitted: 'synthetic-novice'" in " ".join(out.split())

@@ -70,7 +70,7 @@ def true_costs(model: ReadingModel) -> tuple[float, float, float]:
 
 
 def test_a_costly_near_tie_and_a_weak_grey_are_named_in_words_with_intervals_holding_the_truth(drills):
-    spots = roll_weak_spots(drills, ["synthetic-tangled"])["synthetic-tangled"]
+    spots = roll_weak_spots(drills, ["synthetic-tangled"], model="reading")["synthetic-tangled"]
     assert spots.note == "" and spots.answers == 1800
     by_figure = {cost.figure: cost for cost in spots.costs}
     near_ms, grey_right, otherwise = true_costs(TANGLED)
@@ -91,7 +91,7 @@ def test_a_costly_near_tie_and_a_weak_grey_are_named_in_words_with_intervals_hol
 
 
 def test_a_player_no_feature_costs_gets_no_weak_spot_and_a_sentence_saying_why(drills):
-    spots = roll_weak_spots(drills, ["synthetic-steady"])["synthetic-steady"]
+    spots = roll_weak_spots(drills, ["synthetic-steady"], model="reading")["synthetic-steady"]
     assert spots.costs == ()
     assert spots.note.startswith("no feature of a roll costs you time or accuracy, as far as your 1800 most recent")
 

@@ -133,3 +133,22 @@ def test_a_log_too_short_to_fit_says_how_many_answers_a_fit_needs(tmp_path):
 ])
 def test_bad_flags_get_a_one_line_error(flags, fragment):
     assert_one_line_error(run_diavolo("game", "--players", "preset:average", "preset:novice", *flags), fragment)
+
+
+def test_fitted_players_play_as_the_model_asked_for(tmp_path):
+    from helpers.cli import REPO
+
+    sample = str(REPO / "data" / "sample_drills.csv")
+    chances = {}
+    for model in ("diffusion", "reading"):
+        result = run_diavolo("game", "--players", "synthetic-novice", "synthetic-expert", "--games", "2000",
+                             "--design-games", "0", "--seed", "1", "--log", sample, "--model", model,
+                             "--format", "json")
+        assert result.returncode == 0, result.stderr
+        chances[model] = [player["win_probability"] for player in json.loads(result.stdout)["players"]]
+    # Either way the expert wins most games; the two models are two different fits.
+    assert all(novice < expert for novice, expert in chances.values())
+    assert chances["diffusion"] != chances["reading"]
+    result = run_diavolo("game", "--players", "synthetic-novice", "preset:average", "--log", sample,
+                         "--model", "guess")
+    assert_one_line_error(result, "--model")

@@ -18,7 +18,8 @@ from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PlayerModel, Skill
 from diavolo_stats.game.reading import Lineup, ReadingModel, reading_of
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
-from diavolo_stats.game.specs import player_from_spec, players_from_specs
+from diavolo_stats.game.settings import MODELS
+from diavolo_stats.game.specs import fit_log, fit_players, player_from_spec, players_from_specs
 from diavolo_stats.stats import proportion_estimate
 
 Z_999 = 3.29
@@ -208,13 +209,17 @@ def drill_log_path(tmp_path_factory):
 
 
 class TestFromTheLog:
-    def test_a_name_plays_as_their_reading_fitted_with_the_log_s_other_players(self, drill_log_path):
-        ann = player_from_spec("ann", log_path=drill_log_path)
-        assert ann == fit_reading(load_logs([drill_log_path], columns=FIT_COLUMNS)).player("ann").model
-        # Ann drilled highest-die 400 times as an average player: her figure there is the preset's, within noise.
+    @pytest.mark.parametrize("model", MODELS)
+    def test_a_name_plays_as_their_fit_with_the_log_s_other_players(self, drill_log_path, model):
+        fit = fit_log(drill_log_path, model)
+        ann = player_from_spec("ann", fit)
+        assert ann == fit_players(load_logs([drill_log_path], columns=FIT_COLUMNS), model).player("ann").model
+        assert player_from_spec("ann", log_path=drill_log_path) == fit_log(drill_log_path).player("ann").model
+        # Ann drilled highest-die 400 times as an average player: her figures there are the preset's, within noise.
         rolls = plain_rolls(Command.HIGHEST_DIE, 1)
         truth = reading_of(PlayerModel.preset("average"))
         assert ann.mean_latency_ms(rolls)[0] == pytest.approx(truth.mean_latency_ms(rolls)[0], rel=0.1)
+        assert ann.chance_right(rolls)[0] == pytest.approx(truth.chance_right(rolls)[0], abs=0.05)
 
     def test_a_command_never_drilled_is_the_club_s_figure_not_a_guess_from_nothing(self, drill_log_path):
         # Ann never drilled closest: her closest figure is drawn to the club's (Bo drilled it), and defined.
