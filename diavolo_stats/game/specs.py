@@ -102,7 +102,7 @@ def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int)
         f"fewer than the fewest of any roll of the drill log ({fewest})"
     return [f"{', '.join(named)}: this variant's {dice} dice are {beyond} {where}; "
             f"{'their' if len(named) > 1 else 'the'} reading of its rolls is extrapolated that far from the "
-            "fitted per-die effect (for a diffusion, the drift's)"] if named else []
+            "fitted per-die effect"] if named else []
 
 
 def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL) -> ReadingFit:
