@@ -139,6 +139,7 @@ RECORD_EXAMPLES = {
     "answer": {"round": 1, "answer": "red", "latency_ms": 512.3, "timestamp": "2026-11-30T12:00:00.000Z"},
     "grab": {"type": "answer", "round": 1, "answer": "red", "latency_ms": 512.3,
              "timestamp": "2026-11-30T12:00:00.000Z"},
+    "grabs": {"round": 1},
     "join": {"type": "join"},
     "start": {"type": "start"},
 }
