@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.rules import GREY_CODE, Roll, figures, winners
+from diavolo_stats.core.rules import GREY_CODE, Roll, answers, figures, winners
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, COLOR_NAME, Command, Variant
 
@@ -146,19 +146,25 @@ def figure_features(command: Command, color_figures: np.ndarray, answer_codes: n
 
 
 def played_features(variant: Variant, rolls: Sequence[Roll], command_first: bool = False) -> RollFeatures:
-    """The features of some rolls as `rules.roll_many` gives them, in order (a session's rolls)."""
+    """The features of some rolls as `rules.roll_many` gives them, in order (a session's rolls), each resolved
+    by the variant's own rules (its dice per color, its commands' tie-breaks), as the game engine resolves them."""
     parts, order = [], []
     for command in variant.commands:
         index = [i for i, played in enumerate(rolls) if played.command is command]
         if not index:
             continue
-        # dice: (colors, dice_per_color, rolls) uint8; positions: (1 + dice, 2, rolls) mm
-        dice = np.array([[rolls[i].dice[color] for i in index] for color in variant.colors], dtype=np.uint8)
-        positions = np.stack([positions_from_mapping(variant.colors, variant.dice_per_color, rolls[i].positions)
-                              for i in index], axis=2)
-        parts.append(roll_features(command, len(variant.colors), variant.dice_per_color,
-                                   dice=dice.transpose(0, 2, 1), positions=positions,
-                                   tolerance=variant.table.tolerance, command_first=command_first))
+        if not command.depends_on_values:
+            # positions: (1 + dice, 2, rolls) mm
+            positions = np.stack([positions_from_mapping(variant.colors, variant.counts, rolls[i].positions)
+                                  for i in index], axis=2)
+            color_figures = nearest_distances(positions, len(variant.colors), variant.counts)
+            codes = answers(variant, command, positions=positions)
+        else:
+            # dice: per color (count, rolls) uint8
+            dice = [np.array([rolls[i].dice[color] for i in index], dtype=np.uint8).T for color in variant.colors]
+            color_figures = figures(command, dice)
+            codes = answers(variant, command, dice=dice)
+        parts.append(figure_features(command, color_figures, codes, variant.dice_count, command_first))
         order.extend(index)
     return RollFeatures.joined(parts).take(np.argsort(np.array(order, dtype=np.int64), kind="stable"))
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.seeding import children, root_sequence
-from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.game.engine import game_chunks, play_games, roll_answers
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import Lineup
@@ -121,11 +121,11 @@ def reading_per_command(variant: Variant, rolls: int, seed: int | np.random.Seed
     """The `average` player's mean answer time and error rate on each command of `variant`, from `rolls`
     rolls of it (about rolls / commands each): the cost of the variant's dice and near ties in time and errors."""
     rng = np.random.default_rng(root_sequence(seed))
-    accepted, features = roll_answers(variant, rolls, rng, command_first)
+    _, features, rolled = roll_answers(variant, rolls, rng, command_first)
     correct, latency_ms = Lineup([PlayerModel.preset("average")]).sample(features, rng)
     readings = []
-    for command in variant.commands:
-        chosen = features.command == ALL_COMMANDS.index(command)
+    for index, command in enumerate(variant.commands):
+        chosen = rolled == index
         count = int(chosen.sum())
         if count < 2:
             continue

@@ -162,18 +162,19 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
 
 
 def roll_answers(variant: Variant, games: int, rng: np.random.Generator,
-                 command_first: bool = False) -> tuple[np.ndarray, RollFeatures]:
+                 command_first: bool = False) -> tuple[np.ndarray, RollFeatures, np.ndarray]:
     """Roll the command die and the dice for `games` rounds and resolve them.
 
     Returns (accepted: (2, games) int8 color index or GREY_CODE, the answers
     counted right as `rules.accepted_answers` gives them, row 0 the table's
     call; the features of each roll, `roll_features.RollFeatures`, which the
     players' reading depends on: a designer's command is read with the skill
-    of the built-in of its kind, `roll_features.skill_command`).
+    of the built-in of its kind, `roll_features.skill_command`; the command
+    each round rolled, an index into `variant.commands`).
     """
-    # returns: (2, games) int8 and RollFeatures of (games,) arrays
+    # returns: (2, games) int8, RollFeatures of (games,) arrays, (games,) intp
     die = variant.die
-    command_index = rng.integers(len(die), size=games)
+    command_index = np.array([variant.commands.index(face) for face in die])[rng.integers(len(die), size=games)]
     if variant.standard_dice:
         # dice: (colors, dice_per_color, games) uint8, color-major as `rules.answers` takes them
         dice = rng.integers(1, variant.sides + 1, size=(len(variant.colors), variant.dice_per_color, games),
@@ -182,8 +183,8 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator,
         dice = roll_values(variant, games, rng)  # per color, (count, games) uint8
     accepted = np.empty((2, games), dtype=np.int8)
     parts, order = [], []
-    for command in variant.commands:
-        rows = np.flatnonzero(np.isin(command_index, [i for i, face in enumerate(die) if face == command]))
+    for index, command in enumerate(variant.commands):
+        rows = np.flatnonzero(command_index == index)
         if not rows.size:
             continue
         if not command.depends_on_values:
@@ -198,7 +199,7 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator,
         parts.append(figure_features(command, color_figures, accepted[0, rows], variant.dice_count, command_first))
         order.append(rows)
     features = RollFeatures.joined(parts).take(np.argsort(np.concatenate(order), kind="stable"))
-    return accepted, features
+    return accepted, features, command_index
 
 
 @checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
@@ -260,7 +261,7 @@ def _play_chunk(variant: Variant, lineup: Lineup, games: int, rules: GameRules, 
     played = 0
     while game.size:
         played += 1
-        accepted, features = roll_answers(variant, game.size, rng, rules.command_first)
+        accepted, features, _ = roll_answers(variant, game.size, rng, rules.command_first)
         grabbed, latency_ms = lineup.respond(accepted, features, len(variant.colors), rng)
         gems_after, _ = play_round(gems, grabbed, latency_ms, accepted, rules.devil_cap)
         grey_rounds += accepted[0] == GREY_CODE

@@ -124,6 +124,7 @@ class GameReport(TextResult):
         if design is not None:
             skill = design.skill
             others = len(summary.players) - 1
+            name_width = max((len(reading.command.value) for reading in design.reading), default=0)
             lines += [
                 "",
                 f"design, {design.games:,} games per reference lineup of {len(summary.players)}:",
@@ -133,7 +134,7 @@ class GameReport(TextResult):
                      f"{skill.win.value:.4f} [{skill.win.low:.4f}, {skill.win.high:.4f}]; "
                      f"fair share {skill.fair_share:.4f}", "    "),
                 "  reading, an average player on this variant's rolls:",
-                *(f"    {r.command.value:<15} {r.answer_ms.value:6,.0f} ms  {r.error_rate.value:6.1%} wrong"
+                *(f"    {r.command.value:<{name_width}}  {r.answer_ms.value:6,.0f} ms  {r.error_rate.value:6.1%} wrong"
                   for r in design.reading),
             ]
         if Command.CLOSEST in self.variant.commands:
