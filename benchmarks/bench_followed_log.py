@@ -22,16 +22,13 @@ It prints each figure and its ratio to the full read, with the load average.
 
 from __future__ import annotations
 
-import argparse
-import os
 import shutil
 import tempfile
-import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench_report import synthetic_log
+from bench_common import load_average, log_arguments, seconds, synthetic_log
 
 from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
 from diavolo_stats.drill.summary import summarize_session
@@ -52,20 +49,11 @@ def stored_trial(store: TrialStore, number: int) -> None:
         "timestamp": datetime.now(timezone.utc).isoformat()}))
 
 
-def seconds(work) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "diavolo_bench_report")
-    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser = log_arguments(__doc__.splitlines()[0], 1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    args.cache.mkdir(parents=True, exist_ok=True)
-    print(f"load average before: {', '.join(f'{v:.2f}' for v in os.getloadavg())}; CPUs: {os.cpu_count()}")
+    print(f"load average before: {load_average()}")
     source = synthetic_log(args.cache, args.rows)
     with tempfile.TemporaryDirectory(dir=args.cache) as folder:
         log = Path(folder) / "drills.csv"
@@ -87,7 +75,7 @@ def main() -> None:
           f"({first_look / full:.2f}x); the first adaptive roll {first_roll:.2f} s ({first_roll / full:.2f}x)")
     print(f"after a trial is stored: a session summary {min(summaries):.3f} s ({min(summaries) / full:.3f}x the full "
           f"read), an adaptive roll {min(rolls):.3f} s ({min(rolls) / full:.3f}x); best of {args.repeat}")
-    print(f"load average after: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"load average after: {load_average()}")
 
 
 if __name__ == "__main__":

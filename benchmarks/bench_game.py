@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 
 from diavolo_stats.core.variant import Variant  # noqa: E402
 from diavolo_stats.game.diffusion import DiffusionModel  # noqa: E402
-from diavolo_stats.game.games import play_games  # noqa: E402
+from diavolo_stats.game.engine import play_games  # noqa: E402
 from diavolo_stats.game.players import PlayerModel  # noqa: E402
 
 # The one-game loop is test code, kept with the test that checks the simulator against it.

@@ -2,8 +2,8 @@
 
 Run: python benchmarks/bench_odds.py
 
-Prints each figure beside the figure it is compared to (a target from the
-issue, or icepool computing the same five tie probabilities). Nothing is
+Prints each figure beside the figure it is compared to (the target the
+performance page states, or icepool computing the same five tie probabilities). Nothing is
 asserted: machines are noisy.
 """
 

@@ -28,20 +28,18 @@ Each line says met or MISSED.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
+from bench_common import load_average, log_arguments, seconds, synthetic_log
+
 from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
 
 REPO = Path(__file__).resolve().parent.parent
 SIMULATION = REPO / "data" / "simulation_standard.csv"
-PLAYERS = ("preset:novice", "preset:average", "preset:expert")
 TARGET_S = 10.0
 TARGET_BYTES = 1 << 30
 TARGET_LOAD_RATIO = 3.0
@@ -71,24 +69,6 @@ def _verdict(ratio: float, target: float) -> str:
     return "met" if ratio <= target else "MISSED"
 
 
-def diavolo(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "diavolo_stats", *args], cwd=cwd, capture_output=True, text=True,
-                          check=True)
-
-
-def synthetic_log(cache: Path, rows: int) -> Path:
-    """A log of at least `rows` rows (just over: whole sessions of equal length per player), written once."""
-    sessions = -(-rows // (len(PLAYERS) * MAX_TRIALS_PER_SESSION))
-    trials = -(-rows // (len(PLAYERS) * sessions))
-    path = cache / f"drills_{len(PLAYERS)}x{sessions}x{trials}.csv"
-    if not path.exists():
-        start = time.perf_counter()
-        diavolo("synth-log", "--log", str(path), "--players", *PLAYERS, "--sessions", str(sessions),
-                "--trials", str(trials), "--seed", "11", cwd=cache)
-        print(f"  (wrote {path.name} in {time.perf_counter() - start:.0f} s)", flush=True)
-    return path
-
-
 def timed_report(log: Path, out: Path) -> tuple[float, float, int]:
     """Wall-clock seconds, CPU seconds (user + system) and peak resident bytes of `diavolo report` on `log`,
     run as a child process. On a shared machine the CPU seconds are the steadier figure."""
@@ -109,18 +89,14 @@ def timed_child(arguments: list[str]) -> tuple[float, float, int]:
 
 def timed_load(log: Path, columns) -> float:
     """Seconds `load_logs` takes to read `log` (only `columns`, when given), in this process."""
-    start = time.perf_counter()
-    load_logs([log], columns=columns)
-    return time.perf_counter() - start
+    return seconds(lambda: load_logs([log], columns=columns))
 
 
 def timed_read_csv(log: Path, engine: str | None) -> float:
     """Seconds `pandas.read_csv` takes to read `log` with `engine` (None: its default), in this process."""
     import pandas as pd
 
-    start = time.perf_counter()
-    pd.read_csv(log, **({"engine": engine} if engine else {}))
-    return time.perf_counter() - start
+    return seconds(lambda: pd.read_csv(log, **({"engine": engine} if engine else {})))
 
 
 def timed_first_visit(log: Path) -> float:
@@ -131,18 +107,16 @@ def timed_first_visit(log: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "diavolo_bench_report")
-    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 300_000, 1_000_000])
+    parser = log_arguments(__doc__.splitlines()[0], [100_000, 300_000, 1_000_000])
     parser.add_argument("--ratios-only", action="store_true",
                         help="only the ratios to read_csv and the sample's report (skip the scaling table)")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    print(f"load average before: {', '.join(f'{v:.2f}' for v in os.getloadavg())}; CPUs: {os.cpu_count()}")
+    print(f"load average before: {load_average()}")
     if not args.ratios_only:
         scaling(args.cache, args.rows)
     ratios(args.cache, max(args.rows))
-    print(f"load average after: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"load average after: {load_average()}")
 
 
 def scaling(cache: Path, sizes: list[int]) -> None:

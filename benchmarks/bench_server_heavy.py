@@ -14,12 +14,8 @@ average is printed with the figures: the machine may be shared.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -27,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_report import synthetic_log  # noqa: E402
+from bench_common import load_average, log_arguments, synthetic_log  # noqa: E402
 
 from diavolo_stats.web.busy import HEAVY_AT_ONCE  # noqa: E402
 
@@ -74,14 +70,11 @@ def at_once(pid: int, url: str, clients: int) -> tuple[list[tuple[int, float]], 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "diavolo_bench_report")
-    parser.add_argument("--rows", type=int, default=300_000)
+    parser = log_arguments(__doc__.splitlines()[0], 300_000)
     parser.add_argument("--clients", type=int, default=10)
     args = parser.parse_args()
-    args.cache.mkdir(parents=True, exist_ok=True)
     log = synthetic_log(args.cache, args.rows)
-    print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
+    print(f"load average before: {load_average()}")
     server = subprocess.Popen([sys.executable, "-m", "diavolo_stats", "serve", "--port", "0", "--log", str(log)],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -102,7 +95,7 @@ def main() -> None:
                   f"(slowest {max(ok, default=0):.2f} s), {len(busy)} answered 503 "
                   f"(slowest {max(busy, default=0) * 1000:.0f} ms), others {len(results) - len(ok) - len(busy)}")
             print(f"  server memory: peak {peak / 1e9:.2f} GB, 1 s after {rss_bytes(server.pid) / 1e9:.2f} GB")
-        print(json.dumps({"load_average_after": os.getloadavg()}))
+        print(f"load average after: {load_average()}")
     finally:
         server.kill()
         server.wait(10)

@@ -28,8 +28,6 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 
-COUNT_TESTS = ("odd", "even", "=", ">=", "<=")
-
 VOCABULARY = ("sum", "max", "min", "spread", "distinct", "most-alike", "nth-highest:K", "count:odd",
               "count:even", "count:=V", "count:>=V", "count:<=V", "distance")
 """Every figure a command may compare, as a variant file writes it (K a die's rank, V a face value)."""

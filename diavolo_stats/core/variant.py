@@ -102,13 +102,7 @@ class Variant(Configuration):
         if unknown:
             raise InputError(f"{unknown[0]} is not a color of the variant ({', '.join(self.colors)})", field="dice")
         for command in self.commands:
-            for criterion in command.chain:
-                if not criterion.figure.by_position:
-                    for count, faces in zip(self.counts, self.color_faces):
-                        try:
-                            criterion.figure.check_dice(count, faces)
-                        except InputError as error:
-                            raise InputError(f"{command}: {error.message}", field="commands") from None
+            self._check_dice_of(command)
         if any(not c.depends_on_values for c in self.commands):
             self.table.check_fits(1 + self.dice_count)
         if self.command_die and self.die == self.commands:
@@ -120,6 +114,19 @@ class Variant(Configuration):
         if name not in PRESETS:
             raise InputError(f"unknown variant {name!r}; allowed: {', '.join(PRESETS)}", field="variant")
         return cls(**PRESETS[name])
+
+    def _check_dice_of(self, command: Command) -> None:
+        """InputError naming the command's key (`commands.NAME.figure`, `...then[0]`, as a variant file writes it)
+        and the color when one of its figures means nothing for a color's dice (a 4th-highest of 3 dice)."""
+        keys = ("figure", *(f"then[{index}]" for index in range(len(command.then))))
+        for criterion, key in zip(command.chain, keys):
+            if criterion.figure.by_position:
+                continue
+            for color, count, faces in zip(self.colors, self.counts, self.color_faces):
+                try:
+                    criterion.figure.check_dice(count, faces)
+                except InputError as error:
+                    raise InputError(f"{error.message} ({color})", field=f"commands.{command}.{key}") from None
 
     def _own(self, color: str) -> ColorDice | None:
         return next((c for c in self.dice if c.color == color), None)

@@ -31,18 +31,9 @@ import tomli_w
 
 from diavolo_stats.core.commands import BUILTIN_COMMANDS, Command
 from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import (
-    COLOR_RULE,
-    MAX_COLORS,
-    MAX_DICE_PER_COLOR,
-    MAX_SIDES,
-    PRESETS,
-    ColorDice,
-    Faces,
-    Variant,
-)
+from diavolo_stats.core.variant import PRESETS, ColorDice, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Several, Text, Whole, check_value
+from diavolo_stats.validation import check_value, declared
 
 try:
     import tomllib
@@ -53,6 +44,10 @@ FILE_KEYS = ("name", "colors", "dice_per_color", "sides", "faces", "dice", "comm
 """The keys of a variant file, in the order the guide explains them."""
 DICE_KEYS = ("count", "faces")
 TABLE_KEYS = ("scatter_mm", "die_mm", "tolerance")
+SETTING_RULES, _ = declared(Variant, ("name", "colors", "dice_per_color", "sides", "faces"))
+"""The file's plain keys, checked by the rules `Variant` declares for its fields of the same names."""
+DICE_RULES, _ = declared(ColorDice, DICE_KEYS)
+"""A `[dice.COLOR]` table's keys, checked by the rules `ColorDice` declares."""
 MAX_FILE_BYTES = 1 << 20
 MAX_DEFINED_COMMANDS = 24
 """Commands a file defines at most (`[commands.NAME]` tables)."""
@@ -100,20 +95,9 @@ def variant_from_document(document: dict[str, Any]) -> Variant:
     _known(document, FILE_KEYS, None)
     if "sides" in document and "faces" in document:
         raise InputError("give sides or faces, not both (faces sets the number of sides)", field="faces")
-    settings: dict[str, Any] = {}
-    if "name" in document:
-        settings["name"] = check_value("name", document["name"], Text(max_length=60))
-    if "colors" in document:
-        settings["colors"] = check_value("colors", document["colors"],
-                                         Several(COLOR_RULE, least=2, most=MAX_COLORS, noun="color"))
+    settings: dict[str, Any] = {key: check_value(key, document[key], rule)
+                                for key, rule in SETTING_RULES.items() if key in document}
     colors = settings.get("colors", Variant().colors)
-    if "dice_per_color" in document:
-        settings["dice_per_color"] = check_value("dice_per_color", document["dice_per_color"],
-                                                 Whole(1, MAX_DICE_PER_COLOR))
-    if "sides" in document:
-        settings["sides"] = check_value("sides", document["sides"], Whole(2, MAX_SIDES))
-    if "faces" in document:
-        settings["faces"] = check_value("faces", document["faces"], Faces())
     settings["dice"] = tuple(_color_dice(color, table, colors) for color, table in _section(document, "dice").items())
     if "table" in document:
         table = _section(document, "table")
@@ -146,15 +130,6 @@ def variant_from_document(document: dict[str, Any]) -> Variant:
                                  field=f"command_die[{index}]")
         settings["commands"] = tuple(known[name] for name in dict.fromkeys(die))
         settings["command_die"] = tuple(die)
-    counts = _counts(settings, colors)
-    for command in defined:
-        for criterion, key in zip(command.chain, ["figure", *(f"then[{i}]" for i in range(len(command.then)))]):
-            for color, (count, faces) in counts.items():
-                if not criterion.figure.by_position:
-                    try:
-                        criterion.figure.check_dice(count, faces)
-                    except InputError as error:
-                        raise InputError(f"{error.message} ({color})", field=f"commands.{command}.{key}") from None
     return Variant(**settings)
 
 
@@ -189,14 +164,6 @@ def variant_toml(variant: Variant) -> str:
             + tomli_w.dumps(variant_document(variant)))
 
 
-def _counts(settings: dict[str, Any], colors: tuple[str, ...]) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Each color's dice count and faces, as the settings read so far give them."""
-    faces = settings.get("faces") or tuple(range(1, settings.get("sides", 6) + 1))
-    own = {c.color: c for c in settings["dice"]}
-    return {color: (own[color].count if color in own and own[color].count else settings.get("dice_per_color", 3),
-                    own[color].faces if color in own and own[color].faces else faces) for color in colors}
-
-
 def _color_dice(color: str, table: Any, colors: tuple[str, ...]) -> ColorDice:
     key = f"dice.{color}"
     if color not in colors:
@@ -204,10 +171,8 @@ def _color_dice(color: str, table: Any, colors: tuple[str, ...]) -> ColorDice:
     if not isinstance(table, dict):
         raise InputError("must be a table with count and/or faces", field=key)
     _known(table, DICE_KEYS, key)
-    return ColorDice(color=color,
-                     count=check_value(f"{key}.count", table["count"], Whole(1, MAX_DICE_PER_COLOR))
-                     if "count" in table else None,
-                     faces=check_value(f"{key}.faces", table["faces"], Faces()) if "faces" in table else None)
+    return ColorDice(color=color, **{name: check_value(f"{key}.{name}", table[name], rule)
+                                    for name, rule in DICE_RULES.items() if name in table})
 
 
 def _section(document: dict[str, Any], key: str) -> dict[str, Any]:

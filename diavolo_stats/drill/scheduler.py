@@ -1,56 +1,12 @@
-"""The adaptive scheduler: which type of roll to drill next, from the player's history.
+"""The adaptive scheduler: which type of roll to drill next, from the player's recent answers.
 
-A type of roll (a "cell") is a command together with its kind (CELL_KINDS): grey
-(the best figure is shared), a near tie (one winner, ahead of the runner-up
-by the smallest step its figure has: `drill.roll_features`, the definition
-the reading model and `diavolo players` use) or clear (one winner, by more).
-Reading "grey" under `highest-die` is a different skill from spotting the
-winner, and telling 13 from 12 another from telling 13 from 9. A command
-whose near ties `roll_features` does not tell (a designer's own command,
-read there by its first criterion and not the table's whole chain, or a game
-with more dice in one color than another) has two kinds: grey, or one
-winner (`told`). The dice in
-play and whether the command is shown first are the same on every roll of
-one drill, so they make no cells. Like a spaced-repetition scheduler
-favouring hard cards, the scheduler shows more often the cells where the
-player is slow or wrong, and every cell now and then.
-
-The weighting, per cell, over its most recent RECENT_TRIALS answered trials
-(too-early rows say nothing about reading a roll and are left out):
-
-- `p_correct = (correct + 1) / (trials + 2)`: the accuracy with one right and
-  one wrong answer added, so a cell never drilled counts as a coin flip and
-  one lucky answer does not make a cell look mastered;
-- `latency_ms = (n * median + PRIOR_ANSWERS * overall) / (n + PRIOR_ANSWERS)`:
-  the median of the cell's n correct answers, pulled toward `overall`, the
-  median of the player's correct answers in every cell (DEFAULT_LATENCY_MS
-  with none at all), as if PRIOR_ANSWERS answers of the overall median were
-  added: one slow answer in a cell drilled once does not make it the
-  player's worst;
-- `cost_ms = latency_ms / p_correct`: the expected time spent per correct
-  answer, which grows both when the player is slow and when they are wrong;
-- `probability = (1 - EXPLORATION) * cost_ms**2 / sum(cost_ms**2) + EXPLORATION / cells`:
-  squaring the cost makes a cell that takes twice as long per correct answer
-  come up four times as often; the EXPLORATION share, spread evenly, keeps
-  every cell in the rotation however well it is known.
-
-Why the player's recent answers and not their fitted reading model
-(`game.reading_fit`): a fit pools every player of the log and takes seconds
-on a large one, too slow for every roll, and it weighs a month-old answer
-like today's, while the scheduler should follow the player as they improve.
-
-The cells are those the variant can deal (`variant_cells`): a kind none of
-MAX_ROLLS rolls of a command shows (a clear `highest-die` on two-sided
-dice, where the best die beats the next by one at most) is left out, so
-that it takes no share. A roll of the chosen cell is drawn as the game rolls
-(`rules.roll_many`, the chosen command only), ROLL_BATCH at a time, and the
-first of the chosen kind is kept; if MAX_ROLLS rolls give none, the roll is
-of the command alone and `ScheduledRoll.of_kind` says so. The same
-generator state always gives the same roll.
-
-The history comes from a drill log (`recent_history`, from `load_logs` with
-HISTORY_COLUMNS) or from the rows a drill has just logged (`trial_history`);
-`recent_trials` keeps of it what the weighting reads.
+A type of roll (a cell) is a command and its kind: grey, near tie or clear
+(`CELL_KINDS`). Like a spaced-repetition scheduler favouring hard cards, it
+draws a cell in proportion to the square of its expected time per correct
+answer, with an EXPLORATION share spread over every cell, then rolls as the
+game rolls until a roll of that kind comes. The weighting and why it reads
+recent answers, not a fitted model: docs/architecture.md ("The adaptive
+scheduler").
 """
 
 from __future__ import annotations

@@ -1,47 +1,10 @@
-"""The reaction drill: show a roll, time the answer key, log the trial, give feedback.
+"""The terminal drill: show a roll, time the answer key, log the trial, give feedback.
 
-A trial: the fixation mark `+` for a random foreperiod (600 to 1500 ms by
-default, so the onset cannot be anticipated), then the stimulus: every die
-drawn at its place on the table and the command shown as a label. The
-latency runs from the moment the whole stimulus frame has been written to the
-terminal (one `os.write`) to the moment the answer key is read, both with
-`time.perf_counter_ns`. The trial is appended to the log (fsynced) before the
-feedback is shown and before the next trial starts.
-
-Choices the issue left open:
-
-- A key pressed during the foreperiod is an anticipation: logged as its own
-  row with `too_early = true`, `answer = none`, `correct = false`, no
-  latency, and the roll that was about to be shown; "too early" is shown,
-  and the trial is run again with a new roll. Anticipations are not answers:
-  they do not count towards `trials` nor in the trial number shown, and the
-  summary, like `diavolo report` (`drill.performance`), leaves them out of
-  the trials, the accuracy and the latencies and counts them apart.
-- A key that is not an answer key during the stimulus is ignored.
-- No answer within the timeout: a row with `answer = none`,
-  `timed_out = true`, `correct = false`, no latency; it counts as a trial
-  and as a wrong answer.
-- `minutes`: no new trial starts once that many minutes have passed since the
-  session started; the trial on screen at that moment is finished.
-- `q` or Ctrl-C abandon the trial on screen (it is not logged) and end the
-  session with its summary. A Ctrl-C that arrives while a row is being
-  written waits until the row is on disk.
-- With `command_first`, the command label appears with the fixation mark,
-  and the latency runs from the dice appearing.
-- Teaching: a player's first session (no rows of theirs in the log) opens
-  with a one-screen introduction that any key dismisses (`intro=False`
-  skips it); `?` at any time shows the six commands and grey, each with a
-  worked example; a trial not yet answered is then run again with a new
-  roll (it is not logged). Feedback stays with its roll: the next fixation
-  mark comes on a clean screen.
-- A terminal made smaller while a roll is on screen (or about to be) would
-  crop it: the trial is abandoned (not logged), the drill says what size it
-  needs, and runs the trial again with a new roll once the window is large
-  enough.
-
-The terminal is handled by `blessed` (cbreak input, alternate screen, true
-colors, positioning; a maintained, pure-Python library), but each answer key
-is timestamped by this module right after `Terminal.inkey` returns it.
+A trial is a fixation mark for a random foreperiod, then every die at its
+place and the command as a label. The latency runs from the whole frame's
+one `os.write` to the key `blessed` reads (`time.perf_counter_ns` both); the
+row is appended and fsynced before the feedback and the next trial. Keys
+too early, time-outs, `q`, Ctrl-C and teaching are the terminal drill guide's.
 """
 
 from __future__ import annotations

@@ -44,8 +44,9 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
     roll on screen to the answer, None without an answer. too_early: a key
     pressed before the roll was shown (no answer, no latency); an unanswered
     trial that was not too early timed out (`timed_out`, when given, must
-    agree). interface: `terminal` or `browser`. timestamp: when the roll
-    appeared (a time with its zone, or ISO 8601 text). foreperiod_ms: the
+    agree). interface: `terminal`, `browser` or `game` (the log's INTERFACES).
+    timestamp: when the roll appeared (a time with its zone, or ISO 8601
+    text). foreperiod_ms: the
     wait before the roll, ms. seed: the session's seed, if any. spelled: how
     a message quotes a bad dice or positions value (`validation.json_spelled`
     for a web client).

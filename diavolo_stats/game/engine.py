@@ -1,45 +1,11 @@
-"""The game engine: whole Diavolo games between modelled players, many thousands at once.
+"""The game engine: whole Diavolo games between modelled players, many thousands at once on numpy arrays.
 
-The games run in lockstep: every round rolls the dice for all unfinished
-games with numpy, resolves them with `rules.answers` (`table.throw_on_grid` first for
-`closest`), samples every player's answer and latency from the roll's features
-(`reading.Lineup`: more dice and near ties read slower and worse),
-lets players grab in order of latency and scores the round (`play_round`).
-Finished games leave the working arrays, so late rounds cost little.
-
-The rules (the rules page, docs/rules.md): each player grabs at most one
-devil; devils in play per color are one fewer than the players still in, at
-most 3 (`GameRules.devils` "rulebook"; "review" drops the cap), plus one
-grey; a player whose chosen color has no devil left gets none. A color
-answer: a holder of that color keeps their gems, everyone else loses one. A
-tie (grey): the holder of the grey devil gains one (never above 5), everyone
-else loses one. A player at 0 gems is out. A `closest` roll that is grey
-only by the perception tolerance accepts both answers (`rules.accepted_answers`):
-the grey holder gains one and a holder of the strictly nearest color keeps
-their gems.
-
-End rules (`EndRule`): `last-standing` (the rulebook; the last player holding
-gems wins, no winner when the last players go out together) and `first-out`
-(the French review: the game ends at the first elimination and the most gems
-wins, shared on equal gems; if everyone went out at once nobody holds gems
-and there is no winner). A game reaching `max_rounds` stops with no winner
-and is counted apart.
-
-The readings a game is played under are one `GameRules`: the end rule, the
-devils per color, and whether the command die is shown first (which changes
-the players, not the dice: players fitted from a drill log use the rows of
-that variant).
-
-Repeatability: games g * CHUNK_GAMES .. (g + 1) * CHUNK_GAMES - 1 are played
-by the generator seeded with the g-th `SeedSequence.spawn` child of the seed.
-The chunk size is a fixed constant, not a setting, so the same seed and the
-same number of games always give the same games, and there is no batch
-size that could change them. Every full chunk's games stay the same when
-more games are asked for; only a partial last chunk changes (it draws
-fewer games from its stream).
-
-What the games add up to is `tally` (`summarize_games`), the design
-experiments are `design`, and the report `diavolo game` prints is `report`.
+`play_games` plays games in lockstep, one chunk of CHUNK_GAMES per seeding
+child, so a seed gives the same games however many are asked. A round's rules
+are stated here once: `devils_per_color`, GREY_DEVILS (`settings`) and
+`gems_after`; `play_round` scores one round of every game. The rules are
+docs/rules.md, the end rules `settings.EndRule`; how the round is vectorized
+and seeded: docs/architecture.md ("Whole games").
 """
 
 from __future__ import annotations
@@ -60,6 +26,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.game.reading import Lineup
 from diavolo_stats.game.settings import (
     DEFAULT_MAX_ROUNDS,
+    GREY_DEVILS,
     MAX_DEVILS_PER_COLOR,
     MAX_GAME_ROUNDS,
     MAX_GAMES,
@@ -140,10 +107,8 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
     # as `rules.accepted_answers` gives them (row 0 the table's call)
     alive = gems > 0
     player_count = len(gems)
-    devils_per_color = alive.sum(axis=0, dtype=np.int8) - 1
-    if devil_cap is not None:
-        devils_per_color = np.minimum(devils_per_color, devil_cap)
-    devils = np.where(grabbed == GREY_CODE, np.int8(1), devils_per_color)
+    devils = np.where(grabbed == GREY_CODE, np.int8(GREY_DEVILS),
+                      devils_per_color(alive.sum(axis=0, dtype=np.int8), devil_cap))
     # Grabbing in order of latency, a player gets a devil of the color they reach for
     # exactly when fewer faster players still in reached for that color than there are
     # devils of it: each of those took one while any were left. Counted pairwise over
@@ -155,10 +120,22 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
     rivals = (faster & alive[:, None] & (grabbed[:, None] == grabbed[None, :])).sum(axis=0, dtype=np.int8)
     held = alive & (rivals < devils)
     kept = held & ((grabbed == accepted[0]) | (grabbed == accepted[1]))
-    # Kept grey (a tie): +1; kept a color: 0; anything else: -1.
-    change = np.where(kept, (grabbed == GREY_CODE).astype(np.int8), np.int8(-1))
-    gems_after = np.where(alive, np.minimum(gems + change, MAX_GEMS), 0).astype(np.int8)
-    return gems_after, held
+    return gems_after(gems, kept, grabbed == GREY_CODE), held
+
+
+def devils_per_color(players_in: np.ndarray | int, devil_cap: int | None = MAX_DEVILS_PER_COLOR) -> np.ndarray:
+    """Devils of each color on the table (grey has GREY_DEVILS): one fewer than the players still in, at most
+    `devil_cap` (None: no cap; `GameRules.devil_cap`). Same shape as `players_in` (a count, or one per game)."""
+    count = np.maximum(np.asarray(players_in) - 1, 0)
+    return count if devil_cap is None else np.minimum(count, devil_cap)
+
+
+def gems_after(gems: np.ndarray, kept: np.ndarray, grey: np.ndarray) -> np.ndarray:
+    """Each player's gems after a round: a player who holds an accepted answer's devil (`kept`) keeps their gems,
+    or gains one for grey (never above MAX_GEMS); every other player still in loses one; 0 is out and stays 0."""
+    # gems: (...) int8; kept, grey: bool of the same shape; returns int8 of the same shape
+    change = np.where(kept, np.asarray(grey).astype(np.int8), np.int8(-1))
+    return np.where(gems > 0, np.minimum(gems + change, MAX_GEMS), 0).astype(np.int8)
 
 
 def roll_answers(variant: Variant, games: int, rng: np.random.Generator,

@@ -1,40 +1,12 @@
 """Fair reaction races over real connections: each seat's round trips, the window a claimed time is held in, and
 the grace before a devil is awarded.
 
-A page times its player from the frame that painted the roll, so an honest
-claim does not depend on the network; what the server can check is that a
-claim agrees with what it saw. It knows when it first sent the roll to a
-seat and when the answer came back (`seen_ms`: the time between, less the
-foreperiod), and it measures the seat's round trip on the seat's own socket
-(ping, pong) through the game: `RoundTrips` keeps the RECENT_TRIPS latest,
-their minimum and their median. An honest claim is `seen_ms` less the
-answer's trip (the roll's way down, the frame, the answer's way up), so it
-is held inside
-
-    [seen_ms - longest trip, seen_ms - shortest one-way delay + TOLERANCE_MS]
-
-where the longest trip is the median plus JITTER_FACTOR times the jitter
-(median less minimum) plus TOLERANCE_MS, at most MAX_TRIP_MS, and the
-shortest one-way delay half the fastest round trip (the two ways cannot be
-told apart by round trips) less the jitter. A claim faster than that window
-is counted at its earliest: a page cannot make its player faster than the
-network allows. A claim slower is counted at its latest (nobody is slower
-than the time the server saw pass).
-
-An answer of `seen_ms` judged J is final once no seat still to answer could
-be judged faster: once, for each of them, the time since the roll appeared
-there less its longest trip is past J (`settled_below_ms`). That wait is the
-grace window, the longest trip of the slowest link (`grace_ms`); a seat's
-answer is waited for until its time is up plus its own longest trip.
-
-Within these windows, claims are what orders the seats, and an honest page
-measures to RESOLUTION_MS (one display frame): two reactions that differ by
-more are awarded in their true order. An answer whose trip fell outside
-its seat's window (a delay spike larger than the jitter the pings saw) is
-moved by how far outside, and the judged claim says which end held it.
-
-A claim under a player's fitted model's PLAUSIBLE_QUANTILE quantile is
-flagged (`implausible`), in the round's record, not refused.
+`RoundTrips` keeps a seat's latest round trips (ping, pong on its socket); a
+claimed latency is held within what the server saw pass for that seat less
+the longest and the shortest trip its link allows (`claim_window`, `judge_claim`), and an
+answer is final once no seat still to answer could be judged faster
+(`settled_below_ms`, `grace_ms`). The window's reasoning:
+docs/architecture.md ("Fair races").
 """
 
 from __future__ import annotations

@@ -47,7 +47,15 @@ from diavolo_stats.drill.log import GAME_INTERFACE, NO_ANSWER, TrialRow
 from diavolo_stats.drill.roll_features import played_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.engine import START_GEMS
-from diavolo_stats.game.referee import Grab, Referee, RefereedRound, engine_mismatches, modelled_grabs, referee_round
+from diavolo_stats.game.referee import (
+    Grab,
+    Referee,
+    RefereedRound,
+    devils_at_start,
+    engine_mismatches,
+    modelled_grabs,
+    referee_round,
+)
 from diavolo_stats.game.settings import MAX_PLAYERS, MIN_PLAYERS, GameRules
 from diavolo_stats.game.specs import Player
 
@@ -173,11 +181,12 @@ class Table:
 
     def roll_message(self) -> dict:
         """The round on the table as a page paints it: its number, the deal's wire form, the devils of each
-        color on the table and the seats still in."""
+        color on the table, every color's and grey's devils at the round's start, and the seats still in."""
         with self._lock:
             if self.deal is None:
                 raise InputError("no round is on the table", field="round")
             return {"round": self.number, **self.deal.wire(), "devils_per_color": self.referee.devils(),
+                    "devils_at_start": devils_at_start(self.variant.colors, self.referee.devils()),
                     "seats_in": list(self.referee.seats_in)}
 
     def send(self, seat: int | None) -> dict:
@@ -285,7 +294,7 @@ class Table:
             if self.referee is None:
                 return {}
             per_color, held = self.holding(at)
-            left = {color: per_color for color in self.variant.colors} | {GREY: 1}
+            left = devils_at_start(self.variant.colors, per_color)
             for devil in held:
                 if devil is not None:
                     left[devil] -= 1

@@ -1,53 +1,11 @@
-"""Modelled players: how often a player reads a roll right, and how fast.
+"""Modelled players: how often a player reads a plain roll of each command right, and how fast.
 
-A `PlayerModel` holds, for every command and for tie and non-tie rolls, a
-`Skill`: the probability of answering right and an ex-Gaussian latency (a
-normal part, mu and sigma, plus an exponential tail, tau, all in ms; the
-usual shape of choice reaction times). When wrong on a non-tie roll, a player
-grabs grey with probability `wrong_grey_share` and otherwise another color,
-uniformly; when wrong on a tie, they grab a color, uniformly.
-
-Two ways to get one: `PlayerModel.preset` ("novice", "average", "expert")
-and `player_file.read_player` (explicit numbers). These are the figures of a
-plain roll of each command; games and synthetic logs play them as
-`reading.ReadingModel.from_player`, which adds what more dice and near ties
-cost. A player fitted from a drill log is a reading model itself
-(`reading_fit`); `specs.player_from_spec` turns a command-line spec
-(`alice`, `preset:expert`, `carol.toml`) into a player.
-
-The presets, and why. They are assumptions chosen inside published ranges,
-not measurements; fit a real player from the drill log where one exists.
-
-- Time. A choice among four answers with a simple stimulus takes about 400 to
-  550 ms (Hick 1952; Hyman 1953). Diavolo asks for more than a choice: the
-  highest die is a visual search over nine dice, the totals need three
-  additions per color (a single-digit sum takes adults about 0.8 to 1 s,
-  Ashcraft 1992) and a comparison. So the `average` means run from 1.2 s
-  (highest die) to 2.4 s (lowest total).
-- Shape. In choice tasks the exponential tail tau is about a quarter to a
-  third of the mean and sigma about a tenth of it (Luce 1986; Heathcote,
-  Popiel and Mewhort 1991): every preset uses tau = 0.3 x mean and
-  sigma = 0.1 x mean, with mu = mean - tau.
-- Accuracy. Fast choice tasks run at 90 to 97 % right; harder commands lower.
-- Levels. `novice` is 1.5 times slower with twice the errors, `expert` 0.6
-  times the time with half the errors (practice speeds choice responses by
-  roughly that factor, the power law of practice, Newell and Rosenbloom 1981).
-- Ties. Seeing that two colors share the best figure needs one more check,
-  and a player who sees a winner tends to grab before checking: tie rolls
-  take 1.3 times as long with twice the errors.
-- Wrong answers. No preference among the three wrong answers:
-  `wrong_grey_share = 1/3` for every preset.
-
-Average, non-tie rolls (mean latency ms, accuracy):
-
-| command | mean ms | accuracy |
-| --- | --- | --- |
-| highest-die | 1200 | 0.95 |
-| closest | 1300 | 0.92 |
-| most-odd | 1700 | 0.92 |
-| largest-spread | 1900 | 0.90 |
-| highest-total | 2200 | 0.90 |
-| lowest-total | 2400 | 0.88 |
+A `PlayerModel` holds a `Skill` (accuracy and an ex-Gaussian latency in ms)
+per command, for tie and non-tie rolls, and how a wrong answer is spread
+(`wrong_grey_share`). It comes from a preset (`PlayerModel.preset`: novice,
+average, expert) or a player file (`player_file.read_player`); games play it
+as `reading.ReadingModel.from_player`. Where the presets' figures come from:
+docs/architecture.md ("Modelled players").
 """
 
 from __future__ import annotations
@@ -73,7 +31,7 @@ PRESET_PREFIX = "preset:"
 MAX_NAME_LENGTH = 200
 """A player's name: a drill log's (at most 100 characters) with a prefix, or a file's stem."""
 
-# Average player, non-tie rolls: (mean latency ms, accuracy); see the module docstring.
+# Average player, non-tie rolls: (mean latency ms, accuracy); why these: docs/architecture.md.
 _AVERAGE = {
     Command.HIGHEST_DIE: (1200.0, 0.95),
     Command.CLOSEST: (1300.0, 0.92),
@@ -200,7 +158,7 @@ class PlayerModel(Configuration):
 
     @classmethod
     def preset(cls, name: str) -> PlayerModel:
-        """The documented `novice`, `average` or `expert` player (see the module docstring)."""
+        """The documented `novice`, `average` or `expert` player (docs/architecture.md, "Modelled players")."""
         if name not in _LEVELS:
             raise InputError(f"unknown player preset {name!r}; allowed: {', '.join(_LEVELS)}", field="preset")
         skills = {}

@@ -1,41 +1,12 @@
 """How a player reads a roll: answer time and accuracy that depend on what makes the roll hard.
 
-A `ReadingModel` is one player. Their answer time on a roll is a shifted
-log-normal: `shift_ms` (the fastest anyone can see, decide and press) plus
-exp(x . time + spread * z), z standard normal, so the time keeps the right
-skew of reaction times and each feature multiplies the part above the shift.
-The chance of answering right is logistic: 1 / (1 + exp(-x . accuracy)).
-
-x is the roll's row of the design (`design`), one entry per COEFFICIENTS
-name: which command (one column each), the colored dice beyond the box's 9
-(`per_extra_die`), a near tie on each command (`near_tie:<command>`), a grey
-answer and the command die shown first (`roll_features` says what each one
-is). So a roll of 48 dice is slower and more error-prone than one of 9 by
-the fitted (or assumed) effect of 39 extra dice, and a near tie on
-`highest-total` costs what it costs that player on that command.
-
-Where a model comes from: fitted from a drill log (`reading_fit.fit_reading`,
-partial pooling across the players of the log), or made from a `players.
-PlayerModel` preset or TOML file (`from_player`): its per-command figures
-become the command columns and the roll effects are the assumptions of
-ASSUMED_EFFECTS, chosen inside published ranges:
-
-- Dice. Summing and scanning grow with the dice: mental addition takes about
-  0.3 to 0.5 s a term (Ashcraft 1992) and visual search some 20 to 50 ms an
-  item (Wolfe 1998), set against the 1.2 to 2.4 s a box roll takes: 4 % more
-  time above the shift per extra die, and error odds 5 % higher a die.
-- Near ties. Telling 13 from 12 is slower and more error-prone than 13 from
-  9, the distance effect of number comparison (Moyer and Landauer 1967):
-  15 % more time, error odds doubled.
-- Command first. Knowing what to look for before the dice appear saves the
-  search a little: 5 % less time, accuracy unchanged.
-- Grey comes from the PlayerModel's own tie figures (1.3 times the time,
-  twice the errors for the presets).
-
-A player file may state any of these instead (`players.STATED_EFFECTS`, in
-the units `diavolo players` prints them in: ms per extra die, the ms a near
-tie costs, the accuracy on grey, ...): `from_player` turns each into the
-coefficient that gives that figure on a plain roll of the box, exactly.
+A `ReadingModel` is one player: a shifted log-normal answer time (`shift_ms`
+plus exp(x . time + spread * z), in ms) and a logistic chance of a right
+answer (x . accuracy), x being the roll's row of the design (`design`: the
+command, extra dice, near ties, grey, command first). It is fitted from a
+drill log (`reading_fit`) or made from a `PlayerModel` (`from_player`), with
+ASSUMED_EFFECTS for what the player does not state; where those come from:
+docs/architecture.md ("Modelled players").
 """
 
 from __future__ import annotations
@@ -70,8 +41,8 @@ ASSUMED_EFFECTS = {
     "time": {"per_extra_die": math.log(1.04), "near_tie": math.log(1.15), "command_first": math.log(0.95)},
     "accuracy": {"per_extra_die": -math.log(1.05), "near_tie": -math.log(2.0), "command_first": 0.0},
 }
-"""The roll effects of a model made from a PlayerModel (see the module docstring): on the log of the time above
-the shift, and on the log-odds of a right answer."""
+"""The roll effects of a model made from a PlayerModel (why these: docs/architecture.md, "Modelled players"): on
+the log of the time above the shift, and on the log-odds of a right answer."""
 
 SHIFT_MS = 300.0
 """The shift of a model made from a PlayerModel, ms (at most half its fastest mean time): the time to see the
@@ -170,7 +141,7 @@ class ReadingModel(Configuration):
     @classmethod
     def from_player(cls, player: PlayerModel) -> ReadingModel:
         """A PlayerModel (a preset or a TOML file) as a reading model: its own figures per command and for ties,
-        its stated roll effects, and ASSUMED_EFFECTS for the others (see the module docstring). InputError naming
+        its stated roll effects, and ASSUMED_EFFECTS for the others (docs/architecture.md). InputError naming
         the effect when one cannot be had (a near tie saving more time than the player takes)."""
         clear = [player.skills[(command, False)] for command in ALL_COMMANDS]
         tied = [player.skills[(command, True)] for command in ALL_COMMANDS]

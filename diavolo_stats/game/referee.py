@@ -1,31 +1,11 @@
 """A game of Diavolo refereed round by round, for a table of people (and modelled players) playing it live.
 
-The whole-game engine (`games`) plays thousands of games at once on arrays;
-a table in the browser plays one, a round at a time, and has to say after
-every round who got which devil and why. `referee_round` does that for one
-round: given the gems of every seat, the grabs (each seat's answer and its
-latency, in any order) and the answers the roll accepts, it hands out the
-devils in order of latency and scores the round, under the same rules as
-`games.play_round` (the rules page, docs/rules.md):
-
-- devils per color: one fewer than the players still in, at most 3 under the
-  rulebook's reading (`GameRules.devils` "rulebook"), no cap under the
-  review's ("review"); one grey devil;
-- a devil taken is gone for the round: a player whose color has none left
-  gets none; a player grabs once (the first answer counts: no swapping);
-- a holder of an accepted answer's devil keeps their gems, or gains one for
-  grey (never above 5); every other player still in loses one; 0 gems is out.
-
-Grabs are ordered by latency; equal latencies go to the earlier seat, as in
-the engine. A seat with no answer (timed out, away) grabs nothing and loses
-a gem like a wrong grab.
-
-`Referee` carries a game from round to round and ends it by the game's end
-rule (`EndRule`): the last player standing, or the first player out, and
-`max_rounds` as the engine's round limit. Its `rounds` are the round log;
-`engine_mismatches` replays that log through `games.play_round` and names
-every round where the engine's gems differ from the referee's (none, the
-tests check: one set of rules, two implementations that agree).
+`referee_round` hands out one round's devils in order of latency (equal
+latencies: the earlier seat) with the engine's rules (`engine.devils_per_color`,
+`engine.gems_after`; docs/rules.md) and says who got which devil.
+`Referee` carries a game from round to round to its end rule, and
+`engine_mismatches` replays its round log through `engine.play_round`,
+naming every round where the two disagree.
 """
 
 from __future__ import annotations
@@ -39,15 +19,16 @@ from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, check_answer
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.engine import MAX_GEMS, START_GEMS, Outcome, play_round
+from diavolo_stats.game.engine import START_GEMS, Outcome, devils_per_color, gems_after, play_round
 from diavolo_stats.game.reading import Lineup
 from diavolo_stats.game.settings import (
     DEFAULT_MAX_ROUNDS,
-    MAX_DEVILS_PER_COLOR,
+    GREY_DEVILS,
     MAX_PLAYERS,
     MIN_PLAYERS,
     EndRule,
     GameRules,
+    devil_cap,
 )
 from diavolo_stats.game.specs import Player
 
@@ -55,11 +36,10 @@ _NO_GRAB_CODE = -2
 """In the engine's arrays, a seat that grabbed nothing: no color index, not GREY_CODE, never accepted."""
 
 
-def devils_per_color(players_in: int, devils: str = "rulebook") -> int:
-    """Devils of each color on the table for `players_in` players still in: one fewer, at most 3 under the
-    rulebook's reading ("rulebook"), uncapped under the review's ("review")."""
-    count = max(players_in - 1, 0)
-    return min(count, MAX_DEVILS_PER_COLOR) if devils == "rulebook" else count
+def devils_at_start(colors: Sequence[str], per_color: int) -> dict[str, int]:
+    """The devils on the table at the start of a round: `per_color` of each color (`engine.devils_per_color`)
+    and GREY_DEVILS grey."""
+    return {color: per_color for color in colors} | {GREY: GREY_DEVILS}
 
 
 @dataclass(frozen=True)
@@ -132,8 +112,7 @@ def referee_round(colors: Sequence[str], gems: Sequence[int], grabs: Sequence[Gr
         if grab.answer is not None and grab.latency_ms is None:
             raise InputError("a grab needs its latency in ms", field="latency_ms")
         by_seat[grab.seat] = grab
-    players_in = sum(1 for g in gems if g > 0)
-    left = {color: devils_per_color(players_in, devils) for color in colors} | {GREY: 1}
+    left = devils_at_start(colors, int(devils_per_color(sum(1 for g in gems if g > 0), devil_cap(devils))))
     reaching = [grab for seat, grab in sorted(by_seat.items()) if gems[seat] > 0 and grab.answer is not None]
     order = sorted(reaching, key=lambda grab: (grab.latency_ms, grab.seat))
     held: list[str | None] = [None] * seats
@@ -141,15 +120,10 @@ def referee_round(colors: Sequence[str], gems: Sequence[int], grabs: Sequence[Gr
         if left[grab.answer] > 0:
             left[grab.answer] -= 1
             held[grab.seat] = grab.answer
-    gems_after = []
-    for seat, before in enumerate(gems):
-        if before <= 0:
-            gems_after.append(0)
-        elif held[seat] is not None and held[seat] in accepted:
-            gems_after.append(min(before + (held[seat] == GREY), MAX_GEMS))
-        else:
-            gems_after.append(before - 1)
-    return tuple(gems_after), tuple(grab.seat for grab in order), tuple(held)
+    after = gems_after(np.array(gems, dtype=np.int8), np.array([devil is not None and devil in accepted
+                                                                for devil in held]),
+                       np.array([devil == GREY for devil in held]))
+    return tuple(map(int, after)), tuple(grab.seat for grab in order), tuple(held)
 
 
 @dataclass
@@ -157,7 +131,7 @@ class Referee:
     """One game at one table, refereed round by round (see the module docstring).
 
     names: one per seat, 2 to 6. colors: the game's colors. rules: the end rule
-    and the devils' reading (`games.GameRules`).
+    and the devils' reading (`settings.GameRules`).
     """
 
     names: tuple[str, ...]
@@ -186,7 +160,7 @@ class Referee:
 
     def devils(self) -> int:
         """Devils of each color on the table for the next round."""
-        return devils_per_color(len(self.seats_in), self.rules.devils)
+        return int(devils_per_color(len(self.seats_in), self.rules.devil_cap))
 
     def play(self, command: str, accepted: Sequence[str], reason: str, grabs: Sequence[Grab]) -> RefereedRound:
         """Referee the next round and end the game if its end rule says so; the round's record."""
@@ -205,7 +179,7 @@ class Referee:
         return record
 
     def _end_round(self, before: tuple[int, ...], after: tuple[int, ...]) -> None:
-        """The end rules of `games._play_chunk`, for one game."""
+        """The end rules of `engine._play_chunk`, for one game."""
         still_in = [gems > 0 for gems in after]
         most = max(after)
         if self.rules.end is EndRule.LAST_STANDING:
@@ -255,7 +229,7 @@ def modelled_grabs(players: Sequence[Player], seats: Sequence[int], command: Com
 def engine_mismatches(colors: Sequence[str], rounds: Sequence[RefereedRound | Mapping],
                       rules: GameRules = GameRules()) -> list[int]:
     """The numbers of the rounds whose gems after, replayed through the vectorized engine
-    (`games.play_round`, every round one column), differ from the round log's; [] when they all agree.
+    (`engine.play_round`, every round one column), differ from the round log's; [] when they all agree.
 
     rounds: `RefereedRound`s or their `as_dict()` (a round log read back from JSON).
     """

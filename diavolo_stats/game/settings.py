@@ -13,9 +13,11 @@ from diavolo_stats.validation import Configuration, Flag, OneOf, Rule, check_val
 
 MAX_DEVILS_PER_COLOR = 3
 """The rulebook's cap on devils per color (4, 5 and 6 players use 3)."""
+GREY_DEVILS = 1
+"""Grey devils on the table every round, whatever the players (one tie to claim)."""
 
 DEVILS = ("rulebook", "review")
-"""Devils per color: one fewer than the players still in, at most 3 (rulebook) or with no cap (review)."""
+"""The readings of the devils per color: capped at MAX_DEVILS_PER_COLOR (rulebook) or not (review)."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DEFAULT_MAX_ROUNDS = 500
 """Far beyond any real game (a 6-player game lasts well under 100 rounds); only a degenerate model reaches it."""
@@ -32,6 +34,11 @@ DEFAULT_GAMES = 10_000
 
 DEFAULT_DESIGN_GAMES = 20_000
 """Games per reference lineup for the design metrics: a 95 % interval of about +-0.006 on a win probability."""
+
+
+def devil_cap(devils: str) -> int | None:
+    """The most devils of one color in play under the reading `devils` (DEVILS), or None for no cap."""
+    return MAX_DEVILS_PER_COLOR if devils == "rulebook" else None
 
 
 class EndRule(str, Enum):
@@ -67,8 +74,8 @@ class GameRules(Configuration):
     """The readings of the rules a whole game is played under, checked once at construction.
 
     end: `EndRule` (or its name), default last-standing (the rulebook).
-    devils: devils per color, "rulebook" (default: players still in - 1, at most
-        3) or "review" (players still in - 1, no cap).
+    devils: the devils per color's cap (`engine.devils_per_color`), "rulebook" (default: at most
+        MAX_DEVILS_PER_COLOR) or "review" (no cap).
     command_first: the rulebook's easier variant where the command die is shown
         before the colored dice; players fitted from a drill log then use their
         rows of that variant. The dice and the answers are the same.
@@ -81,7 +88,7 @@ class GameRules(Configuration):
     @property
     def devil_cap(self) -> int | None:
         """The most devils of one color in play, or None for no cap."""
-        return MAX_DEVILS_PER_COLOR if self.devils == "rulebook" else None
+        return devil_cap(self.devils)
 
     def as_dict(self) -> dict[str, object]:
         """The readings as plain JSON types: end, devils, command_first."""

@@ -45,8 +45,9 @@ from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy
 
 SIMULATION_ROUNDS = 20_000
+"""Rounds of the short simulation of `closest` the explorer shows (about 0.1 s)."""
 SIMULATION_SEED = 1
-"""The short simulation of `closest` the explorer shows (about 0.1 s), the same on every view."""
+"""The seed of that simulation: the same figures on every view."""
 
 
 def routes(heavy: Heavy) -> list[Route]:

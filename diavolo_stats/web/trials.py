@@ -99,6 +99,8 @@ def drilled_variant(name: str, held: Variant | None) -> Variant:
     return Variant.preset(name)
 
 MAX_LATENCY_MS = 3_600_000.0
+"""The longest latency a browser trial may report: an hour, in ms (a page left open on a roll)."""
+
 TRIALS_PER_SECOND = 20.0
 """Rows one session may add per second, on average; a person answers a few per second at most."""
 TRIAL_BURST = 100

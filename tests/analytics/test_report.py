@@ -17,7 +17,7 @@ from diavolo_stats.analytics.report import build_report, write_report
 from diavolo_stats.drill.log import load_logs
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
-ISSUE_COLUMNS = ["player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
+PRINTED_FIRST = ["player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
                  "median_latency_ms"]
 CHARTS = ["accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png", "tie_frequency_standard.png"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -49,7 +49,7 @@ def test_summary_csv_has_one_row_per_player_and_command(default_run):
     folder, _ = default_run
     with open(folder / "data" / "reports" / "summary.csv", newline="", encoding="utf-8") as file:
         rows = list(csv.DictReader(file))
-    assert list(rows[0])[:7] == ISSUE_COLUMNS
+    assert list(rows[0])[:7] == PRINTED_FIRST
     expected = summaries.summarize(load_logs([SAMPLE]))
     assert len(rows) == len(expected) == 3 * 6
     saved = pd.read_csv(folder / "data" / "reports" / "summary.csv")

@@ -1,6 +1,6 @@
 """Every limit of the command line is checked before any work, and every error of the system is one line.
 
-Issue 19 point 9: each of these printed a traceback (or allocated gigabytes first).
+Each of these once printed a traceback or allocated gigabytes before refusing.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ NAMED = {
 }
 
 
-def test_every_bad_file_of_the_issue_is_named_here():
+def test_every_bad_file_is_named_here():
     assert set(NAMED) == set(BAD_VARIANT_FILES)
 
 

@@ -35,14 +35,14 @@ from diavolo_stats.drill.log import (
 )
 from diavolo_stats.errors import InputError
 
-ISSUE_COLUMNS = ("schema_version, session_id, player, trial, timestamp, variant, dice_per_color, command_first, "
+FIRST_SCHEMA_COLUMNS = ("schema_version, session_id, player, trial, timestamp, variant, dice_per_color, command_first, "
                  "command, dice, positions, expected, answer, correct, latency_ms, too_early, timed_out, "
                  "foreperiod_ms, seed, app_version")
 
 
 def test_columns_are_the_first_twenty_then_interface_and_accepted():
-    assert COLUMNS == tuple(ISSUE_COLUMNS.split(", ")) + ("interface", "accepted")
-    assert COLUMNS_V1 == tuple(ISSUE_COLUMNS.split(", "))
+    assert COLUMNS == tuple(FIRST_SCHEMA_COLUMNS.split(", ")) + ("interface", "accepted")
+    assert COLUMNS_V1 == tuple(FIRST_SCHEMA_COLUMNS.split(", "))
     assert SCHEMA_VERSION == 2
 
 

@@ -10,20 +10,12 @@ from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.games import (
-    EndRule,
-    GameRules,
-    Outcome,
-    design_metrics,
-    game_length_frame,
-    play_games,
-    play_round,
-    records_frame,
-    skill_gap_curve,
-    summarize_games,
-)
+from diavolo_stats.game.design import design_metrics, game_length_frame, skill_gap_curve
+from diavolo_stats.game.engine import Outcome, play_games, play_round
 from diavolo_stats.game.players import PlayerModel, Skill
-from diavolo_stats.game.tally import GameLengths, GameTally
+from diavolo_stats.game.report import records_frame
+from diavolo_stats.game.settings import EndRule, GameRules
+from diavolo_stats.game.tally import GameLengths, GameTally, summarize_games
 from diavolo_stats.stats import proportion_estimate
 
 BLACK, RED, WHITE, GREY = 0, 1, 2, GREY_CODE

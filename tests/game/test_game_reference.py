@@ -16,8 +16,9 @@ import pytest
 from helpers.game_reference import play_reference_games
 
 from diavolo_stats.core.variant import Variant
-from diavolo_stats.game.games import EndRule, GameRules, play_games
+from diavolo_stats.game.engine import play_games
 from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.settings import EndRule, GameRules
 
 # Three comparisons per case at z = 3.29 (99.9 % each): a false alarm under 0.3 %.
 Z_CHECK = 3.29

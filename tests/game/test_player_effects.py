@@ -9,7 +9,7 @@ from helpers.cli import assert_one_line_error, run_diavolo
 from diavolo_stats.analytics.player_figures import figure_draws
 from diavolo_stats.core.variant import ALL_COMMANDS, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.games import play_games
+from diavolo_stats.game.engine import play_games
 from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import STATED_EFFECTS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel

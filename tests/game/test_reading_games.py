@@ -9,7 +9,7 @@ from helpers.cli import REPO
 
 from diavolo_stats.core.variant import ALL_COMMANDS, Variant
 from diavolo_stats.game.design import reading_per_command
-from diavolo_stats.game.games import play_games
+from diavolo_stats.game.engine import play_games
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, reading_of
 from diavolo_stats.game.report import game_report

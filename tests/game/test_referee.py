@@ -10,12 +10,11 @@ import pytest
 from diavolo_stats.core.rules import GREY_CODE, resolve, roll
 from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.engine import Outcome, play_round
+from diavolo_stats.game.engine import Outcome, devils_per_color, play_round
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.referee import (
     Grab,
     Referee,
-    devils_per_color,
     engine_mismatches,
     modelled_grabs,
     referee_round,
@@ -26,8 +25,10 @@ COLORS = ("black", "red", "white")
 
 
 def test_devils_per_color_are_one_fewer_than_the_players_in_capped_at_three_by_the_rulebook_only():
-    assert [devils_per_color(n) for n in range(2, 7)] == [1, 2, 3, 3, 3]
-    assert [devils_per_color(n, "review") for n in range(2, 7)] == [1, 2, 3, 4, 5]
+    assert [int(devils_per_color(n)) for n in range(2, 7)] == [1, 2, 3, 3, 3]
+    assert [int(devils_per_color(n, None)) for n in range(2, 7)] == [1, 2, 3, 4, 5]
+    # One count per game at once, as the engine asks.
+    assert devils_per_color(np.arange(2, 7)).tolist() == [1, 2, 3, 3, 3]
 
 
 def test_a_devil_taken_is_gone_so_the_slower_player_reaching_for_it_gets_none_and_loses_a_gem():

@@ -65,6 +65,6 @@ BAD_VARIANT_FILES = {
     "variant_too_many_commands": "".join(f'[commands.c{i}]\nfigure = "sum"\n' for i in range(25)),
     "variant_die_too_long": "command_die = " + str(["highest-total"] * 61) + "\n",
 }
-"""A variant file with one mistake each, as issue 18 lists them, and the sizes allowed exceeded;
+"""A variant file with one mistake each (syntax, keys, figures, faces, colors, the die) and the sizes allowed exceeded;
 tests/core/test_variant_file.py checks what each message names."""
 

@@ -18,7 +18,7 @@ SMALL_DICE = "".join(f'[[dice]]\nname = "{name}"\ncount = 1\nfaces = ["{name}", 
                      for name in ("minotaur", "griffin", "mermaid"))
 SMALL_DICE += '[[dice]]\nname = "white"\ncount = 3\nfaces = [1, 2, 3, 4, 5, 6]\n'
 
-# Bad input the issue lists, each as a command line, and what its one-line error must say.
+# Bad input, each as a command line, and what its one-line error must say.
 BAD_COMMANDS = {
     "unknown die": (["bid", "--hand", "black,purple", "--round", "2", "--players", "4"],
                     "--hand: unknown die 'purple'"),

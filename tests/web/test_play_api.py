@@ -143,7 +143,10 @@ def test_the_opponents_grabs_are_sent_only_as_they_happen(clocked):
     client, clock = clocked
     game = new_game(client, opponents=["preset:novice", "preset:average", "preset:expert"])
     roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
-    assert set(roll) == {"round", "command", "dice", "positions", "foreperiod_ms", "devils_per_color", "seats_in"}
+    assert set(roll) == {"round", "command", "dice", "positions", "foreperiod_ms", "devils_per_color",
+                         "devils_at_start", "seats_in"}
+    # Four players: 3 devils of each color and one grey, all on the table before the roll shows.
+    assert roll["devils_at_start"] == {"black": 3, "red": 3, "white": 3, "grey": 1}
     table = client.app.state.games.game(game["id"]).table
     first_s = table.next_reveal_s()
     assert first_s >= roll["foreperiod_ms"] / 1000  # the roll has not appeared yet

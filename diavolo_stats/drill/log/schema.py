@@ -1,59 +1,9 @@
-"""The drill log's schema: its columns, and ONE rule per column that both the writer and the reader follow.
+"""The drill log's schema: its columns (`COLUMNS`) and ONE rule per column (`CELLS`) that both the writer and
+the reader follow, so what one writes the other reads.
 
-Columns (COLUMNS, in this order) and how each cell is written:
-
-- schema_version: 2 (this schema; see "Schema versions" below).
-- session_id: text, the same for every row of one session.
-- player: text as typed (`check_player`: 1 to 100 characters, no control,
-  zero-width or text-direction characters; the reader applies the same
-  rule); a name starting with `=`, `+`, `-`, `@` or `'` is written with one
-  `'` in front (`files.guard_cell`) so that a spreadsheet shows it as text
-  instead of running it as a formula (`load_logs` removes that quote).
-- trial: 1, 2, ... within the session (too-early rows have their own number).
-- timestamp: ISO 8601 in UTC with microseconds, when the stimulus appeared;
-  in a too-early row, when the key was read (no stimulus was shown).
-- variant: the game played: `standard` or `kids` when it is exactly that
-  preset (colors, dice, sides, commands and table), else the game's rules as
-  one line of JSON, a variant file's keys (`rules.rules_cell`: colors, dice,
-  the commands of its own with their label and rule, the command die, the
-  table); `custom` in rows written before the rules were logged.
-- dice_per_color: whole number (a color with dice of its own: in `variant`).
-- command_first: `true` or `false`.
-- command: a command name (`highest-total`, ..., or one of the row's rules:
-  `most-sixes`); the row's dice and positions are those of its game
-  (`rules.row_problem`: each color's count and faces).
-- dice: JSON, the values per color, `{"black": [2, 3, 6], ...}`.
-- positions: JSON, die centers in mm on the table, then the table model's
-  fields (`logged_positions`): `{"command": [x, y], "black": [[x, y], ...],
-  ..., "scatter_mm": 300.0, "die_mm": 16.0, "tolerance": 0.1}`.
-- expected: a color or `grey`, the table's call (`rules.resolve`).
-  answer: a color, `grey` or `none`.
-- correct: `true` when the answer is one of `accepted`, else `false`.
-- too_early, timed_out: `true` or `false`.
-- latency_ms: milliseconds from stimulus on screen to key read, 3 decimals;
-  empty when there was no answer.
-- foreperiod_ms: milliseconds between the fixation mark and the stimulus;
-  empty if unknown.
-- seed: the session's random seed (whole number 0 to 2**63 - 1), or empty.
-- app_version: the version of the program that wrote the row.
-- interface: what the player answered on: `terminal` (`diavolo drill`),
-  `browser` (the web drill) or `game` (a game in `diavolo serve`: the Play page or a room).
-- accepted: JSON list of the answers counted right for the roll, `expected`
-  first: one answer, or two for a `closest` roll grey only by the perception
-  tolerance (grey and the strictly nearest color; `rules.accepted_answers`).
-
-Schema versions. 1: the first 20 columns (up to `app_version`). 2 adds
-`interface` and `accepted`. `load_logs` reads both: a version-1 row loads as
-`interface` terminal and `accepted` [expected], keeping its `schema_version`
-1.
-
-`CELLS` holds each column's rule (a `Cell`): `write` turns a value into
-its cell's text or refuses it, `read` types a column of cells at once and
-says which it refuses, and `allowed` says what both accept. The rules
-between columns (an answer is a color of the dice or grey, `accepted` lists
-the expected answer first) are the `Answer` and `AcceptedAnswers` cells'
-own, applied by the writer to one row and by the reader to each distinct
-set of colors.
+Each cell's format, the two schema versions and how a version-1 row loads
+are the manual's drill log page (docs/reference/drill-log.md); how the cells
+check each other is in docs/architecture.md ("The drill log's cells").
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 import { latencyMs, onsetTime } from "./onset.js";
 import { setState, setStatus, show } from "./page.js";
 import { requestJson } from "./request.js";
-import { devilsLeft, drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
+import { drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
 import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
 const GAME_KEY = "diavolo.play-game";
@@ -106,7 +106,7 @@ async function nextRound() {
     return;
   }
   round = { roll, phase: "fixation", timers: [], shown: {} };
-  drawDevils(devilsLeft(game.colors, roll.devils_per_color));
+  drawDevils(roll.devils_at_start);
   drawSeats(document.querySelector("#seats"));
   setState("fixation");
   const current = round;

@@ -8,7 +8,7 @@
 import { latencyMs, onsetTime } from "./onset.js";
 import { setState, setStatus, show } from "./page.js";
 import { requestJson } from "./request.js";
-import { devilsLeft, drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
+import { drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
 import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
 const body = document.body;
@@ -184,7 +184,7 @@ function startRound(roll) {
   if (round) for (const timer of round.timers) clearTimeout(timer);
   show("stage");
   round = { roll, phase: "fixation", timers: [], grabbed: {} };
-  drawDevils(devilsLeft(room.game.colors, roll.devils_per_color));
+  drawDevils(roll.devils_at_start);
   drawSeats();
   setStatus("");
   setState("fixation");

@@ -9,10 +9,6 @@ const svg = document.querySelector("#table");
 // The built-in commands' words, for a roll that does not carry its own (web/pages.py: play_settings).
 const BUILTIN_WORDS = served("play-settings").commands;
 
-export function devilsLeft(colors, perColor) {
-  return { ...Object.fromEntries(colors.map((color) => [color, perColor])), grey: 1 };
-}
-
 export function drawDevils(left) {
   document.querySelector("#devils").replaceChildren(...Object.entries(left).map(([color, count]) => {
     const token = document.createElement("span");

@@ -1,0 +1,60 @@
+"""What the benchmarks on a large drill log share: the synthetic log (written once into a cache folder), its
+command-line arguments, the load average and a timer."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
+
+PLAYERS = ("preset:novice", "preset:average", "preset:expert")
+"""The synthetic log's players."""
+DEFAULT_CACHE = Path(tempfile.gettempdir()) / "diavolo_bench_report"
+
+
+def log_arguments(description: str, rows: int | list[int]) -> argparse.ArgumentParser:
+    """A parser with --cache (where synthetic logs are kept) and --rows (`rows`: one size, or several)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--rows", type=int, default=rows, **({"nargs": "+"} if isinstance(rows, list) else {}))
+    return parser
+
+
+def load_average() -> str:
+    """The load averages over 1, 5 and 15 minutes and the machine's cores, for a benchmark's first and last lines."""
+    return f"{', '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} cores"
+
+
+def diavolo(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`diavolo *args` run in a child process in `cwd`; CalledProcessError when it fails."""
+    return subprocess.run([sys.executable, "-m", "diavolo_stats", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True)
+
+
+def synthetic_log(cache: Path, rows: int) -> Path:
+    """A log of at least `rows` rows (just over: whole sessions of equal length per player) in `cache`, written
+    once by `diavolo synth-log`."""
+    cache.mkdir(parents=True, exist_ok=True)
+    sessions = -(-rows // (len(PLAYERS) * MAX_TRIALS_PER_SESSION))
+    trials = -(-rows // (len(PLAYERS) * sessions))
+    path = cache / f"drills_{len(PLAYERS)}x{sessions}x{trials}.csv"
+    if not path.exists():
+        start = time.perf_counter()
+        diavolo("synth-log", "--log", str(path), "--players", *PLAYERS, "--sessions", str(sessions),
+                "--trials", str(trials), "--seed", "11", cwd=cache)
+        print(f"  (wrote {path.name} in {time.perf_counter() - start:.0f} s)", flush=True)
+    return path
+
+
+def seconds(work: Callable[[], object]) -> float:
+    """Wall-clock seconds `work()` takes, in this process."""
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
