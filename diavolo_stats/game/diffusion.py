@@ -163,11 +163,8 @@ class DiffusionModel(Configuration):
         nondecision = min(NONDECISION_MS, 0.5 * min(skill.mean_ms for skill in clear))
 
         def solved(skills) -> tuple[np.ndarray, np.ndarray]:  # (log drift, log boundary) per command
-            kappa = np.array([math.log(min(max(s.accuracy, 0.51), 0.9999) / (1 - min(max(s.accuracy, 0.51), 0.9999)))
-                              for s in skills])
-            decision_s = np.array([max(s.mean_ms - nondecision, 10.0) / 1000 for s in skills])
-            separation = np.sqrt(decision_s * 2 * kappa / np.tanh(kappa / 2))
-            return np.log(kappa / separation), np.log(separation)
+            return log_rates_for(np.array([skill.accuracy for skill in skills]),
+                                 np.array([max(skill.mean_ms - nondecision, 10.0) / 1000 for skill in skills]))
 
         clear_drift, boundary = solved(clear)
         tied_drift, _ = solved(tied)
@@ -180,6 +177,16 @@ class DiffusionModel(Configuration):
         drift[COEFFICIENTS.index("command_first")] = ASSUMED_DRIFT_EFFECTS["command_first"]
         return cls(name=player.name, drift=tuple(drift.tolist()), boundary=tuple(boundary.tolist()),
                    nondecision_ms=nondecision, lapse=0.0, wrong_grey_share=player.wrong_grey_share)
+
+
+def log_rates_for(accuracy: np.ndarray, decision_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The log drift rate and log boundary separation giving each accuracy (probability, held within 0.51 to
+    0.9999) and mean decision time (s, > 0): two arrays shaped as the inputs (P(right) = logistic(v a), the
+    mean time a tanh(v a / 2) / (2 v))."""
+    accuracy = np.clip(accuracy, 0.51, 0.9999)
+    kappa = np.log(accuracy / (1 - accuracy))
+    separation = np.sqrt(decision_s * 2 * kappa / np.tanh(kappa / 2))
+    return np.log(kappa / separation), np.log(separation)
 
 
 def mean_decision_s(drift: np.ndarray, boundary: np.ndarray) -> np.ndarray:
