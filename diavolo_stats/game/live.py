@@ -45,6 +45,7 @@ from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.deal import Deal
 from diavolo_stats.drill.log import GAME_INTERFACE, NO_ANSWER, TrialRow
 from diavolo_stats.drill.roll_features import played_features
+from diavolo_stats.drill.settings import FEEDBACK_MS
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.engine import START_GEMS
 from diavolo_stats.game.referee import (
@@ -64,6 +65,9 @@ NETWORK_ALLOWANCE_MS = 500.0
 answer's way back and the frame that painted it (a phone on a busy network takes a few hundred ms)."""
 TIMING_SLACK_MS = 25.0
 """How much more than the server's own measure a page's latency may be (timer granularity)."""
+RESULT_MS = max(FEEDBACK_MS, 2500)
+"""How long a round's result stays on a live table's screens before the next roll, ms: the drill's feedback
+time, and at least 2.5 s to read who took which devil."""
 
 
 def believed_latency(claimed_ms: float, seen_ms: float, resent: bool) -> float:
@@ -179,23 +183,24 @@ class Table:
             self._first_sent, self._sends, self._taken = {}, {}, {}
             return deal
 
-    def roll_message(self) -> dict:
-        """The round on the table as a page paints it: its number, the deal's wire form, the devils of each
-        color on the table, every color's and grey's devils at the round's start, and the seats still in."""
+    def roll_message(self, at: float | None = None) -> dict:
+        """The round on the table as a page paints it at `at` (the clock's; now when None): its number, the
+        deal's wire form, the devils of each color on the table, the devils left (`devils_left`) and the seats
+        still in."""
         with self._lock:
             if self.deal is None:
                 raise InputError("no round is on the table", field="round")
             return {"round": self.number, **self.deal.wire(), "devils_per_color": self.referee.devils(),
-                    "devils_at_start": devils_at_start(self.variant.colors, self.referee.devils()),
-                    "seats_in": list(self.referee.seats_in)}
+                    "devils_left": self.devils_left(at), "seats_in": list(self.referee.seats_in)}
 
     def send(self, seat: int | None) -> dict:
         """The round on the table for `seat` (None: a screen that only watches), noting when the server first
         sent it there and whether it sends it again (a reload)."""
         with self._lock:
-            message = self.roll_message()
+            at = self.clock()
+            message = self.roll_message(at)
             if seat is not None:
-                self._first_sent.setdefault(seat, self.clock())
+                self._first_sent.setdefault(seat, at)
                 self._sends[seat] = self._sends.get(seat, 0) + 1
             return message
 

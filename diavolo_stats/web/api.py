@@ -30,19 +30,18 @@ from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, TrialRow
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS
 from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
-from diavolo_stats.drill.teaching import command_words
 from diavolo_stats.drill.trial import TABLE_FIELDS
-from diavolo_stats.validation import OneOf, Record, Whole, declared
+from diavolo_stats.validation import Record, Whole, declared
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.deals import Deals
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.trials import (
     BOOLEAN,
-    BROWSER_VARIANTS,
-    SERVED,
+    GAME_NAME,
     TrialStore,
     Verdict,
+    drawn_game,
     drilled_variant,
     trial_row,
 )
@@ -67,7 +66,7 @@ SIMULATE_QUERY = Record("simulate", {**ODDS_QUERY.rules, "rounds": Whole(1, MAX_
 
 
 ROLL_QUERY = Record("roll", {
-    "variant": OneOf((*BROWSER_VARIANTS, SERVED)),
+    "variant": GAME_NAME,
     "command_first": BOOLEAN,
     "adaptive": BOOLEAN,
     "player": PLAYER_NAME,
@@ -170,9 +169,7 @@ def next_roll(store: TrialStore, query: Mapping[str, str], held: Variant | None 
     resolution = deal.resolution
     answer = {
         "trial": asked["trial"], "variant": asked["variant"], "command_first": asked["command_first"],
-        "game": variant.as_dict(), "commands": command_words(variant),
-        # pips where every die's faces are 1 to 6, else numerals (a face of 0, or of 7 or more)
-        "pips": all(set(faces) <= set(range(1, 7)) for faces in variant.color_faces), **deal.wire(),
+        **drawn_game(variant), **deal.wire(),
         "expected": resolution.answer, "accepted": list(resolution.accepted), "reason": resolution.reason,
     }
     if scheduled is not None:

@@ -60,7 +60,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     variant = variant if variant is not None else Variant()
     check_colors(variant.colors)
     store, heavy = TrialStore(log), Heavy()
-    open_rooms, games = rooms.Rooms(store, token), play.SoloGames(store)
+    open_rooms, games = rooms.Rooms(store, token, held=variant), play.SoloGames(store, held=variant)
     routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy),
               *play.routes(games), *rooms.routes(open_rooms),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]

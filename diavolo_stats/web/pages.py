@@ -28,14 +28,21 @@ from diavolo_stats.drill.settings import (
     TIMEOUT_S,
     answer_keys,
 )
-from diavolo_stats.drill.teaching import command_words, example_roll
+from diavolo_stats.drill.teaching import example_roll
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.engine import MAX_GEMS
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
 from diavolo_stats.web.me import progress_context
 from diavolo_stats.web.templating import templates
-from diavolo_stats.web.trials import SERVED, TrialStore, default_drill_variant, drill_variants, drilled_variant
+from diavolo_stats.web.trials import (
+    SERVED,
+    TrialStore,
+    default_drill_variant,
+    drill_variants,
+    drilled_variant,
+    offered_games,
+)
 
 
 def command_examples(held: Variant | None = None) -> list[dict]:
@@ -98,9 +105,8 @@ def drill_settings(held: Variant | None = None) -> dict:
 
 def play_settings() -> dict:
     """What the table of the Play page and of a room takes from the library, served in the page as JSON
-    (`_table.html`): the most gems a seat holds, and the words of the built-in commands (label, rule, code,
-    symbol: `teaching.command_words`) for a roll that does not carry its game's own."""
-    return {"max_gems": MAX_GEMS, "commands": command_words(Variant())}
+    (`_table.html`): the most gems a seat holds."""
+    return {"max_gems": MAX_GEMS}
 
 
 templates.env.globals["play_settings"] = play_settings
@@ -122,8 +128,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         held = getattr(request.app.state, "variant", None)  # the game the server holds (a variant file)
         variants = drill_variants(held)
         return templates.TemplateResponse(request, "drill.html", {
-            "variants": {name: (f"{held.name or 'the variant file'} (the server's)" if name == SERVED else name)
-                         for name in variants},
+            "variants": offered_games(held),
             "chosen": default_drill_variant(held),
             "settings": drill_settings(held), "examples": command_examples(held if SERVED in variants else None),
             "log": store.log.path})

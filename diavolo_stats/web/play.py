@@ -42,9 +42,9 @@ from starlette.routing import Route
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import PLAYER_NAME, load_logs
-from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
+from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.live import Table
+from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
@@ -52,7 +52,17 @@ from diavolo_stats.game.specs import Player, fit_log, player_from_spec
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.templating import templates
-from diavolo_stats.web.trials import ANSWER_NAME, BROWSER_VARIANTS, MAX_LATENCY_MS, Moment, TrialStore
+from diavolo_stats.web.trials import (
+    ANSWER_NAME,
+    GAME_NAME,
+    MAX_LATENCY_MS,
+    Moment,
+    TrialStore,
+    default_drill_variant,
+    drawn_game,
+    drilled_variant,
+    offered_games,
+)
 
 HUMAN = 0
 """The human's seat; the opponents sit at 1 to MAX_OPPONENTS."""
@@ -103,14 +113,14 @@ class Opponents(Rule):
 NEW_GAME = Record("game", {
     "player": PLAYER_NAME,
     "opponents": Opponents(),
-    "variant": OneOf(BROWSER_VARIANTS),
+    "variant": GAME_NAME,
     "devils": OneOf(DEVILS),
     "end": EndRuleName(),
     "foreperiod_ms": Foreperiod(),
 }, defaults={"variant": "standard", "devils": "rulebook", "end": EndRule.LAST_STANDING,
              "foreperiod_ms": FOREPERIOD_MS})
-"""What the page sends to start a game: the human's name and the opponents; the game, its readings, and the
-range of the wait before each roll (the drill's by default)."""
+"""What the page sends to start a game: the human's name and the opponents; the game (a preset, or SERVED: the
+server's variant file), its readings, and the range of the wait before each roll (the drill's by default)."""
 
 HUMAN_ANSWER = Record("answer", {
     "round": Whole(1, 10**6),
@@ -138,11 +148,13 @@ class SoloGame:
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def document(self) -> dict:
-        """The game for the page: seats, gems, readings, the round log, and the engine's check once over."""
+        """The game for the page: seats, gems, readings, the round log, and the engine's check once over; what
+        the page draws its rolls with (`trials.drawn_game`) and the answer keys."""
         table = self.table
         game = table.referee.document()
-        game |= {"id": self.id, "variant": self.variant_name, "game": table.variant.as_dict(), "notes": self.notes,
-                 "timeout_s": TIMEOUT_S, "feedback_ms": FEEDBACK_MS, "human": 0}
+        game |= {"id": self.id, "variant": self.variant_name, **drawn_game(table.variant),
+                 "keys": answer_keys(table.variant, {}), "notes": self.notes, "timeout_s": TIMEOUT_S,
+                 "feedback_ms": RESULT_MS, "human": 0}
         if table.over:
             game["engine_check"] = table.engine_check()
         return game
@@ -150,10 +162,10 @@ class SoloGame:
 
 class SoloGames:
     """The games being played on this server, their human answers logged through `store`; `clock` times the
-    answers (seconds, monotonic)."""
+    answers (seconds, monotonic); `held`: the game the server holds (a variant file), played as SERVED."""
 
-    def __init__(self, store: TrialStore, clock: Callable[[], float] = time.monotonic):
-        self.store, self.clock = store, clock
+    def __init__(self, store: TrialStore, clock: Callable[[], float] = time.monotonic, held: Variant | None = None):
+        self.store, self.clock, self.held = store, clock, held
         self._games: OrderedDict[str, SoloGame] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -163,7 +175,7 @@ class SoloGames:
         models, notes = self._opponents(asked["opponents"])
         sequence = np.random.SeedSequence()
         seed = int(sequence.entropy) % 2**63
-        table = Table(Variant.preset(asked["variant"]), GameRules(end=asked["end"], devils=asked["devils"]),
+        table = Table(drilled_variant(asked["variant"], self.held), GameRules(end=asked["end"], devils=asked["devils"]),
                       asked["foreperiod_ms"], np.random.default_rng(sequence), self.store.add, seed=seed,
                       clock=self.clock)
         table.join(asked["player"])
@@ -277,10 +289,10 @@ def routes(games: SoloGames) -> list[Route]:
     """The Play page and its API: start a game, the round on the table, the human's answer."""
 
     async def page(request: Request) -> Response:
-        keys = answer_keys(Variant(), {})
         players = await run_in_threadpool(_log_players, games.store.log.path)
         return templates.TemplateResponse(request, "play.html", {
-            "variants": BROWSER_VARIANTS, "keys": keys, "presets": PLAYER_PRESETS, "players": players,
+            "variants": offered_games(games.held), "chosen": default_drill_variant(games.held),
+            "presets": PLAYER_PRESETS, "players": players,
             "max_opponents": MAX_OPPONENTS, "devils": DEVILS, "ends": [end.value for end in EndRule],
             "log": games.store.log.path})
 

@@ -46,15 +46,24 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import PLAYER_NAME
-from diavolo_stats.drill.settings import FEEDBACK_MS, FOREPERIOD_MS, TIMEOUT_S, answer_keys
+from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.live import Table
+from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, EndRule, EndRuleName, GameRules
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
 from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.templating import templates
-from diavolo_stats.web.trials import ANSWER_NAME, BROWSER_VARIANTS, Moment, TrialStore
+from diavolo_stats.web.trials import (
+    ANSWER_NAME,
+    GAME_NAME,
+    Moment,
+    TrialStore,
+    default_drill_variant,
+    drawn_game,
+    drilled_variant,
+    offered_games,
+)
 
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 """Room codes use capital letters but I and O, which read as 1 and 0 across a room."""
@@ -73,14 +82,15 @@ HANDLING_SAMPLES = 100_000
 """The most answer handling times kept (the benchmark's figures)."""
 
 ROOM = Record("room", {
-    "variant": OneOf(BROWSER_VARIANTS),
+    "variant": GAME_NAME,
     "devils": OneOf(DEVILS),
     "end": EndRuleName(),
     "foreperiod_ms": Foreperiod(),
     "feedback_ms": Whole(0, 60_000, unit="ms"),
 }, defaults={"variant": "standard", "devils": "rulebook", "end": EndRule.LAST_STANDING,
-             "foreperiod_ms": FOREPERIOD_MS, "feedback_ms": max(FEEDBACK_MS, 2500)})
-"""A room's game, as the host chooses it: the variant, the readings, and the waits before and after a roll."""
+             "foreperiod_ms": FOREPERIOD_MS, "feedback_ms": RESULT_MS})
+"""A room's game, as the host chooses it: the variant (a preset, or SERVED: the server's variant file), the
+readings, and the waits before and after a roll."""
 
 JOIN = Record("join", {
     "type": OneOf(("join",)),
@@ -122,6 +132,7 @@ class Room:
     options: dict
     table: Table
     handling_ms: collections.deque
+    drawn: dict  # what the pages draw the game's rolls with (`trials.drawn_game`) and its answer keys
     keys: list[str] = field(default_factory=list)  # per seat: the key a reload gives to take the seat back
     connections: list[set] = field(default_factory=list)  # per seat: its open sockets
     watchers: set = field(default_factory=set)
@@ -152,7 +163,7 @@ class Room:
 
     def state(self, seat: int | None, host: bool) -> dict:
         return {"type": "state", "code": self.code, "phase": self.phase(), "host": host, "you": seat,
-                "seats": self.seat_states(), "game": self.table.variant.as_dict(), "timeout_s": TIMEOUT_S,
+                "seats": self.seat_states(), **self.drawn, "timeout_s": TIMEOUT_S,
                 "feedback_ms": self.options["feedback_ms"], "devils": self.options["devils"],
                 "end": str(self.options["end"])}
 
@@ -269,14 +280,15 @@ class Room:
             await self.someone_joined.wait()
 
     async def _deal(self) -> None:
-        """The next round's roll, to every connection."""
+        """The next round's roll, to every connection: the table notes every send before the first goes out, so each
+        gets the roll as dealt, before any answer to it came."""
         self.table.deal_next()
         self.everyone_answered = asyncio.Event()
-        for seat, sockets in enumerate(self.connections):
-            for socket in list(sockets):
-                await self.send_roll(seat, socket)
-        for socket in list(self.watchers):
-            await self.send_roll(None, socket)
+        sends = [(seat, socket) for seat, sockets in enumerate(self.connections) for socket in list(sockets)]
+        sends += [(None, socket) for socket in list(self.watchers)]
+        messages = [(socket, {"type": "roll", **self.table.send(seat)}) for seat, socket in sends]
+        for socket, message in messages:
+            await self._send(socket, message)
         self._check_answered()  # no one to wait for (every player still in is away or idle)
 
     async def _answers(self) -> None:
@@ -299,8 +311,9 @@ class Rooms:
     """The rooms of this server, their players' answers logged through `store` and timed by `clock` (seconds,
     monotonic)."""
 
-    def __init__(self, store: TrialStore, token: str | None = None, clock: Callable[[], float] = time.monotonic):
-        self.store, self.token, self.clock = store, token, clock
+    def __init__(self, store: TrialStore, token: str | None = None, clock: Callable[[], float] = time.monotonic,
+                 held: Variant | None = None):
+        self.store, self.token, self.clock, self.held = store, token, clock, held
         self.rooms: dict[str, Room] = {}
         self.handling_ms: collections.deque = collections.deque(maxlen=HANDLING_SAMPLES)
         """Per answer, ms from its message received to the broadcast that follows it sent."""
@@ -315,10 +328,11 @@ class Rooms:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
             if code not in self.rooms:
                 break
-        table = Table(Variant.preset(options["variant"]), GameRules(end=options["end"], devils=options["devils"]),
+        variant = drilled_variant(options["variant"], self.held)
+        table = Table(variant, GameRules(end=options["end"], devils=options["devils"]),
                       options["foreperiod_ms"], np.random.default_rng(), self.store.add, clock=self.clock)
         room = Room(code=code, host_key=secrets.token_urlsafe(16), options=options, table=table,
-                    handling_ms=self.handling_ms)
+                    handling_ms=self.handling_ms, drawn=drawn_game(variant) | {"keys": answer_keys(variant, {})})
         self.rooms[code] = room
         return room
 
@@ -419,9 +433,9 @@ def join_qr(address: str) -> str:
 def routes(rooms: Rooms) -> list:
     """The room page, room creation and the rooms' WebSocket."""
     async def page(request: Request):
-        keys = answer_keys(Variant(), {})
         return templates.TemplateResponse(request, "room.html", {
-            "variants": BROWSER_VARIANTS, "devils": DEVILS, "ends": [end.value for end in EndRule], "keys": keys,
+            "variants": offered_games(rooms.held), "chosen": default_drill_variant(rooms.held), "devils": DEVILS,
+            "ends": [end.value for end in EndRule],
             "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path})
 
     async def create(request: Request) -> JSONResponse:

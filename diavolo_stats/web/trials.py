@@ -49,6 +49,7 @@ from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.drill.log.schema import EARLIEST, LATEST, MAX_AHEAD
 from diavolo_stats.drill.scheduler import HISTORY_COLUMNS, HISTORY_FRAME, recent_history, recent_trials
 from diavolo_stats.drill.settings import MAX_FOREPERIOD_MS
+from diavolo_stats.drill.teaching import command_words
 from diavolo_stats.drill.trial import Dice, DieCenters, judged_trial
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import (
@@ -73,11 +74,27 @@ BROWSER_VARIANTS = ("standard", "kids")
 SERVED = "served"
 """The browser drill's name for the game the server holds (a variant file, as
 `app.state.variant`) when it is not a preset: its rules are the file's."""
+GAME_NAME = OneOf((*BROWSER_VARIANTS, SERVED))
+"""The game a page asks for: a preset's name, or SERVED (`drilled_variant` says which the server has)."""
 
 
 def drill_variants(held: Variant | None) -> tuple[str, ...]:
     """The games the browser drill offers: the presets, and SERVED when the server holds a game that is none."""
     return BROWSER_VARIANTS if held is None or rules_cell(held) in BROWSER_VARIANTS else (*BROWSER_VARIANTS, SERVED)
+
+
+def offered_games(held: Variant | None) -> dict[str, str]:
+    """The games a page offers (`drill_variants(held)`), each with the name it shows: a preset's own, the
+    file's for SERVED."""
+    return {name: (f"{held.name or 'the variant file'} (the server's)" if name == SERVED else name)
+            for name in drill_variants(held)}
+
+
+def drawn_game(variant: Variant) -> dict:
+    """What a page draws a game's rolls with, as JSON types: the game (`Variant.as_dict`), its commands' words
+    (`teaching.command_words`) and whether its dice show pips (every face 1 to 6), else numerals."""
+    return {"game": variant.as_dict(), "commands": command_words(variant),
+            "pips": all(set(faces) <= set(range(1, 7)) for faces in variant.color_faces)}
 
 
 def default_drill_variant(held: Variant | None) -> str:
@@ -147,7 +164,7 @@ TRIAL = Record("trial", {
                        described=f"a UUID such as {uuid.UUID(int=0)}"),
     "trial": Whole(1, MAX_TRIALS_PER_SESSION),
     "player": PLAYER_NAME,
-    "variant": OneOf((*BROWSER_VARIANTS, SERVED)),
+    "variant": GAME_NAME,
     "command_first": BOOLEAN,
     "command": Text(max_length=NAME_RULE.max_length, pattern=COMMAND_NAME, described="a command's name"),
     "dice": Dice(),

@@ -514,7 +514,7 @@ def test_an_answer_is_any_color_of_the_trials_game_and_no_other(log_path):
 def test_the_page_scripts_name_no_built_in_command_and_the_play_pages_serve_the_librarys_table(client):
     from pathlib import Path
 
-    from diavolo_stats.drill.teaching import command_words
+    from diavolo_stats.game import live
     from diavolo_stats.game.engine import MAX_GEMS
 
     scripts = Path(__file__).parents[2] / "diavolo_stats" / "web" / "static"
@@ -523,7 +523,10 @@ def test_the_page_scripts_name_no_built_in_command_and_the_play_pages_serve_the_
         text = script.read_text(encoding="utf-8")
         for command in Command:  # the words come with each roll, or in the page: never from the script
             assert f'"{command.value}"' not in text and f"{command.value}:" not in text, (script.name, command)
+        # nor the devils on the table (each roll and grab carries them) or a live round's result time (the game's)
+        for typed in ("grey: 1", f"{live.RESULT_MS}", "devils_per_color"):
+            assert typed not in text, (script.name, typed)
     for path in ("/play", "/room"):
         page = client.get(path).text
         served = re.search(r'<script type="application/json" id="play-settings">(.*?)</script>', page, re.S)
-        assert json.loads(served.group(1)) == {"max_gems": MAX_GEMS, "commands": command_words(Variant())}
+        assert json.loads(served.group(1)) == {"max_gems": MAX_GEMS}

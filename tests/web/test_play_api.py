@@ -131,8 +131,10 @@ def test_a_page_reloaded_mid_round_is_timed_from_the_first_send(clocked, log_pat
     client, clock = clocked
     game = new_game(client)
     roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
-    clock.advance(2.0)  # the roll seen, then the page reloaded: it gets the same round again
-    assert client.post(f"/api/play/games/{game['id']}/round", json={}).json() == roll
+    clock.advance(2.0)  # the roll seen, then the page reloaded: it gets the same round again, its devils as now
+    again = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
+    assert {**again, "devils_left": roll["devils_left"]} == roll
+    assert again["devils_left"] == client.app.state.games.game(game["id"]).table.devils_left()
     clock.advance(roll["foreperiod_ms"] / 1000 + 0.07)
     reply = answer(client, game, roll, 70)  # 70 ms after the roll reappeared, 2,070 ms after it first appeared
     assert reply["round"]["grabs"][0]["latency_ms"] == 2070.0
@@ -143,10 +145,10 @@ def test_the_opponents_grabs_are_sent_only_as_they_happen(clocked):
     client, clock = clocked
     game = new_game(client, opponents=["preset:novice", "preset:average", "preset:expert"])
     roll = client.post(f"/api/play/games/{game['id']}/round", json={}).json()
-    assert set(roll) == {"round", "command", "dice", "positions", "foreperiod_ms", "devils_per_color",
-                         "devils_at_start", "seats_in"}
-    # Four players: 3 devils of each color and one grey, all on the table before the roll shows.
-    assert roll["devils_at_start"] == {"black": 3, "red": 3, "white": 3, "grey": 1}
+    assert set(roll) == {"round", "command", "dice", "positions", "foreperiod_ms", "devils_per_color", "devils_left",
+                         "seats_in"}
+    # before any grab, every devil is on the table: the devils per color for four players in, and one grey
+    assert roll["devils_left"] == {color: 3 for color in Variant().colors} | {"grey": 1}
     table = client.app.state.games.game(game["id"]).table
     first_s = table.next_reveal_s()
     assert first_s >= roll["foreperiod_ms"] / 1000  # the roll has not appeared yet

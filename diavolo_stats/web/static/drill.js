@@ -4,6 +4,7 @@
 //
 // Timing: the onset and latency of onset.js, as on the Play page and in a room.
 
+import { drawAnswerButtons, onAnswerButton } from "./answers.js";
 import { latencyMs, markOnset, onsetTime } from "./onset.js";
 import { setState, setStatus, show } from "./page.js";
 import * as queue from "./queue.js";
@@ -130,7 +131,7 @@ form.addEventListener("submit", (event) => {
 function start(setup) {
   session = { ...setup, id: randomId(), seed: randomSeed(), number: 1, shown: 0, attempt: 0, rolls: new Map() };
   document.querySelector("#player-name").textContent = setup.player;
-  buildAnswerButtons(setup.keys);
+  drawAnswerButtons(document.querySelector("#answers"), setup.keys);
   show("stage");
   nextTrial();
 }
@@ -330,23 +331,7 @@ function fail(message) {
 
 // --------------------------------------------------------------------------------- input and help
 
-function buildAnswerButtons(keys) {
-  const box = document.querySelector("#answers");
-  box.replaceChildren();
-  for (const [answer, key] of Object.entries(keys)) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = `answer answer-${answer}`;
-    button.dataset.answer = answer;
-    button.textContent = `${answer} (${key})`;
-    // pointerdown, not click: a touch is timed when the finger lands, not when it lifts.
-    button.addEventListener("pointerdown", (event) => {
-      event.preventDefault();
-      answered(answer, event.timeStamp);
-    });
-    box.append(button);
-  }
-}
+onAnswerButton(document.querySelector("#answers"), answered);
 
 const help = document.querySelector("#help");
 

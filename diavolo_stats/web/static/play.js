@@ -9,7 +9,7 @@
 import { latencyMs, onsetTime } from "./onset.js";
 import { setState, setStatus, show } from "./page.js";
 import { requestJson } from "./request.js";
-import { drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
+import { drawDevils, listenForAnswers, showAnswers, showVerdict, throwRoll } from "./stage.js";
 import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
 const GAME_KEY = "diavolo.play-game";
@@ -60,7 +60,13 @@ async function readOpponents() {
 function loadSetup() {
   let saved = {};
   try { saved = JSON.parse(localStorage.getItem(SETUP_KEY) || "{}"); } catch { saved = {}; }
-  for (const name of ["player", "variant", "devils", "end"]) if (saved[name]) form.elements[name].value = saved[name];
+  for (const name of ["player", "variant", "devils", "end"]) {
+    const field = form.elements[name];
+    // a choice this server no longer offers (a variant file it held before) leaves the page's default
+    if (saved[name] && (field.tagName !== "SELECT" || [...field.options].some((option) => option.value === saved[name]))) {
+      field.value = saved[name];
+    }
+  }
   if (params.get("player")) form.elements.player.value = params.get("player");
 }
 
@@ -87,6 +93,7 @@ form.addEventListener("submit", async (event) => {
 
 function begin() {
   if (game.notes.length) setStatus(game.notes.join("; "));
+  showAnswers(game.keys);
   show("stage");
   nextRound();
 }
@@ -106,11 +113,11 @@ async function nextRound() {
     return;
   }
   round = { roll, phase: "fixation", timers: [], shown: {} };
-  drawDevils(roll.devils_at_start);
+  drawDevils(roll.devils_left);
   drawSeats(document.querySelector("#seats"));
   setState("fixation");
   const current = round;
-  current.timers.push(throwRoll(current, game.game, () => current === round, () => {
+  current.timers.push(throwRoll(current, game, () => current === round, () => {
     followGrabs(current);
     current.timers.push(setTimeout(() => answered(current, null, null), 1000 * game.timeout_s));
   }));
@@ -158,7 +165,7 @@ async function answered(current, answer, timeStamp) {
   }
   game = outcome.game;
   showResult(outcome.round);
-  const pause = feedbackMs === null ? Math.max(game.feedback_ms, 2500) : Number(feedbackMs);
+  const pause = feedbackMs === null ? game.feedback_ms : Number(feedbackMs);
   current.timers.push(setTimeout(() => {
     if (current !== round) return;
     if (game.over) finish();

@@ -7,13 +7,12 @@
 
 import { latencyMs, onsetTime } from "./onset.js";
 import { setState, setStatus, show } from "./page.js";
-import { requestJson } from "./request.js";
-import { drawDevils, listenForAnswers, showVerdict, throwRoll } from "./stage.js";
+import { RETRY_MS, requestJson } from "./request.js";
+import { drawDevils, listenForAnswers, showAnswers, showVerdict, throwRoll } from "./stage.js";
 import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
 const body = document.body;
 const params = new URLSearchParams(location.search);
-const RECONNECT_MS = 1000;
 
 let socket = null;
 let code = null;
@@ -51,7 +50,7 @@ function connect() {
   socket.addEventListener("close", () => {
     if (closedForGood) return;
     setStatus("connection lost: joining again…");
-    setTimeout(connect, RECONNECT_MS);
+    setTimeout(connect, RETRY_MS); // the requests' wait when the server named none
   });
 }
 
@@ -99,6 +98,7 @@ function receive(message) {
       break;
     case "state":
       room = message;
+      showAnswers(room.keys);
       showRoom();
       break;
     case "roll":
@@ -184,12 +184,12 @@ function startRound(roll) {
   if (round) for (const timer of round.timers) clearTimeout(timer);
   show("stage");
   round = { roll, phase: "fixation", timers: [], grabbed: {} };
-  drawDevils(roll.devils_at_start);
+  drawDevils(roll.devils_left);
   drawSeats();
   setStatus("");
   setState("fixation");
   const current = round;
-  current.timers.push(throwRoll(current, room.game, () => current === round));
+  current.timers.push(throwRoll(current, room, () => current === round));
 }
 
 function answered(answer, timeStamp) {

@@ -1,14 +1,14 @@
 // A round on the table, as the Play page and a room show it: the devils left, the fixation mark for the
 // roll's foreperiod, then the dice, and their onset (onset.js, as the drill takes it).
 
+import { drawAnswerButtons, onAnswerButton } from "./answers.js";
 import { markOnset } from "./onset.js";
-import { served } from "./served.js";
 import { clearRoll, commandBanner, drawRoll, setTable, showFixation } from "./table.js";
 
 const svg = document.querySelector("#table");
-// The built-in commands' words, for a roll that does not carry its own (web/pages.py: play_settings).
-const BUILTIN_WORDS = served("play-settings").commands;
+const answerBox = document.querySelector("#answers");
 
+// The devils still on the table, as the server counts them ({color or grey: count}).
 export function drawDevils(left) {
   document.querySelector("#devils").replaceChildren(...Object.entries(left).map(([color, count]) => {
     const token = document.createElement("span");
@@ -19,10 +19,12 @@ export function drawDevils(left) {
   }));
 }
 
-// Show the roll of `current` (a round: {roll, ...}) of `game` (a variant's as_dict): the fixation mark, then
-// after the roll's foreperiod the dice. Once painted (unless `stillOn()` says the round was left meanwhile)
-// the round gets its onset and phase "stimulus", the page's state too, then `onStimulus()`. Returns the timer.
-export function throwRoll(current, game, stillOn, onStimulus = () => {}) {
+// Show the roll of `current` (a round: {roll, ...}) of the game `drawn` (what the server draws it with, its
+// web/trials.py drawn_game: {game, commands, pips}): the fixation mark, then after the roll's foreperiod the
+// dice. Once painted (unless `stillOn()` says the round was left meanwhile) the round gets its onset and phase
+// "stimulus", the page's state too, then `onStimulus()`. Returns the timer.
+export function throwRoll(current, drawn, stillOn, onStimulus = () => {}) {
+  const { game, commands, pips } = drawn;
   const { roll } = current;
   document.querySelector("#verdict").textContent = "";
   document.querySelector("#reason").textContent = "";
@@ -35,8 +37,7 @@ export function throwRoll(current, game, stillOn, onStimulus = () => {}) {
   return setTimeout(() => {
     if (!stillOn()) return;
     showFixation(svg, false);
-    const commands = roll.commands ?? BUILTIN_WORDS;
-    drawRoll(svg, { ...roll, game, commands });
+    drawRoll(svg, { ...roll, game, commands, pips });
     document.querySelector("#command-banner").textContent = commandBanner(commands[roll.command]);
     markOnset(current, stillOn, onStimulus);
   }, roll.foreperiod_ms);
@@ -49,15 +50,14 @@ export function showVerdict({ text, kind }, story) {
   document.querySelector("#reason").textContent = story;
 }
 
-// The answer buttons and keys: `onAnswer(answer, timeStamp)`; pointerdown, not click, so that a touch
-// is timed when the finger lands, not when it lifts.
+// The game's answer buttons, for its keys ({answer: key}, the server's).
+export function showAnswers(keys) {
+  drawAnswerButtons(answerBox, keys);
+}
+
+// The answer buttons and keys: `onAnswer(answer, timeStamp)`.
 export function listenForAnswers(onAnswer) {
-  for (const button of document.querySelectorAll("button.answer")) {
-    button.addEventListener("pointerdown", (event) => {
-      event.preventDefault();
-      onAnswer(button.dataset.answer, event.timeStamp);
-    });
-  }
+  onAnswerButton(answerBox, onAnswer);
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
     if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;

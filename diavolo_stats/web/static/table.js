@@ -148,7 +148,7 @@ export function drawRoll(svg, roll, { dice = true } = {}) {
   layer.append(commandDie(cx, cy, size, words));
   const centers = [[cx, cy]];
   if (dice) {
-    const pips = roll.pips ?? roll.game.sides <= 6;
+    const { pips } = roll;
     for (const color of roll.game.colors) {
       roll.positions[color].forEach(([x, y], index) => {
         layer.append(die(x, y, size, color, roll.dice[color][index], pips));
