@@ -53,7 +53,7 @@ from scipy import stats
 from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import MIN_LATENCY_MS
-from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log import load_logs, read_rolls
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures, logged_features
 from diavolo_stats.game.diffusion import TIMEOUT_MS
 from diavolo_stats.game.diffusion_fit import fit_diffusion
@@ -156,7 +156,7 @@ def splits(drills: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]
     starts = rows.groupby(["player", "session_id"], observed=True)["timestamp"].min().reset_index()
     last = starts.sort_values("timestamp").groupby("player", observed=True).tail(1)["session_id"]
     test = rows["session_id"].isin(set(last)).to_numpy()
-    dice = logged_features(rows).dice
+    dice = logged_features(read_rolls(rows)).dice
     trained = np.isin(dice, TRAIN_DICE)
     return {"by session": (rows.loc[~test], rows.loc[test]), "by dice": (rows.loc[trained], rows.loc[~trained])}
 
@@ -179,7 +179,7 @@ def score_models(models: dict[str, object], test: pd.DataFrame, rng: np.random.G
                                                                                                     np.ndarray]:
     """Per test row: the joint log-likelihood, and a latency drawn from the model (NaN for a time-out)."""
     correct, latency = observed(test)
-    features = logged_features(test)
+    features = logged_features(read_rolls(test))
     scores, drawn = np.zeros(len(test)), np.zeros(len(test))
     for name, index in test.groupby("player", observed=True).indices.items():
         model = models[str(name)]
@@ -214,7 +214,7 @@ def score_baseline(train: pd.DataFrame, test: pd.DataFrame, keys: list[str],
         return fit_ex_gaussian(answered), (right.sum() + 1) / (len(right) + 2), (out.sum() + 1) / (len(out) + 2)
 
     def with_keys(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame.assign(dice_count=logged_features(frame).dice)
+        return frame.assign(dice_count=logged_features(read_rolls(frame)).dice)
 
     train, test = with_keys(train), with_keys(test)
     club = fitted(train)
@@ -244,7 +244,7 @@ def score_baseline(train: pd.DataFrame, test: pd.DataFrame, keys: list[str],
 def median_errors(test: pd.DataFrame, drawn: np.ndarray) -> dict[int, float]:
     """Per dice count: |median drawn latency - median observed latency| of the answered rows, ms."""
     _, latency = observed(test)
-    dice = logged_features(test).dice
+    dice = logged_features(read_rolls(test)).dice
     return {int(count): abs(float(np.nanmedian(drawn[dice == count])) - float(np.nanmedian(latency[dice == count])))
             for count in np.unique(dice)}
 

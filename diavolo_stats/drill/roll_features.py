@@ -15,12 +15,12 @@ within the table's tolerance is already grey).
 
 Two roads lead here, both vectorized: `roll_features` from dice and position
 arrays (the game simulator, synthetic logs) and `logged_features` from a drill
-log's `dice` and `positions` cells, read by `drill.log.load_logs`.
+log's rolls as arrays (`drill.log.read_rolls`); `readable_rolls` says which
+logged rolls the features describe.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,7 +29,8 @@ import pandas as pd
 
 from diavolo_stats.core.rules import GREY_CODE, Roll, answers, figures, winners
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
-from diavolo_stats.core.variant import ALL_COMMANDS, COLOR_NAME, Command, Variant
+from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
+from diavolo_stats.drill.log.roll import ROLL_COLUMNS, LoggedRolls
 
 NEAR_TIE_RATIO = 1.25
 """For `closest`: a winner whose nearest die is at most this many times nearer than the runner-up's is a near tie."""
@@ -40,8 +41,8 @@ REFERENCE_DICE = 9
 FEATURE_COLUMNS = ("command", "dice", "near_tie", "grey", "command_first")
 """The columns of a `RollFeatures.frame()`, one row per roll."""
 
-LOG_FEATURE_COLUMNS = ("dice_per_color", "command_first", "command", "dice", "positions", "expected")
-"""The drill log columns `logged_features` reads (with what a fit needs, they go to `load_logs`)."""
+LOG_FEATURE_COLUMNS = ROLL_COLUMNS
+"""The drill log columns `logged_features` reads through `read_rolls` (with what a fit needs, to `load_logs`)."""
 
 
 @dataclass(frozen=True)
@@ -169,65 +170,43 @@ def played_features(variant: Variant, rolls: Sequence[Roll], command_first: bool
     return RollFeatures.joined(parts).take(np.argsort(np.array(order, dtype=np.int64), kind="stable"))
 
 
-def logged_features(drills: pd.DataFrame) -> RollFeatures:
-    """The features of every row of a drill log frame (`load_logs` with LOG_FEATURE_COLUMNS), in row order.
+def readable_rolls(rolls: LoggedRolls) -> np.ndarray:
+    """Which logged rolls the players' models read: (rows,) bool. A built-in command (a command of a game's own
+    is read as the built-in of its kind only by `skill_command`, not here), on colors that each rolled the
+    row's dice per color (the features count colors x dice per color)."""
+    return rolls.builtin & rolls.even
+
+
+def readable_command(variant: Variant, command: Command) -> bool:
+    """Whether the models read the rolls of `command` in `variant`, as `readable_rolls` reads a logged roll."""
+    return command.builtin and len(set(variant.counts)) == 1
+
+
+def logged_features(rolls: LoggedRolls) -> RollFeatures:
+    """The features of logged rolls (`drill.log.read_rolls`), in row order; the near ties of the rolls that
+    are not `readable_rolls` are not told (False).
 
     Grey is the table's call as logged (`expected`); the near tie is worked
     out from the dice (or, for `closest`, the positions) of the row.
     """
-    rows = len(drills)
-    commands = drills["command"].cat.codes.to_numpy(dtype=np.int8)  # categories are the commands in die order
-    per_color = drills["dice_per_color"].to_numpy(dtype=np.int64)
-    # Each color's dice are one [...] group of the cell: counting them counts the colors.
-    dice_cells = drills["dice"]
-    color_count = dice_cells.str.count(r"\[").to_numpy(dtype=np.int64)
-    near_tie = np.zeros(rows, dtype=bool)
-    grey = (drills["expected"] == "grey").to_numpy(dtype=bool)
-    group_keys = pd.DataFrame({"command": commands, "colors": color_count, "per_color": per_color})
+    near_tie = np.zeros(len(rolls), dtype=bool)
+    readable = np.flatnonzero(readable_rolls(rolls))
+    group_keys = pd.DataFrame({"command": rolls.command[readable], "colors": rolls.colors[readable],
+                               "per_color": rolls.dice_per_color[readable]})
     for (command_code, colors, dice_per_color), index in group_keys.groupby(
             ["command", "colors", "per_color"], sort=False).indices.items():
-        command = ALL_COMMANDS[command_code]
+        command, rows = ALL_COMMANDS[command_code], readable[index]
+        dice = colors * dice_per_color
         if not command.depends_on_values:
-            landed, tolerance = _positions(drills["positions"].iloc[index], colors * dice_per_color)
-            found = roll_features(command, colors, dice_per_color, positions=landed, tolerance=tolerance)
+            landed, tolerance = rolls.positions
+            # landed: (rows, 1 + dice, 2) -> (1 + dice, 2, rows), the rules' layout
+            found = roll_features(command, colors, dice_per_color, tolerance=tolerance[rows],
+                                  positions=np.ascontiguousarray(landed[rows, : 1 + dice].transpose(1, 2, 0)))
         else:
-            values = _numbers(dice_cells.iloc[index], colors * dice_per_color).astype(np.uint8)
             # values: (rows, colors * dice_per_color) -> (colors, dice_per_color, rows), the rules' layout
+            values = rolls.values[rows, :dice]
             found = roll_features(command, colors, dice_per_color,
                                   dice=np.ascontiguousarray(values.T.reshape(colors, dice_per_color, -1)))
-        near_tie[index] = found.near_tie
-    return RollFeatures(command=commands, dice=(color_count * per_color).astype(np.int16), near_tie=near_tie,
-                        grey=grey, command_first=drills["command_first"].to_numpy(dtype=bool))
-
-
-def _numbers(cells: pd.Series, per_row: int) -> np.ndarray:
-    """Every number of some JSON cells holding `per_row` numbers each, in order: (rows, per_row) float64.
-    The keys and brackets are dropped, the numbers read in one pass."""
-    joined = ", ".join(cells.str.replace(r'"[^"]*"\s*:\s*|[{}\[\]]', "", regex=True).tolist())
-    numbers = np.fromstring(joined, sep=",", dtype=np.float64) if joined else np.zeros(0)
-    return numbers.reshape(len(cells), per_row)
-
-
-_POSITIONS_KEYS = rf'"command": \[[^\]]*\], (?:"{COLOR_NAME}": \[[^"]*\], )+"scatter_mm": [^,]+, ' \
-                  r'"die_mm": [^,]+, "tolerance": [^,}]+'
-
-
-def _positions(cells: pd.Series, dice: int) -> tuple[np.ndarray, np.ndarray]:
-    """The throws of some positions cells: ((1 + dice, 2, rows) float32 mm, tolerance: (rows,) float32).
-
-    Cells as the writer writes them (command die, each color's dice, then the
-    table's fields) are read in one pass; any other order is parsed as JSON.
-    """
-    text = cells.astype(str)
-    as_written = text.str.fullmatch(r"\{" + _POSITIONS_KEYS + r"\}").to_numpy(dtype=bool)
-    numbers = np.empty((len(text), 2 * (1 + dice) + 3))
-    if as_written.any():
-        numbers[as_written] = _numbers(text[as_written], numbers.shape[1])
-    for row in np.flatnonzero(~as_written):
-        cell = json.loads(text.iloc[row])
-        points = [cell["command"]] + [point for key, value in cell.items()
-                                      if key not in ("command", "scatter_mm", "die_mm", "tolerance")
-                                      for point in value]
-        numbers[row] = [*np.ravel(points), cell["scatter_mm"], cell["die_mm"], cell["tolerance"]]
-    landed = numbers[:, : 2 * (1 + dice)].reshape(len(text), 1 + dice, 2).transpose(1, 2, 0)
-    return np.ascontiguousarray(landed, dtype=np.float32), numbers[:, -1].astype(np.float32)
+        near_tie[rows] = found.near_tie
+    return RollFeatures(command=rolls.command, dice=rolls.dice.astype(np.int16), near_tie=near_tie,
+                        grey=rolls.grey, command_first=rolls.command_first)

@@ -18,22 +18,29 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.commands import BUILTIN_COMMANDS
 from diavolo_stats.core.rules import Roll, resolve, roll_many
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.log import TrialRow
-from diavolo_stats.drill.log.rules import played_variant
-from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features, played_features
+from diavolo_stats.drill.log.roll import read_rolls
+from diavolo_stats.drill.roll_features import (
+    LOG_FEATURE_COLUMNS,
+    RollFeatures,
+    logged_features,
+    played_features,
+    readable_command,
+    readable_rolls,
+)
 
 EXPLORATION = 0.2
 RECENT_TRIALS = 40
 DEFAULT_LATENCY_MS = 2000.0
 PRIOR_ANSWERS = 2
-"""Answers of the player's overall median added to each cell's latency (see the module docstring)."""
+"""Answers of the player's overall median added to each cell's latency (docs/architecture.md)."""
 
 CELL_KINDS = ("clear", "near tie", "one winner", "grey")
 """The kinds of roll of one command; every roll is of exactly one (a near tie is never grey). A command whose
-near ties are told (`told`) has clear, near-tie and grey rolls; any other, one-winner and grey rolls."""
+near ties are told (`roll_features.readable_command`) has clear, near-tie and grey rolls; any other, one-winner
+and grey rolls."""
 
 SEARCHED_TRIALS = 10 * RECENT_TRIALS
 """A player's rolls of a command, newest first, read for their kind before all are (`recent_history`): ten
@@ -69,16 +76,9 @@ def roll_kinds(features: RollFeatures) -> np.ndarray:
     return np.where(features.grey, "grey", np.where(features.near_tie, "near tie", "clear")).astype(object)
 
 
-def told(variant: Variant, command: Command) -> bool:
-    """Whether the drill tells near ties from clear rolls of `command` in `variant`: a built-in command
-    (`roll_features` reads a designer's command by its first criterion, not the table's whole chain), with as
-    many dice in every color (as `roll_features` reads a roll)."""
-    return command.builtin and len(set(variant.counts)) == 1
-
-
 def rolled_kinds(variant: Variant, rolls: Sequence[Roll]) -> np.ndarray:
     """The kind of each of some rolls of `variant`, all of one command: (rolls,) object array."""
-    if rolls and told(variant, rolls[0].command):
+    if rolls and readable_command(variant, rolls[0].command):
         return roll_kinds(played_features(variant, rolls))
     grey = [resolve(variant, r.command, r.dice, r.positions).answer == GREY for r in rolls]
     return np.where(grey, "grey", "one winner").astype(object)
@@ -92,19 +92,17 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
     player's other rolls of a command the last SEARCHED_TRIALS first, all of them if those hold fewer than
     RECENT_TRIALS of a kind. The result is that of every row read.
     """
-    # Row positions of the answered trials, oldest first; the frame itself (its JSON cells) is only ever taken
-    # at the few rows read for their kind.
+    # Row positions of the answered trials, oldest first; the rolls' values are only ever read at the few rows
+    # read for their kind.
     stamps = drills["timestamp"].dt.tz_convert(None).to_numpy()
     answered = np.flatnonzero(~drills["too_early"].to_numpy(dtype=bool))
     order = answered[np.argsort(stamps[answered], kind="stable")]
     players = pd.factorize(drills["player"])[0][order]
     commands = pd.factorize(drills["command"])[0][order]
-    grey = drills["is_tie"].to_numpy(dtype=bool)[order]
-    # Rows whose near ties are told: a built-in command, in a game of as many dice in every color (`told`).
-    even = {cell: (game is None or len(set(game.counts)) == 1)
-            for cell in drills["variant"].unique() for game in (played_variant(cell),)}
-    telling = (drills["command"].isin(list(BUILTIN_COMMANDS)).to_numpy(dtype=bool)
-               & drills["variant"].map(even).to_numpy(dtype=bool))[order] & ~grey
+    rolls = read_rolls(drills)
+    grey = rolls.grey[order]
+    # Rows whose near ties are told: those the models read (`readable_rolls`).
+    telling = readable_rolls(rolls)[order] & ~grey
     # One number per player and command: the groups whose kinds are read; with the row's class, the cells'.
     command_group = players.astype(np.int64) * (commands.max(initial=0) + 1) + commands
     group = command_group * 3 + np.where(grey, 0, np.where(telling, 1, 2))
@@ -112,8 +110,7 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
     kinds = np.where(grey, "grey", "one winner").astype(object)  # until a roll whose near ties are told is read
 
     def read(rows: np.ndarray) -> None:  # rows: (rows,) bool over `order`, `telling`
-        taken = drills.iloc[order[rows]]
-        kinds[rows] = roll_kinds(logged_features(taken.assign(command=_by_code(taken["command"]))))
+        kinds[rows] = roll_kinds(logged_features(rolls.take(order[rows])))
 
     searched = telling & (from_last < SEARCHED_TRIALS)
     read(searched)
@@ -130,11 +127,6 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
                                   chosen["command"].astype(str).to_numpy(dtype=object), kinds[wanted],
                                   chosen["correct"].to_numpy(dtype=bool),
                                   chosen["latency_ms"].to_numpy(dtype=np.float64)))
-
-
-def _by_code(commands: pd.Series) -> pd.Categorical:
-    """Built-in commands as `logged_features` reads them: by category code, in die order."""
-    return pd.Categorical(commands.astype(str), categories=list(BUILTIN_COMMANDS))
 
 
 def trial_history(variant: Variant, rows: Sequence[TrialRow]) -> pd.DataFrame:

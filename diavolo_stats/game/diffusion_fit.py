@@ -276,9 +276,9 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     `min_answers` answers (see the module docstring). A player whose answers cannot be fitted (all timed out,
     none right, one latency for all) is refused with the reason (`DiffusionFit.refused`); InputError (field
     `log`) when no player can be fitted. Every figure of the result is finite."""
-    rows, too_few = fitted_rows(drills, min_answers)
+    rows, rolls, too_few = fitted_rows(drills, min_answers)
     player_codes, names = pd.factorize(rows["player"], sort=False)
-    features = logged_features(rows)
+    features = logged_features(rolls)
     design_rows = design(features)
     correct = rows["correct"].to_numpy(dtype=bool)
     latency_s = rows["latency_ms"].to_numpy(dtype=np.float64) / 1000

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.drill.log.roll import LoggedRolls, read_rolls
 from diavolo_stats.drill.performance import answered_correctly
-from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features
+from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features, readable_rolls
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PRIOR_WRONG_ANSWERS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
@@ -124,13 +124,13 @@ class ReadingFit:
 def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> ReadingFit:
     """Fit every player of a drill log frame (`load_logs` with FIT_COLUMNS) with at least `min_answers` answers.
 
-    The answers are those the model reads (`readable_rows`): a built-in command, on
+    The answers are those the model reads (`readable_rolls`): a built-in command, on
     colors that each roll as many dice. InputError (field `log`) if no player
     has that many. Raises rather than return a figure that is not finite.
     """
-    rows, too_few = fitted_rows(drills, min_answers)
+    rows, rolls, too_few = fitted_rows(drills, min_answers)
     player_codes, names = pd.factorize(rows["player"], sort=False)
-    features = logged_features(rows)
+    features = logged_features(rolls)
     roll_type = _roll_types(features)
     type_codes, type_index = np.unique(roll_type, return_inverse=True)
     first_rows = np.zeros(len(type_codes), dtype=np.int64)
@@ -175,31 +175,24 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     return ReadingFit(fitted, club, (int(dice.min()), int(dice.max())), too_few, min_answers)
 
 
-def fitted_rows(drills: pd.DataFrame, min_answers: int) -> tuple[pd.DataFrame, dict[str, int]]:
-    """The rows a fit of players reads (answers, not anticipations, the model reads: `readable_rows`) of the
-    players with at least `min_answers` of them, and the others' answers by name. InputError (field `log`) if
-    no player has that many."""
+def fitted_rows(drills: pd.DataFrame, min_answers: int) -> tuple[pd.DataFrame, LoggedRolls, dict[str, int]]:
+    """The rows a fit of players reads (answers, not anticipations, the models read: `readable_rolls`) of the
+    players with at least `min_answers` of them, their rolls (`read_rolls`), and the others' answers by name.
+    InputError (field `log`) if no player has that many."""
     answered = ~drills["too_early"].to_numpy(dtype=bool)
-    rows = drills.loc[answered & readable_rows(drills)]
+    rolls = read_rolls(drills)
+    kept = answered & readable_rolls(rolls)
+    rows = drills.loc[kept]
     counts = rows["player"].value_counts(sort=False)
     unread = set(drills.loc[answered, "player"].astype(str)) - {str(name) for name in counts.index}
     too_few = {str(name): int(count) for name, count in counts.items() if count < min_answers}
     too_few |= dict.fromkeys(sorted(unread), 0)
-    rows = rows.loc[~rows["player"].isin(list(too_few)).to_numpy()]
+    enough = ~rows["player"].isin(list(too_few)).to_numpy()
+    rows = rows.loc[enough]
     if rows.empty:
         raise InputError(f"no player of the drill log has the {min_answers} answers a fit needs "
                          f"(most: {int(counts.max()) if len(counts) else 0})", field="log")
-    return rows, too_few
-
-
-def readable_rows(drills: pd.DataFrame) -> np.ndarray:
-    """Which rows of a drill log frame the reading model reads: (rows,) bool. A command of a game's own (its
-    coefficients are the built-ins') and colors rolling different numbers of dice (the features count colors x
-    dice per color) are left out."""
-    built_in = drills["command"].cat.codes.to_numpy() < len(ALL_COMMANDS)
-    colors = drills["dice"].str.count(r"\[").to_numpy(dtype=np.int64)
-    dice = drills["dice"].str.count(r"(?<=[\[,\s])-?\d+").to_numpy(dtype=np.int64)  # not a color name's digits
-    return built_in & (dice == colors * drills["dice_per_color"].to_numpy(dtype=np.int64))
+    return rows, rolls.take(np.flatnonzero(kept)[enough]), too_few
 
 
 @dataclass(frozen=True)

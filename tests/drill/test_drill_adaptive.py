@@ -18,7 +18,7 @@ from diavolo_stats.core.rules import resolve, roll_many
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill import scheduler
-from diavolo_stats.drill.log import DrillLog, load_logs
+from diavolo_stats.drill.log import DrillLog, load_logs, read_rolls
 from diavolo_stats.drill.roll_features import logged_features, played_features
 from diavolo_stats.drill.scheduler import (
     EXPLORATION,
@@ -213,7 +213,7 @@ def every_trial(drills: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"player": answered["player"].astype(str).to_numpy(),
                          "timestamp": answered["timestamp"].to_numpy(),
                          "command": answered["command"].astype(str).to_numpy(),
-                         "kind": roll_kinds(logged_features(answered)),
+                         "kind": roll_kinds(logged_features(read_rolls(answered))),
                          "correct": answered["correct"].to_numpy(), "latency_ms": answered["latency_ms"].to_numpy()})
 
 

@@ -16,7 +16,7 @@ from diavolo_stats.core.table_model import nearest_distances, positions_from_map
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY, Command, Variant
 from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill import MIN_LATENCY_MS
-from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log import load_logs, read_rolls
 from diavolo_stats.drill.roll_features import NEAR_TIE_RATIO, RollFeatures, logged_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
@@ -57,7 +57,7 @@ def known_fit(known_log):
 
 def test_features_of_each_logged_roll_are_what_the_rules_say(known_log):
     rows = known_log.iloc[:1500]
-    features = logged_features(rows)
+    features = logged_features(read_rolls(rows))
     for index, row in enumerate(rows.itertuples()):
         variant = Variant(dice_per_color=row.dice_per_color)
         command, dice, positions = Command(row.command), json.loads(row.dice), json.loads(row.positions)
@@ -186,8 +186,8 @@ def test_rows_of_a_games_own_commands_or_uneven_colors_are_left_out_of_the_fit_n
 
     from diavolo_stats.core.rules import roll
     from diavolo_stats.drill.log import DrillLog
+    from diavolo_stats.drill.roll_features import readable_rolls
     from diavolo_stats.drill.trial import judged_trial
-    from diavolo_stats.game.reading_fit import readable_rows
 
     path = tmp_path / "drills.csv"
     write_reading_log(path, KNOWN[:2], sessions=2, trials=100, seed=5, practice=False)
@@ -200,7 +200,7 @@ def test_rows_of_a_games_own_commands_or_uneven_colors_are_left_out_of_the_fit_n
                                 interface="terminal", player="synthetic-steady", session_id="own", trial=number,
                                 timestamp=when + timedelta(seconds=number)))
     drills = load_logs([path], columns=FIT_COLUMNS)
-    kept = readable_rows(drills)
+    kept = readable_rolls(read_rolls(drills))
     own = drills["command"].astype(str).eq("most-sixes").to_numpy()
     uneven = drills["dice"].str.contains(r'"white": \[\d, \d, \d, \d\]').to_numpy()
     assert own.any() and uneven.any() and not kept[own | uneven].any()

@@ -31,7 +31,7 @@ from helpers.drill_logs import expected_from_row
 from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION
-from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log import load_logs, read_rolls
 from diavolo_stats.drill.roll_features import logged_features
 from diavolo_stats.drill.scheduler import roll_kinds
 from diavolo_stats.drill.summary import summarize_session
@@ -365,4 +365,4 @@ def test_an_adaptive_session_deals_the_types_of_roll_the_scheduler_chooses_from_
     logged = [dealt[(row["command"], json.dumps(json.loads(row["dice"]), sort_keys=True))]
               for _, row in added.iterrows()]
     assert all(roll_type["of_kind"] for roll_type in logged)
-    assert [roll_type["kind"] for roll_type in logged] == list(roll_kinds(logged_features(added)))
+    assert [roll_type["kind"] for roll_type in logged] == list(roll_kinds(logged_features(read_rolls(added))))

@@ -4,6 +4,7 @@ Every drill, analysis and simulation that reads drill logs goes through
 `load_logs` (`reader`); every program that writes one goes through
 `DrillLog` (`writer`), one `TrialRow` at a time, and both follow the one
 rule per column in `schema.CELLS`, so they always agree on the format.
+`read_rolls` (`roll`) reads the rolls' cells into arrays, once.
 `upgrade_log` (`upgrade`) rewrites a log of schema 1 as schema 2. The rule
 for a player's name (`player`) and where a log is (`place`) load no pandas.
 
@@ -27,6 +28,7 @@ _LOG_HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
                "HEADER_LINE_V1", "INTERFACES", "NO_ANSWER", "SCHEMA_VERSION", "TERMINAL_INTERFACE",
                "TrialRow", "TruncatedLogWarning", "check_outcome", "csv_line", "format_row",
                "is_header_start", "logged_positions"),
+    "roll": ("ROLL_COLUMNS", "LoggedRolls", "read_rolls"),
     "player": ("MAX_PLAYER_LENGTH", "PLAYER_NAME", "PlayerName", "check_player", "player_problem"),
     "place": ("LOG_ENV", "SAMPLE_LOG", "default_log_path", "missing_log_message"),
     "upgrade": ("BACKUP_SUFFIX", "LogUpgrade", "upgrade_log"),
