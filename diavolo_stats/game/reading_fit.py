@@ -13,8 +13,11 @@ never drilled) is the club's figure for them.
   model with normal noise, so each player's posterior is exact and needs only
   sums over their answers. The club's means and spreads and each player's
   noise come from an EM iteration; the shift, one for the log, maximizes the
-  marginal likelihood (scipy's bounded scalar minimizer) and is then held as
-  known: no interval includes its uncertainty (the players guide says so).
+  marginal likelihood (scipy's bounded scalar minimizer, below 0.9 times the
+  fastest answer read) and is then held as known: no interval includes its
+  uncertainty (the players guide says so). A correct answer far under its
+  player's third fastest is left out of the time fit (`_readings`), so one
+  fast answer does not move the shift.
 - Accuracy: logistic, every trial that is not an anticipation (a timeout is
   wrong), each player's posterior by the Laplace approximation (Newton's
   method to its mode), the club's means and spreads by the same EM.
@@ -62,6 +65,9 @@ NOISE_PSEUDO_ANSWERS = 10
 
 _COMMANDS = sum(name.startswith("command:") for name in COEFFICIENTS)
 _EM_STEPS, _EM_TOLERANCE = 500, 1e-7
+
+FLOOR_RANK, FASTEST_READING = 3, 0.8
+"""A correct answer under FASTEST_READING times its player's FLOOR_RANK-th fastest is left out of the time fit."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +243,8 @@ def _fit_time(latency_ms: np.ndarray, cells: np.ndarray, players: int, types: in
     # latency_ms: (answers,) ms of the correct answers; cells: (answers,) int player * types + roll type
     from scipy import optimize
 
+    kept = _readings(latency_ms, cells // types, players)
+    latency_ms, cells = latency_ms[kept], cells[kept]
     counts = np.bincount(cells, minlength=players * types).reshape(players, types).astype(np.float64)
     gram = np.einsum("pu,uk,ul->pkl", counts, patterns, patterns)
     fastest = float(latency_ms.min()) if latency_ms.size else 0.0
@@ -256,6 +264,21 @@ def _fit_time(latency_ms: np.ndarray, cells: np.ndarray, players: int, types: in
     else:
         shift_ms = 0.0
     return _replace_shift(fit(shift_ms)[1], shift_ms)
+
+
+def _readings(latency_ms: np.ndarray, player: np.ndarray, players: int) -> np.ndarray:
+    """Which correct answers the time model reads: (answers,) bool, all but those under FASTEST_READING times
+    their player's FLOOR_RANK-th fastest. Such an answer is far faster than the player ever reads a roll (a
+    guess that came out right), and would drag the shift down with it."""
+    # latency_ms: (answers,) ms; player: (answers,) int
+    order = np.lexsort((latency_ms, player))
+    rank = np.empty(len(order), dtype=np.int64)
+    starts = np.searchsorted(player[order], np.arange(players))
+    rank[order] = np.arange(len(order)) - starts[player[order]]
+    floor = np.zeros(players)
+    ranked = rank == FLOOR_RANK - 1
+    floor[player[ranked]] = latency_ms[ranked]
+    return latency_ms >= FASTEST_READING * floor[player]
 
 
 def _replace_shift(pooled: _Pooled, shift_ms: float) -> _Pooled:

@@ -132,6 +132,15 @@ def test_a_player_not_in_the_log_or_with_too_few_answers_is_refused_saying_what_
         fit_reading(load_logs([path], columns=FIT_COLUMNS))
 
 
+def test_one_fast_answer_moves_no_time_floor(known_log, known_fit):
+    changed = known_log.copy()
+    row = np.flatnonzero((changed["player"] == "synthetic-quick").to_numpy() & changed["correct"].to_numpy())[0]
+    changed.iloc[row, changed.columns.get_loc("latency_ms")] = 105.0
+    after = fit_reading(changed)
+    for name in ("synthetic-steady", "synthetic-quick", "synthetic-slow"):
+        assert after.player(name).model.shift_ms == pytest.approx(known_fit.player(name).model.shift_ms, abs=1.0)
+
+
 def test_a_roll_with_more_dice_than_the_log_is_extrapolated_by_the_difference(known_fit):
     assert known_fit.dice_drilled == (6, 9)
     rolls = RollFeatures(command=np.zeros(3, dtype=np.int8), dice=np.array([6, 9, 48], dtype=np.int16),
