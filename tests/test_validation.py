@@ -142,6 +142,7 @@ RECORD_EXAMPLES = {
     "grabs": {"round": 1},
     "join": {"type": "join"},
     "start": {"type": "start"},
+    "pong": {"type": "pong", "id": 3},
 }
 """A valid record of each name, with every required name (a query string's values are its text)."""
 

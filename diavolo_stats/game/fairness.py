@@ -109,9 +109,10 @@ class JudgedClaim:
     """What a seat's claimed reaction counts for.
 
     claimed_ms: the page's measure. latency_ms: the claim held inside [earliest_ms, latest_ms], the window the
-    server's own timing allows. held: None (the claim was inside), "earliest" (faster than the network allows)
-    or "latest" (slower than the time the server saw pass). implausible: the claim is under the player's fitted
-    model's PLAUSIBLE_QUANTILE quantile. All in ms.
+    server's own timing allows. held: None (the claim was inside), "earliest" (faster than the network allows),
+    "latest" (slower than the time the server saw pass) or "resent" (a reloaded page's clock: the server's
+    measure alone, `judge_resent`). implausible: the claim is under the player's fitted model's
+    PLAUSIBLE_QUANTILE quantile. All in ms.
     """
 
     claimed_ms: float
@@ -142,6 +143,13 @@ def judge_claim(claimed_ms: float, seen_ms: float, trips: RoundTrips,
     held = "earliest" if claimed_ms < earliest else "latest" if claimed_ms > latest else None
     return JudgedClaim(claimed_ms, latency, earliest, latest, held,
                        plausible_ms is not None and claimed_ms < plausible_ms)
+
+
+def judge_resent(claimed_ms: float, seen_ms: float, trips: RoundTrips) -> JudgedClaim:
+    """A claim from a page sent the roll again (a reload: its clock started again when the roll came back),
+    counted by the server alone: `seen_ms` less the seat's shortest one-way delay, held "resent"."""
+    earliest, latest = claim_window(seen_ms, trips)
+    return JudgedClaim(claimed_ms, seen_ms - trips.shortest_one_way_ms, earliest, latest, "resent", False)
 
 
 def grace_ms(trips: Iterable[RoundTrips]) -> float:

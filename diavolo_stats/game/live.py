@@ -11,16 +11,24 @@ the answer (`judged_trial`, the drill's gate, through the deal), writes it
 to the log once, and settles the round (`Table.settle`) when the carrier
 says the wait is over.
 
-What a page claims is believed only within what the server saw pass for
-that seat (`believed_latency`): the latency counted and logged is the page's
-own measure held within the time since the server first sent the roll to
-that seat, less the foreperiod, and that less NETWORK_ALLOWANCE_MS (the
-roll's way to the page and the answer's way back). A seat sent the roll
-again (a reload, a reconnection) is timed by the server alone, from the
-first send: its page's clock started again when the roll came back. An
-answer under the human floor (`drill.MIN_LATENCY_MS`) is logged as too
-early, as the drill logs a key pressed before the roll, and grabs nothing.
-A seat answers once.
+What a page claims is held inside the window the server's own timing allows
+for that seat (`fairness.judge_claim`): the time since the server first sent
+the roll to the seat, less the foreperiod, less the answer's trip on that
+seat's link, as its round trips measure it (`Seat.trips`, fed by the
+carrier's pings: `Table.ping`, `Table.pong`; a seat no pong came from is
+allowed `fairness.UNMEASURED_TRIP_MS`). A seat sent the roll again (a
+reload, a reconnection) is timed by the server alone, from the first send:
+its page's clock started again when the roll came back. An answer under the
+human floor (`drill.MIN_LATENCY_MS`) is logged as too early, as the drill
+logs a key pressed before the roll, and grabs nothing. A seat answers once.
+A claim under its player's fitted model's `fairness.PLAUSIBLE_QUANTILE`
+quantile (`Seat.fitted`, when the drill log has one) is flagged in the
+round's record.
+
+A person's grab is final (`Table.holding` with the seats still `waiting`)
+once no seat still to answer could be judged faster
+(`fairness.settled_below_ms`); the round's grace (`fairness.grace_ms`, the
+longest trip of its slowest link) is stated in its record.
 
 Modelled players' grabs are drawn with the deal and kept here: `revealed`
 gives those whose time has come (from when the roll appeared to the people
@@ -36,7 +44,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +55,7 @@ from diavolo_stats.drill.log import GAME_INTERFACE, NO_ANSWER, TrialRow
 from diavolo_stats.drill.roll_features import played_features
 from diavolo_stats.drill.settings import FEEDBACK_MS
 from diavolo_stats.errors import InputError
+from diavolo_stats.game import fairness
 from diavolo_stats.game.engine import START_GEMS
 from diavolo_stats.game.referee import (
     Grab,
@@ -60,46 +69,39 @@ from diavolo_stats.game.referee import (
 from diavolo_stats.game.settings import MAX_PLAYERS, MIN_PLAYERS, GameRules
 from diavolo_stats.game.specs import Player
 
-NETWORK_ALLOWANCE_MS = 500.0
-"""How much less than the server's own measure a page's latency may be: the roll's way to the page, the
-answer's way back and the frame that painted it (a phone on a busy network takes a few hundred ms)."""
-TIMING_SLACK_MS = 25.0
-"""How much more than the server's own measure a page's latency may be (timer granularity)."""
 RESULT_MS = max(FEEDBACK_MS, 2500)
 """How long a round's result stays on a live table's screens before the next roll, ms: the drill's feedback
 time, and at least 2.5 s to read who took which devil."""
 
-
-def believed_latency(claimed_ms: float, seen_ms: float, resent: bool) -> float:
-    """The latency a table counts, ms, from the page's `claimed_ms` and `seen_ms`, the time since the server
-    first sent the roll to the seat less the foreperiod: the claim when it lies from `seen_ms` less
-    NETWORK_ALLOWANCE_MS to `seen_ms` plus TIMING_SLACK_MS; below that, `seen_ms` less NETWORK_ALLOWANCE_MS;
-    above, or for a seat sent the roll again (`resent`: its page's clock started again), `seen_ms`."""
-    if resent or claimed_ms > seen_ms + TIMING_SLACK_MS:
-        return round(seen_ms, 1)
-    return round(max(claimed_ms, seen_ms - NETWORK_ALLOWANCE_MS), 1)
-
+if TYPE_CHECKING:
+    from diavolo_stats.game.diffusion import DiffusionModel
+    from diavolo_stats.game.reading import ReadingModel
 
 @dataclass
 class Seat:
     """One seat: its player's name, the session id its rows are logged under (one per game), the modelled
-    player sitting there (None: a person), and the rounds in a row it let pass unanswered."""
+    player sitting there (None: a person), the rounds in a row it let pass unanswered, its link's round trips,
+    and the person's own fitted model (None: none known), whose quantile flags an implausible claim."""
 
     name: str
     model: Player | None = None
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     missed: int = 0
+    trips: fairness.RoundTrips = field(default_factory=fairness.RoundTrips)
+    fitted: ReadingModel | DiffusionModel | None = None
 
 
 @dataclass(frozen=True)
 class Taken:
     """What a table made of one answer: the answer (None: none), the latency counted (ms, None without an
-    answer), whether it grabs, and why not when it does not."""
+    answer), whether it grabs, why not when it does not, and how its claimed time was judged (None: no
+    answer)."""
 
     answer: str | None
     latency_ms: float | None
     counted: bool
     reason: str | None = None
+    claim: fairness.JudgedClaim | None = None
 
 
 class Table:
@@ -125,6 +127,7 @@ class Table:
         self._sends: dict[int, int] = {}
         self._taken: dict[int, Taken] = {}
         self._modelled: list[Grab] = []
+        self._fair: list[dict] = []  # per round settled: how it was judged
         self._lock = threading.RLock()
 
     # ---------------------------------------------------------------------------------------------- seats
@@ -151,7 +154,7 @@ class Table:
                 seat.session_id, seat.missed = str(uuid.uuid4()), 0
             self.referee = Referee(names=tuple(seat.name for seat in self.seats), colors=self.variant.colors,
                                    rules=self.rules)
-            self.deal, self.number, self.last = None, 0, None
+            self.deal, self.number, self.last, self._fair = None, 0, None, []
 
     @property
     def over(self) -> bool:
@@ -165,6 +168,18 @@ class Table:
     def gems(self) -> tuple[int, ...]:
         """Each seat's gems (START_GEMS before the game)."""
         return self.referee.gems if self.referee is not None else (START_GEMS,) * len(self.seats)
+
+    def ping(self, seat: int, at: float | None = None) -> int:
+        """A ping's id for `seat`'s link, sent at `at` (the clock's seconds; now when None)."""
+        at = self.clock() if at is None else at
+        with self._lock:
+            return self.seats[seat].trips.ping(1000 * at)
+
+    def pong(self, seat: int, ping_id: int, at: float | None = None) -> float | None:
+        """The round trip (ms) `seat`'s pong of `ping_id`, received at `at`, completes; None for no such ping."""
+        at = self.clock() if at is None else at
+        with self._lock:
+            return self.seats[seat].trips.pong(ping_id, 1000 * at)
 
     # ---------------------------------------------------------------------------------------------- a round
 
@@ -226,17 +241,61 @@ class Table:
                 taken = Taken(None, None, False)
             else:
                 check_answer(answer, self.variant.colors)
-                resent = self._sends[seat] > 1
-                seen_ms = 1000 * (at - self._first_sent[seat]) - self.deal.foreperiod_ms
-                believed = believed_latency(float(latency_ms), seen_ms, resent)
-                early = believed < MIN_LATENCY_MS or (not resent and latency_ms < MIN_LATENCY_MS)
+                claim = self._judge(seat, float(latency_ms), at)
+                believed = round(claim.latency_ms, 1)
+                early = believed < MIN_LATENCY_MS or (claim.held != "resent" and latency_ms < MIN_LATENCY_MS)
                 taken = (Taken(None, None, False, f"faster than a person can answer (under {MIN_LATENCY_MS:g} ms):"
-                                                  " logged as too early, it grabs nothing") if early else
-                         Taken(answer, believed, True))
+                                                  " logged as too early, it grabs nothing", claim) if early else
+                         Taken(answer, believed, True, None, claim))
             self.log(self._row(seat, taken, timestamp, too_early=answer is not None and not taken.counted))
             self._taken[seat] = taken
             self.seats[seat].missed = 0
             return taken
+
+    def _judge(self, seat: int, claimed_ms: float, at: float) -> fairness.JudgedClaim:
+        """`seat`'s claim held to what the server saw pass for it (from its first send, less the foreperiod)."""
+        trips = self.seats[seat].trips
+        seen_ms = self._seen_ms(seat, at)
+        if self._sends[seat] > 1:
+            return fairness.judge_resent(claimed_ms, seen_ms, trips)
+        fitted = self.seats[seat].fitted
+        plausible_ms = None if fitted is None else float(fitted.latency_quantile_ms(
+            played_features(self.variant, [self.deal.roll]), fairness.PLAUSIBLE_QUANTILE)[0])
+        return fairness.judge_claim(claimed_ms, seen_ms, trips, plausible_ms)
+
+    def _seen_ms(self, seat: int, at: float) -> float:
+        """ms since the roll appeared at `seat` by the server's clock: from its first send, less the foreperiod."""
+        return 1000 * (at - self._first_sent[seat]) - self.deal.foreperiod_ms
+
+    def grace_ms(self) -> float:
+        """The round's grace, ms: the longest trip of the slowest link among the people still in."""
+        with self._lock:
+            people = self.referee.seats_in if self.referee is not None else range(len(self.seats))
+            return fairness.grace_ms(self.seats[seat].trips for seat in people if self.seats[seat].model is None)
+
+    def settled_below_ms(self, waiting: Sequence[int], at: float | None = None) -> float:
+        """People's judged latencies under this many ms are final at `at`: no seat of `waiting` (the seats the
+        round still waits for) that has not answered could be judged faster (`fairness.settled_below_ms`)."""
+        at = self.clock() if at is None else at
+        with self._lock:
+            if self.deal is None:
+                return float("inf")
+            return fairness.settled_below_ms((self._seen_ms(seat, at), self.seats[seat].trips) for seat in waiting
+                                             if seat not in self._taken and seat in self._first_sent)
+
+    def final_at(self, waiting: Sequence[int]) -> float | None:
+        """When (the clock's seconds) the fastest counted grab not yet final becomes final, with `waiting` still
+        to answer; None when every counted grab is final or none waits."""
+        with self._lock:
+            settled = self.settled_below_ms(waiting)
+            pending = [taken.latency_ms for taken in self._taken.values() if taken.counted
+                       and taken.latency_ms >= settled]
+            waited = [seat for seat in waiting if seat not in self._taken and seat in self._first_sent]
+            if not pending or not waited or self.deal is None:
+                return None
+            # seen_ms - longest passes the fastest pending latency for every waited seat
+            return max(self._first_sent[seat] + (self.deal.foreperiod_ms + min(pending)
+                                                 + self.seats[seat].trips.longest_ms) / 1000 for seat in waited)
 
     def answered(self) -> set[int]:
         with self._lock:
@@ -273,32 +332,34 @@ class Table:
             return None
         return min(self._first_sent.values()) + self.deal.foreperiod_ms / 1000
 
-    def grabs(self, at: float | None = None) -> list[Grab]:
-        """Every grab counted so far: the people's answers that count and the modelled grabs revealed."""
+    def grabs(self, at: float | None = None, waiting: Sequence[int] = ()) -> list[Grab]:
+        """Every grab counted so far: the people's answers that count and are final with `waiting` still to
+        answer (`settled_below_ms`), and the modelled grabs revealed."""
         with self._lock:
+            settled = self.settled_below_ms(waiting, at)
             people = [Grab(seat, taken.answer, taken.latency_ms) for seat, taken in self._taken.items()
-                      if taken.counted]
+                      if taken.counted and taken.latency_ms < settled]
             return people + self.revealed(at)
 
-    def holding(self, at: float | None = None) -> tuple[int, tuple[str | None, ...]]:
+    def holding(self, at: float | None = None, waiting: Sequence[int] = ()) -> tuple[int, tuple[str | None, ...]]:
         """The devils of each color on the table this round, and the devil each seat holds so far (a color,
-        grey or None), the grabs so far handed out in order of latency as the referee hands them out; once the
-        round is settled, what its grabs took."""
+        grey or None), the final grabs so far (`grabs`) handed out in order of latency as the referee hands them
+        out; once the round is settled, what its grabs took."""
         with self._lock:
             if self.deal is not None:
-                _, _, held = referee_round(self.variant.colors, self.referee.gems, self.grabs(at), (GREY,),
-                                           self.rules.devils)
+                _, _, held = referee_round(self.variant.colors, self.referee.gems, self.grabs(at, waiting),
+                                           (GREY,), self.rules.devils)
                 return self.referee.devils(), held
             if self.last is not None:
                 return self.last[1].devils, self.last[1].held
             return self.referee.devils(), (None,) * len(self.seats)
 
-    def devils_left(self, at: float | None = None) -> dict[str, int]:
+    def devils_left(self, at: float | None = None, waiting: Sequence[int] = ()) -> dict[str, int]:
         """The devils of each color (and grey) still on the table now, as `holding` hands them out."""
         with self._lock:
             if self.referee is None:
                 return {}
-            per_color, held = self.holding(at)
+            per_color, held = self.holding(at, waiting)
             left = devils_at_start(self.variant.colors, per_color)
             for devil in held:
                 if devil is not None:
@@ -320,10 +381,24 @@ class Table:
             grabs = [Grab(seat, taken.answer, taken.latency_ms) for seat, taken in self._taken.items()
                      if taken.counted] + self._modelled
             deal = self.deal
+            fair = self._fairness_record()
             record = self.referee.play(deal.roll.command.value, deal.resolution.accepted, deal.resolution.reason,
                                        grabs)
             self.deal, self.last = None, (deal, record)
+            self._fair.append(fair)
             return record
+
+    def _fairness_record(self) -> dict:
+        """How the round on the table was judged, as its record states it: the grace (ms) and the resolution
+        (ms, one display frame), each person's link (`RoundTrips.as_dict`) and judged claim (None: no answer;
+        modelled seats None in both), and the seats whose claim was flagged implausible."""
+        claims: list[dict | None] = [None] * len(self.seats)
+        for seat, taken in self._taken.items():
+            claims[seat] = taken.claim.as_dict() if taken.claim is not None else None
+        return {"grace_ms": round(self.grace_ms(), 1), "resolution_ms": round(fairness.RESOLUTION_MS, 1),
+                "links": [None if seat.model is not None else seat.trips.as_dict() for seat in self.seats],
+                "claims": claims,
+                "flagged": [seat for seat, claim in enumerate(claims) if claim is not None and claim["implausible"]]}
 
     def play_out(self) -> None:
         """Play the rest of the game at once among the modelled players (no person is left in)."""
@@ -333,10 +408,16 @@ class Table:
                 self.settle()
 
     def round_document(self) -> dict:
-        """The last round settled as plain JSON types: the referee's record and the dice."""
+        """The last round settled as plain JSON types: the referee's record, the dice and how it was judged
+        (`_fairness_record`: grace, links, claims, flagged)."""
         with self._lock:
             deal, record = self.last
-            return record.as_dict() | {"dice": deal.wire()["dice"]}
+            return record.as_dict() | {"dice": deal.wire()["dice"]} | self._fair[-1]
+
+    def round_log(self) -> list[dict]:
+        """Every round of the game as plain JSON types: the referee's record and how it was judged."""
+        with self._lock:
+            return [record.as_dict() | fair for record, fair in zip(self.referee.rounds, self._fair)]
 
     def engine_check(self) -> dict:
         """The game's round log replayed through the vectorized engine: {"rounds": n, "mismatches": [...]}."""

@@ -105,6 +105,24 @@ def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int)
             "fitted per-die effect"] if named else []
 
 
+def fit_named(log_path: str | Path, names: Sequence[str],
+              model: str = DEFAULT_MODEL) -> dict[str, ReadingModel | DiffusionModel]:
+    """The players `names` of the drill log fitted by `model`, by name: those with MIN_FIT_ANSWERS answers or
+    more (none when the log is missing or fits nobody)."""
+    from diavolo_stats.drill import log as drill_log
+
+    path = Path(log_path)
+    if not path.is_file() or not names:
+        return {}
+    drills = drill_log.load_logs([path], columns=FIT_COLUMNS)
+    drills = drills[drills["player"].isin(list(names))]
+    try:
+        fit = fit_players(drills, model, MIN_FIT_ANSWERS)
+    except InputError:
+        return {}
+    return {name: player_from_spec(name, fit) for name in fit.players}
+
+
 def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL) -> ReadingFit:
     """Every player of the drill log fitted by `model` (`fit_players`); InputError (field `log_path`) if there is
     no log."""

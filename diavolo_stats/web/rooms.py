@@ -9,9 +9,13 @@ measures its player's reaction from the frame that painted it (as the
 drill does). The room's game is a `game.live.Table`, which this module only
 carries messages to: the table notes when it first sent the roll to each
 seat, judges and logs each answer once as it comes (held to the time the
-server saw pass for that seat; under the human floor, too early), and
-settles the round once every player still in has answered or the time is
-up; everyone is sent each grab with the devils left, then the round.
+server saw pass on that seat's link; under the human floor, too early), and
+settles the round once every player still in has answered or the time and
+the round's grace are up. Each seat's link is measured on its own connection
+all through the game: a ping (PING_INTERVAL_S after the last pong), which
+the page answers at once. Everyone is sent each grab, the devils left as
+each grab is awarded (once no seat still to answer could be judged faster),
+then the round with how it was judged.
 
 Bounds: MAX_ROOMS rooms, MAX_PLAYERS seats and MAX_SOCKETS_PER_ROOM
 connections per room, MAX_MESSAGE_BYTES per message and MESSAGES_PER_SECOND
@@ -34,6 +38,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -50,6 +55,7 @@ from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, EndRule, EndRuleName, GameRules
+from diavolo_stats.game.specs import fit_named
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
 from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.foreperiod import Foreperiod
@@ -76,8 +82,9 @@ MESSAGES_PER_SECOND = 10.0
 MESSAGE_BURST = 20
 ROOM_IDLE_S = 1800.0
 IDLE_ROUNDS = 2
-ANSWER_GRACE_S = 1.0
-"""After the answer time is up, how long the server still waits for answers on their way."""
+PING_INTERVAL_S = 1.0
+"""How often each seat's link is measured (a ping after its last pong, or after PONG_WAIT_S without one)."""
+PONG_WAIT_S = 5.0
 HANDLING_SAMPLES = 100_000
 """The most answer handling times kept (the benchmark's figures)."""
 
@@ -110,6 +117,9 @@ GRAB_MESSAGE = Record("grab", {
 })
 """A seat's grab: the round, the answer, and its latency from the painted frame."""
 
+PONG = Record("pong", {"type": OneOf(("pong",)), "id": Whole(0, 2**53)})
+"""A page's answer to the server's ping, at once: its link's round trip."""
+
 START = Record("start", {"type": OneOf(("start",)), "again": Flag(json=True)}, defaults={"again": False})
 """The host starts the game (or, once it is over, another one with the same seats)."""
 
@@ -138,7 +148,10 @@ class Room:
     watchers: set = field(default_factory=set)
     hosts: set = field(default_factory=set)  # the connections that gave the host's key
     task: asyncio.Task | None = None
+    fitting: asyncio.Task | None = None
+    awarded: dict = field(default_factory=dict)  # the devils left as everyone was last told
     everyone_answered: asyncio.Event = field(default_factory=asyncio.Event)
+    grabbed: asyncio.Event = field(default_factory=asyncio.Event)  # set by each answer taken
     someone_joined: asyncio.Event = field(default_factory=asyncio.Event)
     last_seen: float = field(default_factory=time.monotonic)
 
@@ -158,7 +171,8 @@ class Room:
         return "over" if self.table.over else "playing"
 
     def seat_states(self) -> list[dict]:
-        return [{"name": seat.name, "gems": gems, "away": self.away(index), "idle": self.idle(index)}
+        return [{"name": seat.name, "gems": gems, "away": self.away(index), "idle": self.idle(index),
+                 "fitted": seat.fitted is not None}
                 for index, (seat, gems) in enumerate(zip(self.table.seats, self.table.gems()))]
 
     def state(self, seat: int | None, host: bool) -> dict:
@@ -201,11 +215,22 @@ class Room:
         self.last_seen = time.monotonic()
         self._check_answered()
 
-    def start(self) -> None:
+    def start(self, log_path: Path) -> None:
         if self.task is not None and not self.task.done():
             raise InputError("the game is already being played", field="start")
         self.table.start()
         self.task = asyncio.create_task(self._play())
+        self.fitting = asyncio.create_task(self._fit_people(log_path))
+
+    async def _fit_people(self, log_path: Path) -> None:
+        """Each person's own fitted model from the drill log, whose quantile flags an implausible claim; the
+        game does not wait for it (a large log takes seconds), and everyone is told who has one."""
+        names = [seat.name for seat in self.table.seats if seat.model is None]
+        fitted = await run_in_threadpool(fit_named, log_path, names)
+        for seat in self.table.seats:
+            seat.fitted = fitted.get(seat.name, seat.fitted)
+        if fitted:
+            await self.broadcast_states()
 
     async def answer(self, seat: int | None, asked: dict, at: float) -> dict | None:
         """Take a seat's answer (received at `at`, the table's clock) to the round on the table; what to tell
@@ -214,8 +239,9 @@ class Room:
             return {"type": "error", "message": "a screen that only watches has no answer to give"}
         taken = await run_in_threadpool(self.table.answer, seat, asked["round"], asked["answer"],
                                         round(float(asked["latency_ms"]), 1), asked["timestamp"], at)
-        await self.broadcast({"type": "grabbed", "round": asked["round"], "seat": seat,
-                              "devils_left": self.table.devils_left()})
+        self.awarded = self.table.devils_left(waiting=self._expected())
+        await self.broadcast({"type": "grabbed", "round": asked["round"], "seat": seat, "devils_left": self.awarded})
+        self.grabbed.set()
         self._check_answered()
         return None if taken.counted else {"type": "refused", "round": asked["round"], "message": taken.reason}
 
@@ -269,8 +295,7 @@ class Room:
             await self._settle()
             await asyncio.sleep(self.options["feedback_ms"] / 1000)
         await self.broadcast({"type": "over", "winners": list(table.referee.winners),
-                              "outcome": table.referee.outcome.label,
-                              "rounds": [record.as_dict() for record in table.referee.rounds],
+                              "outcome": table.referee.outcome.label, "rounds": table.round_log(),
                               "engine_check": table.engine_check(), "seats": self.seat_states()})
 
     async def _someone_back(self) -> None:
@@ -284,6 +309,7 @@ class Room:
         gets the roll as dealt, before any answer to it came."""
         self.table.deal_next()
         self.everyone_answered = asyncio.Event()
+        self.awarded = self.table.devils_left()
         sends = [(seat, socket) for seat, sockets in enumerate(self.connections) for socket in list(sockets)]
         sends += [(None, socket) for socket in list(self.watchers)]
         messages = [(socket, {"type": "roll", **self.table.send(seat)}) for seat, socket in sends]
@@ -292,12 +318,22 @@ class Room:
         self._check_answered()  # no one to wait for (every player still in is away or idle)
 
     async def _answers(self) -> None:
-        """Until every seat the round waits for answered, or the time is up (and the grace after it)."""
-        wait_s = self.table.deal.foreperiod_ms / 1000 + TIMEOUT_S + ANSWER_GRACE_S
-        try:
-            await asyncio.wait_for(self.everyone_answered.wait(), wait_s)
-        except asyncio.TimeoutError:
-            pass
+        """Until every seat the round waits for answered, or the time is up and the round's grace after it (the
+        longest trip of its slowest link). Meanwhile a grab is awarded once final (no seat still to answer
+        could be judged faster, `Table.final_at`): everyone is sent the devils left then."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.table.deal.foreperiod_ms / 1000 + TIMEOUT_S + self.table.grace_ms() / 1000
+        while not self.everyone_answered.is_set() and (left_s := deadline - loop.time()) > 0:
+            final_at = self.table.final_at(self._expected())
+            wait_s = left_s if final_at is None else min(left_s, max(final_at - self.table.clock(), 0.0) + 1e-3)
+            self.grabbed.clear()
+            waits = {asyncio.ensure_future(self.grabbed.wait()), asyncio.ensure_future(self.everyone_answered.wait())}
+            done, pending = await asyncio.wait(waits, timeout=wait_s, return_when=asyncio.FIRST_COMPLETED)
+            for waiting in pending:
+                waiting.cancel()
+            if not done and (left := self.table.devils_left(waiting=self._expected())) != self.awarded:
+                self.awarded = left
+                await self.broadcast({"type": "devils", "round": self.table.number, "devils_left": left})
 
     async def _settle(self) -> None:
         """Referee the round (the seats away logged nothing), and tell everyone."""
@@ -339,8 +375,9 @@ class Rooms:
     def close(self) -> None:
         """Stop every room's game (the server is stopping)."""
         for room in self.rooms.values():
-            if room.task is not None:
-                room.task.cancel()
+            for task in (room.task, room.fitting):
+                if task is not None:
+                    task.cancel()
 
     def _drop_idle(self) -> None:
         now = time.monotonic()
@@ -358,7 +395,7 @@ class Rooms:
             await socket.close(4404, "no such room: check the code on the host's screen")
             return
         limiter = TokenBucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
-        seat = None
+        seat, pinger, ponged = None, None, asyncio.Event()
         try:
             asked = JOIN.check(await _receive(socket, limiter))
             seat, host = room.join(asked, socket)
@@ -368,6 +405,8 @@ class Rooms:
             await room.broadcast_states()
             if room.table.deal is not None:
                 await room.send_roll(seat, socket)  # a reload mid-round: the roll on the table, timed from before
+            if seat is not None:
+                pinger = asyncio.create_task(self._ping(room, seat, socket, ponged))
             while True:
                 message = await _receive(socket, limiter)
                 received, at = time.perf_counter(), self.clock()
@@ -376,9 +415,13 @@ class Rooms:
                     if kind == "answer":
                         reply = await room.answer(seat, GRAB_MESSAGE.check(message), at)
                         room.handling_ms.append(1000 * (time.perf_counter() - received))
+                    elif kind == "pong" and seat is not None:
+                        room.table.pong(seat, PONG.check(message)["id"], at)
+                        ponged.set()
+                        reply = None
                     elif kind == "start" and host:
                         START.check(message)
-                        room.start()
+                        room.start(self.store.log.path)
                         reply = None
                     else:
                         reply = {"type": "error", "message": "send an answer (or, from the host's screen, start)"}
@@ -393,9 +436,24 @@ class Rooms:
         except WebSocketDisconnect:
             pass
         finally:
+            if pinger is not None:
+                pinger.cancel()
             room.leave(socket)
             if seat is not None:
                 await room.broadcast_states()
+
+
+    async def _ping(self, room: Room, seat: int, socket: WebSocket, ponged: asyncio.Event) -> None:
+        """Measure `seat`'s link on this connection for as long as it is open: a ping, then the next
+        PING_INTERVAL_S after its pong (or after PONG_WAIT_S without one)."""
+        while True:
+            ponged.clear()
+            await room._send(socket, {"type": "ping", "id": room.table.ping(seat, self.clock())})
+            try:
+                await asyncio.wait_for(ponged.wait(), PONG_WAIT_S)
+            except asyncio.TimeoutError:
+                pass
+            await asyncio.sleep(PING_INTERVAL_S)
 
 
 async def _receive(socket: WebSocket, limiter: TokenBucket) -> Any:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from helpers.browser import ORIGIN
@@ -12,7 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.game import live
+from diavolo_stats.game import fairness
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
@@ -20,13 +22,14 @@ from diavolo_stats.web.app import create_app
 
 WS = ORIGIN.replace("http://", "ws://")
 FAST = {"foreperiod_ms": [0, 0], "feedback_ms": 0}
+SAMPLE_LOG = Path(__file__).parents[2] / "data" / "sample_drills.csv"
 
 
 @pytest.fixture
 def client(client, monkeypatch):
     """The app's test client, its answers sent at once: the server takes any latency up to a minute more than
     it saw pass (the test that checks that bound puts it back)."""
-    monkeypatch.setattr(live, "TIMING_SLACK_MS", 60_000.0)
+    monkeypatch.setattr(fairness, "TOLERANCE_MS", 60_000.0)
     return client
 
 
@@ -117,20 +120,23 @@ def test_an_answer_under_the_human_floor_is_too_early_and_a_claim_is_held_to_the
     host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 60,
                     "timestamp": "2026-12-01T08:00:00Z"})
     assert "too early" in until(host, "refused")["message"]
-    # Bea claims 9 s when 400 ms passed: she is counted at the 400 ms the server saw
+    # Bea claims 9 s when 400 ms passed: she is counted at the 400 ms the server saw, and its timers' tolerance
     bea.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 9000,
                    "timestamp": "2026-12-01T08:00:00Z"})
+    until(bea, "grabbed")  # taken before the clock moves on
     clock.advance(3.0)
-    # Cid waits 3 s more and claims 150 ms: he is counted at 3.4 s less the network's allowance, after Bea
+    # Cid waits 3 s more and claims 150 ms: he is counted at 3.4 s less the longest trip of a link the server
+    # has not measured (his page answered no ping), after Bea
     cid.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 150,
                    "timestamp": "2026-12-01T08:00:00Z"})
     result = until(host, "result")["round"]
     assert result["held"][0] is None and result["order"] == [1, 2]
-    assert [grab["latency_ms"] for grab in result["grabs"]] == [None, 400.0, 3400.0 - live.NETWORK_ALLOWANCE_MS]
+    assert [grab["latency_ms"] for grab in result["grabs"]] == [None, 400.0 + fairness.TOLERANCE_MS,
+                                                          3400.0 - fairness.UNMEASURED_TRIP_MS]
     rows = load_logs([log_path]).set_index("player")
     assert bool(rows.loc["Ann", "too_early"]) and rows.loc["Ann", "answer"] == "none"
     assert not bool(rows.loc["Ann", "correct"]) and rows["latency_ms"].isna()["Ann"]
-    assert rows.loc["Bea", "latency_ms"] == 400.0 and rows.loc["Cid", "latency_ms"] == 2900.0
+    assert rows.loc["Bea", "latency_ms"] == 425.0 and rows.loc["Cid", "latency_ms"] == 2900.0
     for socket in (host, bea, cid):
         socket.__exit__(None, None, None)
 
@@ -159,26 +165,76 @@ def test_a_seat_that_reloads_after_the_roll_is_timed_from_the_first_send(clocked
         socket.__exit__(None, None, None)
 
 
-def test_the_devils_left_go_to_every_seat_after_each_grab(client):
+def test_a_grab_is_awarded_to_every_seat_once_no_seat_still_to_answer_could_be_judged_faster(clocked):
+    client, clock = clocked
     room = open_room(client)
     sockets = [join(client, room["code"], "Ann", host_key=room["host_key"])[0],
                *(join(client, room["code"], name)[0] for name in ("Bea", "Cid"))]
     sockets[0].send_json({"type": "start"})
     roll = until(sockets[0], "roll")
     assert roll["devils_per_color"] == 2
-    for seat, latency_ms in ((0, 400), (1, 300)):  # both grab black: the faster first, whoever came first
+    devils = {"black": 2, "red": 2, "white": 2, "grey": 1}
+    clock.advance(0.4)
+    for seat, latency_ms in ((0, 400), (1, 300)):  # both grab black, 400 ms after the roll was sent
         sockets[seat].send_json({"type": "answer", "round": roll["round"], "answer": "black",
                                  "latency_ms": latency_ms, "timestamp": "2026-12-01T08:00:00Z"})
         for socket in sockets:
             grabbed = until(socket, "grabbed")
-            assert grabbed["seat"] == seat
-            assert grabbed["devils_left"] == {"black": 2 - (seat + 1), "red": 2, "white": 2, "grey": 1}
+            # Cid, on a link no ping measured (its longest trip UNMEASURED_TRIP_MS), could still come in faster
+            assert grabbed["seat"] == seat and grabbed["devils_left"] == devils
+    clock.advance(0.45)  # 850 ms: Cid can no longer be judged under 350 ms, so Bea's 300 is final
+    for socket in sockets:
+        assert until(socket, "devils")["devils_left"] == {**devils, "black": 1}
     sockets[2].send_json({"type": "answer", "round": roll["round"], "answer": "black", "latency_ms": 200,
                           "timestamp": "2026-12-01T08:00:00Z"})
     result = until(sockets[1], "result")
-    assert result["devils_left"] == {"black": 0, "red": 2, "white": 2, "grey": 1}
-    assert result["round"]["held"] == [None, "black", "black"]  # Cid's 200 ms came last and took one
+    assert result["devils_left"] == {**devils, "black": 0}
+    # Cid's 200 ms claim, 850 ms after the roll was sent, counts as 350 ms: before Ann's 400, not Bea's 300
+    assert result["round"]["grabs"][2]["latency_ms"] == 850.0 - fairness.UNMEASURED_TRIP_MS
+    assert result["round"]["held"] == [None, "black", "black"]
+    assert result["round"]["grace_ms"] == fairness.UNMEASURED_TRIP_MS
     for socket in sockets:
+        socket.__exit__(None, None, None)
+
+
+def measure_link(socket, clock, trip_s: float, pings: int = 8) -> None:
+    """The page behind `socket` answers `pings` of the server's pings `trip_s` after each was sent."""
+    ping = until(socket, "ping")
+    for _ in range(pings):
+        clock.advance(trip_s)
+        socket.send_json({"type": "pong", "id": ping["id"]})
+        ping = until(socket, "ping")  # the next one, sent once the pong was taken
+
+
+def test_a_seat_150_ms_further_away_wins_when_its_player_is_faster_by_more_than_the_resolution(clocked, log_path,
+                                                                                                monkeypatch):
+    monkeypatch.setattr(rooms, "PING_INTERVAL_S", 0.0)
+    client, clock = clocked
+    room = open_room(client)
+    near, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
+    measure_link(near, clock, 0.006)  # 3 ms each way
+    far, _ = join(client, room["code"], "Bea")
+    measure_link(far, clock, 0.306)  # 150 ms more each way
+    near.send_json({"type": "start"})
+    roll = until(near, "roll")
+    until(far, "roll")
+    answer = right_answer(roll)
+    # Bea reacts in 600 ms, Ann in 600 ms and a frame and a half: Ann's answer reaches the server first
+    near_reaction_ms = 600.0 + fairness.RESOLUTION_MS + 0.5
+    clock.advance((3 + near_reaction_ms + 3) / 1000)
+    near.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": near_reaction_ms,
+                    "timestamp": "2026-12-01T08:00:00Z"})
+    until(near, "grabbed")
+    clock.advance((153 + 600 + 153) / 1000 - (3 + near_reaction_ms + 3) / 1000)
+    far.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": 600.0,
+                   "timestamp": "2026-12-01T08:00:00Z"})
+    record = until(near, "result")["round"]
+    assert record["order"] == [1, 0]
+    assert [claim["held"] for claim in record["claims"]] == [None, None]
+    assert record["links"][1]["min_ms"] == 306.0 and record["grace_ms"] == 306.0 + fairness.TOLERANCE_MS
+    assert load_logs([log_path]).set_index("player")["latency_ms"].to_dict() == {"Ann": round(near_reaction_ms, 1),
+                                                                                 "Bea": 600.0}
+    for socket in (near, far):
         socket.__exit__(None, None, None)
 
 
@@ -277,3 +333,27 @@ def test_the_hosts_screen_gets_the_join_link_as_a_qr_code_of_the_address_it_was_
         reply = guarded.post("/api/rooms", json=FAST).json()
     assert reply["join"] == f"/room?code={reply['code']}&token=s3cret"
     assert reply["join_qr"] == rooms.join_qr(f"http://192.168.1.20:8000{reply['join']}")
+
+
+def test_a_claim_faster_than_the_players_own_drill_log_makes_plausible_is_flagged_in_the_result(clocked, log_path):
+    shutil.copy(SAMPLE_LOG, log_path)  # the sample log's players, each with hundreds of answers
+    client, clock = clocked
+    room = open_room(client)
+    host, _ = join(client, room["code"], "synthetic-average", host_key=room["host_key"])
+    bea, _ = join(client, room["code"], "Bea")
+    host.send_json({"type": "start"})
+    roll = until(host, "roll")
+    state = until(host, "state")
+    while not state["seats"][0]["fitted"]:  # fitted from the log as the game started, the rounds not held up
+        state = until(host, "state")
+    assert not state["seats"][1]["fitted"]  # no answers of Bea's in the log
+    clock.advance(0.105)
+    host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 105,
+                    "timestamp": "2026-12-01T08:00:00Z"})
+    bea.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 105,
+                   "timestamp": "2026-12-01T08:00:00Z"})
+    record = until(host, "result")["round"]
+    assert record["flagged"] == [0] and record["claims"][0]["implausible"]  # Bea has no model to ask
+    assert record["grabs"][0]["latency_ms"] == 105.0  # flagged, not refused
+    for socket in (host, bea):
+        socket.__exit__(None, None, None)

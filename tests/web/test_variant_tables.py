@@ -14,7 +14,7 @@ from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.drill.settings import answer_keys
-from diavolo_stats.game import live
+from diavolo_stats.game import fairness, live
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web.app import create_app
@@ -104,7 +104,7 @@ def test_a_play_game_of_the_file_is_dealt_drawn_refereed_and_logged_by_its_rules
 
 def test_a_room_of_the_file_plays_a_whole_game_by_its_rules(served, log_path, monkeypatch):
     client, variant, clock = served
-    monkeypatch.setattr(live, "TIMING_SLACK_MS", 60_000.0)  # latencies claimed at once are believed
+    monkeypatch.setattr(fairness, "TOLERANCE_MS", 60_000.0)  # latencies claimed at once are believed
     response = client.post("/api/rooms", json={"variant": default_drill_variant(variant), "foreperiod_ms": [0, 0],
                                                "feedback_ms": 0})
     assert response.status_code == 201, response.text

@@ -3,13 +3,14 @@
 // fixation, stimulus, sent, result, over, closed), data-round and data-room.
 //
 // Timing: the onset and latency of onset.js, as in the drill; the latency is sent to the server, which
-// hands out the devils in order of the latencies.
+// hands out the devils in order of the latencies, each held to what the server saw pass on this page's link.
+// The server measures that link by pings through the game: the page answers each at once with its pong.
 
 import { latencyMs, onsetTime } from "./onset.js";
 import { setState, setStatus, show } from "./page.js";
 import { RETRY_MS, requestJson } from "./request.js";
 import { drawDevils, listenForAnswers, showAnswers, showVerdict, throwRoll } from "./stage.js";
-import { engineCheckText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
+import { engineCheckText, fairnessText, roundRows, roundStory, seatLine, verdict, winnersText } from "./seats.js";
 
 const body = document.body;
 const params = new URLSearchParams(location.search);
@@ -101,8 +102,14 @@ function receive(message) {
       showAnswers(room.keys);
       showRoom();
       break;
+    case "ping":
+      send({ type: "pong", id: message.id });
+      break;
     case "roll":
       startRound(message);
+      break;
+    case "devils":
+      if (round && round.roll.round === message.round) drawDevils(message.devils_left);
       break;
     case "grabbed":
       if (round && round.roll.round === message.round) {
@@ -210,7 +217,8 @@ function showResult(message) {
   round = { ...(round ?? { timers: [] }), grabbed: grabs, phase: "result" };
   drawDevils(message.devils_left);
   drawSeats();
-  const story = roundStory(record, names());
+  const fair = fairnessText(record, names());
+  const story = fair ? `${roundStory(record, names())}. ${fair}` : roundStory(record, names());
   if (me.seat !== null && record.gems_before[me.seat] > 0) showVerdict(verdict(record, me.seat), story);
   else showVerdict({ text: "", kind: "" }, story);
   setState("result");

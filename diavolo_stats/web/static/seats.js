@@ -61,12 +61,23 @@ export function roundStory(record, names) {
   return `${record.reason}. ${order.join("; ")}`;
 }
 
+// How a room's round was judged over the network: the grace before its devils were awarded and the claims
+// flagged as faster than their player's own drill log makes plausible.
+export function fairnessText(record, names) {
+  if (record.grace_ms === undefined) return "";
+  const flagged = record.flagged.map((seat) => `${names[seat]}'s ${seconds(record.claims[seat].claimed_ms)}`);
+  return `Devils awarded after a ${Math.round(record.grace_ms)} ms grace for the slowest link.`
+    + (flagged.length ? ` Flagged, faster than their own drill log makes plausible: ${flagged.join(", ")}.` : "");
+}
+
 // The finished game's round log as table rows.
 export function roundRows(rounds, names) {
   return rounds.map((record) => {
     const line = document.createElement("tr");
     const order = record.order.map((seat) => describeGrab(names[seat], record.grabs[seat], record.held[seat]));
-    for (const cell of [record.number, record.command, record.accepted.join(" or "), order.join("; "),
+    const flags = fairnessText(record, names);
+    for (const cell of [record.number, record.command, record.accepted.join(" or "),
+      order.join("; ") + (record.flagged && record.flagged.length ? `. ${flags}` : ""),
       record.gems_after.map((gems, seat) => `${names[seat]} ${gemsText(gems)}`).join(", ")]) {
       line.append(Object.assign(document.createElement("td"), { textContent: String(cell) }));
     }
