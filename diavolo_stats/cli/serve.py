@@ -33,6 +33,10 @@ def register(subparsers) -> None:
                         help="the game the server holds, which the explorer opens on: a preset (standard or kids) or a "
                              "variant file (.toml) with its own dice, commands and command die (read before the "
                              "server starts; a bad file is refused then)")
+    parser.add_argument("--nats", metavar="URL",
+                        help="share rooms with other `diavolo serve` processes through the NATS server at URL "
+                             "(nats://host:4222; needs the nats extra and JetStream): a room's code works on each; "
+                             "without it, rooms stay in this process")
     parser.add_argument("--open", action="store_true", help="open the address in the web browser")
     parser.set_defaults(handler=run)
 
@@ -41,5 +45,6 @@ def run(args: argparse.Namespace) -> int:
     from diavolo_stats.web.server import serve
 
     variant = variant_named(args.variant)  # a bad file is one line here, before anything listens
-    serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open, variant=variant)
+    serve(host=args.host, port=args.port, log=args.log, token=args.token, open_browser=args.open, variant=variant,
+          nats=args.nats)
     return 0

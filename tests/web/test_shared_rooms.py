@@ -1,0 +1,134 @@
+"""Rooms shared by two `diavolo serve` processes through a NATS server, all on loopback: a room's code works on
+both, a room is played to its end by seats on both, and a room whose owner is killed mid-round ends in words."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx2
+import pytest
+from helpers.browser import Server
+from websockets.sync.client import connect
+
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill.log import load_logs
+from diavolo_stats.web import shared_rooms
+
+pytestmark = pytest.mark.slow
+
+FAST = {"foreperiod_ms": [0, 0], "feedback_ms": 0}
+WAIT_S = 30.0
+
+
+def page_socket(server: Server, code: str):
+    """A WebSocket to room `code` through `server`, from the server's own origin as its pages are."""
+    origin = server.url.split("?")[0].rstrip("/")
+    return connect(f"{origin.replace('http', 'ws')}/ws/rooms/{code}", additional_headers={"Origin": origin},
+                   open_timeout=WAIT_S).__enter__()
+
+
+class Seat:
+    """A page's WebSocket to a room through one server process."""
+
+    def __init__(self, server: Server, code: str, **join):
+        self.socket = page_socket(server, code)
+        self.socket.send(json.dumps({"type": "join", "name": None, **join}))
+        self.joined = self.until("joined")
+
+    def until(self, *kinds: str) -> dict:
+        """The next message of one of `kinds`, answering pings on the way as a page does."""
+        while True:
+            message = json.loads(self.socket.recv(timeout=WAIT_S))
+            if message["type"] == "ping":
+                self.send(type="pong", id=message["id"])
+            elif message["type"] in kinds:
+                return message
+
+    def send(self, **message) -> None:
+        self.socket.send(json.dumps(message))
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def right_and_wrong(roll: dict) -> tuple[str, str]:
+    accepted = resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).accepted
+    return accepted[0], next(a for a in ("black", "red", "white", "grey") if a not in accepted)
+
+
+@pytest.fixture
+def servers(nats_server, tmp_path):
+    """Two `diavolo serve --nats` processes on loopback, each with its own log, stopped after the test."""
+    running = [Server(tmp_path / f"{name}.csv", 0, "--nats", nats_server.url) for name in ("a", "b")]
+    yield running
+    for server in running:
+        server.stop()
+
+
+def open_room(server: Server) -> dict:
+    answer = httpx2.post(f"{server.url.split('?')[0].rstrip('/')}/api/rooms", json=FAST,
+                         headers={"Origin": server.url.split("?")[0].rstrip("/")}, timeout=WAIT_S)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def test_a_room_opened_on_one_process_is_played_to_its_end_by_seats_on_both(servers, tmp_path):
+    a, b = servers
+    room = open_room(a)
+    ann = Seat(a, room["code"], name="Ann", host_key=room["host_key"])
+    bea = Seat(b, room["code"], name="Bea")  # the code works on the other process too
+    cid = Seat(b, room["code"], name="Cid")
+    ann.send(type="start")
+    given: dict[str, list] = {"Ann": [], "Bea": [], "Cid": []}
+    while True:
+        roll = ann.until("roll", "over")
+        if roll["type"] == "over":
+            over = roll
+            break
+        if roll["round"] == 2:  # Cid's page reloads, and comes back through the owner's process
+            cid.close()
+            cid = Seat(a, room["code"], seat_key=cid.joined["seat_key"])
+        right, wrong = right_and_wrong(roll)
+        time.sleep(0.2)  # a human's reaction: the server saw this much pass for every seat
+        for seat, name, answer in ((ann, "Ann", right), (bea, "Bea", wrong), (cid, "Cid", wrong)):
+            if roll["seats_in"].count(("Ann", "Bea", "Cid").index(name)):
+                if seat is not ann:
+                    assert seat.until("roll")["round"] == roll["round"]
+                seat.send(type="answer", round=roll["round"], answer=answer, latency_ms=150,
+                          timestamp="2026-12-01T08:00:00Z")
+                given[name].append(answer)
+        result = ann.until("result")["round"]
+        assert result["number"] == roll["round"]
+    assert over["winners"] == [0] and over["engine_check"]["mismatches"] == []
+    assert all(link is not None and link["trips"] > 0 for link in over["rounds"][-1]["links"])
+    rows = load_logs([tmp_path / "a.csv"])  # the owner logs every seat's answers, each once
+    assert len((tmp_path / "b.csv").read_text().splitlines()) <= 1  # its header at most: b logged nothing
+    for name, answers in given.items():
+        assert list(rows[rows["player"] == name]["answer"]) == answers
+    for seat in (ann, bea, cid):
+        seat.close()
+
+
+def test_a_room_whose_owner_is_killed_mid_round_ends_in_words_and_keeps_every_acknowledged_answer(servers,
+                                                                                                   tmp_path):
+    a, b = servers
+    room = open_room(a)
+    ann = Seat(a, room["code"], name="Ann", host_key=room["host_key"])
+    bea = Seat(b, room["code"], name="Bea")
+    ann.send(type="start")
+    roll = bea.until("roll")
+    time.sleep(0.2)
+    bea.send(type="answer", round=roll["round"], answer=right_and_wrong(roll)[0], latency_ms=150,
+             timestamp="2026-12-01T08:00:00Z")
+    assert bea.until("grabbed")["seat"] == 1  # acknowledged: logged before the room was told
+    a.kill()
+    assert bea.until("closed")["message"] == shared_rooms.ENDED
+    rows = load_logs([tmp_path / "a.csv"])
+    assert list(rows["player"]) == ["Bea"] and rows["trial"].tolist() == [1]
+    later = page_socket(b, room["code"])  # the code on the surviving process: the room is gone, said in words
+    assert json.loads(later.recv(timeout=WAIT_S)) == {"type": "closed", "message": shared_rooms.ENDED}
+    later.close()
+    for seat in (ann, bea):
+        seat.close()
