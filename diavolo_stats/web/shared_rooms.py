@@ -45,6 +45,8 @@ OWNER_SILENT_S = 4.0
 OUTAGE_LIMIT_S = 30.0
 """NATS down this long: a relayed page asking to rejoin is told the room ended."""
 OPEN_TIMEOUT_S = 3.0
+NATS_CONNECT_TIMEOUT_S = 10.0
+"""How long `serve` waits for the NATS server at start-up before it gives up, in one line."""
 MAX_QUEUED = 64
 """Frames from a relayed seat waiting for the owner's room to read them; past it the connection is dropped."""
 MAX_FRAME_BYTES = 4096
@@ -116,16 +118,20 @@ class SharedRooms:
             raise InputError("sharing rooms needs the nats extra: pip install 'diavolo_stats[nats]'",
                              field="nats") from None
         try:
-            self.nc = await nats.connect(self.url, connect_timeout=5, allow_reconnect=True,
-                                         max_reconnect_attempts=-1, reconnect_time_wait=0.5,
-                                         disconnected_cb=self._disconnected, reconnected_cb=self._reconnected)
+            self.nc = nats.NATS()
+            await asyncio.wait_for(self.nc.connect(
+                self.url, connect_timeout=2, allow_reconnect=True, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+                error_cb=self._error, disconnected_cb=self._disconnected, reconnected_cb=self._reconnected),
+                NATS_CONNECT_TIMEOUT_S)
             js = self.nc.jetstream()
             self.kv = await js.create_key_value(KeyValueConfig(bucket=KV_BUCKET, ttl=CLAIM_TTL_S, history=1))
         except Exception as error:
-            if self.nc is not None:
+            if self.nc is not None and not self.nc.is_closed:
                 await self.nc.close()
-            raise InputError(f"cannot reach the NATS server at {self.url} ({error or type(error).__name__})",
-                             field="nats") from None
+            reason = str(error) or type(error).__name__.replace("TimeoutError",
+                                                                f"no answer in {NATS_CONNECT_TIMEOUT_S:g} s")
+            raise InputError(f"cannot reach the NATS server at {self.url} ({reason}); is it running, with JetStream "
+                             "(nats-server -js)?", field="nats") from None
         await self.nc.subscribe(f"{self.prefix}.owner.{self.process}.*", cb=self._to_owner)
         await self.nc.subscribe(f"{self.prefix}.relay.{self.process}", cb=self._to_relay)
         await self.nc.subscribe(f"{self.prefix}.alive.*", cb=self._alive)
@@ -146,6 +152,12 @@ class SharedRooms:
 
     async def _reconnected(self) -> None:
         self.down_since = None
+        now = time.monotonic()  # the owners' heartbeats were not heard while the link was down
+        self.heard = {owner: now for owner in self.heard}
+
+    async def _error(self, error: Exception) -> None:
+        """The client's errors while it reconnects: the disconnected and reconnected callbacks say what matters
+        (without this, nats-py prints a traceback each attempt)."""
 
     # ---------------------------------------------------------------------------------------------- codes
 
@@ -256,7 +268,7 @@ class SharedRooms:
             await _tell(socket, {"type": "closed", "message": reply["error"]}, 4404)
             return
         self.relayed[conn] = (socket, owner)
-        self.heard.setdefault(owner, time.monotonic())
+        self.heard[owner] = time.monotonic()  # it just answered
         try:
             while conn in self.relayed:
                 frame = await socket.receive()

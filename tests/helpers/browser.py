@@ -135,3 +135,42 @@ class RoomPlayer:
     def wait_for(self, states: list[str]) -> None:
         self.page.wait_for_function("states => states.includes(document.body.dataset.state)", arg=states,
                                     timeout=60_000)
+
+
+ROOM_KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
+
+
+def play_room_to_its_end(host: RoomPlayer, others: list[RoomPlayer], reloads: RoomPlayer, after_round=None) -> dict:
+    """Play a started room of `host` and `others` to its end: every round the host answers right and the others
+    wrong, each 150 ms after the roll appeared, until the others are out; `reloads` reloads its page before
+    answering round 2 (its seat taken back, the roll shown again); `after_round(number)` after each round's
+    answers. The answers given, by player name and round."""
+    from diavolo_stats.core.rules import resolve
+    from diavolo_stats.core.variant import Command, Variant
+
+    players = [host, *others]
+    answered: dict[str, dict[int, str]] = {player.name: {} for player in players}
+    number = 0
+    while True:
+        number += 1
+        for player in players:
+            player.page.wait_for_function(
+                "n => document.body.dataset.state === 'over' || (document.body.dataset.state === 'stimulus'"
+                " && Number(document.body.dataset.round) === n)", arg=number, timeout=60_000)
+        if host.state() == "over":
+            return answered
+        if number == 2:
+            reloads.page.reload()
+            reloads.page.wait_for_function(
+                "n => document.body.dataset.state === 'stimulus' && Number(document.body.dataset.round) === n",
+                arg=number, timeout=60_000)
+        for player in players:
+            if player is not host and len(answered[player.name]) >= 5:
+                continue  # out
+            roll = player.rolls[number]
+            accepted = resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).accepted
+            given = accepted[0] if player is host else next(a for a in ROOM_KEYS if a not in accepted)
+            press_at(player.page, player.cdp, wait_for_stimulus(player.page) + 150, ROOM_KEYS[given])
+            answered[player.name][number] = given
+        if after_round is not None:
+            after_round(number)

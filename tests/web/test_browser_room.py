@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import pytest
 from helpers.browser import RoomPlayer as Player
-from helpers.browser import press_at, save_screenshot, wait_for_stimulus
+from helpers.browser import play_room_to_its_end, save_screenshot
 
-from diavolo_stats.core.rules import resolve
-from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
 
 pytestmark = pytest.mark.browser
-
-KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
-
-
-def answer(roll: dict, right: bool) -> str:
-    accepted = resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).accepted
-    return accepted[0] if right else next(a for a in KEYS if a not in accepted)
-
 
 def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(server, browser, log_path, tmp_path):
     base = server.url.split("?")[0].rstrip("/")
@@ -44,30 +35,8 @@ def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(serv
         ann.page.wait_for_function("() => document.querySelectorAll('#lobby-seats li').length === 3")
         save_screenshot(ann.page, tmp_path, "room-lobby.png")
         ann.page.click("#start")
-        answered = {"Ann": {}, "Bea": {}, "Cid": {}}
-        number = 0
-        while True:
-            number += 1
-            for player in (ann, bea, cid):
-                player.page.wait_for_function(
-                    "n => document.body.dataset.state === 'over' || (document.body.dataset.state === 'stimulus'"
-                    " && Number(document.body.dataset.round) === n)", arg=number, timeout=60_000)
-            if ann.state() == "over":
-                break
-            if number == 2:  # Cid's page reloads before answering: the seat is taken back, the roll shown again
-                cid.page.reload()
-                cid.page.wait_for_function(
-                    "n => document.body.dataset.state === 'stimulus' && Number(document.body.dataset.round) === n",
-                    arg=number, timeout=60_000)
-            for player, right in ((ann, True), (bea, False), (cid, False)):
-                if player.name in ("Bea", "Cid") and len(answered[player.name]) >= 5:
-                    continue  # out
-                onset = wait_for_stimulus(player.page)
-                given = answer(player.rolls[number], right)
-                press_at(player.page, player.cdp, onset + 150, KEYS[given])
-                answered[player.name][number] = given
-            if number == 2:
-                save_screenshot(bea.page, tmp_path, "room-round.png")
+        answered = play_room_to_its_end(ann, [bea, cid], reloads=cid, after_round=lambda number: save_screenshot(
+            bea.page, tmp_path, "room-round.png") if number == 2 else None)
         for player in (ann, bea, cid):
             player.wait_for(["over"])
             assert player.page.evaluate("document.body.dataset.engineMismatches") == "0"

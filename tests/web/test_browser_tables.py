@@ -97,9 +97,9 @@ def test_the_devils_bar_after_each_grab_on_every_seats_screen(server, browser):
     base = server.url.split("?")[0].rstrip("/")
     players = [RoomPlayer(browser, name, **PHONE) for name in ("Ann", "Bea", "Cid")]
     ann, bea, cid = players
-    grabbed = []
-    ann.page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: grabbed.append(
-        json.loads(payload)) if json.loads(payload)["type"] == "grabbed" else None))
+    awarded = []  # the devils left as the server told them: with each grab, and as each grab became final
+    ann.page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: awarded.append(
+        json.loads(payload)["devils_left"]) if json.loads(payload)["type"] in ("grabbed", "devils") else None))
     try:
         ann.page.goto(f"{base}/room?foreperiod_ms=50,100&feedback_ms=60000")
         ann.page.fill("#host-form input[name=name]", "Ann")
@@ -133,7 +133,8 @@ def test_the_devils_bar_after_each_grab_on_every_seats_screen(server, browser):
                 # a phone's seats keep their places as the grabs come: the table does not move under the reader
                 assert seat.page.evaluate(TABLE_BOX) == table
         ann.wait_for(["result"])
-        assert [message["devils_left"] for message in grabbed] == [
+        told = [left for index, left in enumerate(awarded) if left != full and left != awarded[index - 1]]
+        assert told == [
             full | {color: 1}, full | {color: 0}, full | {color: 0, "grey": 0}]
     finally:
         for player in players:

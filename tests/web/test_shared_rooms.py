@@ -132,3 +132,35 @@ def test_a_room_whose_owner_is_killed_mid_round_ends_in_words_and_keeps_every_ac
     later.close()
     for seat in (ann, bea):
         seat.close()
+
+
+def test_a_nats_restart_pauses_a_relayed_seat_in_words_and_it_takes_its_seat_back_once_nats_is_back(
+        servers, nats_server, tmp_path):
+    a, b = servers
+    room = open_room(a)
+    ann = Seat(a, room["code"], name="Ann", host_key=room["host_key"])
+    bea = Seat(b, room["code"], name="Bea")
+    ann.send(type="start")
+    bea.until("roll")
+    nats_server.stop()
+    assert bea.until("error")["message"] == shared_rooms.LINK_DOWN  # said, then the connection closes
+    nats_server.start()
+    while True:  # the page rejoins every second, as room.js does, told the link is down until it is back
+        time.sleep(1)
+        again = page_socket(b, room["code"])
+        again.send(json.dumps({"type": "join", "name": None, "seat_key": bea.joined["seat_key"]}))
+        first = json.loads(again.recv(timeout=WAIT_S))
+        if first["type"] == "joined":
+            break
+        assert first == {"type": "error", "message": shared_rooms.LINK_DOWN}
+        again.close()
+    assert first["seat"] == 1
+    back = Seat.__new__(Seat)
+    back.socket = again
+    roll = back.until("roll")  # the round on the table, or the next one: the game went on
+    time.sleep(0.2)
+    back.send(type="answer", round=roll["round"], answer=right_and_wrong(roll)[0], latency_ms=150,
+              timestamp="2026-12-01T08:00:00Z")
+    assert back.until("grabbed")["seat"] == 1
+    for seat in (ann, bea, back):
+        seat.close()

@@ -132,6 +132,7 @@ function receive(message) {
       setState("closed");
       document.querySelector("#join-error").textContent = message.message;
       show("join");
+      document.querySelector("#join-error").scrollIntoView({ block: "center" }); // below the forms on a phone
       break;
     case "error":
       setStatus(message.message);
