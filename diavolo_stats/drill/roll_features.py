@@ -30,7 +30,7 @@ import pandas as pd
 from diavolo_stats.core.rules import GREY_CODE, Roll, answers, figures, winners
 from diavolo_stats.core.table_model import nearest_distances, positions_from_mapping
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
-from diavolo_stats.drill.log.roll import ROLL_COLUMNS, LoggedRolls
+from diavolo_stats.drill.log.roll import LoggedRolls
 
 NEAR_TIE_RATIO = 1.25
 """For `closest`: a winner whose nearest die is at most this many times nearer than the runner-up's is a near tie."""
@@ -40,9 +40,6 @@ REFERENCE_DICE = 9
 
 FEATURE_COLUMNS = ("command", "dice", "near_tie", "grey", "command_first")
 """The columns of a `RollFeatures.frame()`, one row per roll."""
-
-LOG_FEATURE_COLUMNS = ROLL_COLUMNS
-"""The drill log columns `logged_features` reads through `read_rolls` (with what a fit needs, to `load_logs`)."""
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,8 @@ import pandas as pd
 from diavolo_stats.core.rules import Roll, resolve, roll_many
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.log import TrialRow
-from diavolo_stats.drill.log.roll import read_rolls
+from diavolo_stats.drill.log.roll import ROLL_COLUMNS, read_rolls
 from diavolo_stats.drill.roll_features import (
-    LOG_FEATURE_COLUMNS,
     RollFeatures,
     logged_features,
     played_features,
@@ -51,7 +50,7 @@ MAX_ROLLS = 512
 """Rolls of the chosen command drawn (ROLL_BATCH at a time) before a kind is given up as (nearly) impossible."""
 
 HISTORY_COLUMNS = tuple(dict.fromkeys(("player", "timestamp", "variant", "too_early", "correct", "latency_ms")
-                                      + LOG_FEATURE_COLUMNS))
+                                      + ROLL_COLUMNS))
 """The drill log columns `recent_history` reads: `load_logs(paths, columns=HISTORY_COLUMNS)`."""
 
 HISTORY_FRAME = ("player", "timestamp", "command", "kind", "correct", "latency_ms")

@@ -41,16 +41,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.drill.log.roll import LoggedRolls, read_rolls
+from diavolo_stats.drill.log.roll import ROLL_COLUMNS, LoggedRolls, read_rolls
 from diavolo_stats.drill.performance import answered_correctly
-from diavolo_stats.drill.roll_features import LOG_FEATURE_COLUMNS, RollFeatures, logged_features, readable_rolls
+from diavolo_stats.drill.roll_features import RollFeatures, logged_features, readable_rolls
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PRIOR_WRONG_ANSWERS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
 from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
 
 FIT_COLUMNS = tuple(dict.fromkeys(("player", "answer", "correct", "latency_ms", "too_early", "timed_out")
-                                  + LOG_FEATURE_COLUMNS))
+                                  + ROLL_COLUMNS))
 """The drill log columns a fit reads, and no others (a million-row log's session ids and timestamps alone take
 a few hundred MB): `load_logs(paths, columns=FIT_COLUMNS)`."""
 
