@@ -1,8 +1,9 @@
 // The table as SVG, in millimetres: the viewBox is the table model's scatter area, so every die is
 // drawn at the position the roll is judged on, and the browser scales the whole table to the window
 // with its aspect kept (preserveAspectRatio="xMidYMid meet"). On a small screen the dice are drawn larger
-// than the model's (MIN_DIE_PX), and the felt then gets a border of half the extra around the scatter
-// area, so that a die that landed at the edge still lies wholly on the felt.
+// than the model's (MIN_DIE_PX), as far as the roll's closest two dice allow (none is drawn on another),
+// and the felt then gets a border of half the extra around the scatter area, so that a die that landed at
+// the edge still lies wholly on the felt.
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -137,23 +138,36 @@ function placeLabel(layer, x, y, size, label, felt, dice) {
   return null;
 }
 
+// The largest edge, in mm, at which square dice centered at `centers` ([x, y] each) cover none of each other:
+// the smallest distance along x or y, the larger of the two, between any two of them.
+function clearEdge(centers) {
+  let edge = Infinity;
+  centers.forEach(([x, y], index) => {
+    for (const [u, v] of centers.slice(index + 1)) {
+      edge = Math.min(edge, Math.max(Math.abs(x - u), Math.abs(y - v)));
+    }
+  });
+  return edge;
+}
+
 // Draw a roll: the command die, then (unless `dice` is false: command first) every colored die, then the
-// command's label where it covers none of them.
+// command's label where it covers none of them. Every die of the roll is drawn at one size: the table's
+// (setTable), or less where two dice landed closer than that, so that none covers another; the size is the
+// same with the command die alone, so it does not change when the other dice come.
 export function drawRoll(svg, roll, { dice = true } = {}) {
   const layer = svg.querySelector("#dice");
   layer.replaceChildren();
-  const size = setTable(svg, roll.game.table); // sized again: the window may have changed since the fixation
   const [cx, cy] = roll.positions.command;
+  const landed = roll.game.colors.flatMap((color) => roll.positions[color].map((point, index) => [color, index, point]));
+  // sized again: the window may have changed since the fixation
+  const size = Math.min(setTable(svg, roll.game.table), clearEdge([[cx, cy], ...landed.map(([, , point]) => point)]));
   const words = roll.commands[roll.command];
   layer.append(commandDie(cx, cy, size, words));
   const centers = [[cx, cy]];
   if (dice) {
-    const { pips } = roll;
-    for (const color of roll.game.colors) {
-      roll.positions[color].forEach(([x, y], index) => {
-        layer.append(die(x, y, size, color, roll.dice[color][index], pips));
-        centers.push([x, y]);
-      });
+    for (const [color, index, [x, y]] of landed) {
+      layer.append(die(x, y, size, color, roll.dice[color][index], roll.pips));
+      centers.push([x, y]);
     }
   }
   const boxes = centers.map(([x, y]) => ({ x: x - size / 2, y: y - size / 2, width: size, height: size }));
