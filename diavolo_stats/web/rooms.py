@@ -33,12 +33,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import math
 import secrets
 import time
 import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -85,6 +85,8 @@ IDLE_ROUNDS = 2
 PING_INTERVAL_S = 1.0
 """How often each seat's link is measured (a ping after its last pong, or after PONG_WAIT_S without one)."""
 PONG_WAIT_S = 5.0
+FIT_AGE_S = 600.0
+"""A player's own model, which flags their implausible claims, is fitted from the log at most this often."""
 HANDLING_SAMPLES = 100_000
 """The most answer handling times kept (the benchmark's figures)."""
 
@@ -215,18 +217,18 @@ class Room:
         self.last_seen = time.monotonic()
         self._check_answered()
 
-    def start(self, log_path: Path) -> None:
+    def start(self, fit: Callable[[list[str]], Awaitable[dict]]) -> None:
+        """Start the game; `fit` gives the people's own fitted models by name (`Rooms.fitted`)."""
         if self.task is not None and not self.task.done():
             raise InputError("the game is already being played", field="start")
         self.table.start()
         self.task = asyncio.create_task(self._play())
-        self.fitting = asyncio.create_task(self._fit_people(log_path))
+        self.fitting = asyncio.create_task(self._fit_people(fit))
 
-    async def _fit_people(self, log_path: Path) -> None:
+    async def _fit_people(self, fit: Callable[[list[str]], Awaitable[dict]]) -> None:
         """Each person's own fitted model from the drill log, whose quantile flags an implausible claim; the
         game does not wait for it (a large log takes seconds), and everyone is told who has one."""
-        names = [seat.name for seat in self.table.seats if seat.model is None]
-        fitted = await run_in_threadpool(fit_named, log_path, names)
+        fitted = await fit([seat.name for seat in self.table.seats if seat.model is None])
         for seat in self.table.seats:
             seat.fitted = fitted.get(seat.name, seat.fitted)
         if fitted:
@@ -353,10 +355,23 @@ class Rooms:
         self.rooms: dict[str, Room] = {}
         self.handling_ms: collections.deque = collections.deque(maxlen=HANDLING_SAMPLES)
         """Per answer, ms from its message received to the broadcast that follows it sent."""
+        self._fits: dict[str, tuple[float, Any]] = {}  # by name: when fitted (monotonic s), the model or None
+        self._fitting = asyncio.Lock()
         self.claim: Callable[[str], Awaitable[bool]] | None = None
         """Rooms shared by several processes (`shared_rooms`): claims a new room's code, False when taken."""
         self.relay: Callable[[Any, str], Awaitable[None]] | None = None
         """Rooms shared by several processes: carries a connection to a room this process does not hold."""
+
+    async def fitted(self, names: list[str]) -> dict:
+        """The players `names`' own fitted models from the log (`specs.fit_named`), by name, for those it fits:
+        one fit at a time, each name fitted again at most every FIT_AGE_S (a large log takes seconds of CPU)."""
+        async with self._fitting:
+            now = time.monotonic()
+            stale = [name for name in names if now - self._fits.get(name, (-math.inf, None))[0] > FIT_AGE_S]
+            if stale:
+                fitted = await run_in_threadpool(fit_named, self.store.log.path, stale)
+                self._fits.update({name: (now, fitted.get(name)) for name in stale})
+            return {name: self._fits[name][1] for name in names if self._fits[name][1] is not None}
 
     async def open(self, body: object) -> Room:
         """A new room (`create`), its code claimed among the processes sharing rooms when they are."""
@@ -437,7 +452,7 @@ class Rooms:
                         reply = None
                     elif kind == "start" and host:
                         START.check(message)
-                        room.start(self.store.log.path)
+                        room.start(self.fitted)
                         reply = None
                     else:
                         reply = {"type": "error", "message": "send an answer (or, from the host's screen, start)"}

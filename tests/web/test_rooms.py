@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -19,6 +20,7 @@ from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
 from diavolo_stats.web.app import create_app
+from diavolo_stats.web.trials import TrialStore
 
 WS = ORIGIN.replace("http://", "ws://")
 FAST = {"foreperiod_ms": [0, 0], "feedback_ms": 0}
@@ -357,3 +359,15 @@ def test_a_claim_faster_than_the_players_own_drill_log_makes_plausible_is_flagge
     assert record["grabs"][0]["latency_ms"] == 105.0  # flagged, not refused
     for socket in (host, bea):
         socket.__exit__(None, None, None)
+
+
+def test_a_players_own_model_is_fitted_once_for_games_started_again_and_again(log_path, monkeypatch):
+    fits = []
+    monkeypatch.setattr(rooms, "fit_named", lambda path, names: fits.append(list(names)) or {"Ann": "Ann's model"})
+    open_rooms = rooms.Rooms(TrialStore(log_path))
+
+    async def two_games() -> list[dict]:
+        return [await open_rooms.fitted(["Ann", "Bea"]), await open_rooms.fitted(["Bea", "Ann"])]
+
+    assert asyncio.run(two_games()) == [{"Ann": "Ann's model"}] * 2
+    assert fits == [["Ann", "Bea"]]  # not once a game: a log's fit takes seconds of CPU
