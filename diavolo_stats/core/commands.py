@@ -24,12 +24,8 @@ from typing import Any
 
 from diavolo_stats.core.figures import DiceFigure
 from diavolo_stats.errors import InputError
+from diavolo_stats.toml_files import parse_toml
 from diavolo_stats.validation import Rule, Text, check_value
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 
 DIRECTIONS = ("highest", "lowest")
 
@@ -251,7 +247,8 @@ class CommandName(Rule):
 
 def _builtins() -> dict[str, Command]:
     text = resources.files(__package__).joinpath("builtin_commands.toml").read_text(encoding="utf-8")
-    return {name: Command.define(name, table) for name, table in tomllib.loads(text)["commands"].items()}
+    sections = parse_toml(text, "builtin_commands.toml")["commands"]
+    return {name: Command.define(name, table) for name, table in sections.items()}
 
 
 BUILTIN_COMMANDS: dict[str, Command] = {}

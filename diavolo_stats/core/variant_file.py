@@ -16,8 +16,10 @@ rules" walks through them with the files of `examples/variants/`:
     command_die = ["highest-total", "most-sixes", "most-sixes", "closest"]
     [table]                      # the closest table model: scatter_mm, die_mm, tolerance
 
-A bad file is one InputError naming the file and the key (and the line, where
-the TOML parser gives one); nothing is read past it. `variant_toml` writes a
+The file is read by `toml_files.read_toml` (a regular file, at most 1 MiB,
+bounded nesting and numbers). A bad file is one InputError naming the file
+and the key (and the line, where the TOML parser gives one); nothing is read
+past it. `variant_toml` writes a
 variant as such a file (the explorer's download), every key explicit, and
 reading it back gives the same variant.
 """
@@ -33,12 +35,8 @@ from diavolo_stats.core.commands import BUILTIN_COMMANDS, Command
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import PRESETS, ColorDice, Variant
 from diavolo_stats.errors import InputError
+from diavolo_stats.toml_files import read_toml
 from diavolo_stats.validation import check_value, declared
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 
 FILE_KEYS = ("name", "colors", "dice_per_color", "sides", "faces", "dice", "commands", "command_die", "table")
 """The keys of a variant file, in the order the guide explains them."""
@@ -48,7 +46,6 @@ SETTING_RULES, _ = declared(Variant, ("name", "colors", "dice_per_color", "sides
 """The file's plain keys, checked by the rules `Variant` declares for its fields of the same names."""
 DICE_RULES, _ = declared(ColorDice, DICE_KEYS)
 """A `[dice.COLOR]` table's keys, checked by the rules `ColorDice` declares."""
-MAX_FILE_BYTES = 1 << 20
 MAX_DEFINED_COMMANDS = 24
 """Commands a file defines at most (`[commands.NAME]` tables)."""
 MAX_DIE_FACES = 60
@@ -68,22 +65,7 @@ def variant_named(name_or_path: str | Path) -> Variant:
 def read_variant(path: str | Path) -> Variant:
     """The variant the file at `path` describes; InputError `path: key: what is wrong` if it is not allowed."""
     path = Path(path)
-    try:
-        data = path.read_bytes()[: MAX_FILE_BYTES + 1]
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the variant file ({error.strerror})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{path}: a variant file is at most {MAX_FILE_BYTES:,} bytes")
-    try:
-        text = data.decode("utf-8")
-        if "\x00" in text:
-            raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file; a variant file is TOML text (UTF-8)") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"{path}: not valid TOML: {' '.join(str(error).split())}") from None
+    document = read_toml(path)
     try:
         return variant_from_document(document)
     except InputError as error:

@@ -11,7 +11,6 @@ characters have codes above every number (`Face`).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -22,12 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.toml_files import parse_toml, read_toml
 from diavolo_stats.validation import Configuration, Flag, Instance, Rule, Several, Text, Whole, check_value, setting
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 FACES_PER_DIE = 6
 MAX_NUMBER = 7
@@ -219,29 +214,22 @@ _FILE_KEYS = ("reconstruction", "about", "dice")
 
 
 def load_dice(path: str | Path | None = None) -> Bag:
-    """The bag described by a dice file (TOML), or the shipped default when `path` is None.
+    """The bag described by a dice file (TOML, read by `toml_files.read_toml`), or the shipped default when
+    `path` is None.
 
     InputError, prefixed with the file name, for an unreadable or invalid file.
     """
     if path is None:
         text = resources.files(__package__).joinpath("default_dice.toml").read_text(encoding="utf-8")
-        return _parse_dice(text, source="default dice")
+        return _bag(parse_toml(text, "default dice"), source="default dice")
+    document = read_toml(path, f"dice file {path}")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"dice file {path}: cannot read it ({error.__class__.__name__}: "
-                         f"{getattr(error, 'strerror', None) or error})") from None
-    try:
-        return _parse_dice(text, source=f"dice file {path}")
+        return _bag(document, source=f"dice file {path}")
     except InputError as error:
         raise InputError(f"dice file {path}: {error}") from None
 
 
-def _parse_dice(text: str, source: str) -> Bag:
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"not valid TOML ({' '.join(str(error).split())})") from None
+def _bag(document: dict, source: str) -> Bag:
     unknown = sorted(set(document) - set(_FILE_KEYS))
     if unknown:
         raise InputError(f"unknown key {unknown[0]!r}; a dice file has {', '.join(_FILE_KEYS)}")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-import tempfile
 import threading
 import time
 import uuid
@@ -45,11 +44,13 @@ from diavolo_stats.drill.log import PLAYER_NAME, load_logs
 from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
-from diavolo_stats.game.player_file import read_player
+from diavolo_stats.game.player_file import player_from_document
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.specs import Player, fit_log, player_from_spec
+from diavolo_stats.toml_files import parse_toml
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
+from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
@@ -275,14 +276,12 @@ def _seat_names(names: list[str]) -> list[str]:
 
 
 def _from_file(spec: dict) -> PlayerModel:
-    """A player file the page sent, read by `player_file.read_player` under its own name."""
-    with tempfile.TemporaryDirectory(prefix="diavolo-player-") as folder:
-        path = Path(folder) / spec["file"]
-        path.write_text(spec["toml"], encoding="utf-8")
-        try:
-            return read_player(path)
-        except InputError as error:
-            raise InputError(error.message.replace(str(path), spec["file"]), field="opponents") from None
+    """A player file the page sent, read as `player_file.read_player` reads one, under its own name."""
+    try:
+        return player_from_document(parse_toml(spec["toml"], spec["file"]), Path(spec["file"]).stem)
+    except InputError as error:
+        message = error.message if error.message.startswith(spec["file"]) else f"{spec['file']}: {error}"
+        raise InputError(message, field="opponents") from None
 
 
 def routes(games: SoloGames) -> list[Route]:
@@ -327,10 +326,7 @@ def routes(games: SoloGames) -> list[Route]:
 
 
 async def _json(request: Request) -> object:
-    try:
-        return await request.json()
-    except ValueError:
-        raise InputError("the body must be one JSON object", field="body") from None
+    return parse_body(await request.body(), "body")
 
 
 def _log_players(log: Path) -> list[str]:

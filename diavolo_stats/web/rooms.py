@@ -57,6 +57,7 @@ from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.specs import fit_named
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
+from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.templating import templates
@@ -528,11 +529,7 @@ def routes(rooms: Rooms) -> list:
             "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path})
 
     async def create(request: Request) -> JSONResponse:
-        try:
-            body = await request.json()
-        except ValueError:
-            raise InputError("the body must be one JSON object", field="room") from None
-        room = await rooms.open(body)
+        room = await rooms.open(parse_body(await request.body(), "room"))
         # The link the host's screen shows: with the server's token, which every page of it already carries.
         join = f"/room?{urlencode({'code': room.code, **({'token': rooms.token} if rooms.token else {})})}"
         # And as a QR code for the others' phones, of the address the host's page was opened at.

@@ -109,7 +109,22 @@ def test_bodies_that_break_parsers_get_4xx_never_500(client, log_path):
     assert logged_rows(log_path) == 0
 
 
+
+@pytest.mark.parametrize("text", ["faces = " + "[" * 5_000 + "]" * 5_000, "wrong_grey_share = " + "7" * 5_000,
+                                  'name = "x"\nbase = "average"\n' + "a" + ".a" * 5_000 + " = 1"])
+def test_the_play_page_answers_a_hostile_player_file_with_400_naming_it(client, text):
+    reply = client.post("/api/play/games", json={"player": "Ann", "opponents": [{"file": "carol.toml", "toml": text}]})
+    assert reply.status_code == 400 and reply.json()["error"].startswith("opponents: carol.toml: "), reply.text
+
+
+@pytest.mark.parametrize("path", ["/api/rooms", "/api/play/games"])
+def test_a_body_of_60000_brackets_is_400_on_every_api(client, path):
+    reply = client.post(path, content=b"[" * 60_000, headers={"content-type": "application/json"})
+    assert reply.status_code == 400 and "nested at most" in reply.json()["error"], reply.text
+
+
 # ------------------------------------------------------------------------------------------ forgeries
+
 
 def test_a_latency_below_the_human_floor_is_refused(client, log_path):
     for latency in (0, MIN_LATENCY_MS - 1):

@@ -104,7 +104,7 @@ def test_open_without_a_browser_says_so_in_one_line_with_the_address(log_path, t
 
 @pytest.mark.timeout(60)  # were the file read after the server started, this would serve until killed
 @pytest.mark.parametrize(("name", "named"), [("broken.toml", "commands.most-sixes.wins: must be highest or lowest"),
-                                             ("no-such-variant.toml", "cannot read the variant file")])
+                                             ("no-such-variant.toml", "cannot read it (No such file")])
 def test_a_bad_variant_is_one_line_before_the_server_starts(diavolo, log_path, name, named):
     path = REPO / "examples" / "variants" / name
     result = diavolo("serve", "--port", "0", "--log", str(log_path), "--variant", str(path))
