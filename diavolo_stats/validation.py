@@ -46,6 +46,8 @@ CHECKED_FUNCTIONS: list[Callable] = []
 CONTROL_CODES = (*range(0x01, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
 """Control characters (C0, DEL, C1) and the line and paragraph separators: never in text. NUL is apart
 (`CONTROL`), as Arrow's regex engine cannot take it inside a character class."""
+SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate: JSON and Python text can hold one, UTF-8 (a file, a log) cannot."""
 CONTROL = re.compile("[" + "".join(map(chr, CONTROL_CODES)) + "]|\x00")
 
 RECORDS: list[Record] = []

@@ -17,10 +17,10 @@ PACKAGE = Path(diavolo_stats.__file__).parent
 # Lower to higher. A module may import its own layer and any lower one, never a higher one.
 # Minodice stands beside the Diavolo layers: it uses only the base, and only the outer layers use it.
 LAYERS = {
-    "errors": 0, "stats": 0, "files": 0, "results": 0, "validation": 0, "plots": 0,
+    "errors": 0, "stats": 0, "files": 0, "results": 0, "validation": 0, "plots": 0, "names": 0, "toml_files": 0,
     "core": 1, "drill": 2, "game": 3, "analytics": 4, "minodice": 5, "sweep": 5, "web": 5, "cli": 6,
 }
-BASE = {"errors", "stats", "files", "results", "validation", "plots"}
+BASE = {"errors", "stats", "files", "results", "validation", "plots", "names", "toml_files"}
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 
 

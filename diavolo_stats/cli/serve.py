@@ -21,13 +21,15 @@ def register(subparsers) -> None:
                     "local web server. The first line printed is the address to open. Ctrl-C stops it "
                     "once the requests in flight are answered.")
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only; any other needs a token)")
+                        help="address to listen on (default 127.0.0.1: this machine only; any other needs a token; "
+                             "0.0.0.0 listens on every address and prints this machine's own)")
     parser.add_argument("--port", type=value_type(Whole(0, MAX_PORT)), default=8765, metavar="N",
                         help=f"port to listen on, 0 to {MAX_PORT:,} (default 8765; 0 picks a free one)")
     parser.add_argument("--log", type=Path, metavar="PATH",
                         help="drill log the browser drill appends to (default: $DIAVOLO_LOG, else data/drills.csv)")
     parser.add_argument("--token", metavar="TOKEN",
-                        help="secret every request must carry; required (or made up and printed) when --host "
+                        help="secret every request must carry: 1 to 200 ASCII letters, digits and - _ . ~ (it "
+                             "travels in links and a cookie as it is); required (or made up and printed) when --host "
                              "is not a loopback address")
     parser.add_argument("--variant", default="standard", metavar="NAME|FILE",
                         help="the game the server holds, which the explorer opens on: a preset (standard or kids) or a "

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from diavolo_stats.core.commands import ALL_COMMANDS, VALUE_COMMANDS, Command, CommandName
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.errors import InputError
+from diavolo_stats.names import Name
 from diavolo_stats.validation import Configuration, Instance, Maybe, Rule, Several, Text, Whole, check_value, setting
 
 __all__ = ["ALL_COMMANDS", "VALUE_COMMANDS", "Command", "CommandName", "ColorDice", "Variant", "GREY", "PRESETS"]
@@ -89,7 +90,7 @@ class Variant(Configuration):
     dice: tuple[ColorDice, ...] = setting((), Several(Instance(ColorDice), least=0, noun="color's dice"))
     command_die: tuple[str, ...] = setting((), Several(Text(max_length=40), least=0, unique=False,
                                                        noun="command die face"))
-    name: str | None = setting(None, Maybe(Text(max_length=60)))
+    name: str | None = setting(None, Maybe(Name(longest=60)))
 
     def check(self) -> None:
         if self.faces is not None:

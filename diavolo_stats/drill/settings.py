@@ -14,9 +14,9 @@ from pathlib import Path
 from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SEED, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.log.place import default_log_path
-from diavolo_stats.drill.log.player import PLAYER_NAME
 from diavolo_stats.drill.looks import check_colors
 from diavolo_stats.errors import InputError
+from diavolo_stats.names import PLAYER_NAME
 from diavolo_stats.validation import (
     Configuration,
     FilePath,

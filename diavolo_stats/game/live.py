@@ -68,6 +68,7 @@ from diavolo_stats.game.referee import (
 )
 from diavolo_stats.game.settings import MAX_PLAYERS, MIN_PLAYERS, GameRules
 from diavolo_stats.game.specs import Player
+from diavolo_stats.names import looks_alike
 
 RESULT_MS = max(FEEDBACK_MS, 2500)
 """How long a round's result stays on a live table's screens before the next roll, ms: the drill's feedback
@@ -134,14 +135,15 @@ class Table:
 
     def join(self, name: str, model: Player | None = None) -> int:
         """Seat `name` (a person, or `model`) before the game starts: the seat's number. InputError once the
-        game started, past MAX_PLAYERS, or for a name the table has (ignoring case)."""
+        game started, past MAX_PLAYERS, or for a name that looks like one the table has (`names.looks_alike`)."""
         with self._lock:
             if self.referee is not None:
                 raise InputError("the table is playing; new players join before the game starts", field="name")
             if len(self.seats) >= MAX_PLAYERS:
                 raise InputError(f"the table has its {MAX_PLAYERS} players", field="name")
-            if any(seat.name.casefold() == name.casefold() for seat in self.seats):
-                raise InputError("someone at the table is already called that", field="name")
+            if any(looks_alike(seat.name, name) for seat in self.seats):
+                raise InputError("someone at the table is already called that, or by a name that looks the same",
+                                 field="name")
             self.seats.append(Seat(name, model))
             return len(self.seats) - 1
 

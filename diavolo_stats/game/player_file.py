@@ -9,7 +9,9 @@ from diavolo_stats.core.variant import Command
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import ROLL_KINDS, UNIFORM_WRONG_GREY, PlayerModel, RollEffectMap, Skill, player_levels
 from diavolo_stats.game.reading import ReadingModel
+from diavolo_stats.names import PLAYER_NAME
 from diavolo_stats.toml_files import read_toml
+from diavolo_stats.validation import check_value
 
 SKILL_FIELDS = ("accuracy", "mu_ms", "sigma_ms", "tau_ms")
 """The keys of one cell, `[tie.<command>]` or `[non-tie.<command>]`."""
@@ -63,6 +65,7 @@ def player_from_document(document: dict, stem: str) -> PlayerModel:
     name = document.get("name", stem)
     if not isinstance(name, str) or not name.strip():
         raise InputError(f"name must be text such as name = \"Ana\", got {name!r}")
+    name = check_value("name", name, PLAYER_NAME)
     effects = document.get(EFFECTS_TABLE, {})
     if not isinstance(effects, dict):
         raise InputError(f"[{EFFECTS_TABLE}] must be a table such as \"per extra die\" = 120")

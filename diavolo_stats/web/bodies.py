@@ -21,13 +21,12 @@ from typing import Any
 import numpy as np
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import MAX_DIGITS, json_spelled, shown
+from diavolo_stats.validation import MAX_DIGITS, SURROGATE, json_spelled, shown
 
 MAX_DEPTH = 8
 """Objects and lists nested in a body at most (a trial needs 4: the trial, positions, a color, a point)."""
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class LongNumber:
@@ -90,7 +89,7 @@ def nesting(body: bytes) -> int:
 def _check_texts(value: Any, field: str, top: bool = True) -> None:
     """InputError naming `field` (at the top, each key of the object) if a text in `value` is no Unicode."""
     if isinstance(value, str):
-        found = _SURROGATE.search(value)
+        found = SURROGATE.search(value)
         if found:
             raise InputError(f"must be text of Unicode characters, got a lone surrogate "
                              f"(U+{ord(found.group()):04X}), which UTF-8 cannot spell", field=field)

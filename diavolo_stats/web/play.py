@@ -48,6 +48,7 @@ from diavolo_stats.game.player_file import player_from_document
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
 from diavolo_stats.game.specs import Player, fit_log, player_from_spec
+from diavolo_stats.names import looks_alike
 from diavolo_stats.toml_files import parse_toml
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
 from diavolo_stats.web.bodies import parse_body
@@ -180,7 +181,7 @@ class SoloGames:
                       asked["foreperiod_ms"], np.random.default_rng(sequence), self.store.add, seed=seed,
                       clock=self.clock)
         table.join(asked["player"])
-        for name, model in zip(_seat_names([model.name for model in models]), models):
+        for name, model in zip(_seat_names(asked["player"], [model.name for model in models]), models):
             table.join(name, model)
         table.start()
         game = SoloGame(id=str(uuid.uuid4()), variant_name=asked["variant"], table=table, notes=notes)
@@ -265,14 +266,17 @@ class SoloGames:
         return models, notes
 
 
-def _seat_names(names: list[str]) -> list[str]:
-    """Opponents' names, numbered where one name sits twice (`average`, `average 2`)."""
-    seen: dict[str, int] = {}
-    shown = []
+def _seat_names(human: str, names: list[str]) -> list[str]:
+    """Opponents' names, numbered where a name looks like one already at the table (`names.looks_alike`): `average`,
+    `average 2`."""
+    taken = [human]
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        shown.append(name if seen[name] == 1 else f"{name} {seen[name]}")
-    return shown
+        seat, number = name, 1
+        while any(looks_alike(seat, other) for other in taken):
+            number += 1
+            seat = f"{name} {number}"
+        taken.append(seat)
+    return taken[1:]
 
 
 def _from_file(spec: dict) -> PlayerModel:

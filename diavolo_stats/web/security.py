@@ -26,8 +26,15 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from diavolo_stats.validation import Text
+
 MAX_BODY_BYTES = 64 * 1024
 TOKEN_COOKIE = "diavolo_token"
+MAX_TOKEN_LENGTH = 200
+TOKEN = Text(max_length=MAX_TOKEN_LENGTH, pattern=rf"[A-Za-z0-9._~-]{{1,{MAX_TOKEN_LENGTH}}}",
+             described=f"1 to {MAX_TOKEN_LENGTH} characters of ASCII letters, digits and - _ . ~ (what a link "
+                       "and a cookie carry as they are)")
+"""What a server token may hold: it travels unchanged in a link (`?token=`), a QR code and a cookie."""
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"

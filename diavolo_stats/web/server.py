@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import secrets
 import socket
@@ -12,13 +13,16 @@ from pathlib import Path
 from typing import TextIO
 
 import h11
+import psutil
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import default_log_path
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import check_value
 from diavolo_stats.web.app import create_app, is_loopback
+from diavolo_stats.web.security import TOKEN
 from diavolo_stats.web.shared_rooms import SharedRooms
 
 GRACEFUL_SHUTDOWN_S = 10
@@ -84,11 +88,16 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     The first line written to `out`, once the server accepts connections, is
     `serving on URL` with the address to open (carrying the token when there
     is one); with `open_browser`, a second line says so when no web browser
-    could be opened, and repeats the address. Binding an address other than loopback without a token makes one
-    up. variant: the game the app holds (`create_app`), the standard one when None. nats: the URL of a NATS
-    server through which this process shares rooms with others (`shared_rooms`); None: rooms stay in this
-    process. InputError when the address cannot be bound, the log is not a drill log, or NATS cannot be reached.
+    could be opened, and repeats the address. Listening on every address (0.0.0.0, ::), the address printed
+    is one of this machine's own that other machines can reach, the others follow as `also on URL`.
+    Binding an address other than loopback without a token makes one up. variant: the game the app holds
+    (`create_app`), the standard one when None. nats: the URL of a NATS server through which this process
+    shares rooms with others (`shared_rooms`); None: rooms stay in this process. InputError when the token is
+    not one `security.TOKEN` allows (before anything listens), the address cannot be bound, the log is not a
+    drill log, or NATS cannot be reached.
     """
+    if token is not None:
+        check_value("token", token, TOKEN)
     if not is_loopback(host) and token is None:
         token = secrets.token_urlsafe(16)
     hosts = () if is_loopback(host) else ("*",) if host in ("0.0.0.0", "::") else (host,)
@@ -100,8 +109,8 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
         reason = os.strerror(error.errno) if error.errno else str(error)
         raise InputError(f"cannot listen on {host}:{port} ({reason})", field="port") from None
     bound = listener.getsockname()[1]
-    shown_host = f"[{host.strip('[]')}]" if ":" in host else host
-    url = f"http://{shown_host}:{bound}/" + (f"?token={token}" if token else "")
+    urls = [f"http://{f'[{address}]' if ':' in address else address}:{bound}/" + (f"?token={token}" if token else "")
+            for address in reachable_addresses(host.strip("[]"))]
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S, limit_concurrency=MAX_CONNECTIONS,
                             http=TimedH11Protocol, timeout_keep_alive=REQUEST_TIMEOUT_S,
@@ -109,7 +118,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     server = uvicorn.Server(config)
     shared = SharedRooms(app.state.rooms, nats) if nats is not None else None
     try:
-        asyncio.run(_run(server, listener, url, open_browser, out, shared))
+        asyncio.run(_run(server, listener, urls, open_browser, out, shared))
     except KeyboardInterrupt:
         # uvicorn finished the requests in flight, then raised the Ctrl-C again: a normal end.
         pass
@@ -117,23 +126,45 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
         listener.close()
 
 
-async def _run(server: uvicorn.Server, listener: socket.socket, url: str, open_browser: bool, out: TextIO,
+def reachable_addresses(host: str) -> list[str]:
+    """The addresses to open a server listening on `host` at: `host` itself, or for every address (0.0.0.0,
+    and :: which takes IPv4 too) this machine's own that a phone on its network can reach (psutil reads the
+    interfaces; loopback and link-local ones left out), or 127.0.0.1 if it has none."""
+    if host not in ("0.0.0.0", "::"):
+        return [host]
+    families = (socket.AF_INET,) if host == "0.0.0.0" else (socket.AF_INET, socket.AF_INET6)
+    found = []
+    for family in families:  # IPv4 first: what a phone on a home network most surely reaches
+        for addresses in psutil.net_if_addrs().values():
+            for address in addresses:
+                if address.family == family:
+                    ip = ipaddress.ip_address(address.address.split("%")[0])
+                    if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified):
+                        found.append(str(ip))
+    return list(dict.fromkeys(found)) or ["127.0.0.1"]
+
+
+async def _run(server: uvicorn.Server, listener: socket.socket, urls: list[str], open_browser: bool, out: TextIO,
                shared: SharedRooms | None) -> None:
     if shared is not None:
         await shared.start()
     try:
-        await _serve(server, listener, url, open_browser, out)
+        await _serve(server, listener, urls, open_browser, out)
     finally:
         if shared is not None:
             await shared.stop()
 
 
-async def _serve(server: uvicorn.Server, listener: socket.socket, url: str, open_browser: bool, out: TextIO) -> None:
+async def _serve(server: uvicorn.Server, listener: socket.socket, urls: list[str], open_browser: bool,
+                 out: TextIO) -> None:
     running = asyncio.create_task(server.serve(sockets=[listener]))
     while not server.started and not running.done():
         await asyncio.sleep(0.01)
     if server.started:
+        url = urls[0]
         print(f"serving on {url}  (Ctrl-C stops)", file=out, flush=True)
+        for other in urls[1:]:
+            print(f"also on {other}", file=out, flush=True)
         # webbrowser waits for a browser it starts in a terminal: off the loop, which is serving already
         if open_browser and not await asyncio.to_thread(webbrowser.open, url):
             print(f"no web browser could be opened here; open {url} in one yourself", file=out, flush=True)

@@ -123,6 +123,20 @@ def test_a_body_of_60000_brackets_is_400_on_every_api(client, path):
     assert reply.status_code == 400 and "nested at most" in reply.json()["error"], reply.text
 
 
+@pytest.mark.parametrize("name", ["\u3164", "Ann\u202e", "\u0410nn"])
+def test_play_refuses_a_name_that_looks_blank_or_spoofs_with_400(client, name):
+    reply = client.post("/api/play/games", json={"player": name, "opponents": ["preset:average"]})
+    assert reply.status_code == 400 and reply.json()["field"] == "player", reply.text
+
+
+def test_play_seats_a_family_emoji_and_numbers_an_opponent_whose_name_looks_like_the_human(client):
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+    reply = client.post("/api/play/games", json={"player": family, "opponents": ["preset:average"]})
+    assert reply.status_code == 201 and reply.json()["names"][0] == family, reply.text
+    reply = client.post("/api/play/games", json={"player": "AVERAGE", "opponents": ["preset:average"]})
+    assert reply.status_code == 201 and reply.json()["names"] == ["AVERAGE", "average 2"], reply.text
+
+
 # ------------------------------------------------------------------------------------------ forgeries
 
 

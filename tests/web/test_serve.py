@@ -121,3 +121,30 @@ def test_the_explorer_opens_on_the_variant_the_server_holds(log_path):
         view = client.post("/api/explore", json=start["document"]).json()
     assert view["odds"] == exact_odds(variant).document()
     assert view["die"]["most-sixes"] == 2
+
+
+@pytest.mark.timeout(60)  # were the token checked after the server started, this would serve until killed
+@pytest.mark.parametrize("token", ["", "a b", "\U0001F3B2dice", "x" * 201, "caf\u00e9", "a;b=c"])
+def test_a_token_a_link_or_a_cookie_cannot_carry_is_one_line_before_the_server_starts(diavolo, log_path, token):
+    result = diavolo("serve", "--port", "0", "--log", str(log_path), "--token", token)
+    assert_one_line_error(result, "--token", "1 to 200 characters of ASCII letters, digits and - _ . ~")
+
+
+def test_every_address_prints_this_machines_own_addresses_a_phone_can_reach(monkeypatch):
+    from types import SimpleNamespace
+
+    from diavolo_stats.web import server
+
+    def interface(family, address):
+        return SimpleNamespace(family=family, address=address)
+
+    interfaces = {"lo": [interface(socket.AF_INET, "127.0.0.1"), interface(socket.AF_INET6, "::1")],
+                  "eth0": [interface(socket.AF_INET, "192.168.1.20"), interface(socket.AF_INET6, "fe80::1%eth0"),
+                           interface(socket.AF_INET6, "2001:db8::20"), interface(socket.AF_PACKET, "00:11:22:33:44")],
+                  "wlan0": [interface(socket.AF_INET, "10.0.0.5")]}
+    monkeypatch.setattr(server.psutil, "net_if_addrs", lambda: interfaces)
+    assert server.reachable_addresses("0.0.0.0") == ["192.168.1.20", "10.0.0.5"]
+    assert server.reachable_addresses("::") == ["192.168.1.20", "10.0.0.5", "2001:db8::20"]
+    assert server.reachable_addresses("192.168.1.20") == ["192.168.1.20"]
+    monkeypatch.setattr(server.psutil, "net_if_addrs", lambda: {"lo": interfaces["lo"]})
+    assert server.reachable_addresses("0.0.0.0") == ["127.0.0.1"]  # no network: this machine only

@@ -6,7 +6,7 @@ Every drill, analysis and simulation that reads drill logs goes through
 rule per column in `schema.CELLS`, so they always agree on the format.
 `read_rolls` (`roll`) reads the rolls' cells into arrays, once.
 `upgrade_log` (`upgrade`) rewrites a log of schema 1 as schema 2. The rule
-for a player's name (`player`) and where a log is (`place`) load no pandas.
+for a player's name (`diavolo_stats.names`) and where a log is (`place`) load no pandas.
 
 The file is UTF-8 CSV, `\\n` line ends, a header line written once when the
 file is created, then one line per trial (the columns: `schema`). Each row
@@ -19,7 +19,7 @@ moves it to `<log>.partial`. A file that cannot be read or written raises
 
 from diavolo_stats import lazy_exports
 
-# Each name is loaded from its module on first use (PEP 562): the player rule and the log's place cost no
+# Each name is loaded from its module on first use (PEP 562): the name rule and the log's place cost no
 # pandas, so the drill's settings (and the command line's help) read them without loading the reader.
 _LOG_HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
     "reader": ("FIGURE_COLUMNS", "LOADED_COLUMNS", "FollowedLog", "SkippedRowsWarning", "load_logs",
@@ -29,11 +29,11 @@ _LOG_HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
                "TrialRow", "TruncatedLogWarning", "check_outcome", "csv_line", "format_row",
                "is_header_start", "logged_positions"),
     "roll": ("ROLL_COLUMNS", "LoggedRolls", "read_rolls"),
-    "player": ("MAX_PLAYER_LENGTH", "PLAYER_NAME", "PlayerName", "check_player", "player_problem"),
     "place": ("LOG_ENV", "SAMPLE_LOG", "default_log_path", "missing_log_message"),
     "upgrade": ("BACKUP_SUFFIX", "LogUpgrade", "upgrade_log"),
     "writer": ("DrillLog", "StoredTrial", "is_drill_log"),
-}.items() for name in names} | {"MAX_SEED": "diavolo_stats.drill"}
+}.items() for name in names} | {"MAX_SEED": "diavolo_stats.drill"} | {
+    name: "diavolo_stats.names" for name in ("MAX_PLAYER_LENGTH", "PLAYER_NAME", "check_player", "player_problem")}
 
 __all__ = sorted(_LOG_HOMES)
 __getattr__, __dir__ = lazy_exports(__name__, _LOG_HOMES)

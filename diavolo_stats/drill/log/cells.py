@@ -22,9 +22,9 @@ import pandas as pd
 
 from diavolo_stats.core.variant import COLOR_NAME, GREY
 from diavolo_stats.drill import MAX_SEED
-from diavolo_stats.drill.log.player import _NOT_IN_NAME_CHARACTERS, MAX_PLAYER_LENGTH, check_player, player_problem
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import GUARD, guard_cell
+from diavolo_stats.names import _NOT_IN_NAME_CHARACTERS, MAX_PLAYER_LENGTH, check_player, player_problem
 from diavolo_stats.validation import CONTROL, CONTROL_CODES, Flag, Maybe, Number, OneOf, Rule, Whole, check_value
 
 _CONTROL_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES)) + "]"
