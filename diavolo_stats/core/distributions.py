@@ -21,6 +21,7 @@ from math import comb
 
 import numpy as np
 
+from diavolo_stats.core.budget import WorkBudget
 from diavolo_stats.core.commands import Criterion
 from diavolo_stats.core.figures import DiceFigure
 from diavolo_stats.errors import InputError
@@ -30,21 +31,25 @@ MAX_STATES = 100_000
 evaluators' states); more is refused: `diavolo simulate` estimates any variant."""
 
 
-def chain_distribution(chain: tuple[Criterion, ...], count: int, faces: tuple[int, ...]) -> dict[tuple, int]:
+def chain_distribution(chain: tuple[Criterion, ...], count: int, faces: tuple[int, ...],
+                       budget: WorkBudget | None = None) -> dict[tuple, int]:
     """How many of the `len(faces) ** count` ordered rolls give each key: {key: rolls}.
 
     A key holds the chain's figures in order, each negated when the lowest
     wins, so that a larger key (compared as tuples) is always better.
-    InputError when more than MAX_STATES states would be needed.
+    InputError when more than MAX_STATES states would be needed, or more steps than `budget` allows (one
+    step: one state taken through one face value).
     """
-    by_figures = figure_distribution(tuple(criterion.figure for criterion in chain), count, faces)
+    by_figures = figure_distribution(tuple(criterion.figure for criterion in chain), count, faces, budget)
     signs = [1 if criterion.highest else -1 for criterion in chain]
     return {tuple(sign * value for sign, value in zip(signs, values)): rolls for values, rolls in by_figures.items()}
 
 
 @lru_cache(maxsize=512)
-def figure_distribution(figures: tuple[DiceFigure, ...], count: int, faces: tuple[int, ...]) -> dict[tuple, int]:
-    """How many of the `len(faces) ** count` ordered rolls show each tuple of `figures`: {figures: rolls}."""
+def figure_distribution(figures: tuple[DiceFigure, ...], count: int, faces: tuple[int, ...],
+                        budget: WorkBudget | None = None) -> dict[tuple, int]:
+    """How many of the `len(faces) ** count` ordered rolls show each tuple of `figures`: {figures: rolls};
+    each state taken through a face value spends a step of `budget` (none: no bound but MAX_STATES)."""
     if figures == (DiceFigure("sum"),):
         return {(total,): rolls for total, rolls in _sum_counts(count, faces).items()}
     multiplicity = Counter(faces)
@@ -56,6 +61,8 @@ def figure_distribution(figures: tuple[DiceFigure, ...], count: int, faces: tupl
         showing = multiplicity[value]
         following: dict[tuple, int] = defaultdict(int)
         for (used, folded), rolls in states.items():
+            if budget is not None:
+                budget.spend(1)
             free = count - used
             for k in (range(free, free + 1) if last else range(free + 1)):
                 state = tuple(figure.fold(s, value, k, used, count) for figure, s in zip(figures, folded))

@@ -28,6 +28,7 @@ from fractions import Fraction
 from math import prod
 from typing import Any
 
+from diavolo_stats.core.budget import WorkBudget
 from diavolo_stats.core.distributions import chain_distribution
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.results import TextResult, render_fitted, wrap
@@ -150,26 +151,28 @@ def fraction_text(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-def exact_odds(variant: Variant) -> ExactOdds:
+def exact_odds(variant: Variant, budget: WorkBudget | None = None) -> ExactOdds:
     """Exact probabilities (Fractions) of each answer for every value command of `variant`.
 
     Works from each color's distribution of the command's figures; never enumerates joint rolls. InputError
-    naming the limit when a color's dice need more than `distributions.MAX_STATES` states.
+    naming the limit when a color's dice need more than `distributions.MAX_STATES` states, or more steps of
+    work than `budget` holds (`budget.Stopped` once it is stopped).
     """
     tie_probability: dict[Command, Fraction] = {}
     answer_probability: dict[Command, dict[str, Fraction]] = {}
     outcomes = prod(len(faces) ** count for count, faces in zip(variant.counts, variant.color_faces))
     for command in variant.value_commands:
-        alone = [Fraction(wins, outcomes) for wins in sole_win_counts(variant, command)]
+        alone = [Fraction(wins, outcomes) for wins in sole_win_counts(variant, command, budget)]
         tie = 1 - sum(alone)
         tie_probability[command] = tie
         answer_probability[command] = {**dict(zip(variant.colors, alone)), GREY: tie}
     return ExactOdds(variant, tie_probability, answer_probability)
 
 
-def sole_win_counts(variant: Variant, command: Command) -> list[int]:
-    """Per color, the joint rolls in which it alone has the best chain of figures for `command`."""
-    distributions = [chain_distribution(command.chain, count, faces)
+def sole_win_counts(variant: Variant, command: Command, budget: WorkBudget | None = None) -> list[int]:
+    """Per color, the joint rolls in which it alone has the best chain of figures for `command` (within
+    `budget`'s steps, as `exact_odds`)."""
+    distributions = [chain_distribution(command.chain, count, faces, budget)
                      for count, faces in zip(variant.counts, variant.color_faces)]
     keys = sorted(set().union(*distributions))  # worst to best
     return _sole_win_counts([[distribution.get(key, 0) for key in keys] for distribution in distributions])

@@ -10,17 +10,23 @@ which the page keeps and sends again until it is stored.
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+
+from diavolo_stats.core.budget import Stopped, WorkBudget
 
 HEAVY_AT_ONCE = 2
 """Heavy requests running at once (the machine's cores are shared with the drill); more get 503 at once."""
 RETRY_AFTER_S = 1
 """The `Retry-After` of a 503: seconds after which asking again may succeed."""
+LEFT_POLL_S = 0.25
+"""How often a heavy request whose work can be stopped looks whether its client is still there, s."""
 
 T = TypeVar("T")
 
@@ -51,6 +57,24 @@ class Heavy:
         finally:
             self._slots.release()
             _return_memory()
+
+
+    async def run_while_asked(self, what: str, request: Request, budget: WorkBudget, function: Callable[..., T],
+                              *args: Any) -> T:
+        """As `run`, with `budget` (which `function` spends) stopped when the client that sent `request` leaves:
+        the work ends at its next step and the slot is free again (Busy, which nobody reads)."""
+        async def watch() -> None:
+            while not await request.is_disconnected():
+                await asyncio.sleep(LEFT_POLL_S)
+            budget.stop()
+
+        watcher = asyncio.create_task(watch())
+        try:
+            return await self.run(what, function, *args)
+        except Stopped:
+            raise Busy(f"{what}: stopped, the client left") from None
+        finally:
+            watcher.cancel()
 
 
 def _return_memory() -> None:

@@ -145,3 +145,20 @@ def test_exact_odds_object_refuses_probabilities_not_summing_to_one():
 
 def test_fraction_text_always_has_a_denominator():
     assert [fraction_text(Fraction(n, d)) for n, d in [(0, 5), (4, 4), (6, 8)]] == ["0/1", "1/1", "3/4"]
+
+
+def test_a_work_budget_gives_the_same_odds_within_it_and_one_line_past_it():
+    from diavolo_stats.core.budget import Stopped, WorkBudget
+
+    variant = Variant(dice_per_color=5, sides=12)
+    counted = WorkBudget(10**9, "a test")
+    assert exact_odds(variant, counted).document() == exact_odds(variant).document()
+    assert counted.spent > 0
+    exact = WorkBudget(counted.spent, "a test")
+    assert exact_odds(variant, exact).document() == exact_odds(variant).document()  # the same steps each time
+    with pytest.raises(InputError, match=f"more than {counted.spent - 1:,} steps of work, a test"):
+        exact_odds(variant, WorkBudget(counted.spent - 1, "a test"))
+    stopped = WorkBudget(10**9, "a test")
+    stopped.stop()
+    with pytest.raises(Stopped):
+        exact_odds(variant, stopped)

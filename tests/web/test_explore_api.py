@@ -141,3 +141,58 @@ def test_a_command_named_twice_is_refused_as_a_file_declaring_its_table_twice_is
     path.write_text('command_die = ["big"]\n[commands.big]\nfigure = "max"\n[commands.big]\nfigure = "sum"\n')
     with pytest.raises(InputError, match="not valid TOML"):
         read_variant(path)
+
+
+def hostile_document() -> dict:
+    """5 KB of editor state that is all work: 8 colors of 12 dice, each with its own 40 faces (nothing the engine
+    computes for one color serves another), and 24 commands of the designer's own, each under the exact limits
+    (one of them took 4 to 7 s of one core for one color: 8 x 24 of them, 15 to 25 minutes)."""
+    colors = ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"]
+    chains = [["spread", "count:odd"], ["count:odd", "spread"], ["spread", "count:even"], ["count:even", "spread"]]
+    commands = {f"cmd{i}": {"figure": "most-alike", "then": chains[i % 4] + [f"count:>={i}"]} for i in range(24)}
+    return {"colors": colors, "dice_per_color": 12, "table": {"scatter_mm": 2000},
+            "dice": {color: {"faces": list(range(index, index + 40))} for index, color in enumerate(colors)},
+            "commands": commands, "command_die": list(commands)}
+
+
+def test_the_exact_engine_stops_at_the_explorers_budget_and_says_so(client, monkeypatch):
+    from diavolo_stats.web import explore as explorer
+
+    monkeypatch.setattr(explorer, "EXPLORER_STEPS", 2_000)  # the same refusal as at 250,000, sooner
+    document = hostile_document()
+    assert len(json.dumps(document)) < 5_500
+    view = explore(client, document).json()
+    assert view["odds"] is None and "more than 2,000 steps of work" in view["limit"]
+    assert "diavolo odds" in view["limit"] and "\n" not in view["limit"]
+    assert explore(client, {"dice_per_color": 4}).json()["odds"] is not None  # the slots are free again
+
+
+def test_a_heavy_request_whose_client_left_stops_its_work_and_frees_its_slot():
+    import asyncio
+    import threading
+
+    from diavolo_stats.core.budget import WorkBudget
+    from diavolo_stats.web.busy import Busy, Heavy
+
+    left, started = asyncio.Event(), threading.Event()
+
+    class LeavingRequest:  # a client that stays until the work has started, then goes
+        async def is_disconnected(self) -> bool:
+            return left.is_set()
+
+    def endless(budget: WorkBudget) -> None:
+        started.set()
+        while True:
+            budget.spend(1)
+
+    async def ask(heavy: Heavy) -> None:
+        budget = WorkBudget(10**18, "a test's work")
+        asking = asyncio.create_task(heavy.run_while_asked("the work", LeavingRequest(), budget, endless, budget))
+        await asyncio.to_thread(started.wait, 30)
+        left.set()
+        with pytest.raises(Busy, match="the client left"):
+            await asyncio.wait_for(asking, 30)
+
+    heavy = Heavy(at_once=1)
+    asyncio.run(ask(heavy))
+    assert asyncio.run(heavy.run("more work", sum, [1, 2])) == 3  # its one slot is free again
