@@ -34,7 +34,7 @@ from diavolo_stats.analytics.player_figures import FigureDraws, figure_draws, in
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.log import load_rows
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit
 from diavolo_stats.game.settings import DEFAULT_MODEL
 from diavolo_stats.game.specs import fit_players
 from diavolo_stats.stats import Estimate
@@ -137,11 +137,8 @@ def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str],
     read with COLUMNS and lines=True (or with FIT_COLUMNS); every player of the frame is fitted with them (the
     club they borrow from), by `model` (one of `settings.MODELS`). InputError as `load_rows` when a log was
     replaced since `drills` was read."""
-    recent = recent_answers(drills)
-    if not set(FIT_COLUMNS) <= set(recent.columns):
-        recent = load_rows(recent, FIT_COLUMNS)
     try:
-        fit = fit_players(recent, model)
+        fit = fit_recent(drills, model)
     except InputError as error:
         return {player: RollWeakSpots(player, (), 0, _no_fit(error)) for player in players}
     spots = {}
@@ -158,6 +155,16 @@ def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str],
             f"and at least {MIN_FEATURE_ANSWERS} of your answers had it")
         spots[player] = RollWeakSpots(player, costs, reading.answers, note)
     return spots
+
+
+def fit_recent(drills: pd.DataFrame, model: str = DEFAULT_MODEL) -> ReadingFit:
+    """Every player of a drill log frame (COLUMNS and lines=True, or FIT_COLUMNS) fitted by `model` on their
+    RECENT_ANSWERS most recent answers: the work bounded by the players, not by the log's length. InputError
+    as `fit_players`, or as `load_rows` when a log was replaced since `drills` was read."""
+    recent = recent_answers(drills)
+    if not set(FIT_COLUMNS) <= set(recent.columns):
+        recent = load_rows(recent, FIT_COLUMNS)
+    return fit_players(recent, model)
 
 
 def _no_fit(error: InputError) -> str:

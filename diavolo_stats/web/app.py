@@ -62,7 +62,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     store, heavy = TrialStore(log), Heavy()
     open_rooms, games = rooms.Rooms(store, token, held=variant), play.SoloGames(store, held=variant)
     routes = [*api.routes(store, heavy), *explore.routes(heavy), *pages.routes(store, heavy),
-              *play.routes(games), *rooms.routes(open_rooms),
+              *play.routes(games, heavy), *rooms.routes(open_rooms),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     middleware = [
         Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_NAMES, *hosts]),

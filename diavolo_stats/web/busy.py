@@ -1,8 +1,9 @@
 """What the server cannot do now but will later: answered 503 with `Retry-After`, which the pages ask again.
 
-Two things: the heavy requests, those that read the whole drill log,
-simulate or count a designer's exact odds (a session's summary, a report, an
-adaptive roll, a simulation, the explorer's odds of an edited variant),
+Two things: the heavy requests, those that read the whole drill log, fit
+its players, simulate or count a designer's exact odds (a session's summary,
+a report, an adaptive roll, a simulation, the explorer's odds of an edited
+variant, a Play game against players of the drill log),
 of which at most HEAVY_AT_ONCE run at once (`Heavy`); and a trial the log
 could not take (the disk is full, another program holds the log's lock),
 which the page keeps and sends again until it is stored.
@@ -51,7 +52,8 @@ class Heavy:
         """`function(*args)` in a worker thread once a slot is free now, else Busy naming `what` is waiting."""
         if not self._slots.acquire(blocking=False):
             raise Busy(f"busy: the server computes at most {self.at_once} summaries, reports, adaptive rolls, "
-                       f"simulations or edited variants' odds at once; ask for {what} again in a moment")
+                       f"simulations, edited variants' odds or fitted players at once; ask for {what} again in a "
+                       "moment")
         try:
             return await run_in_threadpool(function, *args)
         finally:

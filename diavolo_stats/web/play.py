@@ -4,7 +4,9 @@
 oldest is dropped past that). A game has one human seat (seat 0) and 1 to 5
 opponents, each a modelled player (`specs.Player`) reading every roll by its
 features: a preset, a player file sent by the page, or a player of the drill
-log fitted from their answers. The game is a `game.live.Table` (the human
+log fitted on their most recent answers (from the store's followed figures,
+fitted again only once the log has new rows, within the server's bound on
+heavy work). The game is a `game.live.Table` (the human
 at seat 0): each round the table deals the roll and draws every opponent's
 grab from their model (`referee.modelled_grabs`), and keeps those grabs: the
 round the page is sent holds none, and `grabs` (a long poll) gives each one
@@ -39,19 +41,22 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from diavolo_stats.analytics.roll_weak_spots import fit_recent
 from diavolo_stats.core.variant import Variant
-from diavolo_stats.drill.log import PLAYER_NAME, load_logs
+from diavolo_stats.drill.log import PLAYER_NAME, load_logs, missing_log_message
 from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.player_file import player_from_document
 from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading_fit import ReadingFit
 from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
-from diavolo_stats.game.specs import Player, fit_log, player_from_spec
+from diavolo_stats.game.specs import Player, player_from_spec
 from diavolo_stats.names import looks_alike
 from diavolo_stats.toml_files import parse_toml
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
 from diavolo_stats.web.bodies import parse_body
+from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
@@ -170,6 +175,7 @@ class SoloGames:
         self.store, self.clock, self.held = store, clock, held
         self._games: OrderedDict[str, SoloGame] = OrderedDict()
         self._lock = threading.Lock()
+        self._fit: tuple[Any, ReadingFit] | None = None  # the store's figures it was fitted on, and the fit
 
     def new_game(self, body: object) -> dict:
         """Start a game from the page's setup (`NEW_GAME`); the game's document."""
@@ -260,10 +266,31 @@ class SoloGames:
                     models.append(_from_file(spec))
                 else:
                     if not spec.startswith("preset:") and fit is None:
-                        fit = fit_log(self.store.log.path)  # every player of the log, fitted once
+                        fit = self.log_fit()
                     models.append(player_from_spec(spec, fit))
             notes += [str(warning.message) for warning in caught]
         return models, notes
+
+
+    def log_fit(self) -> ReadingFit:
+        """Every player of the drill log fitted on their most recent answers (`roll_weak_spots.fit_recent`), from
+        the store's followed figures (the log read once, then its new rows): fitted again only once the log has
+        new rows. Heavy work: the page's route runs it within the server's bound (`busy.Heavy`)."""
+        figures = self.store.figures()
+        if figures.empty:
+            raise InputError(missing_log_message(self.store.log.path, "use preset:novice|average|expert players"),
+                             field="opponents")
+        known = self._fit
+        if known is None or known[0] is not figures:
+            known = self._fit = (figures, fit_recent(figures))
+        return known[1]
+
+
+def needs_the_log(body: object) -> bool:
+    """Whether a game's setup names an opponent from the drill log (whose fit is heavy work)."""
+    opponents = body.get("opponents") if isinstance(body, dict) else None
+    return isinstance(opponents, list) and any(isinstance(spec, str) and not spec.startswith("preset:")
+                                               for spec in opponents)
 
 
 def _seat_names(human: str, names: list[str]) -> list[str]:
@@ -288,8 +315,9 @@ def _from_file(spec: dict) -> PlayerModel:
         raise InputError(message, field="opponents") from None
 
 
-def routes(games: SoloGames) -> list[Route]:
-    """The Play page and its API: start a game, the round on the table, the human's answer."""
+def routes(games: SoloGames, heavy: Heavy) -> list[Route]:
+    """The Play page and its API: start a game (within `heavy`'s bound when an opponent is fitted from the drill
+    log), the round on the table, the human's answer."""
 
     async def page(request: Request) -> Response:
         players = await run_in_threadpool(_log_players, games.store.log.path)
@@ -301,7 +329,11 @@ def routes(games: SoloGames) -> list[Route]:
 
     async def new_game(request: Request) -> JSONResponse:
         body = await _json(request)
-        return JSONResponse(await run_in_threadpool(games.new_game, body), status_code=201)
+        if needs_the_log(body):
+            game = await heavy.run("a game against players of the drill log", games.new_game, body)
+        else:
+            game = await run_in_threadpool(games.new_game, body)
+        return JSONResponse(game, status_code=201)
 
     async def get_game(request: Request) -> JSONResponse:
         return JSONResponse(games.game(request.path_params["game"]).document())

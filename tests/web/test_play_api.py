@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+import threading
+
 import pytest
+from helpers.browser import ORIGIN
+from helpers.cli import REPO
+from starlette.testclient import TestClient
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
@@ -11,6 +17,9 @@ from diavolo_stats.drill.log import GAME_INTERFACE, load_logs
 from diavolo_stats.game import fairness
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
+from diavolo_stats.web import play
+from diavolo_stats.web.app import create_app
+from diavolo_stats.web.busy import HEAVY_AT_ONCE
 
 PLAYER_FILE = """name = "Quick Carol"
 base = "expert"
@@ -206,3 +215,37 @@ def test_the_play_page_escapes_the_drill_logs_names(client, log_path):
         "round": roll["round"], "answer": "red", "latency_ms": 800, "timestamp": "2026-12-01T08:00:00Z"})
     page = client.get("/play").text
     assert "&lt;b&gt;Ann&lt;/b&gt;" in page and "<b>Ann</b>" not in page
+
+
+def test_opponents_fitted_from_the_drill_log_are_heavy_work_fitted_once_per_state_of_the_log(log_path, monkeypatch):
+    shutil.copy(REPO / "data" / "sample_drills.csv", log_path)
+    gate, inside, fitted = threading.Event(), threading.Semaphore(0), []
+    fit_recent = play.fit_recent
+
+    def held(figures):  # a fit that takes as long as the test wants
+        inside.release()
+        gate.wait(60)
+        fitted.append(len(figures))
+        return fit_recent(figures)
+
+    monkeypatch.setattr(play, "fit_recent", held)
+    against_the_log = {"player": "Ann", "opponents": ["synthetic-novice", "preset:average"]}
+    statuses: list[int] = []
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+        fitting = [threading.Thread(target=lambda: statuses.append(
+            client.post("/api/play/games", json=against_the_log).status_code)) for _ in range(HEAVY_AT_ONCE)]
+        for thread in fitting:
+            thread.start()
+        for _ in fitting:
+            assert inside.acquire(timeout=60)
+        waiting = client.post("/api/play/games", json=against_the_log)  # every heavy slot is fitting
+        assert waiting.status_code == 503 and waiting.headers["retry-after"], waiting.text
+        assert client.post("/api/play/games", json={"player": "Ann", "opponents": ["preset:novice"]}).status_code \
+            == 201  # a game of presets fits nobody
+        gate.set()
+        for thread in fitting:
+            thread.join(60)
+        assert statuses == [201] * HEAVY_AT_ONCE
+        again = client.post("/api/play/games", json=against_the_log)
+        assert again.status_code == 201 and again.json()["names"][1] == "synthetic-novice"
+    assert len(fitted) == HEAVY_AT_ONCE  # the log had no new row: the last fit served the last game
