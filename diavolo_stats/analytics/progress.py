@@ -26,7 +26,7 @@ import pandas as pd
 
 from diavolo_stats.analytics import summaries
 from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots, roll_weak_spots
-from diavolo_stats.drill.performance import correct_latencies_ms, performance
+from diavolo_stats.drill.performance import anticipated, correct_latencies_ms, performance
 from diavolo_stats.errors import InputError
 from diavolo_stats.stats import Estimate, median_estimate, proportion_estimate
 
@@ -127,7 +127,7 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     week = mine[mine["timestamp"] > end - WEEK]
     week_before = mine[(mine["timestamp"] <= end - WEEK) & (mine["timestamp"] > end - 2 * WEEK)]
     recent = mine.sort_values("timestamp", kind="stable")
-    recent = recent[~recent["too_early"].to_numpy(dtype=bool)].tail(WEAK_SPOT_TRIALS)
+    recent = recent[~anticipated(recent)].tail(WEAK_SPOT_TRIALS)
     return PlayerProgress(
         player=player,
         last_session=last_session,

@@ -33,6 +33,7 @@ from diavolo_stats.analytics import wording
 from diavolo_stats.analytics.player_figures import FigureDraws, figure_draws, informed_answers
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.log import load_rows
+from diavolo_stats.drill.performance import anticipated
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit
 from diavolo_stats.game.settings import DEFAULT_MODEL
@@ -48,7 +49,7 @@ MIN_FEATURE_ANSWERS = 10
 COSTS_SHOWN = 3
 """At most this many weak spots in time, and as many in accuracy."""
 
-COLUMNS = ("session_id", "player", "timestamp", "trial", "too_early")
+COLUMNS = ("session_id", "player", "timestamp", "trial", "too_early", "latency_ms")
 """The drill log columns `roll_weak_spots` needs in its frame (with `source` and `line`, as `load_logs(...,
 lines=True)` adds them): which answers are each player's most recent, and where to read the rest of them (the
 session and trial: which trial a line must still hold, `load_rows`)."""
@@ -120,9 +121,10 @@ def reading_costs(reading: PlayerReading, count: int = COSTS_SHOWN,
 
 
 def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
-    """Each player's most recent RECENT_ANSWERS answers (not anticipations) of `drills` (with COLUMNS), in the
+    """Each player's most recent RECENT_ANSWERS answers (not anticipations: `performance.anticipated`) of `drills`
+    (with COLUMNS), in the
     log's order."""
-    answered = np.flatnonzero(~drills["too_early"].to_numpy(dtype=bool))  # (answers,) row positions
+    answered = np.flatnonzero(~anticipated(drills))  # (answers,) row positions
     players = pd.factorize(drills["player"])[0][answered]
     stamps = drills["timestamp"].array.asi8[answered]  # ns since 1970 (UTC), no Timestamp objects
     order = np.lexsort((stamps, players))  # player by player, oldest first (stable: the log's order on ties)

@@ -6,7 +6,10 @@ figure means the same wherever it is shown. A timeout counts as a wrong
 answer; latencies are taken over correct answers only. A key pressed before
 the roll appeared (an anticipation, `too_early`) is no answer to any roll,
 as in reaction-time research: it is counted apart and left out of the
-trials, the accuracy and the latencies.
+trials, the accuracy and the latencies. So is an answer faster than a person
+gives one (`drill.MIN_LATENCY_MS`), which the games and the web drill log as
+too early: a log written before they did holds such answers, latency 0 among
+them (`anticipated`).
 """
 
 from __future__ import annotations
@@ -16,10 +19,20 @@ import math
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.drill import MIN_LATENCY_MS
+
+
+def anticipated(drills: pd.DataFrame) -> np.ndarray:
+    """Which rows are anticipations: a key pressed too early, or an answer under MIN_LATENCY_MS (pressed before
+    the roll was seen): (rows,) bool. The columns read: too_early, latency_ms."""
+    latency_ms = drills["latency_ms"].to_numpy(dtype=np.float64)  # NaN (no answer) is under nothing
+    return drills["too_early"].to_numpy(dtype=bool) | (latency_ms < MIN_LATENCY_MS)
+
 
 def answered_correctly(drills: pd.DataFrame) -> pd.Series:
-    """Which rows are correct answers with a latency: (rows,) bool, aligned with `drills`."""
-    return drills["correct"] & ~drills["too_early"] & ~drills["timed_out"] & drills["latency_ms"].notna()
+    """Which rows are correct answers with a latency, anticipations left out: (rows,) bool, aligned with
+    `drills`."""
+    return drills["correct"] & ~anticipated(drills) & ~drills["timed_out"] & drills["latency_ms"].notna()
 
 
 def performance(drills: pd.DataFrame) -> dict:
@@ -43,7 +56,7 @@ def grouped_performance(drills: pd.DataFrame, groups: np.ndarray, count: int) ->
     """
     # groups: (rows,) intp; returns count pairs (figures, (correct answers,) float64 ms)
     grouped = groups >= 0
-    early = drills["too_early"].to_numpy(dtype=bool) & grouped
+    early = anticipated(drills) & grouped
     answered = grouped & ~early
 
     def tally(rows: np.ndarray) -> list[int]:

@@ -22,6 +22,7 @@ from diavolo_stats.core.rules import Roll, resolve, roll_many
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill.log import TrialRow
 from diavolo_stats.drill.log.roll import ROLL_COLUMNS, read_rolls
+from diavolo_stats.drill.performance import anticipated
 from diavolo_stats.drill.roll_features import (
     RollFeatures,
     logged_features,
@@ -94,7 +95,7 @@ def recent_history(drills: pd.DataFrame) -> pd.DataFrame:
     # Row positions of the answered trials, oldest first; the rolls' values are only ever read at the few rows
     # read for their kind.
     stamps = drills["timestamp"].dt.tz_convert(None).to_numpy()
-    answered = np.flatnonzero(~drills["too_early"].to_numpy(dtype=bool))
+    answered = np.flatnonzero(~anticipated(drills))
     order = answered[np.argsort(stamps[answered], kind="stable")]
     players = pd.factorize(drills["player"])[0][order]
     commands = pd.factorize(drills["command"])[0][order]

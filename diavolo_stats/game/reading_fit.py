@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.drill.log.roll import ROLL_COLUMNS, LoggedRolls, read_rolls
-from diavolo_stats.drill.performance import answered_correctly
+from diavolo_stats.drill.performance import answered_correctly, anticipated
 from diavolo_stats.drill.roll_features import RollFeatures, logged_features, readable_rolls
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PRIOR_WRONG_ANSWERS, PlayerModel
@@ -182,10 +182,11 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
 
 
 def fitted_rows(drills: pd.DataFrame, min_answers: int) -> tuple[pd.DataFrame, LoggedRolls, dict[str, int]]:
-    """The rows a fit of players reads (answers, not anticipations, the models read: `readable_rolls`) of the
-    players with at least `min_answers` of them, their rolls (`read_rolls`), and the others' answers by name.
-    InputError (field `log`) if no player has that many."""
-    answered = ~drills["too_early"].to_numpy(dtype=bool)
+    """The rows a fit of players reads (answers, not anticipations: `performance.anticipated`, so latency 0 is
+    none; the models read them: `readable_rolls`) of the players with at least `min_answers` of them, their
+    rolls (`read_rolls`), and the others' answers by name. InputError (field `log`) if no player has that
+    many."""
+    answered = ~anticipated(drills)
     rolls = read_rolls(drills)
     kept = answered & readable_rolls(rolls)
     rows = drills.loc[kept]
