@@ -1,7 +1,8 @@
 """A game of Diavolo in the browser against modelled players: the server holds the game, the library referees it.
 
-`SoloGames` keeps the games being played (at most MAX_GAMES_HELD; the
-oldest is dropped past that). A game has one human seat (seat 0) and 1 to 5
+`SoloGames` keeps the games being played: at most MAX_GAMES_HELD, and
+MAX_GAMES_PER_ADDRESS of one client address; a new game takes the place of a
+game over or abandoned (ABANDONED_S), never of one in progress. A game has one human seat (seat 0) and 1 to 5
 opponents, each a modelled player (`specs.Player`) reading every roll by its
 features: a preset, a player file sent by the page, or a player of the drill
 log fitted on their most recent answers (from the store's followed figures,
@@ -56,7 +57,7 @@ from diavolo_stats.names import looks_alike
 from diavolo_stats.toml_files import parse_toml
 from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
 from diavolo_stats.web.bodies import parse_body
-from diavolo_stats.web.busy import Heavy
+from diavolo_stats.web.busy import Busy, Heavy
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
@@ -75,7 +76,12 @@ HUMAN = 0
 """The human's seat; the opponents sit at 1 to MAX_OPPONENTS."""
 MAX_OPPONENTS = 5
 MAX_GAMES_HELD = 200
-"""Games kept in memory at once; past that the one left alone longest is dropped."""
+"""Games kept in memory at once. A new game past it takes the place of one that is over or left alone for
+ABANDONED_S (the one left alone longest), never of a game in progress: with none, it waits (503)."""
+MAX_GAMES_PER_ADDRESS = 4
+"""Games one client address holds at once; its next game takes the place of its own left alone longest."""
+ABANDONED_S = 30 * 60
+"""A game the page has not asked about for this long (s) is abandoned: another game may take its place."""
 PLAYER_PRESETS = ("novice", "average", "expert")
 MAX_PLAYER_FILE_BYTES = 16 * 1024
 _FILE_STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.-]{0,59}")
@@ -151,6 +157,8 @@ class SoloGame:
     variant_name: str
     table: Table
     notes: list[str]
+    address: str = ""  # the client's that started it
+    seen: float = 0.0  # when the page last asked about it (the games' clock)
     record: dict | None = None  # the round the human answered last, as answered
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
@@ -177,8 +185,9 @@ class SoloGames:
         self._lock = threading.Lock()
         self._fit: tuple[Any, ReadingFit] | None = None  # the store's figures it was fitted on, and the fit
 
-    def new_game(self, body: object) -> dict:
-        """Start a game from the page's setup (`NEW_GAME`); the game's document."""
+    def new_game(self, body: object, address: str = "") -> dict:
+        """Start a game from the page's setup (`NEW_GAME`) for the client at `address`; the game's document.
+        Busy when the server holds MAX_GAMES_HELD games in progress."""
         asked = NEW_GAME.check(body)
         models, notes = self._opponents(asked["opponents"])
         sequence = np.random.SeedSequence()
@@ -190,13 +199,29 @@ class SoloGames:
         for name, model in zip(_seat_names(asked["player"], [model.name for model in models]), models):
             table.join(name, model)
         table.start()
-        game = SoloGame(id=str(uuid.uuid4()), variant_name=asked["variant"], table=table, notes=notes)
+        game = SoloGame(id=str(uuid.uuid4()), variant_name=asked["variant"], table=table, notes=notes,
+                        address=address, seen=self.clock())
         table.seats[HUMAN].session_id = game.id  # the human's rows: the game's id, as the page knows it
         with self._lock:
+            self._make_room(address)
             self._games[game.id] = game
-            while len(self._games) > MAX_GAMES_HELD:
-                self._games.popitem(last=False)
         return game.document()
+
+    def _make_room(self, address: str) -> None:
+        """Drop what a new game of `address` takes the place of: its own game left alone longest when it holds
+        MAX_GAMES_PER_ADDRESS, then, with the server full, the game over or abandoned left alone longest; Busy
+        when every game held is in progress. The games are in the order they were last asked about."""
+        mine = [key for key, held in self._games.items() if held.address == address]
+        if len(mine) >= MAX_GAMES_PER_ADDRESS:
+            del self._games[mine[0]]
+        if len(self._games) >= MAX_GAMES_HELD:
+            now = self.clock()
+            done = next((key for key, held in self._games.items()
+                         if held.table.over or now - held.seen > ABANDONED_S), None)
+            if done is None:
+                raise Busy(f"busy: the server holds its {MAX_GAMES_HELD} games in progress; start yours in a "
+                           "moment")
+            del self._games[done]
 
     def game(self, game_id: str) -> SoloGame:
         with self._lock:
@@ -205,6 +230,7 @@ class SoloGames:
                 raise InputError("no such game on this server (it ended, or the server restarted): start another",
                                  field="game")
             self._games.move_to_end(game_id)
+            game.seen = self.clock()
             return game
 
     def next_round(self, game_id: str) -> dict:
@@ -329,10 +355,11 @@ def routes(games: SoloGames, heavy: Heavy) -> list[Route]:
 
     async def new_game(request: Request) -> JSONResponse:
         body = await _json(request)
+        address = request.client.host if request.client else ""
         if needs_the_log(body):
-            game = await heavy.run("a game against players of the drill log", games.new_game, body)
+            game = await heavy.run("a game against players of the drill log", games.new_game, body, address)
         else:
-            game = await run_in_threadpool(games.new_game, body)
+            game = await run_in_threadpool(games.new_game, body, address)
         return JSONResponse(game, status_code=201)
 
     async def get_game(request: Request) -> JSONResponse:

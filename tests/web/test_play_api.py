@@ -249,3 +249,33 @@ def test_opponents_fitted_from_the_drill_log_are_heavy_work_fitted_once_per_stat
         again = client.post("/api/play/games", json=against_the_log)
         assert again.status_code == 201 and again.json()["names"][1] == "synthetic-novice"
     assert len(fitted) == HEAVY_AT_ONCE  # the log had no new row: the last fit served the last game
+
+
+def test_a_client_address_holds_a_bounded_number_of_games_its_own_oldest_making_way(clocked, monkeypatch):
+    client, clock = clocked
+    games = client.app.state.games
+    setup = {"player": "Ann", "opponents": ["preset:average"]}
+    other = games.new_game(setup, "10.0.0.2")["id"]
+    mine = [games.new_game(setup, "10.0.0.1")["id"] for _ in range(play.MAX_GAMES_PER_ADDRESS)]
+    clock.advance(1)
+    games.game(mine[0])  # asked about last: the second is now the one left alone longest
+    newest = games.new_game(setup, "10.0.0.1")["id"]
+    held = {key for key in (other, *mine, newest) if client.get(f"/api/play/games/{key}").status_code == 200}
+    assert held == {other, mine[0], *mine[2:], newest}
+
+
+def test_a_game_in_progress_is_never_dropped_for_others_new_games(clocked, monkeypatch):
+    client, clock = clocked
+    games = client.app.state.games
+    monkeypatch.setattr(play, "MAX_GAMES_HELD", 3)
+    setup = {"player": "Ann", "opponents": ["preset:average"]}
+    playing = games.new_game(setup, "10.0.0.1")["id"]
+    others = [games.new_game(setup, f"10.0.1.{n}")["id"] for n in range(2)]
+    flood = client.post("/api/play/games", json=setup)  # 200 games from one script once evicted this one
+    assert flood.status_code == 503 and flood.headers["retry-after"], flood.text
+    clock.advance(play.ABANDONED_S - 1)
+    assert client.post(f"/api/play/games/{playing}/round", json={}).status_code == 200  # still being played
+    clock.advance(2)  # the two others are abandoned now, the game being played is not
+    assert client.post("/api/play/games", json=setup).status_code == 201
+    assert client.get(f"/api/play/games/{playing}").status_code == 200
+    assert client.get(f"/api/play/games/{others[0]}").status_code == 400
