@@ -170,6 +170,7 @@ def test_the_exact_engine_stops_at_the_explorers_budget_and_says_so(client, monk
 def test_a_heavy_request_whose_client_left_stops_its_work_and_frees_its_slot():
     import asyncio
     import threading
+    import time
 
     from diavolo_stats.core.budget import WorkBudget
     from diavolo_stats.web.busy import Busy, Heavy
@@ -180,9 +181,10 @@ def test_a_heavy_request_whose_client_left_stops_its_work_and_frees_its_slot():
         async def is_disconnected(self) -> bool:
             return left.is_set()
 
-    def endless(budget: WorkBudget) -> None:
+    def endless(budget: WorkBudget) -> None:  # work until stopped (a minute at most: a failure, not a hang)
         started.set()
-        while True:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             budget.spend(1)
 
     async def ask(heavy: Heavy) -> None:
