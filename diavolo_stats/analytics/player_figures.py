@@ -34,7 +34,7 @@ from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import REFERENCE_DICE, RollFeatures
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.diffusion import LAPSE_RIGHT, mean_decision_s
-from diavolo_stats.game.diffusion_fit import PlayerDiffusion
+from diavolo_stats.game.diffusion_fit import PlayerDiffusion, rates_of
 from diavolo_stats.game.players import STATED_EFFECTS
 from diavolo_stats.game.reading import COEFFICIENTS, design, logistic
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit
@@ -230,22 +230,18 @@ def _diffusion_draws(reading: PlayerDiffusion, dice: int, rng: np.random.Generat
     rolls giving (draws, rolls); its own figures (drift and caution per command, non-decision time, lapses) are
     added to `figures`."""
     parameters = reading.draws(DRAWS, rng)  # (draws, parameters)
-    drift = parameters[:, : len(COEFFICIENTS)]
-    boundary = np.exp(parameters[:, len(COEFFICIENTS): len(COEFFICIENTS) + len(ALL_COMMANDS)])
-    nondecision_ms = 1000 * np.exp(parameters[:, -2:-1])  # (draws, 1)
     lapse = logistic(parameters[:, -1:])
 
-    def rates(rolls: RollFeatures) -> tuple[np.ndarray, np.ndarray]:
-        return np.exp(drift @ design(rolls).T), boundary[:, rolls.command.astype(np.intp)]
-
     def mean_ms(rolls: RollFeatures) -> np.ndarray:
-        return nondecision_ms + 1000 * mean_decision_s(*rates(rolls))
+        rate, separation, nondecision = rates_of(parameters, rolls)
+        return 1000 * (nondecision + mean_decision_s(rate, separation))
 
     def chance(rolls: RollFeatures) -> np.ndarray:
-        rate, separation = rates(rolls)
+        rate, separation, _ = rates_of(parameters, rolls)
         return (1 - lapse) * logistic(rate * separation) + lapse * LAPSE_RIGHT
 
-    rate, separation = rates(_rolls(dice=dice))
+    rate, separation, nondecision = rates_of(parameters, _rolls(dice=dice))
+    nondecision_ms = 1000 * nondecision.mean(axis=1, keepdims=True)  # (draws, 1): over the commands
     for index, command in enumerate(ALL_COMMANDS):
         figures[f"takes in {command}"] = FigureDraws(rate[:, index], "per s", f"command:{command}")
         figures[f"caution {command}"] = FigureDraws(separation[:, index], "boundary", f"command:{command}")

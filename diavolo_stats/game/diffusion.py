@@ -12,8 +12,12 @@ the boundary plus the non-decision time (seeing the roll, pressing the key).
   first multiplies it. A rate falling with the dice makes the time level off
   and the accuracy fall toward a coin's: what extrapolation beyond the
   drilled dice rests on.
-- Caution: the boundary separation, exp(boundary) per command (wider: slower
-  and surer).
+- Caution: the boundary separation, exp(boundary) per command times
+  exp(x . boundary_effects) (wider: slower and surer).
+- Non-decision time: nondecision_ms times exp(x . nondecision_effects),
+  varying from answer to answer over nondecision_spread_ms about that (at one
+  of five points, Gauss-Legendre's, with their weights as chances): what
+  gives the times their leading edge's slope.
 - Lapses: with chance `lapse` an answer is no decision at all: any time
   between MIN_LATENCY_MS and the drill's timeout, right with chance
   LAPSE_RIGHT (a contaminant, Ratcliff and Tuerlinckx 2002). It is what keeps
@@ -74,7 +78,9 @@ class DiffusionModel(Configuration):
     """One player deciding by drift diffusion (see the module docstring).
 
     drift: log drift coefficients (rate per second), one per `reading.COEFFICIENTS` name. boundary: log
-    boundary separation per command (ALL_COMMANDS order). nondecision_ms: the time no decision takes, ms.
+    boundary separation per command (ALL_COMMANDS order). nondecision_ms: the time no decision takes on a plain
+    roll, ms. boundary_effects, nondecision_effects: log factors on each, one per COEFFICIENTS name.
+    nondecision_spread_ms: the non-decision time's range from answer to answer, ms.
     lapse: the chance an answer is a lapse. wrong_grey_share: when wrong on a roll that is not grey, the
     chance of grabbing grey (else another color).
     """
@@ -87,11 +93,21 @@ class DiffusionModel(Configuration):
     nondecision_ms: float = setting(rule=Number(at_least=0, at_most=TIMEOUT_MS, unit="ms"))
     lapse: float = setting(0.0, Number(at_least=0, at_most=0.5))
     wrong_grey_share: float = setting(1 / 3, Number(at_least=0, at_most=1))
+    boundary_effects: tuple[float, ...] = setting((0.0,) * len(COEFFICIENTS), Several(
+        _LOG_RATE, least=len(COEFFICIENTS), most=len(COEFFICIENTS), unique=False, noun="coefficient"))
+    nondecision_spread_ms: float = setting(0.0, Number(at_least=0, at_most=TIMEOUT_MS, unit="ms"))
+    nondecision_effects: tuple[float, ...] = setting((0.0,) * len(COEFFICIENTS), Several(
+        _LOG_RATE, least=len(COEFFICIENTS), most=len(COEFFICIENTS), unique=False, noun="coefficient"))
 
     def rates(self, features: RollFeatures) -> tuple[np.ndarray, np.ndarray]:
         """(drift rate per second, boundary separation) on each roll: two (rolls,) float64."""
-        return (np.exp(design(features) @ np.array(self.drift)),
-                np.exp(np.array(self.boundary))[features.command.astype(np.intp)])
+        rows = design(features)
+        boundary = np.array(self.boundary)[features.command.astype(np.intp)] + rows @ np.array(self.boundary_effects)
+        return np.exp(rows @ np.array(self.drift)), np.exp(boundary)
+
+    def nondecision_s(self, features: RollFeatures) -> np.ndarray:
+        """The non-decision time on each roll, s: (rolls,) float64."""
+        return self.nondecision_ms / 1000 * np.exp(design(features) @ np.array(self.nondecision_effects))
 
     def chance_right(self, features: RollFeatures) -> np.ndarray:
         """The chance of a right answer on each roll, lapses included: (rolls,) float64 probability."""
@@ -101,7 +117,7 @@ class DiffusionModel(Configuration):
     def mean_latency_ms(self, features: RollFeatures) -> np.ndarray:
         """The mean time of a decision on each roll (lapses and the timeout aside), ms: (rolls,) float64."""
         drift, boundary = self.rates(features)
-        return self.nondecision_ms + 1000 * mean_decision_s(drift, boundary)
+        return 1000 * (self.nondecision_s(features) + mean_decision_s(drift, boundary))
 
     def latency_quantile_ms(self, features: RollFeatures, probability: float) -> np.ndarray:
         """The answer time a decision of this player is faster than with `probability` on each roll, ms
@@ -116,7 +132,7 @@ class DiffusionModel(Configuration):
         at = grid[:, left] + (column - left) * (grid[:, left + 1] - grid[:, left])  # (kappas,) u at y
         below = np.stack([at[low], at[low + 1]])
         u = below[0] + (position - low) * (below[1] - below[0])
-        return np.maximum(self.nondecision_ms + 1000 * u * boundary**2, MIN_LATENCY_MS)
+        return np.maximum(1000 * (self.nondecision_s(features) + u * boundary**2), MIN_LATENCY_MS)
 
     def sample(self, features: RollFeatures, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """This player on each roll: (correct: (rolls,) bool, latency_ms: (rolls,) float64, at least
@@ -135,8 +151,9 @@ class DiffusionModel(Configuration):
         # correct: (rolls,) bool; latency_ms: (rolls,) float64 ms, NaN for a time-out
         drift, boundary = self.rates(features)
         latency_s = np.asarray(latency_ms, dtype=np.float64) / 1000
-        values, _ = joint_log_likelihood(drift, boundary, self.nondecision_ms / 1000, self.lapse,
-                                         np.asarray(correct, dtype=bool), latency_s)
+        values, _ = spread_log_likelihood(drift, boundary, self.nondecision_s(features),
+                                          self.nondecision_spread_ms / 1000, self.lapse,
+                                          np.asarray(correct, dtype=bool), latency_s)
         return np.where(np.isnan(latency_s), values, values - math.log(1000))  # per ms, not per second
 
     @checked(time_factor=Number(at_least=0.01, at_most=100), error_factor=Number(at_least=0, at_most=100))
@@ -291,6 +308,28 @@ def joint_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s,
     return values, gradient
 
 
+_NODES, _NODE_WEIGHTS = (part / 2 for part in np.polynomial.legendre.leggauss(5))
+# Where the non-decision time falls, as fractions of its spread about its mean (-1/2 to 1/2), and the chances.
+
+
+def spread_log_likelihood(drift, boundary, nondecision_s, spread_s, lapse, correct, latency_s):
+    """`joint_log_likelihood` with the non-decision time at one of five points spread about its mean (at
+    nondecision + spread * _NODES, chances _NODE_WEIGHTS): (rows,) and (5, rows), the last row the derivative
+    in the spread (s). The five-point mixture is the model, not an approximation of one."""
+    rows = len(drift)
+    spread_s = np.broadcast_to(np.asarray(spread_s, dtype=np.float64), (rows,))
+    parts = [joint_log_likelihood(drift, boundary, nondecision_s + node * spread_s, lapse, correct, latency_s)
+             for node in _NODES]
+    values = np.stack([part[0] for part in parts]) + np.log(_NODE_WEIGHTS)[:, None]  # (nodes, rows)
+    total = np.logaddexp.reduce(values, axis=0)
+    share = np.exp(values - total)
+    gradients = np.stack([part[1] for part in parts])  # (nodes, 4, rows)
+    gradient = np.empty((5, rows))
+    gradient[:4] = (share[:, None] * gradients).sum(axis=0)
+    gradient[4] = (share * _NODES[:, None] * gradients[:, 2]).sum(axis=0)
+    return total, gradient
+
+
 @lru_cache(maxsize=1)
 def _decision_quantiles() -> tuple[np.ndarray, np.ndarray]:
     """The standardized decision time u at each k = v a (rows, step _KAPPA_STEP) and each y = -log(1 - p) of
@@ -336,8 +375,10 @@ def sample_lineup(models, features: RollFeatures, rng: np.random.Generator) -> t
     grids made per distinct roll, so that many games sample fast."""
     quantile_grid, tail_rate = _decision_quantiles()
     kind, distinct = distinct_rolls(features)
-    drift = np.exp(np.array([model.drift for model in models]) @ design(distinct).T)  # (players, distinct)
-    boundary = np.exp(np.array([model.boundary for model in models]))[:, distinct.command.astype(np.intp)]
+    rows = design(distinct)
+    drift = np.exp(np.array([model.drift for model in models]) @ rows.T)  # (players, distinct)
+    boundary = np.exp(np.array([model.boundary for model in models])[:, distinct.command.astype(np.intp)]
+                      + np.array([model.boundary_effects for model in models]) @ rows.T)
     kappa = np.minimum(drift * boundary, _KAPPA_MAX).ravel()  # (players * distinct,)
     position = kappa / _KAPPA_STEP
     low = np.minimum(position.astype(np.intp), len(quantile_grid) - 2)
@@ -347,7 +388,8 @@ def sample_lineup(models, features: RollFeatures, rng: np.random.Generator) -> t
     chance = logistic(kappa)
     scale_ms = 1000 * boundary.ravel() ** 2
     lapse = np.array([[model.lapse] for model in models])
-    nondecision_ms = np.array([[model.nondecision_ms] for model in models])
+    nondecision_ms = (np.array([[model.nondecision_ms] for model in models])
+                      * np.exp(np.array([model.nondecision_effects for model in models]) @ rows.T)).ravel()
     cell = (np.arange(len(models)) * len(distinct))[:, None] + kind[None, :]  # (players, rolls)
     shape = cell.shape
     # One uniform decides a lapse (below `lapse`) and, rescaled, the boundary of a decision.
@@ -363,7 +405,9 @@ def sample_lineup(models, features: RollFeatures, rng: np.random.Generator) -> t
     far = y > _Y_MAX
     if far.any():  # past the grid: the exponential tail of the large-time series
         u[far] += (y[far] - _Y_MAX) / rate[cell[far]]
-    latency_ms = nondecision_ms + u * scale_ms[cell]
+    spread_ms = np.array([[model.nondecision_spread_ms] for model in models])
+    node = rng.choice(_NODES, size=shape, p=_NODE_WEIGHTS)
+    latency_ms = nondecision_ms[cell] + spread_ms * node + u * scale_ms[cell]
     if lapsed.any():
         count = int(lapsed.sum())
         correct[lapsed] = rng.random(count) < LAPSE_RIGHT

@@ -1,18 +1,20 @@
 """Fitting drift-diffusion players to a drill log, with partial pooling across its players (empirical Bayes).
 
 Every player of the log gets a `diffusion.DiffusionModel`: its DIFFUSION_PARAMETERS are
-the log drift coefficients, the log boundary of each command, the log of the
-non-decision time (s) and the logit of the lapse chance. Each parameter of a
+the log drift coefficients, the log boundary of each command and the roll's
+effects on it, the log non-decision time (s) with its effects (per command,
+per extra die) and the log of its spread from answer to answer, and the logit
+of the lapse chance. Each parameter of a
 player is normal around the club's mean for it with the club's spread, as in
 `reading_fit`. The likelihood is the joint one of every answer that is not an
-anticipation (`diffusion.joint_log_likelihood`: right or wrong at its latency,
+anticipation (`diffusion.spread_log_likelihood`: right or wrong at its latency,
 a time-out as a process not ended by the timeout), so errors and their times
 inform the drift and the caution together.
 
 The fit is in three steps, each player's likelihood over their own answers:
 1. each player's posterior mode under a wide prior around the `average`
    preset's diffusion (Newton's method: the analytic gradient, and the Hessian
-   from differences of each answer's gradient in its four predictors); the Hessian
+   from differences of each answer's gradient in its five predictors); the Hessian
    there makes their likelihood a Gaussian;
 2. the club's means and spreads by EM over those Gaussians (`club_step`, the
    reading fit's own, with the same kind of hyperpriors);
@@ -37,9 +39,9 @@ import pandas as pd
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.roll_features import logged_features
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.diffusion import DiffusionModel, joint_log_likelihood, log_rates_for
+from diavolo_stats.game.diffusion import DiffusionModel, log_rates_for, spread_log_likelihood
 from diavolo_stats.game.players import PlayerModel
-from diavolo_stats.game.reading import COEFFICIENTS, design
+from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, design
 from diavolo_stats.game.reading_fit import (
     ReadingFit,
     check_defined,
@@ -50,14 +52,30 @@ from diavolo_stats.game.reading_fit import (
 )
 from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
 
+BOUNDARY_TERMS = ROLL_EFFECTS
+"""The roll effects on a player's log boundary (beside its own per command)."""
+
+NONDECISION_TERMS = (*COEFFICIENTS[1:len(ALL_COMMANDS)], "per_extra_die")
+"""The terms of a player's log non-decision time beside its own (the first command's, at REFERENCE_DICE): the
+other commands' and each extra die's."""
+
 DIFFUSION_PARAMETERS = (*(f"drift:{name}" for name in COEFFICIENTS),
-                        *(f"boundary:{command}" for command in ALL_COMMANDS), "nondecision", "lapse")
-"""A player's parameters, in order: log drift coefficients, log boundary per command, log non-decision time
-(s), logit of the lapse chance."""
+                        *(f"boundary:{command}" for command in ALL_COMMANDS),
+                        *(f"boundary:{name}" for name in BOUNDARY_TERMS),
+                        *(f"nondecision:{name}" for name in NONDECISION_TERMS),
+                        "nondecision_spread", "nondecision", "lapse")
+"""A player's parameters, in order: log drift coefficients, log boundary per command and the roll's effects on
+it, the effects on the log non-decision time, the log of its spread (s), the log non-decision time (s), the
+logit of the lapse chance."""
 
 _DRIFT = slice(0, len(COEFFICIENTS))
 _BOUNDARY = slice(len(COEFFICIENTS), len(COEFFICIENTS) + len(ALL_COMMANDS))
+_BOUNDARY_EFFECTS = slice(_BOUNDARY.stop, _BOUNDARY.stop + len(BOUNDARY_TERMS))
+_NONDECISION_EFFECTS = slice(_BOUNDARY_EFFECTS.stop, _BOUNDARY_EFFECTS.stop + len(NONDECISION_TERMS))
+_BOUNDARY_COLUMNS = [COEFFICIENTS.index(name) for name in BOUNDARY_TERMS]
+_NONDECISION_COLUMNS = [COEFFICIENTS.index(name) for name in NONDECISION_TERMS]
 _NONDECISION, _LAPSE = len(DIFFUSION_PARAMETERS) - 2, len(DIFFUSION_PARAMETERS) - 1
+_SPREAD = _NONDECISION - 1
 
 PRIOR_LAPSE = 0.02
 """The lapse chance the club's prior is centred on."""
@@ -69,7 +87,10 @@ def _per_parameter(commands: float, dice: float, effects: float, boundary: float
     values[: len(ALL_COMMANDS)] = commands
     values[COEFFICIENTS.index("per_extra_die")] = dice
     values[_BOUNDARY] = boundary
+    values[_BOUNDARY_EFFECTS] = effects
+    values[_NONDECISION_EFFECTS] = effects
     values[_NONDECISION], values[_LAPSE] = nondecision, lapse
+    values[_SPREAD] = 1.0
     return values
 
 
@@ -82,6 +103,8 @@ DIFFUSION_PRIOR_MEAN_SPREAD = _per_parameter(commands=2.0, dice=0.1, effects=1.0
 """How far the club mean may stray from the `average` preset's diffusion a priori, per parameter."""
 
 _BOUNDS = [(-10.0, 10.0)] * len(COEFFICIENTS) + [(-3.0, 3.0)] * len(ALL_COMMANDS) \
+    + [(-3.0, 3.0)] * (len(BOUNDARY_TERMS) + len(NONDECISION_TERMS)) \
+    + [(math.log(0.005), math.log(1.0))] \
     + [(math.log(0.02), math.log(5.0)), (-12.0, 0.0)]
 _EM_STEPS, _EM_TOLERANCE = 200, 1e-6
 _NEWTON_STEPS, _NEWTON_TOLERANCE, _HALVINGS = 100, 1e-10, 30
@@ -135,16 +158,38 @@ class DiffusionFit(ReadingFit):
 def parameters_of(model: DiffusionModel) -> np.ndarray:
     """A model's DIFFUSION_PARAMETERS: (len(DIFFUSION_PARAMETERS),) float64."""
     lapse = min(max(model.lapse, 1e-6), 0.5)
-    return np.array([*model.drift, *model.boundary, math.log(max(model.nondecision_ms, 20.0) / 1000),
+    return np.array([*model.drift, *model.boundary, *np.array(model.boundary_effects)[_BOUNDARY_COLUMNS],
+                     *np.array(model.nondecision_effects)[_NONDECISION_COLUMNS],
+                     math.log(max(model.nondecision_spread_ms, 20.0) / 1000),
+                     math.log(max(model.nondecision_ms, 20.0) / 1000),
                      math.log(lapse / (1 - lapse))])
 
 
 def model_of(name: str, parameters: np.ndarray, wrong_grey_share: float) -> DiffusionModel:
     """The DiffusionModel of some DIFFUSION_PARAMETERS."""
+    boundary_effects, nondecision_effects = np.zeros(len(COEFFICIENTS)), np.zeros(len(COEFFICIENTS))
+    boundary_effects[_BOUNDARY_COLUMNS] = parameters[_BOUNDARY_EFFECTS]
+    nondecision_effects[_NONDECISION_COLUMNS] = parameters[_NONDECISION_EFFECTS]
     return DiffusionModel(name=name, drift=tuple(parameters[_DRIFT].tolist()),
                           boundary=tuple(parameters[_BOUNDARY].tolist()),
+                          boundary_effects=tuple(boundary_effects.tolist()),
+                          nondecision_effects=tuple(nondecision_effects.tolist()),
+                          nondecision_spread_ms=1000 * math.exp(parameters[_SPREAD]),
                           nondecision_ms=1000 * math.exp(parameters[_NONDECISION]),
                           lapse=float(1 / (1 + math.exp(-parameters[_LAPSE]))), wrong_grey_share=wrong_grey_share)
+
+
+def rates_of(parameters: np.ndarray, rolls) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drift rate (per s), boundary separation and non-decision time (s) of some DIFFUSION_PARAMETERS vectors
+    (draws, parameters) on some rolls (`RollFeatures`): three (draws, rolls) float64."""
+    rows = design(rolls)
+    command = rolls.command.astype(np.intp)
+    drift = np.exp(parameters[:, _DRIFT] @ rows.T)
+    boundary = np.exp(parameters[:, _BOUNDARY][:, command]
+                      + parameters[:, _BOUNDARY_EFFECTS] @ rows[:, _BOUNDARY_COLUMNS].T)
+    nondecision = np.exp(parameters[:, [_NONDECISION]]
+                         + parameters[:, _NONDECISION_EFFECTS] @ rows[:, _NONDECISION_COLUMNS].T)
+    return drift, boundary, nondecision
 
 
 @dataclass(frozen=True)
@@ -157,29 +202,26 @@ class _Answers:
     latency_s: np.ndarray  # (answers,) float64
 
     def _row_gradients(self, predictors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each answer's log-likelihood and its gradient in that answer's own predictors: (answers,) and (4,
-        answers), the predictors (4, answers) being the log drift, the log boundary, the log non-decision time
-        (s) and the logit of the lapse chance."""
+        """Each answer's log-likelihood and its gradient in that answer's own predictors: (answers,) and (5,
+        answers), the predictors (5, answers) being the log drift, the log boundary, the log non-decision time
+        (s), the logit of the lapse chance and the log of the non-decision time's spread (s)."""
         drift, boundary, nondecision = np.exp(predictors[:3])
         lapse = 1 / (1 + np.exp(-predictors[3]))
-        values, gradient = joint_log_likelihood(drift, boundary, nondecision, lapse, self.correct, self.latency_s)
+        spread = np.exp(predictors[4])
+        values, gradient = spread_log_likelihood(drift, boundary, nondecision, spread, lapse, self.correct,
+                                                 self.latency_s)
         gradient[:3] *= np.stack([drift, boundary, nondecision])
+        gradient[4] *= spread
         return values, gradient
 
     def _predictors(self, theta: np.ndarray) -> np.ndarray:
-        """Each answer's predictors (see `_row_gradients`) at some parameters: (4, answers); linear in theta."""
-        answers = len(self.correct)
-        return np.stack([self.rows @ theta[_DRIFT], theta[_BOUNDARY][self.command],
-                         np.full(answers, theta[_NONDECISION]), np.full(answers, theta[_LAPSE])])
+        """Each answer's predictors (see `_row_gradients`) at some parameters: (5, answers); linear in theta."""
+        return self._jacobian @ theta
 
     def negative_log_posterior(self, theta: np.ndarray, prior_mean: np.ndarray,
                                prior_variance: np.ndarray) -> tuple[float, np.ndarray]:
         values, gradient = self._row_gradients(self._predictors(theta))
-        total = np.empty(len(theta))
-        total[_DRIFT] = self.rows.T @ gradient[0]
-        total[_BOUNDARY] = np.bincount(self.command, weights=gradient[1], minlength=len(ALL_COMMANDS))
-        total[_NONDECISION] = gradient[2].sum()
-        total[_LAPSE] = gradient[3].sum()
+        total = np.einsum("rap,ra->p", self._jacobian, gradient)
         offset = theta - prior_mean
         value = -float(values.sum()) + 0.5 * float((offset**2 / prior_variance).sum())
         return value, -total + offset / prior_variance
@@ -187,28 +229,31 @@ class _Answers:
     def hessian(self, theta: np.ndarray, prior_variance: np.ndarray) -> np.ndarray:
         """The Hessian of the negative log posterior at theta: (parameters, parameters).
 
-        Each answer's likelihood depends on theta through its four predictors only, linearly, so the Hessian
-        is the sum over answers of J' H J, H the 4 x 4 Hessian in the answer's predictors (forward differences
-        of the analytic gradient: 5 likelihood evaluations, where differences in every parameter take 46)."""
+        Each answer's likelihood depends on theta through its five predictors only, linearly, so the Hessian
+        is the sum over answers of J' H J, H the 5 x 5 Hessian in the answer's predictors (forward differences
+        of the analytic gradient: 6 likelihood evaluations, where differences in every parameter take 40)."""
         predictors = self._predictors(theta)
         base = self._row_gradients(predictors)[1]
-        per_answer = np.empty((4, 4, len(self.correct)))  # (4, 4, answers)
-        for index in range(4):
-            step = np.zeros((4, 1))
+        per_answer = np.empty((5, 5, len(self.correct)))  # (5, 5, answers)
+        for index in range(5):
+            step = np.zeros((5, 1))
             step[index] = _HESSIAN_STEP
             per_answer[:, index] = (self._row_gradients(predictors + step)[1] - base) / _HESSIAN_STEP
         jacobian = self._jacobian
         symmetric = (per_answer + per_answer.transpose(1, 0, 2)) / 2
-        hessian = sum(jacobian[row].T @ (symmetric[row][:, :, None] * jacobian).sum(axis=0) for row in range(4))
+        hessian = sum(jacobian[row].T @ (symmetric[row][:, :, None] * jacobian).sum(axis=0) for row in range(5))
         return -hessian + np.diag(1 / prior_variance)
 
     @cached_property
     def _jacobian(self) -> np.ndarray:
-        """d predictors / d theta for each answer: (4, answers, parameters) float64."""
+        """d predictors / d theta for each answer: (5, answers, parameters) float64."""
         answers = len(self.correct)
-        jacobian = np.zeros((4, answers, len(DIFFUSION_PARAMETERS)))
+        jacobian = np.zeros((5, answers, len(DIFFUSION_PARAMETERS)))
+        jacobian[4, :, _SPREAD] = 1.0
         jacobian[0, :, _DRIFT] = self.rows
         jacobian[1, np.arange(answers), _BOUNDARY.start + self.command] = 1.0
+        jacobian[1, :, _BOUNDARY_EFFECTS] = self.rows[:, _BOUNDARY_COLUMNS]
+        jacobian[2, :, _NONDECISION_EFFECTS] = self.rows[:, _NONDECISION_COLUMNS]
         jacobian[2, :, _NONDECISION] = jacobian[3, :, _LAPSE] = 1.0
         return jacobian
 

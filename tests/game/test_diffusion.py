@@ -24,7 +24,7 @@ from diavolo_stats.game.diffusion import (
 from diavolo_stats.game.diffusion_fit import DIFFUSION_PARAMETERS, fit_diffusion, parameters_of
 from diavolo_stats.game.engine import play_games
 from diavolo_stats.game.players import PlayerModel
-from diavolo_stats.game.reading import ReadingModel
+from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
 from diavolo_stats.game.reading_fit import FIT_COLUMNS
 
 AVERAGE = DiffusionModel.from_player(PlayerModel.preset("average"))
@@ -206,8 +206,9 @@ def test_a_player_always_right_is_fitted(small_log):
 
 @pytest.mark.slow
 def test_recovery_99_percent_intervals_hold_the_generating_parameters(tmp_path):
-    """Six diffusion players with their own drifts, caution, non-decision times and lapses, 1,800 answers
-    each: the fitted 99 % intervals of their 138 parameters miss the truth no more often than chance allows."""
+    """Six diffusion players with their own drifts, caution and its roll effects, non-decision times with their
+    effects and spread, and lapses, 1,800 answers each: the fitted 99 % intervals of their 234 parameters miss
+    the truth no more often than chance allows."""
     rng = np.random.default_rng(5)
     models = []
     for index in range(6):
@@ -216,9 +217,16 @@ def test_recovery_99_percent_intervals_hold_the_generating_parameters(tmp_path):
         drift[6] += rng.normal(0, 0.01)
         drift[7:13] += rng.normal(0, 0.15, 6)
         drift[13:] += rng.normal(0, 0.1, 2)
+        boundary_effects, nondecision_effects = np.zeros(len(COEFFICIENTS)), np.zeros(len(COEFFICIENTS))
+        boundary_effects[6] = rng.normal(0, 0.01)
+        boundary_effects[7:] = rng.normal(0, 0.1, len(COEFFICIENTS) - 7)
+        nondecision_effects[1:6] = rng.normal(0, 0.1, 5)
+        nondecision_effects[6] = rng.normal(0, 0.01)
         models.append(replace(AVERAGE, name=f"p{index}", drift=tuple(drift),
                               boundary=tuple(np.array(AVERAGE.boundary) + rng.normal(0, 0.2, 6)),
-                              nondecision_ms=float(rng.uniform(200, 400)), lapse=float(rng.uniform(0.005, 0.04))))
+                              boundary_effects=tuple(boundary_effects), nondecision_effects=tuple(nondecision_effects),
+                              nondecision_ms=float(rng.uniform(200, 400)), nondecision_spread_ms=float(rng.uniform(
+                                  40, 200)), lapse=float(rng.uniform(0.005, 0.04))))
     path = tmp_path / "known.csv"
     write_reading_log(path, models, sessions=6, trials=300, seed=3, variant_names=("standard", "kids"),
                       practice=False)

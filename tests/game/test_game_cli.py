@@ -145,9 +145,11 @@ def test_fitted_players_play_as_the_model_asked_for(tmp_path):
                              "--design-games", "0", "--seed", "1", "--log", sample, "--model", model,
                              "--format", "json")
         assert result.returncode == 0, result.stderr
-        chances[model] = [player["win_probability"] for player in json.loads(result.stdout)["players"]]
-    # Either way the expert wins most games; the two models are two different fits.
-    assert all(novice < expert for novice, expert in chances.values())
+        games = json.loads(result.stdout)
+        chances[model] = ([player["win_probability"] for player in games["players"]], games["rounds"]["mean"],
+                          games["gems_lost_per_round"])
+    # Either way the expert wins most games; the two models are two different fits, which play differently.
+    assert all(novice < expert for (novice, expert), _, _ in chances.values())
     assert chances["diffusion"] != chances["reading"]
     result = run_diavolo("game", "--players", "synthetic-novice", "preset:average", "--log", sample,
                          "--model", "guess")
