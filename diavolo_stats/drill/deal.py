@@ -6,11 +6,12 @@ The game's rules say what a roll is (`rules.roll`) and what it answers
 foreperiod drawn for it, after the roll, from the same generator (so a seed
 and a trial number give the same roll and wait wherever they are dealt),
 the JSON a page paints it from, and the drill log row of an answer to it,
-built by the one gate of a trial (`judged_trial`).
+built by the one gate of a trial (`judged_trial`'s checks, the roll's once per deal).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 from diavolo_stats.core.rules import Resolution, Roll, resolve, roll
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import TrialRow
-from diavolo_stats.drill.trial import judged_trial
+from diavolo_stats.drill.trial import CheckedRoll, checked_roll
 
 
 @dataclass(frozen=True)
@@ -55,5 +56,10 @@ class Deal:
         """The drill log row of `answer` (a color, grey, or None for none) to this deal, `latency_ms` after it
         appeared at `timestamp`: `judged_trial` with this deal's roll and foreperiod; `trial` holds its other
         fields (interface, player, session_id, trial, too_early, seed, ...)."""
-        return judged_trial(self.variant, self.roll.command, self.roll.dice, self.roll.positions, answer,
-                            latency_ms, timestamp=timestamp, foreperiod_ms=float(self.foreperiod_ms), **trial)
+        return self.checked.row(answer, latency_ms, timestamp=timestamp, foreperiod_ms=float(self.foreperiod_ms),
+                                **trial)
+
+    @functools.cached_property
+    def checked(self) -> CheckedRoll:
+        """The roll checked as `judged_trial` checks a trial's, once per deal (every seat's answer is a row)."""
+        return checked_roll(self.variant, self.roll.command, self.roll.dice, self.roll.positions)

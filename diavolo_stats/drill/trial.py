@@ -55,6 +55,46 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
     never taken from the caller. The row is returned, not written: append it
     with `DrillLog.append`.
     """
+    shown = checked_roll(variant, command, dice, positions, spelled)
+    return shown.row(answer, latency_ms, interface=interface, player=player, session_id=session_id, trial=trial,
+                     timestamp=timestamp, command_first=command_first, too_early=too_early, timed_out=timed_out,
+                     foreperiod_ms=foreperiod_ms, seed=seed)
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckedRoll:
+    """A roll checked against its game (`checked_roll`), with its resolution: the rows of the answers to it."""
+
+    variant: Variant
+    command: Command
+    dice: dict[str, tuple[int, ...]]
+    positions: Any  # logged_positions of the die centers
+    expected: str
+    accepted: tuple[str, ...]
+
+    def row(self, answer: str | None, latency_ms: float | None, *, interface: str, player: str, session_id: str,
+            trial: int, timestamp: datetime | str, command_first: bool = False, too_early: bool = False,
+            timed_out: bool | None = None, foreperiod_ms: float | None = None, seed: int | None = None) -> TrialRow:
+        """The row of `answer` to this roll, its outcome checked (see `judged_trial`)."""
+        if answer is None or answer == NO_ANSWER:
+            answer = NO_ANSWER
+        else:
+            check_answer(answer, self.variant.colors)
+        check_value("too_early", too_early, Flag())
+        timed_out = check_outcome(answer, latency_ms, too_early, timed_out)
+        return TrialRow(
+            session_id=session_id, player=player, trial=trial, timestamp=timestamp,
+            variant=rules_cell(self.variant), dice_per_color=self.variant.dice_per_color,
+            command_first=command_first, command=self.command, dice=self.dice, positions=self.positions,
+            expected=self.expected, answer=answer, correct=answer in self.accepted, latency_ms=latency_ms,
+            too_early=too_early, timed_out=timed_out, foreperiod_ms=foreperiod_ms, seed=seed, interface=interface,
+            accepted=self.accepted)
+
+
+def checked_roll(variant: Variant, command: Command | str, dice: Mapping[str, Sequence[int]], positions: Mapping,
+                 spelled: Callable[[Any], str] = repr) -> CheckedRoll:
+    """The roll shown, checked against `variant` as `judged_trial` checks it, and resolved: InputError naming
+    the first bad field. A live table checks its deal once, then builds each seat's row from it."""
     if not isinstance(variant, Variant):
         raise InputError(f"must be a Variant, got {type(variant).__name__}", field="variant")
     if not isinstance(command, str) or str(command) not in {c.value for c in variant.commands}:
@@ -64,19 +104,8 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
     dice = check_value("dice", dice, Dice(variant), spelled)
     centers = check_value("positions", positions, DieCenters(variant), spelled)
     resolution = resolve(variant, command, dice, centers)
-    if answer is None or answer == NO_ANSWER:
-        answer = NO_ANSWER
-    else:
-        check_answer(answer, variant.colors)
-    check_value("too_early", too_early, Flag())
-    timed_out = check_outcome(answer, latency_ms, too_early, timed_out)
-    return TrialRow(
-        session_id=session_id, player=player, trial=trial, timestamp=timestamp, variant=rules_cell(variant),
-        dice_per_color=variant.dice_per_color, command_first=command_first, command=command,
-        dice={color: tuple(values) for color, values in dice.items()},
-        positions=logged_positions(centers, variant.table), expected=resolution.answer, answer=answer,
-        correct=answer in resolution.accepted, latency_ms=latency_ms, too_early=too_early, timed_out=timed_out,
-        foreperiod_ms=foreperiod_ms, seed=seed, interface=interface, accepted=resolution.accepted)
+    return CheckedRoll(variant, command, {color: tuple(values) for color, values in dice.items()},
+                       logged_positions(centers, variant.table), resolution.answer, tuple(resolution.accepted))
 
 
 def _is_point(point: object) -> bool:

@@ -73,7 +73,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         yield
-        open_rooms.close()
+        await open_rooms.close()
 
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers, lifespan=lifespan)
     app.state.rooms = open_rooms  # the rooms' answer handling times, for benchmarks/bench_rooms.py

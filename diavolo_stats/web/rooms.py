@@ -35,6 +35,7 @@ import collections
 import json
 import math
 import secrets
+import sys
 import time
 import traceback
 from collections.abc import Awaitable, Callable
@@ -59,7 +60,9 @@ from diavolo_stats.game.specs import fit_named
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.bucket import TokenBucket
+from diavolo_stats.web.busy import NotStored
 from diavolo_stats.web.foreperiod import Foreperiod
+from diavolo_stats.web.log_queue import LogQueue
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
     ANSWER_NAME,
@@ -88,6 +91,10 @@ PING_INTERVAL_S = 1.0
 PONG_WAIT_S = 5.0
 FIT_AGE_S = 600.0
 """A player's own model, which flags their implausible claims, is fitted from the log at most this often."""
+CLOSING_WRITE_S = 10.0
+"""How long a stopping server still tries to write the answers waiting for the log."""
+UNSAVED_NOTICE_S = 2.0
+"""How long an answer may take to reach the disk before its seat is told why it has not yet."""
 HANDLING_SAMPLES = 100_000
 """The most answer handling times kept (the benchmark's figures)."""
 
@@ -144,8 +151,10 @@ class Room:
     host_key: str
     options: dict
     table: Table
+    queue: LogQueue
     handling_ms: collections.deque
     drawn: dict  # what the pages draw the game's rolls with (`trials.drawn_game`) and its answer keys
+    storing_ms: collections.deque
     keys: list[str] = field(default_factory=list)  # per seat: the key a reload gives to take the seat back
     connections: list[set] = field(default_factory=list)  # per seat: its open sockets
     watchers: set = field(default_factory=set)
@@ -157,6 +166,7 @@ class Room:
     grabbed: asyncio.Event = field(default_factory=asyncio.Event)  # set by each answer taken
     someone_joined: asyncio.Event = field(default_factory=asyncio.Event)
     last_seen: float = field(default_factory=time.monotonic)
+    acknowledging: set = field(default_factory=set)  # the tasks telling seats their answers are stored
 
     @property
     def sockets(self) -> set:
@@ -235,18 +245,42 @@ class Room:
         if fitted:
             await self.broadcast_states()
 
-    async def answer(self, seat: int | None, asked: dict, at: float) -> dict | None:
-        """Take a seat's answer (received at `at`, the table's clock) to the round on the table; what to tell
-        that seat, if anything."""
+    async def answer(self, seat: int | None, asked: dict, at: float, socket: WebSocket,
+                     received: float) -> dict | None:
+        """Take a seat's answer (received at `at`, the table's clock; `received`, perf_counter's) to the round on
+        the table: everyone is told the grab at once, the seat that its answer is stored once it is on disk
+        (`LogQueue`); what to tell that seat now, if anything."""
         if seat is None:
             return {"type": "error", "message": "a screen that only watches has no answer to give"}
-        taken = await run_in_threadpool(self.table.answer, seat, asked["round"], asked["answer"],
-                                        round(float(asked["latency_ms"]), 1), asked["timestamp"], at)
+        taken = self.table.answer(seat, asked["round"], asked["answer"], round(float(asked["latency_ms"]), 1),
+                                  asked["timestamp"], at)
+        acknowledging = asyncio.create_task(self._acknowledge(socket, asked["round"], self.queue.put_so_far,
+                                                              received))
+        self.acknowledging.add(acknowledging)
+        acknowledging.add_done_callback(self.acknowledging.discard)
         self.awarded = self.table.devils_left(waiting=self._expected())
         await self.broadcast({"type": "grabbed", "round": asked["round"], "seat": seat, "devils_left": self.awarded})
+        self.handling_ms.append(1000 * (time.perf_counter() - received))
         self.grabbed.set()
         self._check_answered()
         return None if taken.counted else {"type": "refused", "round": asked["round"], "message": taken.reason}
+
+    async def _acknowledge(self, socket: WebSocket, round_number: int, place: int, received: float) -> None:
+        """Tell `socket` its answer to `round_number` (the queue's row `place`) is stored once it is on disk;
+        meanwhile, once, why the log does not take it yet."""
+        told = False
+        while True:
+            try:
+                await asyncio.wait_for(self.queue.stored(place), UNSAVED_NOTICE_S)
+                break
+            except asyncio.TimeoutError:
+                if self.queue.failure is not None and not told:
+                    told = True
+                    await self._send(socket, {"type": "unsaved", "round": round_number,
+                                              "message": f"your answer counts, but is not on disk yet: "
+                                                         f"{self.queue.failure}"})
+        self.storing_ms.append(1000 * (time.perf_counter() - received))
+        await self._send(socket, {"type": "stored", "round": round_number})
 
     def _expected(self) -> list[int]:
         """The seats the round waits for: still in, connected, not idle."""
@@ -339,9 +373,12 @@ class Room:
                 await self.broadcast({"type": "devils", "round": self.table.number, "devils_left": left})
 
     async def _settle(self) -> None:
-        """Referee the round (the seats away logged nothing), and tell everyone."""
+        """Referee the round (the seats away logged nothing), and tell everyone once its rows are on disk (or
+        the log said why not)."""
         absent = [seat for seat in range(len(self.table.seats)) if self.away(seat)]
-        await run_in_threadpool(self.table.settle, absent)
+        self.table.settle(absent)
+        # The result once the round's answers are on disk, or the log has said why not (the game goes on).
+        await self.queue.stored_or_failing(self.queue.put_so_far)
         await self.broadcast({"type": "result", "round": self.table.round_document(),
                               "devils_left": self.table.devils_left(), "seats": self.seat_states()})
 
@@ -354,10 +391,13 @@ class Rooms:
                  held: Variant | None = None):
         self.store, self.token, self.clock, self.held = store, token, clock, held
         self.rooms: dict[str, Room] = {}
+        self.queue = LogQueue(store)
         self.handling_ms: collections.deque = collections.deque(maxlen=HANDLING_SAMPLES)
         """Per answer, ms from its message received to the broadcast that follows it sent."""
         self._fits: dict[str, tuple[float, Any]] = {}  # by name: when fitted (monotonic s), the model or None
         self._fitting = asyncio.Lock()
+        self.storing_ms: collections.deque = collections.deque(maxlen=HANDLING_SAMPLES)
+        """Per answer, ms from its message received to its row on disk."""
         self.claim: Callable[[str], Awaitable[bool]] | None = None
         """Rooms shared by several processes (`shared_rooms`): claims a new room's code, False when taken."""
         self.relay: Callable[[Any, str], Awaitable[None]] | None = None
@@ -394,18 +434,24 @@ class Rooms:
                 break
         variant = drilled_variant(options["variant"], self.held)
         table = Table(variant, GameRules(end=options["end"], devils=options["devils"]),
-                      options["foreperiod_ms"], np.random.default_rng(), self.store.add, clock=self.clock)
-        room = Room(code=code, host_key=secrets.token_urlsafe(16), options=options, table=table,
-                    handling_ms=self.handling_ms, drawn=drawn_game(variant) | {"keys": answer_keys(variant, {})})
+                      options["foreperiod_ms"], np.random.default_rng(), self.queue.put, clock=self.clock)
+        room = Room(code=code, host_key=secrets.token_urlsafe(16), options=options, table=table, queue=self.queue,
+                    handling_ms=self.handling_ms, storing_ms=self.storing_ms,
+                    drawn=drawn_game(variant) | {"keys": answer_keys(variant, {})})
         self.rooms[code] = room
         return room
 
-    def close(self) -> None:
-        """Stop every room's game (the server is stopping)."""
+    async def close(self) -> None:
+        """Stop every room's game and write the answers still waiting (the server is stopping; up to
+        CLOSING_WRITE_S, after which what could not be written is said on stderr)."""
         for room in self.rooms.values():
             for task in (room.task, room.fitting):
                 if task is not None:
                     task.cancel()
+        lost = await self.queue.flush(CLOSING_WRITE_S)
+        if lost:
+            print(f"{lost} room answers could not be written to {self.store.log.path} before the server stopped: "
+                  f"{self.queue.failure}", file=sys.stderr)
 
     def _drop_idle(self) -> None:
         now = time.monotonic()
@@ -445,8 +491,7 @@ class Rooms:
                 kind = message.get("type") if isinstance(message, dict) else None
                 try:
                     if kind == "answer":
-                        reply = await room.answer(seat, GRAB_MESSAGE.check(message), at)
-                        room.handling_ms.append(1000 * (time.perf_counter() - received))
+                        reply = await room.answer(seat, GRAB_MESSAGE.check(message), at, socket, received)
                     elif kind == "pong" and seat is not None:
                         room.table.pong(seat, PONG.check(message)["id"], at)
                         ponged.set()
@@ -457,7 +502,7 @@ class Rooms:
                         reply = None
                     else:
                         reply = {"type": "error", "message": "send an answer (or, from the host's screen, start)"}
-                except InputError as error:
+                except (InputError, NotStored) as error:
                     reply = {"type": "error", "message": str(error)}
                 if reply is not None:
                     await socket.send_text(json.dumps(reply))

@@ -15,6 +15,7 @@ from typing import TextIO
 import h11
 import psutil
 import uvicorn
+from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from diavolo_stats.core.variant import Variant
@@ -22,6 +23,7 @@ from diavolo_stats.drill.log import default_log_path
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import check_value
 from diavolo_stats.web.app import create_app, is_loopback
+from diavolo_stats.web.rooms import MAX_MESSAGE_BYTES
 from diavolo_stats.web.security import TOKEN
 from diavolo_stats.web.shared_rooms import SharedRooms
 
@@ -79,6 +81,18 @@ class TimedH11Protocol(H11Protocol):
             self.transport.close()
 
 
+def uvicorn_config(app: Starlette) -> uvicorn.Config:
+    """uvicorn's settings for the app: the bounds above, a room's WebSocket messages at most
+    `rooms.MAX_MESSAGE_BYTES` (closed 1009 beyond, before any is parsed), sent uncompressed (a room's messages
+    are a few hundred bytes, and compressing each for each socket was most of a broadcast's cost), and the app's
+    lifespan, whose end writes the rooms' answers still waiting."""
+    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                          timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S, limit_concurrency=MAX_CONNECTIONS,
+                          http=TimedH11Protocol, timeout_keep_alive=REQUEST_TIMEOUT_S,
+                          h11_max_incomplete_event_size=MAX_HEADER_BYTES, ws_max_size=MAX_MESSAGE_BYTES,
+                          ws_per_message_deflate=False)
+
+
 def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = None, token: str | None = None,
           open_browser: bool = False, out: TextIO = sys.stdout, variant: Variant | None = None,
           nats: str | None = None) -> None:
@@ -111,11 +125,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     bound = listener.getsockname()[1]
     urls = [f"http://{f'[{address}]' if ':' in address else address}:{bound}/" + (f"?token={token}" if token else "")
             for address in reachable_addresses(host.strip("[]"))]
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S, limit_concurrency=MAX_CONNECTIONS,
-                            http=TimedH11Protocol, timeout_keep_alive=REQUEST_TIMEOUT_S,
-                            h11_max_incomplete_event_size=MAX_HEADER_BYTES)
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app))
     shared = SharedRooms(app.state.rooms, nats) if nats is not None else None
     try:
         asyncio.run(_run(server, listener, urls, open_browser, out, shared))

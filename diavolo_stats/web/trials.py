@@ -23,10 +23,12 @@ type, then dropped).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 import time
 import uuid
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -205,6 +207,18 @@ def trial_row(body: object, held: Variant | None = None) -> TrialRow:
         spelled=json_spelled)
 
 
+@contextlib.contextmanager
+def _not_stored(what: str, then: str, every_error: bool = False) -> Iterator[None]:
+    """An InputError of the log (disk full, lock held; any InputError with `every_error`) as NotStored, saying
+    `what` was not stored and what happens `then`."""
+    try:
+        yield
+    except InputError as error:
+        if error.field != "log" and not every_error:
+            raise
+        raise NotStored(f"log: {what} not stored ({error.message}); {then}") from None
+
+
 class TooFast(InputError):
     """A session sent more trials a second than a person can answer (HTTP 429)."""
 
@@ -227,10 +241,8 @@ class TrialStore:
 
     def stored(self, session_id: str, trial: int) -> Verdict | None:
         """The verdict of that trial as the log holds it, None when the log does not hold it."""
-        try:
+        with _not_stored("the trial was", "the page sends it again", every_error=True):
             return self.log.stored(session_id, trial)
-        except InputError as error:
-            raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
 
     def add(self, row: TrialRow) -> tuple[bool, Verdict]:
         """Append `row` (from `trial_row`) unless its trial is already in the log: whether it was appended,
@@ -240,12 +252,14 @@ class TrialStore:
         burst of TRIAL_BURST); NotStored (HTTP 503) when the log cannot take the row now (disk full, the
         lock held by another program): the trial is valid, and sent again later.
         """
-        try:
+        with _not_stored("the trial was", "the page sends it again"):
             return self.log.append_once(row, before_append=lambda: self._take_token(row.session_id))
-        except InputError as error:
-            if error.field != "log":
-                raise
-            raise NotStored(f"log: the trial was not stored ({error.message}); the page sends it again") from None
+
+    def add_rows(self, rows: Sequence[TrialRow]) -> None:
+        """Append `rows`, trials the log cannot hold yet (a live table's, each logged once by its table), in one
+        write and one fsync; NotStored when the log cannot take them now, and none of them is stored."""
+        with _not_stored("the answers were", "the server keeps them and tries again"):
+            self.log.append_rows(rows)
 
     def figures(self) -> pd.DataFrame:
         """The log's rows now, FIGURE_COLUMNS and each row's line as `load_logs(..., lines=True)` reads them (what

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from helpers.browser import ORIGIN
+from helpers.rooms import FAST, WS, join, open_room, right_answer, until, wrong_answer
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from diavolo_stats.core.rules import resolve
-from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.game import fairness
 from diavolo_stats.game.referee import engine_mismatches
@@ -22,8 +22,6 @@ from diavolo_stats.web import rooms
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.trials import TrialStore
 
-WS = ORIGIN.replace("http://", "ws://")
-FAST = {"foreperiod_ms": [0, 0], "feedback_ms": 0}
 SAMPLE_LOG = Path(__file__).parents[2] / "data" / "sample_drills.csv"
 
 
@@ -33,41 +31,6 @@ def client(client, monkeypatch):
     it saw pass (the test that checks that bound puts it back)."""
     monkeypatch.setattr(fairness, "TOLERANCE_MS", 60_000.0)
     return client
-
-
-def open_room(client, **choices) -> dict:
-    response = client.post("/api/rooms", json={**FAST, **choices})
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def until(socket, kind: str) -> dict:
-    """The next message of `kind` on `socket` (those before it are read and dropped)."""
-    while True:
-        message = socket.receive_json()
-        if message["type"] == kind:
-            return message
-
-
-def join(client, code: str, name: str | None, **keys):
-    socket = client.websocket_connect(f"{WS}/ws/rooms/{code}", headers={"Origin": ORIGIN})
-    socket.__enter__()
-    try:
-        socket.send_json({"type": "join", "name": name, **keys})
-        joined = until(socket, "joined")
-    except WebSocketDisconnect:
-        socket.__exit__(None, None, None)
-        raise
-    return socket, joined
-
-
-def right_answer(roll: dict) -> str:
-    return resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).answer
-
-
-def wrong_answer(roll: dict) -> str:
-    accepted = resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).accepted
-    return next(a for a in ("black", "red", "white", "grey") if a not in accepted)
 
 
 def test_a_room_plays_a_whole_game_refereed_by_the_library_and_logs_each_answer_once(client, log_path):

@@ -36,9 +36,11 @@ UNKNOWN_RULES = "custom"
 """The `variant` of a row written before the rules were logged, of a game that is not a preset."""
 
 
+@functools.lru_cache(maxsize=256)
 def rules_cell(variant: Variant) -> str:
     """The `variant` cell of a trial of `variant`: the preset it is in every way (colors, dice, sides, commands,
-    table), else its rules as one line of JSON (a variant file's keys)."""
+    table), else its rules as one line of JSON (a variant file's keys). Kept per variant: every answer at a
+    live table is a row of it, and comparing with the presets is most of a row's cost."""
     from diavolo_stats.core.variant_file import variant_document
 
     # The command die's faces are equally likely: their order on the command line is no other game; a variant

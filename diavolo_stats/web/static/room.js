@@ -121,6 +121,14 @@ function receive(message) {
     case "refused":
       setStatus(`not counted: ${message.message}`);
       break;
+    case "unsaved": // the answer counts; the server keeps it and writes it once its disk takes it
+      setStatus(message.message);
+      body.dataset.unsaved = message.round;
+      break;
+    case "stored":
+      if (body.dataset.unsaved) setStatus("");
+      delete body.dataset.unsaved;
+      break;
     case "result":
       showResult(message);
       break;
