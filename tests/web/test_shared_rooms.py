@@ -122,7 +122,8 @@ def test_a_room_whose_owner_is_killed_mid_round_ends_in_words_and_keeps_every_ac
     time.sleep(0.2)
     bea.send(type="answer", round=roll["round"], answer=right_and_wrong(roll)[0], latency_ms=150,
              timestamp="2026-12-01T08:00:00Z")
-    assert bea.until("grabbed")["seat"] == 1  # acknowledged: logged before the room was told
+    assert bea.until("grabbed")["seat"] == 1  # the room is told the grab at once
+    assert bea.until("stored")["round"] == roll["round"]  # acknowledged: the row is on the owner's disk
     a.kill()
     assert bea.until("closed")["message"] == shared_rooms.ENDED
     rows = load_logs([tmp_path / "a.csv"])
