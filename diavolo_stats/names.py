@@ -6,7 +6,8 @@ MAX_PLAYER_LENGTH characters of Unicode (no lone surrogate), not blank, no contr
 text-direction character. What a new name may be (`name_problem`, `PLAYER_NAME`), stricter: at most
 MAX_NEW_NAME_LENGTH characters (a lobby's line on a phone), something visible besides spaces, fillers (U+3164,
 U+2800) and combining marks, a zero-width joiner only inside an emoji sequence (a family), and letters
-not mixing Latin, Greek and Cyrillic, whose letters look alike; it is kept in NFKC form, so that a name
+not mixing Latin, Greek and Cyrillic within a word, whose letters look alike (a Greek first name beside
+a Latin surname is a name; a Cyrillic letter inside a Latin word is a disguise); it is kept in NFKC form, so that a name
 typed in another normal form, or full-width, is the same player. `looks_alike` says which names look the
 same (NFKC, case, Unicode's confusables): a table seats one of them.
 """
@@ -104,10 +105,11 @@ def name_problem(name: object, longest: int = MAX_NEW_NAME_LENGTH) -> str | None
                 0 < at < len(name) - 1 and unicodedata.category(name[at - 1]) in _EMOJI_BEFORE_JOINER
                 and unicodedata.category(name[at + 1]) == "So"):
             return f"a zero-width joiner (U+200D) joins emoji only; this one is at position {at + 1}"
-    scripts = {categories.aliases_categories(c)[0] for c in name if c.isalpha()} & _LOOK_ALIKE_SCRIPTS
-    if len(scripts) > 1:
-        return (f"a name's letters are of one of Latin, Greek and Cyrillic, whose letters look alike; "
-                f"this one mixes {' and '.join(sorted(script.title() for script in scripts))}")
+    for word in name.split():
+        scripts = {categories.aliases_categories(c)[0] for c in word if c.isalpha()} & _LOOK_ALIKE_SCRIPTS
+        if len(scripts) > 1:
+            return (f"a word's letters are of one of Latin, Greek and Cyrillic, whose letters look alike; "
+                    f"{word!r} mixes {' and '.join(sorted(script.title() for script in scripts))}")
     return None
 
 

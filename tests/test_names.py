@@ -27,6 +27,7 @@ REFUSED = {
     "a right-to-left override": "Ann\u202eSue",
     "a lone surrogate": "Ann\ud800",
     "a Cyrillic letter in a Latin name": "\u0410nn",
+    "a Greek letter in a Latin surname": "Sofia Iv\u03b1nova",
     "a joiner between letters": "An\u200dn",
     "longer than a lobby's line": "W" * (MAX_NEW_NAME_LENGTH + 1),
 }
@@ -40,7 +41,7 @@ def test_a_name_that_looks_blank_hides_or_spoofs_is_refused_in_one_line(name):
 
 
 @pytest.mark.parametrize("name", [FAMILY, f"{FAMILY} Ann", "\U0001F3F3\ufe0f\u200d\U0001F308", "Вова",
-                                  "さくら子", "José", "Zoë-Ann O'Neil", "W" * MAX_NEW_NAME_LENGTH])
+                                  "Σοφία Ivanova", "さくら子", "José", "Zoë-Ann O'Neil", "W" * MAX_NEW_NAME_LENGTH])
 def test_names_of_any_script_and_emoji_sequences_are_taken(name):
     assert name_problem(name) is None and PLAYER_NAME.normalize(name) == unicodedata.normalize("NFKC", name)
 
