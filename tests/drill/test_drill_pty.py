@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -19,10 +20,13 @@ from helpers.pty_drill import CURSOR_QUERY, FAST, Drill, printed_json
 from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.core.rules import roll
 from diavolo_stats.core.variant import Command, Variant
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import COLUMNS, DrillLog, load_logs
 from diavolo_stats.drill.log.rules import played_variant
 from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.drill.trial import judged_trial
+
+HUMAN_MS = MIN_LATENCY_MS + 50  # a person's answer: one faster than the human floor is read as an anticipation
 
 
 @pytest.mark.slow  # a terminal (pty) and a real drill process
@@ -79,7 +83,7 @@ def test_a_session_killed_mid_way_keeps_every_completed_row(tmp_path):
 def test_q_and_ctrl_c_end_the_session_with_exit_0_and_its_summary(tmp_path, how):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--trials", "10", "--log", str(log), *FAST, cwd=tmp_path)
-    drill.answer_after(20, "w")
+    drill.answer_after(HUMAN_MS, "w")
     drill.stimulus()
     if how == "q":
         drill.child.send("q")
@@ -121,11 +125,13 @@ def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_ne
     drill.expect(r"too early \(trial 1\)")
     assert "TOO EARLY" in drill.screen() and "trial 1 of 2" in drill.screen()
     numbers = [drill.stimulus()]
+    time.sleep(HUMAN_MS / 1000)
     drill.child.send("r")
     drill.expect(r"answered \(trial 1\)")
     assert "trial 1 of 2" in drill.screen()
     numbers.append(drill.stimulus())
     assert "trial 2 of 2" in drill.screen()
+    time.sleep(HUMAN_MS / 1000)
     drill.child.send("w")
     status, output = drill.finish()
     assert status == 0 and numbers == [1, 2]
