@@ -22,6 +22,7 @@ from helpers.cli import REPO
 from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.progress import WEEK
 from diavolo_stats.analytics.tie_frequency import FRAME_COLUMNS
+from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.drill.log import COLUMNS, load_logs
 from diavolo_stats.drill.summary import SUMMARY_COLUMNS
 
@@ -93,9 +94,14 @@ def test_the_session_summary_fits_the_screen(sample_server, sized_page):
         lines = page.evaluate("""() => { const range = document.createRange();
             range.selectNodeContents(document.querySelector('#progress')); return range.getClientRects().length; }""")
         assert lines == 1, "'trial 1 of 2' wraps"
-        dice = page.locator("#dice .die > rect").evaluate_all(
-            "rects => rects.map((rect) => rect.getBoundingClientRect().width)")
-        assert dice and round(min(dice), 2) >= 28, dice  # (to the 1/100 px that floating point keeps)
+        # every die of a roll at one size, never under the model's die on the drawn felt (they may shrink from
+        # the table's size so that none covers another)
+        dice_mm = page.evaluate("""() => { const svg = document.querySelector('#dice').ownerSVGElement;
+            const per_mm = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return [...document.querySelectorAll('#dice .die > rect')].map(
+                (rect) => rect.getBoundingClientRect().width / per_mm); }""")
+        assert dice_mm and max(dice_mm) - min(dice_mm) < 0.01, dice_mm
+        assert round(min(dice_mm), 2) >= TableModel().die_mm, dice_mm  # (to the 1/100 mm floating point keeps)
         # an answer within 100 ms of the roll is no reading of it, and the server refuses it: wait past that
         page.evaluate("target => { while (performance.now() < target) {} }", onset + 300)
         page.click("#answers button.answer-grey")

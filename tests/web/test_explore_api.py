@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.asyncio_run import run
 from helpers.cli import run_diavolo
 from helpers.variants import BAD_VARIANT_FILES
 
@@ -196,5 +197,5 @@ def test_a_heavy_request_whose_client_left_stops_its_work_and_frees_its_slot():
             await asyncio.wait_for(asking, 30)
 
     heavy = Heavy(at_once=1)
-    asyncio.run(ask(heavy))
-    assert asyncio.run(heavy.run("more work", sum, [1, 2])) == 3  # its one slot is free again
+    run(ask(heavy))
+    assert run(heavy.run("more work", sum, [1, 2])) == 3  # its one slot is free again

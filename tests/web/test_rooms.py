@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from helpers.asyncio_run import run
 from helpers.browser import ORIGIN
 from helpers.rooms import FAST, WS, join, open_room, right_answer, until, wrong_answer
 from starlette.testclient import TestClient
@@ -332,5 +332,5 @@ def test_a_players_own_model_is_fitted_once_for_games_started_again_and_again(lo
     async def two_games() -> list[dict]:
         return [await open_rooms.fitted(["Ann", "Bea"]), await open_rooms.fitted(["Bea", "Ann"])]
 
-    assert asyncio.run(two_games()) == [{"Ann": "Ann's model"}] * 2
+    assert run(two_games()) == [{"Ann": "Ann's model"}] * 2
     assert fits == [["Ann", "Bea"]]  # not once a game: a log's fit takes seconds of CPU
