@@ -136,6 +136,15 @@ class RoomPlayer:
         self.page.wait_for_function("states => states.includes(document.body.dataset.state)", arg=states,
                                     timeout=60_000)
 
+    def host(self, url: str) -> str:
+        """Open a room at `url` (the room page, its settings in the query) as its host, in this player's name:
+        the room's code, once the lobby shows."""
+        self.page.goto(url)
+        self.page.fill("#host-form input[name=name]", self.name)
+        self.page.click("#host-form button[type=submit]")
+        self.wait_for(["lobby"])
+        return self.page.locator("#room-code").inner_text()
+
 
 ROOM_KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
 

@@ -16,11 +16,7 @@ def test_three_players_on_two_processes_play_a_shared_room_to_its_end(nats_serve
     bases = [server.url.split("?")[0].rstrip("/") for server in servers]
     ann, bea, cid = (Player(browser, name) for name in ("Ann", "Bea", "Cid"))
     try:
-        ann.page.goto(f"{bases[0]}/room?foreperiod_ms=200,300&feedback_ms=200")
-        ann.page.fill("#host-form input[name=name]", "Ann")
-        ann.page.click("#host-form button[type=submit]")
-        ann.wait_for(["lobby"])
-        code = ann.page.locator("#room-code").inner_text()
+        code = ann.host(f"{bases[0]}/room?foreperiod_ms=200,300&feedback_ms=200")
         for player in (bea, cid):  # the code, typed on the other process's page
             player.page.goto(f"{bases[1]}/room")
             player.page.fill("#join-form input[name=code]", code)

@@ -101,11 +101,7 @@ def test_the_devils_bar_after_each_grab_on_every_seats_screen(server, browser):
     ann.page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: awarded.append(
         json.loads(payload)["devils_left"]) if json.loads(payload)["type"] in ("grabbed", "devils") else None))
     try:
-        ann.page.goto(f"{base}/room?foreperiod_ms=50,100&feedback_ms=60000")
-        ann.page.fill("#host-form input[name=name]", "Ann")
-        ann.page.click("#host-form button[type=submit]")
-        ann.wait_for(["lobby"])
-        code = ann.page.locator("#room-code").inner_text()
+        code = ann.host(f"{base}/room?foreperiod_ms=50,100&feedback_ms=60000")
         for player in (bea, cid):
             player.page.goto(f"{base}/room?code={code}")
             player.page.fill("#join-form input[name=name]", player.name)
@@ -150,11 +146,7 @@ def test_a_room_seat_that_reloads_after_the_roll_and_answers_at_once_is_timed_fr
     bea.page.on("websocket", lambda socket: socket.on("framesent", lambda payload: claims.append(
         json.loads(payload)) if json.loads(payload)["type"] == "answer" else None))
     try:
-        ann.page.goto(f"{base}/room?foreperiod_ms=50,100&feedback_ms=60000")
-        ann.page.fill("#host-form input[name=name]", "Ann")
-        ann.page.click("#host-form button[type=submit]")
-        ann.wait_for(["lobby"])
-        code = ann.page.locator("#room-code").inner_text()
+        code = ann.host(f"{base}/room?foreperiod_ms=50,100&feedback_ms=60000")
         bea.page.goto(f"{base}/room?code={code}")
         bea.page.fill("#join-form input[name=name]", "Bea")
         bea.page.click("#join-form button[type=submit]")
