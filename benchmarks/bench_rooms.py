@@ -61,10 +61,12 @@ def serve_in_thread(log: Path, nats: str | None = None):
     `nats` when given); (app, server, thread, port)."""
     import uvicorn
 
+    from diavolo_stats.web import rooms
     from diavolo_stats.web.app import create_app
     from diavolo_stats.web.server import uvicorn_config
     from diavolo_stats.web.shared_rooms import SharedRooms
 
+    rooms.MAX_ROOMS_PER_ADDRESS = rooms.MAX_ROOMS  # every simulated host is 127.0.0.1
     app = create_app(log)
     shared = SharedRooms(app.state.rooms, nats) if nats else None
     listener = socket.create_server(("127.0.0.1", 0))

@@ -63,6 +63,7 @@ from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.busy import NotStored
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.log_queue import LogQueue
+from diavolo_stats.web.sockets import SEND_DEADLINE_S, Outbox
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
     ANSWER_NAME,
@@ -77,10 +78,32 @@ from diavolo_stats.web.trials import (
 
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 """Room codes use capital letters but I and O, which read as 1 and 0 across a room."""
-CODE_LENGTH = 4
+CODE_LENGTH = 8
+"""24**8, about 1.1e11 codes: with every room open and WRONG_CODES_PER_S, a guesser from one address finds one
+in about a thousand years (the manual gives the sums)."""
 MAX_ROOMS = 50
+MAX_ROOMS_PER_ADDRESS = 3
+"""Rooms one address may have open at once (a host opens one; a family two or three)."""
 MAX_SOCKETS_PER_ROOM = 2 * MAX_PLAYERS
 """Connections per room: a seat each, room for reloads whose old connection has not closed yet, the host."""
+MAX_SOCKETS_PER_SEAT = 2
+"""Connections one seat's key may hold: its page, and a reload whose old connection has not closed yet."""
+MAX_SOCKETS = 400
+"""WebSockets open at once in all rooms, joined or not: below `server.MAX_CONNECTIONS` (500), so the pages and
+the API stay answered with every room full."""
+JOIN_TIMEOUT_S = 5.0
+"""A WebSocket must send its join message within this long of opening, or it is closed."""
+JOINS_PER_SECOND = 1.0
+JOIN_BURST = 10
+"""Rejoins per second of one seat's key, after a burst (a phone reloading)."""
+ADDRESS_JOINS_PER_SECOND = 10.0
+ADDRESS_JOIN_BURST = MAX_SOCKETS
+"""Joins per second from one address, after a burst (a club behind one router joins at once)."""
+WRONG_CODES_PER_S = 0.05
+WRONG_CODE_BURST = 5
+"""Connections to a room code that is not open, per second per address, after a burst (typos)."""
+MAX_ADDRESSES = 10_000
+"""Addresses whose join limits are kept (the longest unseen forgotten first)."""
 MAX_MESSAGE_BYTES = 1024
 MESSAGES_PER_SECOND = 10.0
 MESSAGE_BURST = 20
@@ -109,11 +132,14 @@ ROOM = Record("room", {
 """A room's game, as the host chooses it: the variant (a preset, or SERVED: the server's variant file), the
 readings, and the waits before and after a roll."""
 
+KEY = Text(max_length=64, pattern=r"[A-Za-z0-9_-]+", described="a key this server gave")
+"""A seat's or the host's key, as `secrets.token_urlsafe` writes it."""
+
 JOIN = Record("join", {
     "type": OneOf(("join",)),
     "name": Maybe(PLAYER_NAME),
-    "seat_key": Maybe(Text(max_length=64)),
-    "host_key": Maybe(Text(max_length=64)),
+    "seat_key": Maybe(KEY),
+    "host_key": Maybe(KEY),
 }, defaults={"name": None, "seat_key": None, "host_key": None})
 """A connection's first message: a name for a new seat, or the key of the seat it had (a reload); the host's
 key for the host's screen, which may also only watch (no name)."""
@@ -150,6 +176,7 @@ class Room:
     code: str
     host_key: str
     options: dict
+    address: str  # of the host who opened it
     table: Table
     queue: LogQueue
     handling_ms: collections.deque
@@ -167,6 +194,8 @@ class Room:
     someone_joined: asyncio.Event = field(default_factory=asyncio.Event)
     last_seen: float = field(default_factory=time.monotonic)
     acknowledging: set = field(default_factory=set)  # the tasks telling seats their answers are stored
+    outboxes: dict = field(default_factory=dict)  # per socket, its Outbox
+    seat_joins: list = field(default_factory=list)  # per seat: its key's TokenBucket of joins
 
     @property
     def sockets(self) -> set:
@@ -204,6 +233,10 @@ class Room:
         if asked["seat_key"] is not None:
             for index, key in enumerate(self.keys):
                 if secrets.compare_digest(asked["seat_key"], key):
+                    if len(self.connections[index]) >= MAX_SOCKETS_PER_SEAT:
+                        raise RoomRefusal(1008, f"this seat has its {MAX_SOCKETS_PER_SEAT} connections open")
+                    if not self.seat_joins[index].take():
+                        raise RoomRefusal(1008, f"this seat rejoined more than {JOINS_PER_SECOND:g} times a second")
                     self.connections[index].add(socket)
                     self.someone_joined.set()
                     return index, host
@@ -218,9 +251,13 @@ class Room:
             raise RoomRefusal(1008, f"room {self.code}: {error}") from None
         self.keys.append(secrets.token_urlsafe(16))
         self.connections.append({socket})
+        self.seat_joins.append(TokenBucket(JOINS_PER_SECOND, JOIN_BURST))
         return seat, host
 
     def leave(self, socket: WebSocket) -> None:
+        outbox = self.outboxes.pop(socket, None)
+        if outbox is not None:
+            outbox.close()
         self.watchers.discard(socket)
         self.hosts.discard(socket)
         for sockets in self.connections:
@@ -303,18 +340,18 @@ class Room:
         await self._send(socket, {"type": "roll", **self.table.send(seat)})
 
     async def _send(self, socket: WebSocket, message: dict) -> None:
-        try:
-            await socket.send_text(json.dumps(message))
-        except Exception:  # a connection that just closed: its own handler marks the seat away
-            self.leave(socket)
+        """Queue `message` for `socket` (`sockets.Outbox`: it never waits on the socket)."""
+        outbox = self.outboxes.get(socket)
+        if outbox is not None:
+            outbox.send(json.dumps(message))
 
     async def broadcast(self, message: dict) -> None:
+        """`message` to every socket of the room at once (each its own queue)."""
         text = json.dumps(message)
         for socket in list(self.sockets):
-            try:
-                await socket.send_text(text)
-            except Exception:  # a connection that just closed: its own handler marks the seat away
-                self.leave(socket)
+            outbox = self.outboxes.get(socket)
+            if outbox is not None:
+                outbox.send(text)
 
     async def _play(self) -> None:
         try:
@@ -398,6 +435,9 @@ class Rooms:
         self._fitting = asyncio.Lock()
         self.storing_ms: collections.deque = collections.deque(maxlen=HANDLING_SAMPLES)
         """Per answer, ms from its message received to its row on disk."""
+        self.open_sockets = 0
+        self._joins = _PerAddress(ADDRESS_JOINS_PER_SECOND, ADDRESS_JOIN_BURST)
+        self._wrong_codes = _PerAddress(WRONG_CODES_PER_S, WRONG_CODE_BURST)
         self.claim: Callable[[str], Awaitable[bool]] | None = None
         """Rooms shared by several processes (`shared_rooms`): claims a new room's code, False when taken."""
         self.relay: Callable[[Any, str], Awaitable[None]] | None = None
@@ -414,20 +454,25 @@ class Rooms:
                 self._fits.update({name: (now, fitted.get(name)) for name in stale})
             return {name: self._fits[name][1] for name in names if self._fits[name][1] is not None}
 
-    async def open(self, body: object) -> Room:
-        """A new room (`create`), its code claimed among the processes sharing rooms when they are."""
+    async def open(self, body: object, address: str = "") -> Room:
+        """A new room (`create`) opened from `address`, its code claimed among the processes sharing rooms when
+        they are."""
         while True:
-            room = self.create(body)
+            room = self.create(body, address)
             if self.claim is None or await self.claim(room.code):
                 return room
             del self.rooms[room.code]
 
-    def create(self, body: object) -> Room:
-        """A new room for the host's choices (`ROOM`); InputError when MAX_ROOMS are open."""
+    def create(self, body: object, address: str = "") -> Room:
+        """A new room for the host's choices (`ROOM`), opened from `address`; InputError when MAX_ROOMS are open,
+        or MAX_ROOMS_PER_ADDRESS of that address."""
         options = ROOM.check(body)
         self._drop_idle()
         if len(self.rooms) >= MAX_ROOMS:
             raise InputError(f"this server has its {MAX_ROOMS} rooms open; try again once one is done", field="room")
+        if sum(room.address == address for room in self.rooms.values()) >= MAX_ROOMS_PER_ADDRESS:
+            raise InputError(f"your address has {MAX_ROOMS_PER_ADDRESS} rooms open on this server; play in one, "
+                             f"or wait until one nobody is in closes", field="room")
         while True:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
             if code not in self.rooms:
@@ -435,8 +480,8 @@ class Rooms:
         variant = drilled_variant(options["variant"], self.held)
         table = Table(variant, GameRules(end=options["end"], devils=options["devils"]),
                       options["foreperiod_ms"], np.random.default_rng(), self.queue.put, clock=self.clock)
-        room = Room(code=code, host_key=secrets.token_urlsafe(16), options=options, table=table, queue=self.queue,
-                    handling_ms=self.handling_ms, storing_ms=self.storing_ms,
+        room = Room(code=code, host_key=secrets.token_urlsafe(16), options=options, address=address, table=table,
+                    queue=self.queue, handling_ms=self.handling_ms, storing_ms=self.storing_ms,
                     drawn=drawn_game(variant) | {"keys": answer_keys(variant, {})})
         self.rooms[code] = room
         return room
@@ -462,25 +507,54 @@ class Rooms:
                 del self.rooms[code]
 
     async def connect(self, socket: WebSocket) -> None:
-        """One connection to a room, from its join message until it closes."""
+        """One connection to a room, from its join message until it closes. Past MAX_SOCKETS open, refused
+        before it is accepted (HTTP 403)."""
+        if self.open_sockets >= MAX_SOCKETS:
+            await socket.close(1013, "the server has all the connections it takes; try again in a moment")
+            return
+        self.open_sockets += 1
+        try:
+            await self._connect(socket)
+        finally:
+            self.open_sockets -= 1
+
+    async def _connect(self, socket: WebSocket) -> None:
         code = str(socket.path_params["code"]).upper()
         room = self.rooms.get(code)
         if room is None and self.relay is not None:
             await self.relay(socket, code)
             return
+        client = getattr(socket, "client", None)  # a relayed seat's (shared_rooms) has none here
+        address = client.host if client else ""
         await socket.accept()
         if room is None:
-            await socket.close(4404, "no such room: check the code on the host's screen")
+            if not self._wrong_codes.take(address):
+                await _close(socket, 1008, f"more than {WRONG_CODES_PER_S:g} wrong room codes a second from your "
+                                           "address: wait a minute")
+            else:
+                await _close(socket, 4404, "no such room: check the code on the host's screen")
             return
         limiter = TokenBucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
         seat, pinger, ponged = None, None, asyncio.Event()
+        handler = asyncio.current_task()
+        outbox = Outbox(socket, lambda _, __: handler.cancel())
         try:
-            asked = JOIN.check(await _receive(socket, limiter))
+            try:
+                asked = JOIN.check(await asyncio.wait_for(_receive(socket, limiter), JOIN_TIMEOUT_S))
+            except asyncio.TimeoutError:
+                raise RoomRefusal(1008, f"send the join message within {JOIN_TIMEOUT_S:g} s") from None
+            if not self._joins.take(address):
+                raise RoomRefusal(1008, f"more than {ADDRESS_JOINS_PER_SECOND:g} joins a second from your address")
+            seats, away = len(room.table.seats), {index for index in range(len(room.table.seats)) if room.away(index)}
             seat, host = room.join(asked, socket)
+            room.outboxes[socket] = outbox
             room.last_seen = time.monotonic()
-            await socket.send_text(json.dumps({"type": "joined", "seat": seat, "host": host,
-                                               "seat_key": room.keys[seat] if seat is not None else None}))
-            await room.broadcast_states()
+            await room._send(socket, {"type": "joined", "seat": seat, "host": host,
+                                      "seat_key": room.keys[seat] if seat is not None else None})
+            if seat is not None and (seat >= seats or seat in away):
+                await room.broadcast_states()  # a new seat, or one back: everyone sees it
+            else:
+                await room._send(socket, room.state(seat, host))  # one more screen of a seat present: nothing changed
             if room.table.deal is not None:
                 await room.send_roll(seat, socket)  # a reload mid-round: the roll on the table, timed from before
             if seat is not None:
@@ -505,20 +579,27 @@ class Rooms:
                 except (InputError, NotStored) as error:
                     reply = {"type": "error", "message": str(error)}
                 if reply is not None:
-                    await socket.send_text(json.dumps(reply))
+                    await room._send(socket, reply)
         except InputError as error:
+            await outbox.stop()
             await _close(socket, 1008, str(error))
         except RoomRefusal as refused:
+            await outbox.stop()
             await _close(socket, refused.code, refused.reason)
         except WebSocketDisconnect:
             pass
+        except asyncio.CancelledError:
+            if outbox.dropped is None or outbox.dropped == "closed":
+                raise
+            handler.uncancel()  # dropped by its outbox: a socket that stopped reading
         finally:
             if pinger is not None:
                 pinger.cancel()
+            outbox.close()
+            was_away = seat is not None and room.away(seat)
             room.leave(socket)
-            if seat is not None:
+            if seat is not None and not was_away and room.away(seat):
                 await room.broadcast_states()
-
 
     async def _ping(self, room: Room, seat: int, socket: WebSocket, ponged: asyncio.Event) -> None:
         """Measure `seat`'s link on this connection for as long as it is open: a ping, then the next
@@ -533,6 +614,21 @@ class Rooms:
             await asyncio.sleep(PING_INTERVAL_S)
 
 
+class _PerAddress:
+    """A TokenBucket per client address, the MAX_ADDRESSES seen last."""
+
+    def __init__(self, per_second: float, burst: int):
+        self.per_second, self.burst = per_second, burst
+        self._buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
+
+    def take(self, address: str) -> bool:
+        bucket = self._buckets.pop(address, None) or TokenBucket(self.per_second, self.burst)
+        self._buckets[address] = bucket
+        while len(self._buckets) > MAX_ADDRESSES:
+            self._buckets.popitem(last=False)
+        return bucket.take()
+
+
 async def _receive(socket: WebSocket, limiter: TokenBucket) -> Any:
     message = await socket.receive()
     if message["type"] == "websocket.disconnect":
@@ -540,21 +636,24 @@ async def _receive(socket: WebSocket, limiter: TokenBucket) -> Any:
     text = message.get("text")
     if text is None:
         raise RoomRefusal(1003, "messages are JSON text")
-    if len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
+    data = text.encode("utf-8")
+    if len(data) > MAX_MESSAGE_BYTES:
         raise RoomRefusal(1009, f"a message has at most {MAX_MESSAGE_BYTES} bytes")
     if not limiter.take():
         raise RoomRefusal(1008, f"more than {MESSAGES_PER_SECOND:g} messages a second")
     try:
-        return json.loads(text)
-    except ValueError:
-        raise RoomRefusal(1003, "messages are JSON objects") from None
+        return parse_body(data, "message")  # as an HTTP body: depth, keys once, numbers' length, Unicode
+    except InputError as error:
+        raise RoomRefusal(1007, str(error)) from None
 
 
 async def _close(socket: WebSocket, code: int, reason: str) -> None:
+    """Tell `socket` why it is closed and close it, within SEND_DEADLINE_S (a socket that does not read is left
+    to its connection's end)."""
     try:
-        await socket.send_text(json.dumps({"type": "closed", "message": reason}))
-        await socket.close(code, reason[:120])
-    except Exception:  # already gone
+        await asyncio.wait_for(socket.send_text(json.dumps({"type": "closed", "message": reason})), SEND_DEADLINE_S)
+        await asyncio.wait_for(socket.close(code, reason[:120]), SEND_DEADLINE_S)
+    except Exception:  # already gone, or not reading
         pass
 
 
@@ -574,7 +673,8 @@ def routes(rooms: Rooms) -> list:
             "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path})
 
     async def create(request: Request) -> JSONResponse:
-        room = await rooms.open(parse_body(await request.body(), "room"))
+        body = parse_body(await request.body(), "room")
+        room = await rooms.open(body, request.client.host if request.client else "")
         # The link the host's screen shows: with the server's token, which every page of it already carries.
         join = f"/room?{urlencode({'code': room.code, **({'token': rooms.token} if rooms.token else {})})}"
         # And as a QR code for the others' phones, of the address the host's page was opened at.

@@ -3,13 +3,17 @@ messages, seats held and codes guessed."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
-from helpers.rooms import join, open_room, right_answer, wrong_answer
+from helpers.browser import ORIGIN
+from helpers.rooms import WS, join, open_room, right_answer, until, wrong_answer
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from diavolo_stats.drill.log import load_logs, writer
 from diavolo_stats.errors import InputError
 from diavolo_stats.game import fairness
-from diavolo_stats.web import rooms
+from diavolo_stats.web import rooms, server, sockets
 
 
 @pytest.fixture
@@ -62,3 +66,114 @@ def test_a_room_whose_disk_is_full_keeps_the_answers_plays_on_and_stores_them_on
     assert sorted(zip(rows["player"], rows["answer"])) == [("Ann", right_answer(roll)), ("Bea", wrong_answer(roll))]
     for socket in (ann, bea):
         socket.__exit__(None, None, None)
+
+
+def test_a_socket_that_never_reads_is_dropped_its_seat_away_and_the_room_plays_on(client, monkeypatch):
+    send_text = WebSocket.send_text
+
+    async def maybe_never(self, text):  # a page whose reader stopped: nothing it is sent is ever taken
+        if self.query_params.get("reader") == "never":
+            await asyncio.Event().wait()
+        await send_text(self, text)
+
+    monkeypatch.setattr(WebSocket, "send_text", maybe_never)
+    monkeypatch.setattr(sockets, "SEND_DEADLINE_S", 0.2)
+    room = open_room(client)
+    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
+    bea, _ = join(client, room["code"], "Bea")
+    with client.websocket_connect(f"{WS}/ws/rooms/{room['code']}?reader=never", headers={"Origin": ORIGIN}) as cid:
+        cid.send_json({"type": "join", "name": "Cid"})
+        while True:  # Cid sits down, is dropped, and everyone else is told he is away
+            seats = until(ann, "state")["seats"]
+            if len(seats) == 3 and seats[2]["away"]:
+                break
+        ann.send_json({"type": "start"})
+        roll = until(ann, "roll")
+        until(bea, "roll")
+        ann.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 400,
+                       "timestamp": "2026-12-01T08:00:00Z"})
+        bea.send_json({"type": "answer", "round": roll["round"], "answer": wrong_answer(roll), "latency_ms": 300,
+                       "timestamp": "2026-12-01T08:00:00Z"})
+        assert until(ann, "result")["round"]["order"] == [1, 0]  # no wait for the dropped seat
+    for socket in (ann, bea):
+        socket.__exit__(None, None, None)
+
+
+def test_a_websocket_must_join_in_time_and_all_rooms_leave_connections_for_the_pages(client, monkeypatch):
+    assert rooms.MAX_SOCKETS < server.MAX_CONNECTIONS
+    monkeypatch.setattr(rooms, "JOIN_TIMEOUT_S", 0.1)
+    room = open_room(client)
+    with client.websocket_connect(f"{WS}/ws/rooms/{room['code']}", headers={"Origin": ORIGIN}) as silent:
+        assert "join message within" in until(silent, "closed")["message"]
+    monkeypatch.setattr(rooms, "JOIN_TIMEOUT_S", 60.0)
+    monkeypatch.setattr(rooms, "MAX_SOCKETS", 2)
+    first = client.websocket_connect(f"{WS}/ws/rooms/{room['code']}", headers={"Origin": ORIGIN}).__enter__()
+    second = client.websocket_connect(f"{WS}/ws/rooms/{room['code']}", headers={"Origin": ORIGIN}).__enter__()
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect(f"{WS}/ws/rooms/{room['code']}", headers={"Origin": ORIGIN}):
+            pass
+    assert client.get("/").status_code == 200 and client.get("/room").status_code == 200
+    for socket in (first, second):
+        socket.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize(("message", "said"), [
+    ("[" * 500 + "]" * 500, "nested at most"),
+    ('{"type": "join", "name": "Ann", "host_key": "cl\\u00e9"}', "host_key"),
+    ('{"type": "join", "name": "Ann", "name": "Bea"}', "given twice"),
+    ('{"type": "join", "name": "\\ud800"}', "lone surrogate"),
+])
+def test_a_join_message_passes_the_checks_of_an_http_body(client, message, said):
+    room = open_room(client)
+    with client.websocket_connect(f"{WS}/ws/rooms/{room['code']}", headers={"Origin": ORIGIN}) as socket:
+        socket.send_text(message)
+        assert said in until(socket, "closed")["message"]
+
+
+def test_an_answer_with_a_number_out_of_range_is_refused_and_the_game_goes_on(client):
+    room = open_room(client)
+    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
+    bea, _ = join(client, room["code"], "Bea")
+    ann.send_json({"type": "start"})
+    roll = until(ann, "roll")
+    ann.send_text(f'{{"type": "answer", "round": {roll["round"]}, "answer": "grey", "latency_ms": 1{"0" * 400}, '
+                  '"timestamp": "2026-12-01T08:00:00Z"}')
+    assert "latency_ms" in until(ann, "error")["message"]
+    until(bea, "roll")
+    for socket, answer, latency in ((ann, right_answer(roll), 400), (bea, wrong_answer(roll), 300)):
+        socket.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": latency,
+                          "timestamp": "2026-12-01T08:00:00Z"})
+    assert until(bea, "result")["round"]["order"] == [1, 0]
+    for socket in (ann, bea):
+        socket.__exit__(None, None, None)
+
+
+def test_one_seat_key_holds_two_connections_and_its_rejoins_push_no_states_to_the_others(client):
+    room = open_room(client)
+    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
+    bea, joined = join(client, room["code"], "Bea")
+    again, _ = join(client, room["code"], None, seat_key=joined["seat_key"])  # a reload whose old page is open
+    with pytest.raises(WebSocketDisconnect):
+        join(client, room["code"], None, seat_key=joined["seat_key"])
+    ann.send_json({"type": "ping"})
+    before_reply = []
+    while (message := ann.receive_json())["type"] != "error":
+        before_reply.append(message["type"])
+    assert before_reply.count("state") == 2  # Ann sat down, then Bea; Bea's second screen changed nothing
+    for socket in (ann, bea, again):
+        socket.__exit__(None, None, None)
+
+
+def test_rooms_are_bounded_per_address_and_codes_cannot_be_guessed_at_the_rate_allowed(client):
+    for _ in range(rooms.MAX_ROOMS_PER_ADDRESS):
+        open_room(client)
+    refused = client.post("/api/rooms", json={})
+    assert refused.status_code == 400 and "rooms open" in refused.json()["error"]
+    # every room open, a guess every 1 / WRONG_CODES_PER_S s: a thousand years or more to find one
+    years = len(rooms.CODE_LETTERS) ** rooms.CODE_LENGTH / rooms.MAX_ROOMS / rooms.WRONG_CODES_PER_S / 3.15e7
+    assert years > 1000
+    said = []
+    for _ in range(rooms.WRONG_CODE_BURST + 1):
+        with client.websocket_connect(f"{WS}/ws/rooms/NOSUCHRM", headers={"Origin": ORIGIN}) as socket:
+            said.append(until(socket, "closed")["message"])
+    assert said[0].startswith("no such room") and "wrong room codes" in said[-1]
