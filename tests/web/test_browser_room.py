@@ -19,7 +19,7 @@ def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(serv
     ann, bea, cid = (Player(browser, name) for name in ("Ann", "Bea", "Cid"))
     try:
         code = ann.host(f"{base}/room?foreperiod_ms=200,400&feedback_ms=300")
-        assert len(code) == 4 and code in ann.page.locator("#join-link").inner_text()
+        assert len(code) == rooms.CODE_LENGTH and code in ann.page.locator("#join-link").inner_text()
         qr = ann.page.locator("#join-qr")  # the link for the others' phones, on the host's screen alone
         assert qr.is_visible() and qr.get_attribute("src") == rooms.join_qr(f"{base}/room?code={code}")
         for player in (bea, cid):
