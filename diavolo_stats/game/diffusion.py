@@ -217,29 +217,30 @@ def _log_standard(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """log g(u) and d log g / du: the first-passage density of a driftless process from the middle of a unit
     interval to its lower boundary at standardized time u > 0 (Navarro and Fuss 2009), in logs so that
     neither the small-time head nor the long tail underflows."""
-    # u: (n,) float64 > 0
+    # u: float64 > 0, any shape. Each series' four terms are powers of one exponential (w = 1/2 makes their
+    # exponents 0, 1, 3 and 6 times the first's, and 0, 1, 3 and 6 times exp(-4 pi^2 u)'s): one exp per answer.
     u = np.asarray(u, dtype=np.float64)
     log_g, slope = np.empty_like(u), np.empty_like(u)
     small = u < _SMALL_TIME
     if small.any():
-        s = u[small][:, None]
-        c = _SMALL_TERMS[None, :]
-        terms = np.exp(-(c * c - 0.25) / (2 * s))  # the w = 1/2 term factored out
-        total = (c * terms).sum(axis=1)
-        change = (c * (c * c - 0.25) / (2 * s * s) * terms).sum(axis=1)
-        s = s[:, 0]
+        s = u[small]
+        e1 = np.exp(-1 / s)  # the k = -1 term; those of k = 1 and k = -2 are e1^3 and e1^6
+        e3 = e1 * e1 * e1
+        e6 = e3 * e3
+        total = 0.5 - 1.5 * e1 + 2.5 * e3 - 3.5 * e6
+        change = (-1.5 * e1 + 7.5 * e3 - 21 * e6) / (s * s)
         log_g[small] = -0.5 * math.log(2 * math.pi) - 1.5 * np.log(s) - 1 / (8 * s) + np.log(total)
         slope[small] = -1.5 / s + 1 / (8 * s * s) + change / total
-    if (~small).any():
-        s = u[~small][:, None]
-        k = _LARGE_TERMS[None, :]
-        sign = np.where((k // 2) % 2 == 0, 1.0, -1.0)
-        terms = k * sign * np.exp(-(k * k - 1) * math.pi**2 * s / 2)
-        total = terms.sum(axis=1)
-        change = (terms * -(k * k - 1) * math.pi**2 / 2).sum(axis=1)
-        s = s[:, 0]
-        log_g[~small] = math.log(math.pi) - math.pi**2 * s / 2 + np.log(total)
-        slope[~small] = -math.pi**2 / 2 + change / total
+    large = ~small
+    if large.any():
+        s = u[large]
+        q1 = np.exp(-4 * math.pi**2 * s)  # the k = 3 term's decay; k = 5 and 7 decay as q1^3 and q1^6
+        q3 = q1 * q1 * q1
+        q6 = q3 * q3
+        total = 1 - 3 * q1 + 5 * q3 - 7 * q6
+        change = math.pi**2 * (12 * q1 - 60 * q3 + 168 * q6)
+        log_g[large] = math.log(math.pi) - math.pi**2 / 2 * s + np.log(total)
+        slope[large] = -math.pi**2 / 2 + change / total
     return log_g, slope
 
 
@@ -261,6 +262,65 @@ def _log_survival(kappa: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.minimum(log_s, 0.0), d_kappa, d_u
 
 
+def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s: np.ndarray,
+                            correct: np.ndarray, latency_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The decision process alone (no lapse) at each of some non-decision times: the log density per second of
+    each answer's side at its latency, or the log probability of a time-out where latency_s is NaN, and its
+    derivatives in the drift, the boundary and the non-decision time: (nodes, rows) and (3, nodes, rows)."""
+    # drift, boundary, correct, latency_s: (rows,); nondecision_s: (nodes, rows) s
+    side = np.where(correct, 0.5, -0.5)
+    timed_out = np.isnan(latency_s)
+    decision = latency_s - nondecision_s  # (nodes, rows), NaN where timed out
+    began = decision > 0
+    t = np.where(began, decision, 1.0)
+    inverse_square = 1 / boundary**2
+    log_g, slope = _log_standard(t * inverse_square)
+    values = np.where(began, log_g - drift**2 / 2 * t + (side * drift * boundary - 2 * np.log(boundary)), -np.inf)
+    gradient = np.empty((3, *values.shape))
+    gradient[0] = side * boundary - drift * t
+    gradient[1] = side * drift - 2 / boundary - 2 * inverse_square / boundary * (slope * t)
+    gradient[2] = drift**2 / 2 - inverse_square * slope
+    if timed_out.any():
+        left = np.flatnonzero(timed_out)
+        a, v = boundary[left], drift[left]
+        remaining = np.maximum(TIMEOUT_MS / 1000 - nondecision_s[:, left], 0.0)  # (nodes, timed out)
+        shape = remaining.shape
+        log_s, d_kappa, d_u = (part.reshape(shape) for part in _log_survival(
+            np.broadcast_to(v * a, shape).ravel(), (remaining / a**2).ravel()))
+        values[:, left] = log_s
+        gradient[0][:, left] = a * d_kappa
+        gradient[1][:, left] = v * d_kappa - 2 * remaining / a**3 * d_u
+        gradient[2][:, left] = -d_u / a**2
+    return values, gradient
+
+
+def _mixed_log_likelihood(drift, boundary, nondecision_s, weights, lapse, correct,
+                          latency_s) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each answer's log-likelihood under lapses and a decision process whose non-decision time is at one of
+    the rows of nondecision_s (nodes, rows), with chances `weights` (nodes,): (rows,); its gradient in the
+    drift, the boundary, the non-decision time (every node's alike) and logit(lapse): (4, rows); and for the
+    spread's derivative, each node's share of the answer's likelihood and the process's derivative in that
+    node's non-decision time: two (nodes, rows)."""
+    rows = len(drift)
+    lapse = np.broadcast_to(np.asarray(lapse, dtype=np.float64), (rows,))
+    nondecision_s = np.broadcast_to(nondecision_s, (len(weights), rows))
+    process, process_gradient = _process_log_likelihood(drift, boundary, nondecision_s, correct, latency_s)
+    # A lapse's latency: the density of a uniform between MIN_LATENCY_MS and the timeout, at any latency (a
+    # log whose drill had a longer timeout keeps every answer possible); a lapse never times out.
+    with np.errstate(divide="ignore"):
+        lapsed = np.where(np.isnan(latency_s), -np.inf, np.log(lapse) + np.log(
+            np.where(correct, LAPSE_RIGHT, 1 - LAPSE_RIGHT) * 1000 / (TIMEOUT_MS - MIN_LATENCY_MS)))
+        decided = process + (np.log(weights)[:, None] + np.log1p(-lapse))  # (nodes, rows)
+    values = np.logaddexp(np.logaddexp.reduce(decided, axis=0), lapsed)
+    with np.errstate(invalid="ignore"):
+        shares = np.where(np.isfinite(decided), np.exp(decided - values), 0.0)  # each node's share of the answer
+        lapsed_share = np.where(np.isfinite(lapsed), np.exp(lapsed - values), 0.0)
+    gradient = np.empty((4, rows))
+    gradient[:3] = (shares * process_gradient).sum(axis=1)
+    gradient[3] = lapsed_share - lapse
+    return values, gradient, shares, process_gradient[2]
+
+
 def joint_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s, lapse, correct: np.ndarray,
                          latency_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each answer's joint log-likelihood (log density per second of right or wrong at its latency; log
@@ -268,43 +328,9 @@ def joint_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s,
     derivatives in the drift, the boundary, the non-decision time (s) and logit(lapse)."""
     # drift, boundary: (rows,) > 0; nondecision_s, lapse: scalars or (rows,); correct: (rows,) bool;
     # latency_s: (rows,) float64 s, NaN for a time-out
-    rows = len(drift)
-    nondecision_s = np.broadcast_to(np.asarray(nondecision_s, dtype=np.float64), (rows,))
-    lapse = np.broadcast_to(np.asarray(lapse, dtype=np.float64), (rows,))
-    side = np.where(correct, 1.0, -1.0)
-    timed_out = np.isnan(latency_s)
-    decision = np.where(timed_out, 1.0, latency_s - nondecision_s)
-    began = decision > 0
-    t = np.where(began, decision, 1.0)
-    u = t / boundary**2
-    log_g, slope = _log_standard(u)
-    kappa = drift * boundary
-    log_f = -2 * np.log(boundary) + side * kappa / 2 - drift**2 * t / 2 + log_g
-    log_f = np.where(began, log_f, -np.inf)
-    # A lapse's latency: the density of a uniform between MIN_LATENCY_MS and the timeout, at any latency (a
-    # log whose drill had a longer timeout keeps every answer possible).
-    log_q = np.log(np.where(correct, LAPSE_RIGHT, 1 - LAPSE_RIGHT) * 1000 / (TIMEOUT_MS - MIN_LATENCY_MS))
-    with np.errstate(divide="ignore"):
-        decided = np.log1p(-lapse) + log_f
-        lapsed = np.log(lapse) + log_q
-    values = np.logaddexp(decided, lapsed)
-    with np.errstate(invalid="ignore"):
-        share = np.where(np.isfinite(decided), np.exp(decided - values), 0.0)  # of the decision process
-    gradient = np.empty((4, rows))
-    gradient[0] = share * (side * boundary / 2 - drift * t)
-    gradient[1] = share * (-2 / boundary + side * drift / 2 - 2 * slope * t / boundary**3)
-    gradient[2] = share * (drift**2 / 2 - slope / boundary**2)
-    gradient[3] = (1 - share) - lapse
-    if timed_out.any():
-        left = np.flatnonzero(timed_out)
-        remaining = np.maximum(TIMEOUT_MS / 1000 - nondecision_s[left], 0.0)
-        log_s, d_kappa, d_u = _log_survival(kappa[left], remaining / boundary[left] ** 2)
-        a, v = boundary[left], drift[left]
-        values[left] = np.log1p(-lapse[left]) + log_s
-        gradient[0, left] = a * d_kappa
-        gradient[1, left] = v * d_kappa - 2 * remaining / a**3 * d_u
-        gradient[2, left] = -d_u / a**2
-        gradient[3, left] = -lapse[left]
+    nondecision_s = np.asarray(nondecision_s, dtype=np.float64)[None]
+    values, gradient, _, _ = _mixed_log_likelihood(drift, boundary, nondecision_s, np.ones(1), lapse, correct,
+                                                   latency_s)
     return values, gradient
 
 
@@ -316,18 +342,11 @@ def spread_log_likelihood(drift, boundary, nondecision_s, spread_s, lapse, corre
     """`joint_log_likelihood` with the non-decision time at one of five points spread about its mean (at
     nondecision + spread * _NODES, chances _NODE_WEIGHTS): (rows,) and (5, rows), the last row the derivative
     in the spread (s). The five-point mixture is the model, not an approximation of one."""
-    rows = len(drift)
-    spread_s = np.broadcast_to(np.asarray(spread_s, dtype=np.float64), (rows,))
-    parts = [joint_log_likelihood(drift, boundary, nondecision_s + node * spread_s, lapse, correct, latency_s)
-             for node in _NODES]
-    values = np.stack([part[0] for part in parts]) + np.log(_NODE_WEIGHTS)[:, None]  # (nodes, rows)
-    total = np.logaddexp.reduce(values, axis=0)
-    share = np.exp(values - total)
-    gradients = np.stack([part[1] for part in parts])  # (nodes, 4, rows)
-    gradient = np.empty((5, rows))
-    gradient[:4] = (share[:, None] * gradients).sum(axis=0)
-    gradient[4] = (share * _NODES[:, None] * gradients[:, 2]).sum(axis=0)
-    return total, gradient
+    nondecision_s = np.asarray(nondecision_s, dtype=np.float64) + _NODES[:, None] * np.asarray(spread_s)
+    values, gradient, shares, nondecision_gradient = _mixed_log_likelihood(
+        drift, boundary, nondecision_s, _NODE_WEIGHTS, lapse, correct, latency_s)
+    return values, np.concatenate([gradient, (shares * _NODES[:, None] * nondecision_gradient).sum(axis=0)[None]])
+
 
 
 @lru_cache(maxsize=1)

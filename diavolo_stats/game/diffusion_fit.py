@@ -219,21 +219,22 @@ class _Answers:
         return self._jacobian @ theta
 
     def negative_log_posterior(self, theta: np.ndarray, prior_mean: np.ndarray,
-                               prior_variance: np.ndarray) -> tuple[float, np.ndarray]:
+                               prior_variance: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """Its value and gradient at theta, and each answer's gradient in its predictors (for `hessian`)."""
         values, gradient = self._row_gradients(self._predictors(theta))
         total = np.einsum("rap,ra->p", self._jacobian, gradient)
         offset = theta - prior_mean
         value = -float(values.sum()) + 0.5 * float((offset**2 / prior_variance).sum())
-        return value, -total + offset / prior_variance
+        return value, -total + offset / prior_variance, gradient
 
-    def hessian(self, theta: np.ndarray, prior_variance: np.ndarray) -> np.ndarray:
-        """The Hessian of the negative log posterior at theta: (parameters, parameters).
+    def hessian(self, theta: np.ndarray, prior_variance: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """The Hessian of the negative log posterior at theta, given each answer's gradient there (`base`, as
+        `negative_log_posterior` gives it): (parameters, parameters).
 
         Each answer's likelihood depends on theta through its five predictors only, linearly, so the Hessian
         is the sum over answers of J' H J, H the 5 x 5 Hessian in the answer's predictors (forward differences
-        of the analytic gradient: 6 likelihood evaluations, where differences in every parameter take 40)."""
+        of the analytic gradient: 5 likelihood evaluations, where differences in every parameter take 40)."""
         predictors = self._predictors(theta)
-        base = self._row_gradients(predictors)[1]
         per_answer = np.empty((5, 5, len(self.correct)))  # (5, 5, answers)
         for index in range(5):
             step = np.zeros((5, 1))
@@ -263,16 +264,16 @@ class _Answers:
 
         Newton's method with the exact Hessian (`hessian`, made positive definite where the posterior bends the
         wrong way) and a backtracking line search, a parameter on one of its bounds held there while the slope
-        pushes it out: about ten steps of six likelihood evaluations from the prior's centre. (A quasi-Newton
+        pushes it out: 5 to 30 steps of six or more likelihood evaluations from the prior's centre. (A quasi-Newton
         search takes over a hundred evaluations and can stop short of the mode by tens of log-likelihood.)"""
         from threadpoolctl import threadpool_limits
 
         low, high = np.array(_BOUNDS).T
         with np.errstate(all="ignore"), threadpool_limits(limits=1, user_api="blas"):
             theta = np.clip(start, low, high)
-            value, gradient = self.negative_log_posterior(theta, prior_mean, prior_variance)
+            value, gradient, rows = self.negative_log_posterior(theta, prior_mean, prior_variance)
             for _ in range(_NEWTON_STEPS):
-                hessian = _positive(self.hessian(theta, prior_variance), 1 / prior_variance)
+                hessian = _positive(self.hessian(theta, prior_variance, rows), 1 / prior_variance)
                 free = ~(((theta <= low) & (gradient > 0)) | ((theta >= high) & (gradient < 0)))
                 step = np.zeros(len(theta))
                 step[free] = -np.linalg.solve(hessian[np.ix_(free, free)], gradient[free])
@@ -282,14 +283,15 @@ class _Answers:
                     break
                 for halving in range(_HALVINGS):
                     trial = np.clip(theta + 0.5**halving * step, low, high)
-                    trial_value, trial_gradient = self.negative_log_posterior(trial, prior_mean, prior_variance)
+                    trial_value, trial_gradient, trial_rows = self.negative_log_posterior(trial, prior_mean,
+                                                                                         prior_variance)
                     if trial_value <= value - 1e-4 * 0.5**halving * decrement:
                         break
                 else:
                     break  # no step lowers it: as close to the mode as floating point tells
-                theta, value, gradient = trial, trial_value, trial_gradient
+                theta, value, gradient, rows = trial, trial_value, trial_gradient, trial_rows
             else:
-                hessian = _positive(self.hessian(theta, prior_variance), 1 / prior_variance)
+                hessian = _positive(self.hessian(theta, prior_variance, rows), 1 / prior_variance)
         return theta, hessian
 
 

@@ -20,6 +20,7 @@ from diavolo_stats.game.diffusion import (
     distinct_rolls,
     joint_log_likelihood,
     mean_decision_s,
+    spread_log_likelihood,
 )
 from diavolo_stats.game.diffusion_fit import DIFFUSION_PARAMETERS, fit_diffusion, parameters_of
 from diavolo_stats.game.engine import play_games
@@ -77,6 +78,31 @@ def test_the_gradient_is_the_likelihood_s_slope():
     slope = (joint_log_likelihood(drift, boundary, 0.25, lapses[0], correct, latency_s)[0]
              - joint_log_likelihood(drift, boundary, 0.25, lapses[1], correct, latency_s)[0]) / (2 * step)
     np.testing.assert_allclose(gradient[3], slope, rtol=1e-4, atol=1e-6)
+
+
+def test_the_spread_s_gradient_is_its_likelihood_s_slope():
+    """The five-point mixture's gradient in the drift, boundary, mean non-decision time, lapse and spread, with
+    answers both sides of every point's non-decision time and time-outs."""
+    rng = np.random.default_rng(4)
+    rows = 60
+    correct = rng.random(rows) < 0.7
+    latency_s = rng.uniform(0.15, 6, rows)
+    latency_s[:6] = np.nan  # time-outs
+    latency_s[6:16] = rng.uniform(0.16, 0.34, 10)  # within the non-decision time's spread
+    logit = math.log(0.04 / 0.96)
+    point = [rng.uniform(0.3, 3, rows), rng.uniform(0.4, 3, rows), 0.25, logit, 0.1]
+
+    def values(drift, boundary, nondecision_s, lapse_logit, spread_s):
+        return spread_log_likelihood(drift, boundary, nondecision_s, spread_s, 1 / (1 + np.exp(-lapse_logit)),
+                                     correct, latency_s)
+
+    _, gradient = values(*point)
+    step = 1e-6
+    for index in range(5):
+        up, down = list(point), list(point)
+        up[index], down[index] = point[index] + step, point[index] - step
+        slope = (values(*up)[0] - values(*down)[0]) / (2 * step)
+        np.testing.assert_allclose(gradient[index], slope, rtol=1e-4, atol=1e-6)
 
 
 def test_the_sampler_draws_the_likelihood_s_distribution():
