@@ -401,6 +401,10 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
     (lambda line: line.replace("[2, 3, 6]", "[2, 3, 6", 1), "line 2: dice must be a JSON object"),
     (lambda line: line.replace("[2, 3, 6]", "[2, 3, 06]", 1).replace('"red"', '"re[1]d"', 1),
      "line 2: dice must be a JSON object"),
+    # A JSON object that is no roll's dice: the writer never writes it, and the rolls' arrays could not hold it.
+    (lambda line: line.replace("[2, 3, 6]", "6", 1), "line 2: dice must be a JSON object of color names, each with"),
+    (lambda line: line.replace("[2, 3, 6]", "[]", 1), "line 2: dice must be a JSON object of color names, each with"),
+    (lambda line: line.replace("[2, 3, 6]", "[2.5]", 1), "line 2: dice must be a JSON object of color names, each"),
     # A control character, plain ASCII or not, in a text cell and in a name (the reader's two ways of finding one).
     (lambda line: line.replace("session-a", "session\x1b[2Ja", 1), "line 2: session_id must be non-empty text"),
     (lambda line: line.replace("session-a", "session\x7fa", 1), "line 2: session_id must be non-empty text"),

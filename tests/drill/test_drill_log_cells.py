@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from diavolo_stats.core.variant import COLOR_NAME
 from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, load_logs
-from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, _zeroed, json_object
-from diavolo_stats.drill.log.schema import DICE
+from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, _zeroed, json_object, read_dice
 
 # Keys as the writer writes them, and keys no color has: a list, a bracket, the [0] the reader writes, digits
 # beyond ASCII, a quote, a capital.
@@ -50,29 +49,39 @@ def arrow_text(cells: list[str]) -> pd.Series:
     return pd.Series(pa.chunked_array(chunks, type=pa.string()), dtype=pd.ArrowDtype(pa.string()))
 
 
-def colors_cell_by_cell(cell: str) -> frozenset[str] | None:
-    """The colors of a dice cell as the reader read them before its shortcut, None for a refused cell: a cell that
-    matches DICE_AS_WRITTEN by its color names as written (one with a number 01 too, which is not JSON), any other
-    by its JSON object."""
+def read_cell_by_cell(cell: str) -> tuple[frozenset[str], list[int]] | None:
+    """(colors, dice of each color in order) of a dice cell, None for a refused cell, read on its own: a cell that
+    matches DICE_AS_WRITTEN by its color names and lists as written (one with a number 01 too, which is not JSON),
+    any other as JSON, which must be what the writer writes (color names, each with a non-empty list of whole
+    numbers)."""
     if re.fullmatch(DICE_AS_WRITTEN, cell):
         template = re.sub(r"\[[0-9, ]*\]", "", cell)
-        return frozenset(json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}")))
+        colors = json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}"))
+        return frozenset(colors), [len(faces.split(",")) for faces in re.findall(r"\[([0-9, ]*)\]", cell)]
     value = json_object(cell)
-    return None if value is None else frozenset(value)
+    if value is None or not all(re.fullmatch(COLOR_NAME, color) and isinstance(faces, list) and faces and all(
+            type(face) is int for face in faces) for color, faces in value.items()):
+        return None
+    return frozenset(value), [len(faces) for faces in value.values()]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(dice_cells(), min_size=1, max_size=12))
 def test_a_dice_cell_is_read_and_refused_as_one_read_cell_by_cell(cells):
+    expected = list(map(read_cell_by_cell, cells))
     for text in (arrow_text(cells), pd.Series(cells, dtype=object)):
-        codes, color_sets = DICE.colors(text)
-        assert [color_sets[code] if code >= 0 else None for code in codes] == list(map(colors_cell_by_cell, cells))
+        read = read_dice(text)
+        assert [read.color_sets[code] if code >= 0 else None for code in read.codes] == [
+            None if one is None else one[0] for one in expected]
+        assert read.counts.tolist() == [[0, 0, 0, 0] if one is None else
+                                        [len(one[1]), sum(one[1]), min(one[1]), max(one[1])] for one in expected]
+        assert read.as_written.tolist() == [bool(re.fullmatch(DICE_AS_WRITTEN, cell)) for cell in cells]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(dice_cells(), min_size=1, max_size=12))
 def test_a_dice_cell_is_as_written_exactly_when_its_shape_is(cells):
-    # What DiceCell.colors relies on: the cells its one match of a shape passes are those the full match of every
+    # What read_dice relies on: the cells its one match of a shape passes are those the full match of every
     # cell passed.
     shapes = _zeroed(arrow_text(cells)).tolist()
     assert shapes == [re.sub("[0-9]", "0", cell) for cell in cells]

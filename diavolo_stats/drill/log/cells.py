@@ -11,15 +11,18 @@ here, once, for the writer and the reader.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import COLOR_NAME, GREY
 from diavolo_stats.drill import MAX_SEED
 from diavolo_stats.errors import InputError
@@ -384,10 +387,18 @@ _NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 _KEY = f'"{COLOR_NAME}"'
 _LIST = r"\[[0-9]+(?:, [0-9]+)*\]"
 DICE_AS_WRITTEN = rf"\{{{_KEY}: {_LIST}(?:, {_KEY}: {_LIST})*\}}"
-"""A dice cell as json.dumps writes it. Each of its character classes holds all ten digits or none
-(`DiceCell.colors` relies on it)."""
+"""A dice cell as json.dumps writes it. Each of its character classes holds all ten digits or none (`read_dice`
+relies on it)."""
 _POINT = rf"\[{_NUMBER}, {_NUMBER}\]"
-POSITIONS_AS_WRITTEN = (rf'\{{"command": {_POINT}(?:, {_KEY}: (?:\[{_POINT}(?:, {_POINT})*\]|{_NUMBER}))*\}}')
+POSITIONS_AS_WRITTEN = rf'\{{"command": {_POINT}(?:, {_KEY}: (?:\[{_POINT}(?:, {_POINT})*\]|{_NUMBER}))*\}}'
+"""A positions cell as json.dumps writes one: a JSON object (what the reader checks at once)."""
+TABLE_KEYS = tuple(field.name for field in dataclasses.fields(TableModel))
+POSITIONS_IN_ORDER = (rf'\{{"command": {_POINT}, (?:{_KEY}: \[{_POINT}(?:, {_POINT})*\], )+'
+                      + ", ".join(f'"{key}": {_NUMBER}' for key in TABLE_KEYS) + r"\}")
+"""A positions cell as `schema.logged_positions` writes it: the command die, each color's dice, then the table's
+fields in TableModel's order (its last number the tolerance), so that its numbers are read in one pass
+(`roll.read_rolls`). Matching it costs the reader a third more than POSITIONS_AS_WRITTEN, so the reader checks
+with that one and the rolls match this one on the few rows whose positions they read."""
 
 
 def _not_json_objects(text: pd.Series, as_written: np.ndarray) -> np.ndarray:
@@ -399,62 +410,100 @@ def _not_json_objects(text: pd.Series, as_written: np.ndarray) -> np.ndarray:
     return bad
 
 
+def _color_faces(color: object, faces: object) -> bool:
+    """Whether (color, faces) is one color of a roll's dice: a color name and a non-empty list of whole numbers."""
+    return (isinstance(color, str) and re.fullmatch(COLOR_NAME, color) is not None and isinstance(faces, Sequence)
+            and not isinstance(faces, str) and len(faces) > 0
+            and all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in faces))
+
+
+@dataclass(frozen=True)
+class DiceRead:
+    """A column of dice cells read once: what the reader checks, and what the rolls' arrays (`roll.read_rolls`)
+    are typed from.
+
+    codes: (rows,) int64 index into `color_sets`, -1 for a cell that is not a roll's dice. counts: (rows, 4)
+    int16, per cell its colors, its dice, the fewest and the most dice of one color (0 where refused).
+    as_written: (rows,) bool, the cell is as json.dumps writes it (DICE_AS_WRITTEN), its numbers in order.
+    Both are worked out from the cells' shapes when first asked for (the reader asks only for `codes`).
+    """
+
+    codes: np.ndarray
+    color_sets: list[frozenset[str]]
+    shapes: np.ndarray = dataclasses.field(repr=False)  # (rows,) int, the row's shape; -1 a missing cell
+    shape_counts: np.ndarray = dataclasses.field(repr=False)  # (shapes + 1, 4) int16, the last for -1
+    shape_written: np.ndarray = dataclasses.field(repr=False)  # (shapes + 1,) bool
+    parsed: dict[int, tuple[int, int, int, int]] = dataclasses.field(repr=False)  # counts of cells read as JSON
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        counts = self.shape_counts[self.shapes]
+        for row, counted in self.parsed.items():
+            counts[row] = counted
+        return counts
+
+    @cached_property
+    def as_written(self) -> np.ndarray:
+        return self.shape_written[self.shapes]
+
+
+def read_dice(text: pd.Series) -> DiceRead:
+    """The dice cells `text` (rows,) read: their colors and counts, grouped by shape (how, docs/architecture.md,
+    "The drill log's cells"). A cell not as written is parsed as JSON and must be what the writer writes: color
+    names, each with a non-empty list of whole numbers."""
+    groups, shapes = pd.factorize(_zeroed(text))  # groups: (rows,) int, a row's shape; -1: a missing cell
+    matched = np.append(pd.Series(shapes, dtype=object).str.fullmatch(DICE_AS_WRITTEN).to_numpy(dtype=bool), False)
+    color_sets: list[frozenset[str]] = []
+
+    def code(colors: frozenset[str]) -> int:
+        if colors not in color_sets:
+            color_sets.append(colors)
+        return color_sets.index(colors)
+
+    shape_codes = np.full(len(shapes) + 1, -1, dtype=np.int64)
+    shape_counts = np.zeros((len(shapes) + 1, 4), dtype=np.int16)
+    digits_in_names = np.zeros(len(shapes) + 1, dtype=bool)
+    for shape in np.flatnonzero(matched):
+        shape_counts[shape] = _counted([group.count(",") + 1 for group in re.findall(_LIST, shapes[shape])])
+        colors = _colors_of(shapes[shape])
+        if any("0" in color for color in colors):
+            digits_in_names[shape] = True
+        else:
+            shape_codes[shape] = code(colors)
+    codes = shape_codes[groups]
+    named = np.flatnonzero(digits_in_names[groups])
+    if len(named):  # color names with digits (red1, red2 both read red0): each cell's own, its lists written [0]
+        kinds, texts = pd.factorize(text.iloc[named].str.replace(_LIST, "[0]", regex=True))
+        codes[named] = np.array([code(_colors_of(cell)) for cell in texts], dtype=np.int64)[kinds]
+    parsed = {}
+    for row in np.flatnonzero(~matched[groups]):  # written otherwise (by hand?): each parsed as JSON
+        value = json_object(text.iloc[row])
+        if value is not None and all(_color_faces(color, faces) for color, faces in value.items()):
+            codes[row] = code(frozenset(value))
+            parsed[int(row)] = _counted([len(faces) for faces in value.values()])
+    return DiceRead(codes=codes, color_sets=color_sets, shapes=groups, shape_counts=shape_counts,
+                    shape_written=matched, parsed=parsed)
+
+
+def _counted(per_color: list[int]) -> tuple[int, int, int, int]:
+    return len(per_color), sum(per_color), min(per_color), max(per_color)
+
+
 @dataclass(frozen=True)
 class DiceCell(JsonObjectCell):
     """The dice values per color: a JSON object of color names, each with a list of whole numbers."""
 
+    allowed = "a JSON object of color names, each with a list of whole numbers"
+
     def written(self, column: str, value: Mapping) -> Mapping:
         for color, faces in value.items():
-            if not (isinstance(color, str) and re.fullmatch(COLOR_NAME, color) and isinstance(faces, Sequence) and faces
-                    and all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in faces)):
+            if not _color_faces(color, faces):
                 raise InputError(f"each color name needs a list of whole numbers, got {color!r}: {faces!r}",
                                  field=column)
         return {color: [int(f) for f in faces] for color, faces in value.items()}
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        codes, _ = self.colors(text)
-        return text, codes < 0
-
-    def colors(self, text: pd.Series) -> tuple[np.ndarray, list[frozenset[str]]]:
-        """The colors named in each cell, as (codes: (rows,) int, -1 for a cell that is not a JSON object;
-        sets of colors: one per code).
-
-        The cells are grouped by their text with each digit written 0 (`_zeroed`: a handful of distinct shapes,
-        such as '{"black": [0, 0, 0], "red": [0, 0, 0]}'), and `as_written` is matched against each shape once.
-        That is exact: each character class of `as_written` (DICE_AS_WRITTEN) holds all ten digits or none, so
-        a cell matches it if and only if its shape does. A shape that matches names the colors of each of its
-        cells when none of its color names has a digit: its cells differ from it in digits alone, and those are
-        all in the lists. A shape whose color names have digits (red1 and red2 both read red0) is read cell by
-        cell: each cell's lists are written [0] (`_colors_of`) and the colors read from the few texts that
-        makes. Any other cell is parsed as JSON.
-        """
-        groups, shapes = pd.factorize(_zeroed(text))  # groups: (rows,) int, a row's shape
-        matched = pd.Series(shapes).str.fullmatch(self.as_written).to_numpy(dtype=bool)
-        color_sets: list[frozenset[str]] = []
-
-        def code(colors: frozenset[str]) -> int:
-            if colors not in color_sets:
-                color_sets.append(colors)
-            return color_sets.index(colors)
-
-        shape_codes = np.full(len(shapes) + 1, -1, dtype=np.int64)  # the last for factorize's -1: a missing cell
-        digits_in_names = np.zeros(len(shapes) + 1, dtype=bool)
-        for shape in np.flatnonzero(matched):
-            colors = _colors_of(shapes[shape])
-            if any("0" in color for color in colors):
-                digits_in_names[shape] = True
-            else:
-                shape_codes[shape] = code(colors)
-        codes = shape_codes[groups]
-        named = np.flatnonzero(digits_in_names[groups])
-        if len(named):
-            kinds, texts = pd.factorize(text.iloc[named].str.replace(_LIST, "[0]", regex=True))
-            codes[named] = np.array([code(_colors_of(cell)) for cell in texts], dtype=np.int64)[kinds]
-        for row in np.flatnonzero(codes < 0):  # written otherwise (by hand?): each parsed as JSON
-            value = json_object(text.iloc[row])
-            if value is not None:
-                codes[row] = code(frozenset(value))
-        return codes, color_sets
+        return text, read_dice(text).codes < 0
 
 
 def _colors_of(cell: str) -> frozenset[str]:

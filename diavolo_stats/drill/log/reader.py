@@ -36,13 +36,13 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import GREY
+from diavolo_stats.drill.log.cells import read_dice
 from diavolo_stats.drill.log.rules import command_order, rules_problems
 from diavolo_stats.drill.log.schema import (
     ACCEPTED,
     CELLS,
     COLUMNS,
     COLUMNS_V1,
-    DICE,
     HEADER_LINE,
     INTERFACES,
     NO_ANSWER,
@@ -532,7 +532,8 @@ def _check_roll(cells: pd.DataFrame, refuse) -> None:
     """The dice cell, and the rules between the dice and the answers: `expected`, `answer` and `accepted` (those
     read) name colors of the row's dice or grey (`schema.AnswerCell`, `schema.AcceptedCell`), each checked once
     per distinct value."""
-    codes, color_sets = DICE.colors(cells["dice"])  # codes: (rows,) int, -1 where the cell is no JSON object
+    dice = read_dice(cells["dice"])  # the one read of the cells, which `roll.read_rolls` types the rolls from
+    codes, color_sets = dice.codes, dice.color_sets  # codes: (rows,) int, -1 where the cell is no roll's dice
     refuse("dice", codes < 0)
     for column in ("expected", "answer"):
         if column in cells:

@@ -2,36 +2,30 @@
 
 `read_rolls` types what every reader of the rolls needs (the command and
 whether it is built in, the colors, the dice of each, the table's call, the
-command first) from the frame `load_logs` gives; the dice values and the
-positions are read from their cells when first asked for, and only for the
-rows kept by then (`LoggedRolls.take`), so a reader that needs a few rows'
-values reads only those.
+command first) from the frame `load_logs` gives, the dice cells read by the
+reader's own `cells.read_dice`; the dice values and the positions are read
+from their cells when first asked for, and only for the rows kept by then
+(`LoggedRolls.take`), so a reader that needs a few rows' values reads only
+those.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.table_model import TableModel
-from diavolo_stats.core.variant import ALL_COMMANDS, COLOR_NAME, GREY
-from diavolo_stats.drill.log.cells import _LIST, _NUMBER, _POINT, DICE_AS_WRITTEN, _zeroed
+from diavolo_stats.core.variant import ALL_COMMANDS, GREY
+from diavolo_stats.drill.log.cells import POSITIONS_IN_ORDER, TABLE_KEYS, read_dice
 
 ROLL_COLUMNS = ("dice_per_color", "command_first", "command", "dice", "positions", "expected")
 """The drill log columns `read_rolls` reads (`load_logs(paths, columns=...)` with what else a reader needs)."""
 
 _KEYS_AND_BRACKETS = r'"[^"]*"\s*:\s*|[{}\[\]]'
-_TABLE_KEYS = tuple(field.name for field in dataclasses.fields(TableModel))
-# A positions cell as `schema.logged_positions` writes it: the command die, each color's dice, then the table's
-# fields in TableModel's order (so its last number is the tolerance).
-_POSITIONS_AS_WRITTEN = (rf'\{{"command": {_POINT}, (?:"{COLOR_NAME}": \[{_POINT}(?:, {_POINT})*\], )+'
-                         + ", ".join(f'"{key}": {_NUMBER}' for key in _TABLE_KEYS) + r"\}")
 
 
 @dataclass(frozen=True)
@@ -53,6 +47,7 @@ class LoggedRolls:
     grey: np.ndarray
     command_first: np.ndarray
     dice_cells: pd.Series = dataclasses.field(repr=False)
+    dice_as_written: np.ndarray = dataclasses.field(repr=False)  # (rows,) bool, from the one read of the cells
     positions_cells: pd.Series = dataclasses.field(repr=False)
 
     def __len__(self) -> int:
@@ -66,7 +61,7 @@ class LoggedRolls:
     @cached_property
     def values(self) -> np.ndarray:
         """The dice values, colors in the cell's order: (rows, most dice) uint8, 0 past a row's dice."""
-        return _values(self.dice_cells, self.dice)
+        return _values(self.dice_cells, self.dice_as_written, self.dice)
 
     @cached_property
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
@@ -81,7 +76,8 @@ class LoggedRolls:
         """The rolls at `index` (an index array or a mask), in that order; values and positions already read
         are taken too, others are read later for these rows only."""
         taken = LoggedRolls(*(getattr(self, name)[index] for name in _ARRAYS),
-                            dice_cells=self.dice_cells.iloc[index], positions_cells=self.positions_cells.iloc[index])
+                            dice_cells=self.dice_cells.iloc[index], dice_as_written=self.dice_as_written[index],
+                            positions_cells=self.positions_cells.iloc[index])
         for name in ("values", "positions"):
             if name in self.__dict__:
                 read = self.__dict__[name]
@@ -102,34 +98,15 @@ def read_rolls(drills: pd.DataFrame) -> LoggedRolls:
     # The last for a code of -1 (a missing cell, never in a frame load_logs gives).
     command = np.array([by_name.get(str(name), -1) for name in found] + [-1], dtype=np.int8)[kinds]
     dice_cells = drills["dice"].reset_index(drop=True)
-    colors, dice, fewest, most = _counts(dice_cells)
+    read = read_dice(dice_cells)  # the reader's own read of the cells (`load_logs` checked them with it)
+    colors, dice, fewest, most = read.counts.T
     per_color = drills["dice_per_color"].to_numpy(dtype=np.int16)
     return LoggedRolls(command=command, colors=colors, dice_per_color=per_color, dice=dice,
                        even=(fewest == per_color) & (most == per_color),
                        grey=drills["expected"].eq(GREY).to_numpy(dtype=bool),
                        command_first=drills["command_first"].to_numpy(dtype=bool),
-                       dice_cells=dice_cells, positions_cells=drills["positions"].reset_index(drop=True))
-
-
-def _counts(cells: pd.Series) -> tuple[np.ndarray, ...]:
-    """Per dice cell: its colors, its dice, the fewest and the most dice of one color; each (rows,) int16.
-
-    The cells are grouped by their text with each digit written 0 (a handful of shapes); a shape as the writer
-    writes it (DICE_AS_WRITTEN) is counted once, any other cell is parsed as JSON."""
-    groups, shapes = pd.factorize(_zeroed(cells))
-    counted = np.zeros((len(shapes) + 1, 4), dtype=np.int16)  # the last for factorize's -1: a missing cell
-    matched = pd.Series(shapes, dtype=object).str.fullmatch(DICE_AS_WRITTEN).to_numpy(dtype=bool)
-    for shape in np.flatnonzero(matched):
-        counted[shape] = _counted([group.count(",") + 1 for group in re.findall(_LIST, shapes[shape])])
-    result = counted[groups]
-    for row in np.flatnonzero(~np.append(matched, False)[groups]):
-        value = json.loads(cells.iloc[row])
-        result[row] = _counted([len(faces) for faces in value.values()])
-    return tuple(result.T)
-
-
-def _counted(per_color: list[int]) -> tuple[int, int, int, int]:
-    return len(per_color), sum(per_color), min(per_color), max(per_color)
+                       dice_cells=dice_cells, dice_as_written=read.as_written,
+                       positions_cells=drills["positions"].reset_index(drop=True))
 
 
 def _numbers(cells: pd.Series, counts: np.ndarray) -> np.ndarray:
@@ -145,9 +122,8 @@ def _numbers(cells: pd.Series, counts: np.ndarray) -> np.ndarray:
     return table
 
 
-def _values(cells: pd.Series, dice: np.ndarray) -> np.ndarray:
-    # returns: (rows, most dice) uint8
-    as_written = cells.astype(str).str.fullmatch(DICE_AS_WRITTEN).to_numpy(dtype=bool)
+def _values(cells: pd.Series, as_written: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    # cells, as_written (DICE_AS_WRITTEN), dice: (rows,); returns: (rows, most dice) uint8
     values = np.zeros((len(cells), int(dice.max(initial=0))), dtype=np.uint8)
     if as_written.any():
         values[as_written] = _numbers(cells[as_written], dice[as_written]).astype(np.uint8)
@@ -163,8 +139,8 @@ def _positions(cells: pd.Series, dice: np.ndarray, wanted: np.ndarray) -> tuple[
     tolerance = np.full(len(cells), np.nan, dtype=np.float32)
     rows = np.flatnonzero(wanted)
     text = cells.iloc[rows].astype(str)
-    as_written = text.str.fullmatch(_POSITIONS_AS_WRITTEN).to_numpy(dtype=bool)
-    counts = 2 * (1 + dice[rows].astype(np.int64)) + len(_TABLE_KEYS)  # the points, then the table's fields
+    as_written = text.str.fullmatch(POSITIONS_IN_ORDER).to_numpy(dtype=bool)
+    counts = 2 * (1 + dice[rows].astype(np.int64)) + len(TABLE_KEYS)  # the points, then the table's fields
     numbers = np.zeros((len(rows), int(counts.max(initial=0))))
     if as_written.any():
         read = _numbers(text[as_written], counts[as_written])
@@ -172,12 +148,12 @@ def _positions(cells: pd.Series, dice: np.ndarray, wanted: np.ndarray) -> tuple[
     for at in np.flatnonzero(~as_written):
         cell = json.loads(text.iloc[at])
         points = [cell["command"]] + [point for key, value in cell.items()
-                                      if key != "command" and key not in _TABLE_KEYS for point in value]
-        flat = [*np.ravel(points), *(cell[key] for key in _TABLE_KEYS)]
+                                      if key != "command" and key not in TABLE_KEYS for point in value]
+        flat = [*np.ravel(points), *(cell[key] for key in TABLE_KEYS)]
         numbers[at, : len(flat)] = flat
     for size in np.unique(dice[rows]):
         same = dice[rows] == size
         points = 1 + int(size)
         landed[rows[same], :points] = numbers[same, : 2 * points].reshape(-1, points, 2)
-        tolerance[rows[same]] = numbers[same, 2 * points + _TABLE_KEYS.index("tolerance")]
+        tolerance[rows[same]] = numbers[same, 2 * points + TABLE_KEYS.index("tolerance")]
     return landed, tolerance
