@@ -23,6 +23,7 @@ Defaults, and why:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -66,6 +67,9 @@ class TableModel(Configuration):
                 f"{self.scatter_mm:g} mm square; distances center to center; colors tie when "
                 f"within {self.tolerance:.0%} of the nearest distance")
 
+
+TABLE_FIELDS = tuple(field.name for field in dataclasses.fields(TableModel))
+"""The table's fields in their order: how a drill log's positions cell ends (`schema.logged_positions`)."""
 
 GRID_STEPS = 1 << 15
 """Dice land on a grid of GRID_STEPS x GRID_STEPS points (under 0.01 mm apart with the defaults)."""

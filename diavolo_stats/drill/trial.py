@@ -18,15 +18,12 @@ from datetime import datetime
 from typing import Any
 
 from diavolo_stats.core.rules import dice_problem, resolve
-from diavolo_stats.core.table_model import TableModel, check_landed, positions_from_mapping
+from diavolo_stats.core.table_model import TABLE_FIELDS, check_landed, positions_from_mapping
 from diavolo_stats.core.variant import Command, Variant, check_answer
 from diavolo_stats.drill.log import NO_ANSWER, TrialRow, check_outcome, logged_positions
 from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import Flag, Rule, check_value
-
-TABLE_FIELDS = tuple(f.name for f in dataclasses.fields(TableModel))
-"""The table's own fields, which a `positions` cell carries beside the die centers."""
 
 
 def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Sequence[int]], positions: Mapping,

@@ -22,7 +22,7 @@ from starlette.routing import Route
 
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.simulate import simulate
-from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.table_model import TABLE_FIELDS, TableModel
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.deal import Deal
@@ -30,7 +30,6 @@ from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, TrialRow
 from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS
 from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
-from diavolo_stats.drill.trial import TABLE_FIELDS
 from diavolo_stats.validation import Record, Whole, declared
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy

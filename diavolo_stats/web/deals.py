@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from diavolo_stats.drill.trial import TABLE_FIELDS
+from diavolo_stats.core.table_model import TABLE_FIELDS
 from diavolo_stats.errors import InputError
 
 MAX_REMEMBERED = 50_000

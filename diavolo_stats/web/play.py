@@ -45,31 +45,28 @@ from starlette.routing import Route
 from diavolo_stats.analytics.roll_weak_spots import fit_recent
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import PLAYER_NAME, load_logs, missing_log_message
-from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S, answer_keys
+from diavolo_stats.drill.settings import TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.player_file import player_from_document
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading_fit import ReadingFit
-from diavolo_stats.game.settings import DEVILS, EndRule, EndRuleName, GameRules
+from diavolo_stats.game.settings import GameRules
 from diavolo_stats.game.specs import Player, player_from_spec
 from diavolo_stats.names import looks_alike
 from diavolo_stats.toml_files import parse_toml
-from diavolo_stats.validation import Maybe, Number, OneOf, Record, Rule, Whole
+from diavolo_stats.validation import Maybe, Number, Record, Rule, Whole
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Busy, Heavy
-from diavolo_stats.web.foreperiod import Foreperiod
+from diavolo_stats.web.game_form import GAME_DEFAULTS, GAME_FIELDS, game_form
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
     ANSWER_NAME,
-    GAME_NAME,
     MAX_LATENCY_MS,
     Moment,
     TrialStore,
-    default_drill_variant,
     drawn_game,
     drilled_variant,
-    offered_games,
 )
 
 HUMAN = 0
@@ -123,15 +120,7 @@ class Opponents(Rule):
         return [[], ["preset:average"] * (MAX_OPPONENTS + 1), "preset:average", None, ["preset:genius"]]
 
 
-NEW_GAME = Record("game", {
-    "player": PLAYER_NAME,
-    "opponents": Opponents(),
-    "variant": GAME_NAME,
-    "devils": OneOf(DEVILS),
-    "end": EndRuleName(),
-    "foreperiod_ms": Foreperiod(),
-}, defaults={"variant": "standard", "devils": "rulebook", "end": EndRule.LAST_STANDING,
-             "foreperiod_ms": FOREPERIOD_MS})
+NEW_GAME = Record("game", {"player": PLAYER_NAME, "opponents": Opponents(), **GAME_FIELDS}, defaults=GAME_DEFAULTS)
 """What the page sends to start a game: the human's name and the opponents; the game (a preset, or SERVED: the
 server's variant file), its readings, and the range of the wait before each roll (the drill's by default)."""
 
@@ -348,9 +337,7 @@ def routes(games: SoloGames, heavy: Heavy) -> list[Route]:
     async def page(request: Request) -> Response:
         players = await run_in_threadpool(_log_players, games.store.log.path)
         return templates.TemplateResponse(request, "play.html", {
-            "variants": offered_games(games.held), "chosen": default_drill_variant(games.held),
-            "presets": PLAYER_PRESETS, "players": players,
-            "max_opponents": MAX_OPPONENTS, "devils": DEVILS, "ends": [end.value for end in EndRule],
+            **game_form(games.held), "presets": PLAYER_PRESETS, "players": players, "max_opponents": MAX_OPPONENTS,
             "log": games.store.log.path})
 
     async def new_game(request: Request) -> JSONResponse:

@@ -52,28 +52,25 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import PLAYER_NAME
-from diavolo_stats.drill.settings import FOREPERIOD_MS, TIMEOUT_S, answer_keys
+from diavolo_stats.drill.settings import TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
-from diavolo_stats.game.settings import DEVILS, MAX_PLAYERS, EndRule, EndRuleName, GameRules
+from diavolo_stats.game.settings import MAX_PLAYERS, GameRules
 from diavolo_stats.game.specs import fit_named
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.busy import NotStored
-from diavolo_stats.web.foreperiod import Foreperiod
+from diavolo_stats.web.game_form import GAME_DEFAULTS, GAME_FIELDS, game_form
 from diavolo_stats.web.log_queue import LogQueue
 from diavolo_stats.web.sockets import SEND_DEADLINE_S, Outbox
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
     ANSWER_NAME,
-    GAME_NAME,
     Moment,
     TrialStore,
-    default_drill_variant,
     drawn_game,
     drilled_variant,
-    offered_games,
 )
 
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -121,14 +118,8 @@ UNSAVED_NOTICE_S = 2.0
 HANDLING_SAMPLES = 100_000
 """The most answer handling times kept (the benchmark's figures)."""
 
-ROOM = Record("room", {
-    "variant": GAME_NAME,
-    "devils": OneOf(DEVILS),
-    "end": EndRuleName(),
-    "foreperiod_ms": Foreperiod(),
-    "feedback_ms": Whole(0, 60_000, unit="ms"),
-}, defaults={"variant": "standard", "devils": "rulebook", "end": EndRule.LAST_STANDING,
-             "foreperiod_ms": FOREPERIOD_MS, "feedback_ms": RESULT_MS})
+ROOM = Record("room", {**GAME_FIELDS, "feedback_ms": Whole(0, 60_000, unit="ms")},
+              defaults={**GAME_DEFAULTS, "feedback_ms": RESULT_MS})
 """A room's game, as the host chooses it: the variant (a preset, or SERVED: the server's variant file), the
 readings, and the waits before and after a roll."""
 
@@ -668,8 +659,7 @@ def routes(rooms: Rooms) -> list:
     """The room page, room creation and the rooms' WebSocket."""
     async def page(request: Request):
         return templates.TemplateResponse(request, "room.html", {
-            "variants": offered_games(rooms.held), "chosen": default_drill_variant(rooms.held), "devils": DEVILS,
-            "ends": [end.value for end in EndRule],
+            **game_form(rooms.held),
             "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path})
 
     async def create(request: Request) -> JSONResponse:

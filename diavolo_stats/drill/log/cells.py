@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.core.table_model import TableModel
+from diavolo_stats.core.table_model import TABLE_FIELDS
 from diavolo_stats.core.variant import COLOR_NAME, GREY
 from diavolo_stats.drill import MAX_SEED
 from diavolo_stats.errors import InputError
@@ -392,9 +392,8 @@ relies on it)."""
 _POINT = rf"\[{_NUMBER}, {_NUMBER}\]"
 POSITIONS_AS_WRITTEN = rf'\{{"command": {_POINT}(?:, {_KEY}: (?:\[{_POINT}(?:, {_POINT})*\]|{_NUMBER}))*\}}'
 """A positions cell as json.dumps writes one: a JSON object (what the reader checks at once)."""
-TABLE_KEYS = tuple(field.name for field in dataclasses.fields(TableModel))
 POSITIONS_IN_ORDER = (rf'\{{"command": {_POINT}, (?:{_KEY}: \[{_POINT}(?:, {_POINT})*\], )+'
-                      + ", ".join(f'"{key}": {_NUMBER}' for key in TABLE_KEYS) + r"\}")
+                      + ", ".join(f'"{key}": {_NUMBER}' for key in TABLE_FIELDS) + r"\}")
 """A positions cell as `schema.logged_positions` writes it: the command die, each color's dice, then the table's
 fields in TableModel's order (its last number the tolerance), so that its numbers are read in one pass
 (`roll.read_rolls`). Matching it costs the reader a third more than POSITIONS_AS_WRITTEN, so the reader checks

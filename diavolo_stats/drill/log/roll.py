@@ -19,8 +19,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.core.table_model import TABLE_FIELDS
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY
-from diavolo_stats.drill.log.cells import POSITIONS_IN_ORDER, TABLE_KEYS, read_dice
+from diavolo_stats.drill.log.cells import POSITIONS_IN_ORDER, read_dice
 
 ROLL_COLUMNS = ("dice_per_color", "command_first", "command", "dice", "positions", "expected")
 """The drill log columns `read_rolls` reads (`load_logs(paths, columns=...)` with what else a reader needs)."""
@@ -140,7 +141,7 @@ def _positions(cells: pd.Series, dice: np.ndarray, wanted: np.ndarray) -> tuple[
     rows = np.flatnonzero(wanted)
     text = cells.iloc[rows].astype(str)
     as_written = text.str.fullmatch(POSITIONS_IN_ORDER).to_numpy(dtype=bool)
-    counts = 2 * (1 + dice[rows].astype(np.int64)) + len(TABLE_KEYS)  # the points, then the table's fields
+    counts = 2 * (1 + dice[rows].astype(np.int64)) + len(TABLE_FIELDS)  # the points, then the table's fields
     numbers = np.zeros((len(rows), int(counts.max(initial=0))))
     if as_written.any():
         read = _numbers(text[as_written], counts[as_written])
@@ -148,12 +149,12 @@ def _positions(cells: pd.Series, dice: np.ndarray, wanted: np.ndarray) -> tuple[
     for at in np.flatnonzero(~as_written):
         cell = json.loads(text.iloc[at])
         points = [cell["command"]] + [point for key, value in cell.items()
-                                      if key != "command" and key not in TABLE_KEYS for point in value]
-        flat = [*np.ravel(points), *(cell[key] for key in TABLE_KEYS)]
+                                      if key != "command" and key not in TABLE_FIELDS for point in value]
+        flat = [*np.ravel(points), *(cell[key] for key in TABLE_FIELDS)]
         numbers[at, : len(flat)] = flat
     for size in np.unique(dice[rows]):
         same = dice[rows] == size
         points = 1 + int(size)
         landed[rows[same], :points] = numbers[same, : 2 * points].reshape(-1, points, 2)
-        tolerance[rows[same]] = numbers[same, 2 * points + TABLE_KEYS.index("tolerance")]
+        tolerance[rows[same]] = numbers[same, 2 * points + TABLE_FIELDS.index("tolerance")]
     return landed, tolerance
