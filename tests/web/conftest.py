@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers.browser import CHROMIUM, ORIGIN, REQUIRE_BROWSER, Server, launch_chromium
+from helpers.rooms import AppClient
 
 
 @pytest.fixture
@@ -18,11 +19,9 @@ def log_path(tmp_path) -> Path:
 @pytest.fixture
 def client(log_path):
     """Starlette's test client on a fresh app, its requests coming from the app's own origin."""
-    from starlette.testclient import TestClient
-
     from diavolo_stats.web.app import create_app
 
-    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as test_client:
+    with AppClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as test_client:
         yield test_client
 
 
@@ -96,13 +95,11 @@ class ManualClock:
 @pytest.fixture
 def clocked(log_path):
     """The app's test client and the clock its rooms and Play games time answers by, moved by the test."""
-    from starlette.testclient import TestClient
-
     from diavolo_stats.web.app import create_app
 
     clock = ManualClock()
     app = create_app(log_path)
     app.state.rooms.clock = clock
     app.state.games.clock = clock
-    with TestClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as test_client:
+    with AppClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as test_client:
         yield test_client, clock

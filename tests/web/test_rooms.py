@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers.asyncio_run import run
 from helpers.browser import ORIGIN
-from helpers.rooms import FAST, WS, join, open_room, right_answer, until, wrong_answer
+from helpers.rooms import FAST, WS, AppClient, join, open_room, right_answer, until, wrong_answer
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -260,7 +260,7 @@ def test_a_message_too_large_or_too_many_close_the_connection(client):
 
 def test_a_room_needs_the_servers_own_origin_and_the_token(log_path):
     app = create_app(log_path, token="sesame")
-    with TestClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+    with AppClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
         code = client.post("/api/rooms?token=sesame", json=FAST).json()["code"]
         client.cookies.clear()  # the token's cookie that answer set: each attempt below carries only its own
         for headers, path in (({"Origin": "http://evil.example"}, f"{WS}/ws/rooms/{code}?token=sesame"),

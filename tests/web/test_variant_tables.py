@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers.browser import ORIGIN
-from starlette.testclient import TestClient
+from helpers.rooms import WS, AppClient, until
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant_file import read_variant
@@ -22,7 +22,6 @@ from diavolo_stats.web.trials import SERVED, default_drill_variant, drawn_game, 
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "variants"
 EXAMPLE_FILES = sorted(path for path in EXAMPLES.glob("*.toml") if path.stem != "broken")
-WS = ORIGIN.replace("http://", "ws://")
 TIMESTAMP = "2026-12-01T08:00:00Z"
 
 
@@ -42,7 +41,7 @@ def served(request, log_path):
     app = create_app(log_path, variant=variant)
     clock = Clock()
     app.state.games.clock = app.state.rooms.clock = clock
-    with TestClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+    with AppClient(app, base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
         yield client, variant, clock
 
 
@@ -144,10 +143,3 @@ def test_without_a_file_the_served_game_is_refused_naming_the_variant(client):
         assert response.status_code == 400 and response.json()["field"] == "variant"
         assert "the server holds no variant file" in response.json()["error"]
 
-
-def until(socket, *kinds: str) -> dict:
-    """The next message of one of `kinds` on `socket` (those before it are read and dropped)."""
-    while True:
-        message = socket.receive_json()
-        if message["type"] in kinds:
-            return message
