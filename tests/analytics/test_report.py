@@ -27,9 +27,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def default_run(tmp_path_factory):
     """`diavolo report` with no flags, in a fresh folder, the log named by $DIAVOLO_LOG, as a program of its own.
 
-    A real process, because its stderr is what is checked: in this process the stderr captured is the whole
-    test process's (whatever another thread or a finalizer of an earlier test writes lands in it), and the
-    log records of matplotlib and the like go to pytest's log capture instead of the terminal a user sees.
+    A real process, because its stderr is what is checked: in this process the log records of matplotlib and the
+    like go to pytest's log capture instead of the terminal a user sees.
     """
     folder = tmp_path_factory.mktemp("player")
     log = folder / "my drills.csv"

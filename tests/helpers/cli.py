@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import traceback
 import warnings
 from pathlib import Path
@@ -26,6 +27,20 @@ def _print_warning(message, category, filename, lineno, file=None, line=None) ->
     sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
+class _ThisThreads(io.TextIOBase):
+    """A standard stream while a command runs in this process: what the command's thread writes is captured, what
+    another thread writes meanwhile (an earlier test's server or event loop) goes where it went before."""
+
+    def __init__(self, captured: io.StringIO, before):
+        self.captured, self.before, self.thread = captured, before, threading.get_ident()
+
+    def write(self, text: str) -> int:
+        return (self.captured if threading.get_ident() == self.thread else self.before).write(text)
+
+    def flush(self) -> None:
+        (self.captured if threading.get_ident() == self.thread else self.before).flush()
+
+
 def run_diavolo(*args: str, cwd: Path | None = None, env: dict | None = None,
                 input: str = "") -> subprocess.CompletedProcess:
     """Run `diavolo ARGS` in this process, capturing its output and exit status as a user would see them.
@@ -34,6 +49,8 @@ def run_diavolo(*args: str, cwd: Path | None = None, env: dict | None = None,
     working folder for the run. The environment, folder, standard streams,
     SIGINT handler and warning filters are restored afterwards. An exception
     that escapes `main` is printed as Python prints it, with exit status 1.
+    The output captured is what the command's own thread wrote: the test
+    process's other threads write elsewhere.
     """
     from diavolo_stats.cli import main
 
@@ -44,7 +61,8 @@ def run_diavolo(*args: str, cwd: Path | None = None, env: dict | None = None,
         os.environ.update(env or {})
         if cwd is not None:
             os.chdir(cwd)
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), \
+        with contextlib.redirect_stdout(_ThisThreads(stdout, sys.stdout)), \
+                contextlib.redirect_stderr(_ThisThreads(stderr, sys.stderr)), \
                 _stdin(io.StringIO(input)), warnings.catch_warnings():
             warnings.resetwarnings()
             for action, category, module in PYTHON_DEFAULT_WARNINGS:
