@@ -130,19 +130,22 @@ def test_every_repository_path_the_manual_names_exists():
     assert not missing, "paths that are not in the repository:\n" + "\n".join(missing)
 
 
-def repository_text_files() -> list[Path]:
-    """Every text file of the repository: what a clone has, without what installing and building leave."""
+def repository_text_files() -> list[tuple[Path, str]]:
+    """Every text file of the repository: what a clone has, without what installing and building leave (their
+    folders are not walked: the manual's build may be writing in build/ meanwhile)."""
     left_by_tools = {"site", "build", "__pycache__"}
+
+    def kept(name: str) -> bool:
+        return not (name.startswith(".") and name != ".ci") and not name.endswith(".egg-info")
+
     files = []
-    for path in sorted(REPOSITORY.rglob("*")):
-        parts = path.relative_to(REPOSITORY).parts
-        if (not path.is_file() or any(part.startswith(".") and part != ".ci" for part in parts)
-                or left_by_tools.intersection(parts) or any(part.endswith(".egg-info") for part in parts)):
-            continue
-        try:
-            files.append((path, path.read_text(encoding="utf-8")))
-        except UnicodeDecodeError:
-            continue  # a picture
+    for folder, subfolders, names in os.walk(REPOSITORY):
+        subfolders[:] = sorted(name for name in subfolders if kept(name) and name not in left_by_tools)
+        for path in (Path(folder) / name for name in sorted(names) if kept(name)):
+            try:
+                files.append((path, path.read_text(encoding="utf-8")))
+            except UnicodeDecodeError:
+                continue  # a picture
     return files
 
 
