@@ -9,15 +9,7 @@ regular file (a folder, a FIFO, a device), is refused before any byte is
 written. A folder of files (the report) goes through `write_folder`: built
 beside its target and swapped in whole.
 
-Every CSV the project writes goes through `csv_text` or `write_frame_csv`,
-which pass every text cell through `guard_cell`: text that a spreadsheet
-would run as a formula (starting with =, +, -, @, a tab or a carriage
-return) gets a leading apostrophe. `read_frame_csv` and `unguard_cell` take it
-off again when the project reads its own files back. Numbers stay numbers.
-
-The drill log is the one file appended to rather than replaced (each answer
-is saved as it happens); `drill.log` opens it with `open_regular`, which
-refuses links and anything but a regular file in the same way.
+Why it works as it does: docs/architecture.md, "Writing files whole".
 """
 
 from __future__ import annotations

@@ -110,15 +110,9 @@ def median_estimate(samples: Sequence[float] | np.ndarray, confidence: float = 0
     return Estimate(float(np.median(values)), float(values[low_rank - 1]), float(values[high_rank - 1]))
 
 
-def mean_estimate(samples: np.ndarray, confidence: float = 0.95) -> Estimate:
-    """The mean of independent whole-number samples, with its normal-approximation interval (2 samples or more)."""
-    # samples: (simulations,) integer dtype
-    samples = np.asarray(samples).astype(np.int64)
-    return mean_estimate_from_sums(len(samples), int(samples.sum()), int((samples * samples).sum()), confidence)
-
-
 def mean_estimate_from_sums(count: int, total: int, squares: int, confidence: float = 0.95) -> Estimate:
-    """`mean_estimate` of `count` whole-number samples given only their sum and sum of squares.
+    """The mean of `count` independent whole-number samples, with its normal-approximation interval, given only
+    their sum and sum of squares.
 
     Exact integer arithmetic up to the square root, so samples can be added up batch by batch, in any
     grouping, with the same result and without keeping them (needs 2 samples or more).

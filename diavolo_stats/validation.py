@@ -11,11 +11,7 @@ it does not know and reports missing ones. Either way a bad value is an
 InputError whose `field` is the name, and the message quotes at most
 `MAX_SHOWN` characters of what was given.
 
-Each rule also knows values it must refuse (`bad_values`, and `bad_texts`
-for a query string's text): the shared test feeds them to every declared
-field of every configuration class, checked function and record, so a field
-added later is tested the day it is declared. Booleans are refused wherever
-a number is asked for.
+Why it works as it does: docs/architecture.md, "Declared rules".
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
 """`diavolo players`: each player's figures, per command and per roll feature, with intervals and in words.
 
-The figures are the fitted players (`game.specs.fit_players`: a diffusion by
-default, or the reading model) put in a player's units: the mean answer time (ms) and the chance of a right answer on
-each command, on a plain roll of the box (9 dice, no near tie, not grey, the
-dice shown first); what an extra die, a near tie, a grey answer and seeing
-the command first cost or save, in ms and in accuracy. Each comes with its
-interval (from the posterior of the player's coefficients, drawn with a fixed
-seed so the same log gives the same figures) and the number of the player's
-answers on the rolls that inform it: a figure resting on none is the club's,
-or the prior's when no one in the log drilled such rolls. A diffusion adds
-what makes its times: how fast the player takes in a plain roll of each
-command (the drift, per second), how cautious they are on it (the boundary
-separation: wider is slower and surer), the non-decision time (seeing the
-roll and pressing the key, ms) and the share of lapses; the times quoted are
-those of a decision, lapses apart. `words` says the main ones in a coach's
-sentences.
+The figures are the fitted players (`game.specs.fit_players`) in a player's units: on a plain roll of the box,
+the mean answer time (ms) and the chance of a right answer on each command, and what an extra die, a near tie,
+a grey answer and seeing the command first cost or save. Each comes with its interval (drawn with a fixed seed)
+and the number of answers it rests on; a diffusion adds its drift, caution, non-decision time and lapses.
+`words` says the main ones in a coach's sentences. Figures on other dice (`dice`) past the log's are
+extrapolated, and say so.
 
-Figures can be quoted on a roll of other dice (`dice`); beyond the most dice
-of any roll in the log they are extrapolated from the per-die effect, and the
-result says so and by how many dice.
+Why it works as it does: docs/architecture.md, "A player's figures".
 """
 
 from __future__ import annotations

@@ -12,8 +12,7 @@ the one `summaries.summarize` gives for the same rows (`performance` is the
 one definition of accuracy and latency), so the page, the report and the
 drill's own summary agree.
 
-The 7 days end at the player's last trial, not at today: a player back
-after a month's break still sees how their last week of drilling went.
+Why it works as it does: docs/architecture.md, "Progress".
 """
 
 from __future__ import annotations

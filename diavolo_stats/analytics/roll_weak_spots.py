@@ -10,15 +10,7 @@ named only when its whole interval is a cost and at least MIN_FEATURE_ANSWERS
 of the player's answers had it: one resting on fewer is mostly the club's
 figure (partial pooling), not theirs.
 
-`roll_weak_spots` is what the report and the progress page show. It fits the
-players of a drill log together on each one's most recent RECENT_ANSWERS
-answers (how they read now, as the progress page's other weak spots are
-read from the recent trials), so the fit's cost does not grow with the log.
-Nor does its memory: the roll's cells (dice, positions), most of a log's
-bytes, are read for those answers only (`drill.log.load_rows`: by their
-lines, whose bytes alone are parsed), so a caller reads the log without them
-and with each row's line (`load_logs(..., lines=True)`). A player the fit
-cannot take (too few answers) gets no weak spot and a sentence saying why.
+Why it works as it does: docs/architecture.md, "Weak spots by roll".
 """
 
 from __future__ import annotations

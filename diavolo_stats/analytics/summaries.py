@@ -3,25 +3,7 @@
 Every function takes the DataFrame that `drill_log.load_logs` returns (one
 row per trial) and returns a new DataFrame; nothing is written anywhere.
 
-The figures, and why:
-- trials and accuracy: correct answers over trials. A timeout counts as
-  wrong: the player did not grab the right devil in time. A key pressed
-  before the roll appeared (an anticipation) answers no roll: it is left out
-  of the trials, the accuracy and the latencies and counted apart
-  (`anticipations`, as reaction-time research reports them). The accuracy's
-  interval is Wilson's 95 % score interval, which stays inside [0, 1]
-  and keeps its coverage with the few dozen trials a session gives (the
-  textbook normal interval does neither).
-- latency: over correct answers only (a wrong answer is a different kind of
-  response), in ms. The median is the headline because reaction times are
-  skewed to the right; the mean sits beside it, and the spread is the
-  interquartile range (the middle half of the answers), which one
-  distracted 4-second answer does not move.
-- ex-Gaussian fit (`scipy.stats.exponnorm`): a normal part (mu, sigma: the
-  usual speed and its jitter) plus an exponential tail (tau: the
-  occasional slow answer). Fitted only where there are at least
-  `MIN_FIT_ANSWERS` correct answers; with fewer, tau and sigma trade off
-  against each other and the numbers mean little.
+Why it works as it does: docs/architecture.md, "What a player's figures mean".
 """
 
 from __future__ import annotations

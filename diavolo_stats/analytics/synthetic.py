@@ -10,19 +10,7 @@ so that nobody mistakes them for people. `write_reading_log` takes reading
 models themselves, so a test or a notebook can write a log with known
 effects and see a fit find them.
 
-Players get better with practice. A model (a preset or a TOML file) is how
-the player plays once practised; in their n-th session they are slower and
-make more errors, by the power law of practice (Newell and Rosenbloom 1981):
-latency times 1 + PRACTICE_SLOWDOWN * n^-PRACTICE_EXPONENT, error odds times
-1 + PRACTICE_ERRORS * n^-PRACTICE_EXPONENT. With the defaults a first
-session is 1.5 times slower with twice the error odds, a sixth about 1.14
-times slower with 1.29 times the error odds, so the learning curves show
-something. `practice=False` leaves it out (every session as practised).
-
-Several variants may be drilled: session n plays the n-th of them, in turn.
-
-What synthetic players never do: press a key too early. They time out like
-people do, when a sampled latency passes the drill's 10 s timeout.
+Why it works as it does: docs/architecture.md, "Synthetic drill logs".
 """
 
 from __future__ import annotations

@@ -11,9 +11,7 @@ The six commands of the box are defined in these same terms in
 `[commands.NAME]` tables of the same keys (`COMMAND_KEYS`). Every command,
 built-in or not, is resolved, counted and simulated by the same code.
 
-A Command is also its name as text (a `str`), as the command die's faces
-have always been, so logs, JSON and tables show it as its name. Two commands
-are equal when their whole definitions are.
+Why it works as it does: docs/architecture.md, "Commands".
 """
 
 from __future__ import annotations

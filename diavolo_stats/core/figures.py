@@ -4,18 +4,7 @@ A figure is written as text in a variant file (`sum`, `count:=6`,
 `nth-highest:2`, ...) and parsed once into a `DiceFigure`. Each figure answers
 two questions with one definition of what it means:
 
-- `of(values)`: the figure of many rolls at once, from a color's dice
-  values (numpy), for the simulator, the games and one roll's explanation;
-- `words(value)`: the figure's value in words, for a person (`2 sixes`,
-  `total 14`, `second-highest die 5`), in every feedback and worked example;
-- `fold(state, value, count, before, dice)`: the figure as an evaluator over
-  the distinct face values in increasing order, told how many of the color's
-  dice show each one, as icepool's multiset evaluators work. The exact odds
-  (`core.exact`) run it as a dynamic program over faces, so a figure that
-  folds (sum, max, counts) never enumerates the rolls.
-
-`distance` (the `closest` table model) is decided by where the dice land: it
-has no values to fold and is resolved from positions (`core.table_model`).
+Why it works as it does: docs/architecture.md, "Figures of a roll".
 """
 
 from __future__ import annotations

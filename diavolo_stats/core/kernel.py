@@ -7,17 +7,7 @@ score (`rules.color_scores`, the whole tie-break chain in one number), and
 the scores are ranked densely across colors so that they fit a byte. Then,
 per round:
 
-- when all joint outcomes fit in JOINT_LOOKUP_LIMIT entries (the standard
-  game: 6**9), one 32-bit draw indexes a table holding every command's answer,
-  packed a few to 16 bits, and a histogram counts them;
-- else, when each color's outcomes fit in COLOR_LOOKUP_LIMIT, each color's
-  outcome is one draw that indexes its score table, and only the comparison
-  across colors is computed per round;
-- beyond that (many dice or sides per color) the dice themselves are rolled
-  and each command's figures reduced from them.
-
-`closest` is thrown on the table (`table_model.throw_on_grid`) and decided
-from the positions.
+Why it works as it does: docs/architecture.md, "The simulation kernel".
 """
 
 from __future__ import annotations

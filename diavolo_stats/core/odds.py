@@ -11,13 +11,7 @@ and become `fractions.Fraction` at the end; no joint roll is ever
 enumerated, so the standard game takes well under a millisecond. Colors
 with different dice have different chances (`answer_probability`).
 
-The tests check it against a brute force (tests/helpers/brute_force.py) that
-runs every joint roll through `rules.answers`, the simulator's resolver.
-
-`closest` depends on where the dice land, not on their values: it has no
-exact value here (see `diavolo simulate`). The overall grey rate, the tie
-probability averaged over the command die's faces (repeats counted), is
-exact when every face is.
+Why it works as it does: docs/architecture.md, "Exact odds".
 """
 
 from __future__ import annotations

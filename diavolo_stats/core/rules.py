@@ -32,12 +32,6 @@ CLOSEST_JUDGING = "closest ties: the table's call; drill and games also accept t
 tolerance tie), while judging a player also accepts the strictly nearest color (`accepted_answers`)."""
 
 
-def color_values(variant: Variant, dice: np.ndarray | Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Each color's dice values, one (count, rounds) array per color: `dice` as one (colors, dice_per_color,
-    rounds) array when every color rolls as many dice, or already one array per color."""
-    return [np.asarray(values) for values in dice]
-
-
 def criterion_scales(variant: Variant, command: Command) -> list[tuple[int, int]]:
     """Per criterion of the command's chain, the smallest and largest figure any color can show."""
     scales = []
@@ -146,7 +140,8 @@ def answers(variant: Variant, command: Command, dice: np.ndarray | Sequence[np.n
             positions: np.ndarray | None = None) -> np.ndarray:
     """Answer codes for many rolls: (rounds,) int8, a color index or GREY_CODE.
 
-    Value commands need `dice` (see `color_values`); `closest` needs `positions` (from `table.throw`).
+    Value commands need `dice`: one (colors, dice_per_color, rounds) array when every color rolls as many dice,
+    or one (count, rounds) array per color; `closest` needs `positions` (from `table.throw`).
     """
     # dice: (colors, dice_per_color, rounds) uint8 or per color (count, rounds) uint8;
     # positions: (1 + dice, 2, rounds) mm

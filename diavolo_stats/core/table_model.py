@@ -7,18 +7,7 @@ axis-aligned square of `die_mm`; dice never overlap: a die that would land
 on one already down lands again (the others stay put).
 Distances are measured center to center, in millimetres.
 
-A person cannot tell two distances apart when they differ by less than the
-perception `tolerance`, a fraction of the shorter one (a Weber fraction):
-colors whose nearest die is within `(1 + tolerance)` times the nearest
-distance of all tie with it.
-
-Defaults, and why:
-- `die_mm = 16`: the common 16 mm six-sided die.
-- `scatter_mm = 300`: ten dice thrown from one hand spread over about a
-  forearm's length; 30 cm keeps them in reach of every player.
-- `tolerance = 0.10`: the Weber fraction for comparing two lengths side by
-  side is about 3 to 5 %; distances that point in different directions,
-  judged at a glance and in a hurry, are judged about twice as coarsely.
+Why it works as it does: docs/architecture.md, "The table model".
 """
 
 from __future__ import annotations

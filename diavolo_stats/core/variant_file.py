@@ -3,25 +3,7 @@
 Every key is optional (`FILE_KEYS`); the manual's guide "Write your own
 rules" walks through them with the files of `examples/variants/`:
 
-    name = "sixes"
-    colors = ["black", "red", "white"]
-    dice_per_color = 3
-    sides = 6                    # or faces = [...], the faces of every colored die
-    [dice.white]                 # a color's own dice: count and/or faces
-    count = 4
-    faces = [0, 1, 1, 2, 2, 3]
-    [commands.most-sixes]        # label, rule, figure, wins, then (core.commands.COMMAND_KEYS)
-    figure = "count:=6"
-    then = ["sum"]
-    command_die = ["highest-total", "most-sixes", "most-sixes", "closest"]
-    [table]                      # the closest table model: scatter_mm, die_mm, tolerance
-
-The file is read by `toml_files.read_toml` (a regular file, at most 1 MiB,
-bounded nesting and numbers). A bad file is one InputError naming the file
-and the key (and the line, where the TOML parser gives one); nothing is read
-past it. `variant_toml` writes a
-variant as such a file (the explorer's download), every key explicit, and
-reading it back gives the same variant.
+Why it works as it does: docs/architecture.md, "Variant files".
 """
 
 from __future__ import annotations

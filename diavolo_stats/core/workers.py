@@ -10,9 +10,7 @@ is dropped. On Linux, each worker asks the kernel to kill it the moment its
 parent dies (`prctl(PR_SET_PDEATHSIG, SIGKILL)`), so that a parent killed
 outright (SIGKILL, the OOM killer) leaves no worker computing on.
 
-On fork-capable systems the workers are forked: they share what the parent
-has already built (the imported library, the simulator's lookups); elsewhere
-each worker imports its own.
+Why it works as it does: docs/architecture.md, "Worker processes".
 """
 
 from __future__ import annotations

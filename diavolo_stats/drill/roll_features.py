@@ -13,10 +13,7 @@ one odd die. For `closest` the figure is a distance, and a near tie is a
 winner whose nearest die is within NEAR_TIE_RATIO of the runner-up's (a ratio
 within the table's tolerance is already grey).
 
-Two roads lead here, both vectorized: `roll_features` from dice and position
-arrays (the game simulator, synthetic logs) and `logged_features` from a drill
-log's rolls as arrays (`drill.log.read_rolls`); `readable_rolls` says which
-logged rolls the features describe.
+Why it works as it does: docs/architecture.md, "Roll features".
 """
 
 from __future__ import annotations
@@ -38,9 +35,6 @@ NEAR_TIE_RATIO = 1.25
 REFERENCE_DICE = 9
 """The dice of the box (3 colors x 3 dice): the roll every player figure is quoted on."""
 
-FEATURE_COLUMNS = ("command", "dice", "near_tie", "grey", "command_first")
-"""The columns of a `RollFeatures.frame()`, one row per roll."""
-
 
 @dataclass(frozen=True)
 class RollFeatures:
@@ -58,12 +52,6 @@ class RollFeatures:
 
     def __len__(self) -> int:
         return len(self.command)
-
-    def frame(self) -> pd.DataFrame:
-        """The features as a data frame, FEATURE_COLUMNS, the command by name."""
-        names = np.array([command.value for command in ALL_COMMANDS])
-        return pd.DataFrame({"command": names[self.command], "dice": self.dice, "near_tie": self.near_tie,
-                             "grey": self.grey, "command_first": self.command_first})
 
     def take(self, index: np.ndarray) -> RollFeatures:
         """The rolls at `index` (an index array or a mask), in that order."""

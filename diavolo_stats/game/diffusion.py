@@ -7,29 +7,7 @@ boundary is a right answer, the lower one a wrong answer, so a hard roll is
 both slow and error-prone, and errors are slow. The latency is the time to
 the boundary plus the non-decision time (seeing the roll, pressing the key).
 
-- Drift: exp(x . drift), x the roll's row of `reading.design`: each command
-  has its own rate, and each extra die, a near tie, grey or the command shown
-  first multiplies it. A rate falling with the dice makes the time level off
-  and the accuracy fall toward a coin's: what extrapolation beyond the
-  drilled dice rests on.
-- Caution: the boundary separation, exp(boundary) per command times
-  exp(x . boundary_effects) (wider: slower and surer).
-- Non-decision time: nondecision_ms times exp(x . nondecision_effects),
-  varying from answer to answer over nondecision_spread_ms about that (at one
-  of five points, Gauss-Legendre's, with their weights as chances): what
-  gives the times their leading edge's slope.
-- Lapses: with chance `lapse` an answer is no decision at all: any time
-  between MIN_LATENCY_MS and the drill's timeout, right with chance
-  LAPSE_RIGHT (a contaminant, Ratcliff and Tuerlinckx 2002). It is what keeps
-  one fast answer from dragging the non-decision time down.
-- A time-out is a process that has not ended by TIMEOUT_MS.
-
-With the start half-way, P(right) = 1 / (1 + exp(-v a)) and the decision time
-has the same distribution at both boundaries: density (1/a^2) exp(+-v a/2 -
-v^2 t/2) g(t/a^2), g the first passage of a driftless unit process, in
-Navarro and Fuss's (2009) small-time and large-time series (`_log_standard`).
-Sampling draws the boundary, then the time by inverting its distribution
-function, tabulated once over k = v a (`_decision_quantiles`).
+Why it works as it does: docs/architecture.md, "The drift-diffusion player".
 """
 
 from __future__ import annotations

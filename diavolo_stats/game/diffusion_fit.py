@@ -11,20 +11,7 @@ anticipation (`diffusion.spread_log_likelihood`: right or wrong at its latency,
 a time-out as a process not ended by the timeout), so errors and their times
 inform the drift and the caution together.
 
-The fit is in three steps, each player's likelihood over their own answers:
-1. each player's posterior mode under a wide prior around the `average`
-   preset's diffusion (Newton's method: the analytic gradient, and the Hessian
-   from differences of each answer's gradient in its five predictors); the Hessian
-   there makes their likelihood a Gaussian;
-2. the club's means and spreads by EM over those Gaussians (`club_step`, the
-   reading fit's own, with the same kind of hyperpriors);
-3. each player's mode again under the club's prior, and their Laplace
-   covariance (the inverse Hessian), widened for the club mean's
-   uncertainty (Morris 1983). Intervals are normal on the parameters' scales.
-
-The non-decision time is each player's own. The lapses are what keep it from
-following one fast answer: an answer faster than the process allows is a
-lapse, at a small cost, not a reason to move everyone's floor.
+Why it works as it does: docs/architecture.md, "Diffusion players fitted to a log".
 """
 
 from __future__ import annotations

@@ -11,29 +11,7 @@ the answer (`judged_trial`, the drill's gate, through the deal), writes it
 to the log once, and settles the round (`Table.settle`) when the carrier
 says the wait is over.
 
-What a page claims is held inside the window the server's own timing allows
-for that seat (`fairness.judge_claim`): the time since the server first sent
-the roll to the seat, less the foreperiod, less the answer's trip on that
-seat's link, as its round trips measure it (`Seat.trips`, fed by the
-carrier's pings: `Table.ping`, `Table.pong`; a seat no pong came from is
-allowed `fairness.UNMEASURED_TRIP_MS`). A seat sent the roll again (a
-reload, a reconnection) is timed by the server alone, from the first send:
-its page's clock started again when the roll came back. An answer under the
-human floor (`drill.MIN_LATENCY_MS`) is logged as too early, as the drill
-logs a key pressed before the roll, and grabs nothing. A seat answers once.
-A claim under its player's fitted model's `fairness.PLAUSIBLE_QUANTILE`
-quantile (`Seat.fitted`, when the drill log has one) is flagged in the
-round's record.
-
-A person's grab is final (`Table.holding` with the seats still `waiting`)
-once no seat still to answer could be judged faster
-(`fairness.settled_below_ms`); the round's grace (`fairness.grace_ms`, the
-longest trip of its slowest link) is stated in its record.
-
-Modelled players' grabs are drawn with the deal and kept here: `revealed`
-gives those whose time has come (from when the roll appeared to the people
-at the table), and all of them once every person answered, so no page
-learns an opponent's answer before it happens.
+Why it works as it does: docs/architecture.md, "The live table".
 """
 
 from __future__ import annotations

@@ -9,28 +9,7 @@ player with 30 answers sits near the club, one with thousands on their own
 figures, and a roll type a player never saw (a near tie on a command they
 never drilled) is the club's figure for them.
 
-- Time: the log of (latency - shift) of the correct answers is a linear
-  model with normal noise, so each player's posterior is exact and needs only
-  sums over their answers. The club's means and spreads and each player's
-  noise come from an EM iteration; the shift, one for the log, maximizes the
-  marginal likelihood (scipy's bounded scalar minimizer, below 0.9 times the
-  fastest answer read) and is then held as known: no interval includes its
-  uncertainty (the players guide says so). A correct answer far under its
-  player's third fastest is left out of the time fit (`_readings`), so one
-  fast answer does not move the shift.
-- Accuracy: logistic, every trial that is not an anticipation (a timeout is
-  wrong), each player's posterior by the Laplace approximation (Newton's
-  method to its mode), the club's means and spreads by the same EM.
-- Hyperpriors keep every figure defined: each club mean has a weak normal
-  prior around the `average` preset's reading (ASSUMED_EFFECTS for the roll
-  effects), each club spread one pseudo-player at PRIOR_SPREAD. A figure no
-  answer of the log informs (dice never varied) is that prior, and its
-  interval says so by its width; `answers` says how many answers each rests on.
-
-The answers are counted by cells (player x roll type), so a log of a
-million rows fits in seconds. Intervals are 95 % by default: a player's
-posterior spread, widened for the uncertainty of the club's mean (Morris
-1983).
+Why it works as it does: docs/architecture.md, "Reading models fitted to a log".
 """
 
 from __future__ import annotations

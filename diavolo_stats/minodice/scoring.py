@@ -9,15 +9,7 @@ Per player per round (the rules page, docs/rules.md, section "Minodice scoring")
   for each trick your mermaid won against one or more minotaurs (or +50 per
   minotaur beaten, `Rules(mermaid_bonus="per-minotaur")`).
 
-A trick's winning die beats the other players' dice in that trick, and it is
-a minotaur (bonus griffins) or a mermaid (bonus minotaurs), never both. So a
-player's bonus dice in a round are bounded by their tricks won x (players - 1),
-and a mermaid trick is one of their tricks won; `score_game` refuses a row above that.
-
-A score sheet is a CSV file with one row per player per round and the
-columns `sheet_columns(rules)`: the last one is the count the chosen mermaid
-reading needs (`mermaid_tricks` by default, `minotaurs_beaten` per minotaur).
-`score_sheet` checks it and adds per-round and running totals and the winner.
+Why it works as it does: docs/architecture.md, "Minodice score sheets".
 """
 
 from __future__ import annotations

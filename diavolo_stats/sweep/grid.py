@@ -10,15 +10,7 @@ A grid varies a base variant (`base`: the standard game, or a variant file's
 game with its own commands, dice and command die): a parameter left out keeps
 the base's value, and giving `sides` replaces a file's faces by 1..sides.
 
-Seeds: each variant's `closest` simulation is seeded from the sweep's seed and
-a stable digest of what decides `closest` (`variant_seed`): the dice each
-color throws and the table model, not the dice's values, so variants that
-differ only in sides or faces share one simulation, simulated once. Never
-from a variant's place in the grid or the order in which variants finish: a
-variant's result is the same however the work is split, on whichever machine,
-and whichever other variants share the grid. The seed is an ordinary integer,
-in the result's `seed` column: `diavolo simulate` of the variant with only the
-closest command and that seed gives the same numbers.
+Why it works as it does: docs/architecture.md, "Sweep grids".
 """
 
 from __future__ import annotations

@@ -10,15 +10,7 @@ messages as a variant file given to `diavolo odds` (a bad key is 400 with `{"err
 "key: what is wrong", "field": "key"}`). JSON's `null`, which TOML cannot
 spell, is refused by its key.
 
-The answer (`explore_view`) holds the JSON document `diavolo odds` prints for
-that variant (its overall grey rate included), a short
-simulation when `closest` is on the command die, and the TOML file itself:
-read by `diavolo odds`, it gives the same numbers. Beyond the
-exact engine's limits the odds are null and `limit` says so in one line,
-pointing to `diavolo simulate`. The odds and the simulation run within the
-server's bound on heavy requests (`busy.Heavy`), the exact engine within a
-budget of EXPLORER_STEPS steps (past it the odds are null and `limit` says
-so, as past the engine's limits), and stop when the client leaves.
+Why it works as it does: docs/architecture.md, "The explorer".
 """
 
 from __future__ import annotations

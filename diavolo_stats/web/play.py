@@ -1,25 +1,13 @@
 """A game of Diavolo in the browser against modelled players: the server holds the game, the library referees it.
 
-`SoloGames` keeps the games being played: at most MAX_GAMES_HELD, and
-MAX_GAMES_PER_ADDRESS of one client address; a new game takes the place of a
-game over or abandoned (ABANDONED_S), never of one in progress. A game has one human seat (seat 0) and 1 to 5
-opponents, each a modelled player (`specs.Player`) reading every roll by its
-features: a preset, a player file sent by the page, or a player of the drill
-log fitted on their most recent answers (from the store's followed figures,
-fitted again only once the log has new rows, within the server's bound on
-heavy work). The game is a `game.live.Table` (the human
-at seat 0): each round the table deals the roll and draws every opponent's
-grab from their model (`referee.modelled_grabs`), and keeps those grabs: the
-round the page is sent holds none, and `grabs` (a long poll) gives each one
-as its time comes, with the devils left, so the page plays them out as hands
-reaching across the table. The human's answer comes back with its latency,
-timed by the page from the frame that painted the roll; the table holds it to
-the time the server saw pass since it first sent that round, logs it once
-(`interface` `game`, the game's id as `session_id`, the round as `trial`)
-and settles the round; an answer under the human floor is logged too early
-and grabs nothing. A human with no gems left watches the rest of the game
-played at once by the models. A finished game carries `engine_check`: its
-round log replayed through the vectorized engine.
+`SoloGames` keeps the games being played (at most MAX_GAMES_HELD, MAX_GAMES_PER_ADDRESS of one client
+address; a game in progress is never evicted). A game has one human seat (0) and 1 to 5 modelled opponents (a
+preset, a player file, or a player fitted from the drill log). It is a `game.live.Table`: each round it deals the
+roll, draws the opponents' grabs and gives them to the page as their time comes (`grabs`, a long poll), holds and
+logs the human's answer, and settles the round. A finished game carries `engine_check`: its round log replayed
+through the vectorized engine.
+
+Why it works as it does: docs/architecture.md, "The Play page".
 """
 
 from __future__ import annotations

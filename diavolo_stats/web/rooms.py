@@ -1,31 +1,10 @@
 """Rooms: friends at one table, each on their own phone, the server throwing the dice.
 
-The host creates a room (`POST /api/rooms`) and its screen shows the room's
-short code; each player opens the room page on their phone, types the code
-and a name, and holds a WebSocket (`/ws/rooms/CODE`, through Starlette on
-uvicorn) for the whole game. Every round the server throws the dice and
-sends the roll to every seat; each page paints it after the foreperiod and
-measures its player's reaction from the frame that painted it (as the
-drill does). The room's game is a `game.live.Table`, which this module only
-carries messages to: the table notes when it first sent the roll to each
-seat, judges and logs each answer once as it comes (held to the time the
-server saw pass on that seat's link; under the human floor, too early), and
-settles the round once every player still in has answered or the time and
-the round's grace are up. Each seat's link is measured on its own connection
-all through the game: a ping (PING_INTERVAL_S after the last pong), which
-the page answers at once. Everyone is sent each grab, the devils left as
-each grab is awarded (once no seat still to answer could be judged faster),
-then the round with how it was judged.
+The host creates a room (`POST /api/rooms`); each player joins it by its code and holds a WebSocket
+(`/ws/rooms/CODE`) for the whole game. The room's game is a `game.live.Table`, which this module only carries
+messages to; what a room, a seat, a connection and a message may hold are the bounds stated below.
 
-Bounds: MAX_ROOMS rooms, MAX_PLAYERS seats and MAX_SOCKETS_PER_ROOM
-connections per room, MAX_MESSAGE_BYTES per message and MESSAGES_PER_SECOND
-per connection (after a burst of MESSAGE_BURST); a connection past a bound
-is closed. A room nobody is connected to for ROOM_IDLE_S is dropped. A seat
-whose connections all closed is marked away, one that let IDLE_ROUNDS rounds
-pass unanswered is marked idle, and the round goes on without waiting for
-either; a page that reloads sends its seat's key and gets its seat back.
-Names are checked as the drill log checks them and sent as data; the pages
-put them in as text. A room sees only its own seats and rounds.
+Why it works as it does: docs/architecture.md, "Rooms".
 """
 
 from __future__ import annotations

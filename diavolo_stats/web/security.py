@@ -12,9 +12,7 @@
   own scripts and styles and connect only to this app, no framing, no
   referrer, no content sniffing.
 
-(Which host names the server answers to is checked before this, by
-Starlette's TrustedHostMiddleware: a page of another site that points its
-own name at 127.0.0.1 gets no answer.)
+Why it works as it does: docs/architecture.md, "The server's security".
 """
 
 from __future__ import annotations

@@ -12,14 +12,7 @@ carries each frame to it (`.msg`, `.close`), and the owner's frames back
 (`Rooms.connect`) on a `RemoteSocket`, so a relayed seat is held to every
 bound a local one is, and its pings time the whole way, relay included.
 
-The owner sends a heartbeat every HEARTBEAT_S. A relay that hears none for
-OWNER_SILENT_S tells its seat, in words, that the room ended, and closes it.
-While NATS is down, the owner's relayed seats are away (the round goes on
-without waiting for them, as for a dropped phone), and each relayed page is
-told the link is down and rejoins once it is back (a reload: its seat back,
-timed from the first send); past OUTAGE_LIMIT_S it is told the room ended.
-Seat keys, scores and the round live only in the owner's memory: they are
-lost with it (see the Play guide's hosting section for why).
+Why it works as it does: docs/architecture.md, "Rooms across processes".
 """
 
 from __future__ import annotations

@@ -11,14 +11,7 @@ log already holds that session's trial: a trial is identified by its session
 id and trial number, so a browser that sends a trial again (it never heard
 the answer: the server was killed, the network dropped) stores it once.
 
-The check and the append are the writer's `append_once`, under the log's
-own lock: two requests for the same trial, in one server or in two servers
-on one log, cannot both append. The store reads the log back through the
-one reader (`FollowedLog`), once, then only the rows appended since: its
-figures for the session summaries and the progress page, and for the
-adaptive rolls each player's recent trials by type of roll
-(`drill.scheduler.recent_trials`; the roll's own cells are read to tell its
-type, then dropped).
+Why it works as it does: docs/architecture.md, "Trials from the browser".
 """
 
 from __future__ import annotations

@@ -8,13 +8,7 @@ rule per column in `schema.CELLS`, so they always agree on the format.
 `upgrade_log` (`upgrade`) rewrites a log of schema 1 as schema 2. The rule
 for a player's name (`diavolo_stats.names`) and where a log is (`place`) load no pandas.
 
-The file is UTF-8 CSV, `\\n` line ends, a header line written once when the
-file is created, then one line per trial (the columns: `schema`). Each row
-is written with its line end in a single `write` under an OS lock on the
-log file itself, then fsynced, so a last line without its line end is what
-a crash mid-write left: the reader skips it with a warning and the writer
-moves it to `<log>.partial`. A file that cannot be read or written raises
-`InputError` naming it and what failed, never a bare OSError.
+Why it works as it does: docs/architecture.md, "The drill log's file".
 """
 
 from diavolo_stats import lazy_exports

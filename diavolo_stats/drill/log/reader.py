@@ -10,14 +10,7 @@ by pyarrow's CSV reader (only the columns asked for, as Arrow strings) and
 each column is typed and checked at once by its rule in `schema.CELLS`, the
 rules the writer follows.
 
-No row can stop a reader: a row it cannot use (a cell its column's rule
-refuses, the wrong number of cells, text that is not UTF-8) is skipped,
-with one SkippedRowsWarning per read naming the lines. A last line without
-its line end is what a crash mid-write left: it is skipped with a
-TruncatedLogWarning. A file holding nothing but the start of the header (a
-crash while the log was created) is a new, empty log. What stops a read is
-only what is wrong with the file as a whole: missing, unreadable, or not a
-drill log (its first line is not a header of schema 1 or 2).
+Why it works as it does: docs/architecture.md, "The drill log's reader".
 """
 
 from __future__ import annotations
@@ -85,30 +78,18 @@ class SkippedRowsWarning(UserWarning):
 def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None, lines: bool = False) -> pd.DataFrame:
     """Every row of the drill logs at `paths`, one frame; never writes.
 
-    Columns: COLUMNS (or only `columns`, a subset of them, in COLUMNS order:
-    a large log is read faster and in less memory), then `source` (the file
-    the row came from) and `is_tie` (expected == "grey"; when `expected` is
-    read). Every check of a column read applies; the cells of columns not
-    read are not checked; a row's command, dice and positions are checked
-    against the rules its `variant` cell names (`rules`). Dtypes: `timestamp`
-    datetime64[ns, UTC]; `command` (categories: the six commands in die
-    order, then the commands of games' own rules as first seen), `expected` and
-    `answer` category (the same categories, so they compare); `session_id`,
-    `player`, `variant`, `app_version`, `interface`, `source` pandas
-    "string"; `correct`, `too_early`, `timed_out`, `command_first`, `is_tie`
-    bool; `latency_ms`, `foreperiod_ms` float64 in ms (NaN when empty);
-    `schema_version`, `trial`, `dice_per_color` int64; `seed` Int64 (<NA>
-    when empty); `dice`, `positions` and `accepted` the JSON text as written
-    (pandas "string"). Player names are as typed (the spreadsheet guard
-    removed). lines: a last column `line`, int64, each row's line in its
-    file (the header is line 1), by which `load_rows` reads rows again.
+    Columns: COLUMNS (or only `columns`, a subset, in COLUMNS order: a large log reads faster), then `source` (the
+    file) and `is_tie` (expected == "grey", when `expected` is read); lines: a last column `line`, int64, each
+    row's line in its file (the header is line 1), by which `load_rows` reads rows again. Every check of a column
+    read applies, and a row's command, dice and positions are checked against the rules its `variant` names.
+    Dtypes: `timestamp` datetime64[ns, UTC]; `command`, `expected`, `answer` category (commands in die order,
+    then games' own; one set of answers for both); flags bool; `latency_ms`, `foreperiod_ms` float64 ms (NaN
+    when empty); whole numbers int64, `seed` Int64; text, JSON cells included, pandas "string" (player names
+    without the spreadsheet guard).
 
-    A row that breaks a rule of the schema is skipped, with one
-    SkippedRowsWarning per file naming its lines. A last row without its
-    line end (a crash mid-write) is skipped with a TruncatedLogWarning naming
-    file and line. A file holding only the start of the header is an empty
-    log. InputError naming the file for a missing file, a foreign header or a
-    file it cannot read.
+    A row that breaks a rule is skipped with one SkippedRowsWarning per file naming its lines; a last row
+    without its line end (a crash mid-write) with a TruncatedLogWarning. A file holding only the start of the
+    header is an empty log. InputError naming the file when it is missing, foreign or unreadable.
     """
     wanted = _wanted_columns(columns)
     frames = [FollowedLog(path, wanted, lines).new_rows(warn_cut=True)[0] for path in paths]
