@@ -52,12 +52,16 @@ EMPTY_ITEMS = {
     "simulate --colors": (["simulate", "--colors", "red,,blue"], "--colors"),
     "odds --colors": (["odds", "--colors", "black,red,"], "--colors"),
     "odds --commands": (["odds", "--commands", "highest-total,,closest"], "--commands"),
+    "simulate --commands": (["simulate", "--commands", "highest-total,,closest"], "--commands"),
     "drill --colors": (["drill", "--player", "ana", "--colors", ",black,red"], "--colors"),
     "drill --keys": (["drill", "--player", "ana", "--keys", "black=j,,red=k"], "--keys"),
     "drill --foreperiod-ms": (["drill", "--player", "ana", "--foreperiod-ms", "600,,900"], "--foreperiod-ms"),
+    "drill --commands": (["drill", "--player", "ana", "--commands", "highest-total,,closest"], "--commands"),
     "game --colors": (["game", "--players", "novice", "expert", "--colors", "red,,blue"], "--colors"),
+    "game --commands": (["game", "--players", "novice", "expert", "--commands", "closest,,most-odd"], "--commands"),
     "sweep --colors": (["sweep", "--colors", "red,,blue"], "--colors"),
     "sweep --commands": (["sweep", "--commands", "closest,"], "--commands"),
+    "sweep --target": (["sweep", "--target", "highest-total=0.1..0.2,,closest=..0.15"], "--target"),
     "sweep --sides": (["sweep", "--sides", "4,,6"], "--sides"),
     "sweep --dice-per-color": (["sweep", "--dice-per-color", "2,,3"], "--dice-per-color"),
     "sweep --colors-count": (["sweep", "--colors-count", "2,3,"], "--colors-count"),
@@ -67,6 +71,7 @@ EMPTY_ITEMS = {
     "sweep --plot-axes": (["sweep", "--sides", "4,6", "--colors-count", "2,3", "--plot-axes", "sides,,colors_count",
                            "--plot", "plots"], "--plot-axes"),
     "minodice odds --against": (["minodice", "odds", "--against", "1,,3"], "--against"),
+    "minodice bid --hand": (["minodice", "bid", "--players", "3", "--round", "1", "--hand", "1,,3"], "--hand"),
 }
 
 
@@ -75,6 +80,16 @@ def test_an_empty_item_of_any_list_is_refused_naming_the_flag_and_nothing_is_wri
     result = run_diavolo(*argv, cwd=tmp_path)
     assert_one_line_error(result, flag)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_empty_item_cases_are_every_list_flag_of_every_command():
+    # A list flag says so in its help's placeholder (C1,C2,..., MIN,MAX, LIST): a new one must join EMPTY_ITEMS.
+    from diavolo_stats.cli import build_parser
+
+    flags = {f"{parser.prog.removeprefix('diavolo ')} {max(action.option_strings, key=len)}"
+             for parser in build_parser().walk() for action in parser.options()
+             if action.option_strings and ("," in str(action.metavar) or action.metavar == "LIST")}
+    assert flags == set(EMPTY_ITEMS)
 
 
 def test_a_variant_file_s_own_command_is_taken_by_name():

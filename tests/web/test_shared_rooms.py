@@ -172,7 +172,11 @@ def test_a_nats_restart_pauses_a_relayed_seat_in_words_and_it_takes_its_seat_bac
     nats_server.stop()
     assert bea.until("error")["message"] == shared_rooms.LINK_DOWN  # said, then the connection closes
     nats_server.start()
-    while True:  # the page rejoins every second, as room.js does, told the link is down until it is back
+    # The page rejoins every second, as room.js does, told the link is down until it is back: within the outage
+    # the room survives (OUTAGE_LIMIT_S), or never.
+    deadline = time.monotonic() + shared_rooms.OUTAGE_LIMIT_S
+    while True:
+        assert time.monotonic() < deadline, "the seat was told the link was down all through the room's outage limit"
         time.sleep(1)
         again = page_socket(b, room["code"])
         again.send(json.dumps({"type": "join", "name": None, "seat_key": bea.joined["seat_key"]}))
