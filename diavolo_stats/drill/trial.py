@@ -31,26 +31,17 @@ def judged_trial(variant: Variant, command: Command | str, dice: Mapping[str, Se
                  trial: int, timestamp: datetime | str, command_first: bool = False, too_early: bool = False,
                  timed_out: bool | None = None, foreperiod_ms: float | None = None, seed: int | None = None,
                  spelled: Callable[[Any], str] = repr) -> TrialRow:
-    """The drill log row of one trial, every field checked; InputError naming the first bad one.
+    """The drill log row of one trial, every field checked; InputError naming the first bad one. `expected`,
+    `accepted` and `correct` are worked out here from the roll, never taken from the caller; the row is returned,
+    not written (`DrillLog.append`).
 
-    variant: the game drilled. command, dice (values per color, the
-    variant's colors in order) and positions (die centers in mm, as
-    `rules.Roll.positions`, where a throw can put them; the table's fields may
-    be included and must then be the variant's): the roll shown. answer: a
-    color, `grey`, or None (or `none`) for no answer. latency_ms: ms from the
-    roll on screen to the answer, None without an answer. too_early: a key
-    pressed before the roll was shown (no answer, no latency); an unanswered
-    trial that was not too early timed out (`timed_out`, when given, must
-    agree). interface: `terminal`, `browser` or `game` (the log's INTERFACES).
-    timestamp: when the roll appeared (a time with its zone, or ISO 8601
-    text). foreperiod_ms: the
-    wait before the roll, ms. seed: the session's seed, if any. spelled: how
-    a message quotes a bad dice or positions value (`validation.json_spelled`
-    for a web client).
-
-    `expected`, `accepted` and `correct` are computed here from the roll,
-    never taken from the caller. The row is returned, not written: append it
-    with `DrillLog.append`.
+    command, dice (values per color, the variant's colors in order), positions (die centers in mm, as
+    `rules.Roll.positions`; table fields, if given, must be the variant's): the roll shown. answer: a color,
+    `grey`, or None (or `none`). latency_ms: ms from the roll on screen to the answer, None without one.
+    too_early: a key pressed before the roll; an unanswered trial not too early timed out (`timed_out`, if given,
+    must agree). interface: one of the log's INTERFACES. timestamp: when the roll appeared (with its zone).
+    foreperiod_ms: the wait before the roll. seed: the session's, if any. spelled: how a message quotes a bad
+    dice or positions value (`validation.json_spelled` for a web client).
     """
     shown = checked_roll(variant, command, dice, positions, spelled)
     return shown.row(answer, latency_ms, interface=interface, player=player, session_id=session_id, trial=trial,
