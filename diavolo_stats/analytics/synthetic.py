@@ -8,9 +8,8 @@ written through `drill.log.DrillLog`, so a synthetic log has exactly the
 format and the checks of a real one. Player names start with `synthetic-`
 so that nobody mistakes them for people. `write_reading_log` takes reading
 models themselves, so a test or a notebook can write a log with known
-effects and see a fit find them.
-
-Why it works as it does: docs/architecture.md, "Synthetic drill logs".
+effects and see a fit find them. How its players learn over their sessions: docs/architecture.md,
+"Synthetic logs".
 """
 
 from __future__ import annotations
