@@ -17,6 +17,7 @@ import numpy as np
 from diavolo_stats.core.rules import Resolution, Roll
 from diavolo_stats.core.table_model import TableModel, positions_from_mapping
 from diavolo_stats.core.variant import Command
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.looks import COMMAND_DIE_LOOK, DIE_LOOKS, FELT_LOOK, Look
 from diavolo_stats.drill.settings import HELP_KEY, QUIT_KEY, DrillSettings
 from diavolo_stats.drill.teaching import command_codes
@@ -199,9 +200,15 @@ class Screen:
             headline = term.bold_red("WRONG") + f": you said {answer}, {latency_ms:.0f} ms; the answer is {right}"
         return headline, resolution.reason
 
-    def too_early(self) -> tuple[str, str]:
-        return (self.term.bold_yellow("TOO EARLY") + ": wait for the dice before answering",
-                "that key was not counted as an answer; the trial starts again with a new roll")
+    def too_early(self, latency_ms: float | None = None) -> tuple[str, str]:
+        """The feedback to a key before the roll (`latency_ms` None) or an answer `latency_ms` after it, under
+        the human floor: pressed before the dice were seen."""
+        if latency_ms is None:
+            headline = self.term.bold_yellow("TOO EARLY") + ": wait for the dice before answering"
+        else:
+            headline = (self.term.bold_yellow("TOO EARLY") + f": {latency_ms:.0f} ms, under the {MIN_LATENCY_MS:g} ms "
+                        "anyone needs to see the dice")
+        return headline, "that key was not counted as an answer; the trial starts again with a new roll"
 
 
 def _wrap(text: str, width: int) -> list[str]:

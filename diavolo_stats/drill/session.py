@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.deal import Deal
 from diavolo_stats.drill.log import FIGURE_COLUMNS, MAX_SEED, TERMINAL_INTERFACE, DrillLog, TrialRow, load_logs
 from diavolo_stats.drill.scheduler import HISTORY_COLUMNS, adaptive_roll, recent_history, recent_trials, trial_history
@@ -181,8 +182,9 @@ class _Session:
     def _trial(self, layout: TableLayout) -> None:
         """One trial: the fixation mark, the roll, the answer (logged), the feedback.
 
-        An anticipation is logged and ends the trial (the caller runs it
-        again). `?` (_Help) or a terminal made smaller (_Resized) before the
+        An anticipation (a key during the foreperiod, or an answer under
+        MIN_LATENCY_MS after the roll) is logged as too early, with no answer,
+        and ends the trial (the caller runs it again). `?` (_Help) or a terminal made smaller (_Resized) before the
         answer abandon the trial unlogged.
         """
         settings = self.settings
@@ -215,6 +217,13 @@ class _Session:
                 break
             answer = next((a for a, k in settings.keys.items() if key.lower() == k), None)
         latency_ms = (read_ns - shown_ns) / 1e6 if answer is not None else None
+        if latency_ms is not None and latency_ms < MIN_LATENCY_MS:
+            # Faster than a person reads the roll: the key was pressed before it was seen, as every reader counts it.
+            self._log(number, deal, shown_at, None, True)
+            self._show(self.screen.stimulus(layout, progress, rolled, self.screen.too_early(latency_ms),
+                                            f"too early (trial {shown})"))
+            self._pause()
+            return
         row = self._log(number, deal, shown_at, answer, False, latency_ms)
         self.shown += 1
         feedback = self.screen.feedback(deal.resolution, answer, row.latency_ms)  # the time as logged

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import numpy as np
 import pytest
 from helpers.cli import REPO
-from helpers.pty_drill import FAST, Drill
+from helpers.pty_drill import FAST, HUMAN_MS, Drill
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
@@ -41,7 +41,7 @@ def test_a_players_first_session_opens_with_the_introduction_that_any_key_dismis
     assert "THE COMMANDS AND GREY" in drill.screen()
     ready = datetime.now(timezone.utc)
     drill.child.send("x")
-    drill.answer_after(10, "r")
+    drill.answer_after(HUMAN_MS, "r")
     assert drill.finish()[0] == 0
     # Nothing started until the player was ready: the one roll was shown after the key that dismissed the help.
     shown = load_logs([log])["timestamp"]
@@ -50,13 +50,13 @@ def test_a_players_first_session_opens_with_the_introduction_that_any_key_dismis
     again = Drill("--player", "Ana", "--trials", "1", "--log", str(log), *PACE, cwd=tmp_path)
     again.expect(r"get ready \(trial 1\)")
     assert "WELCOME" not in again.child.before  # Ana has rows in this log now
-    again.answer_after(10, "r")
+    again.answer_after(HUMAN_MS, "r")
     assert again.finish()[0] == 0
 
     scripted = Drill("--player", "Bo", "--trials", "1", "--log", str(log), *FAST, cwd=tmp_path)
     scripted.expect(r"get ready \(trial 1\)")
     assert "WELCOME" not in scripted.child.before  # --no-intro, although Bo is new
-    scripted.answer_after(10, "r")
+    scripted.answer_after(HUMAN_MS, "r")
     assert scripted.finish()[0] == 0
     assert load_logs([log])["player"].tolist() == ["Ana", "Ana", "Bo"]
 
@@ -87,7 +87,7 @@ def test_question_mark_shows_the_commands_and_grey_each_worked_on_an_example(tmp
     drill.expect(r"replaced by a new one\)")
     drill.child.send("?")  # any key, even ? itself, goes back
     number = drill.stimulus()
-    drill.child.send("r")
+    drill.answer("r")
     assert drill.finish()[0] == 0 and number == 1
     frame = load_logs([log])
     assert len(frame) == 1 and not frame["too_early"].any() and frame["answer"].tolist() == ["red"]
@@ -96,14 +96,14 @@ def test_question_mark_shows_the_commands_and_grey_each_worked_on_an_example(tmp
 def test_feedback_stays_with_its_roll_and_is_gone_before_the_next_fixation_mark(tmp_path):
     drill = Drill("--player", "Ana", "--trials", "2", "--log", str(tmp_path / "d.csv"), "--foreperiod-ms",
                   "300,300", "--feedback-ms", "300", "--no-intro", cwd=tmp_path)
-    drill.answer_after(10, "r")
+    drill.answer_after(HUMAN_MS, "r")
     drill.expect(r"answered \(trial 1\)")
     assert FEEDBACK.search(drill.screen())  # the feedback is shown with its roll
     drill.expect(r"get ready \(trial 2\)")
     assert not FEEDBACK.search(drill.screen()), drill.screen()
     drill.stimulus()
     assert not FEEDBACK.search(drill.screen()), drill.screen()
-    drill.child.send("b")
+    drill.answer("b")
     assert drill.finish()[0] == 0
 
 
@@ -119,7 +119,7 @@ def test_a_window_made_smaller_during_a_roll_pauses_says_the_size_needed_and_rer
     number = drill.stimulus()
     assert number == 1
     assert drill.screen() != first_roll  # another roll
-    drill.child.send("r")
+    drill.answer("r")
     assert drill.finish()[0] == 0
     frame = load_logs([log])
     assert frame["trial"].tolist() == [1] and frame["answer"].tolist() == ["red"]  # the interrupted roll is no row
@@ -135,7 +135,7 @@ def test_a_window_made_smaller_during_the_fixation_mark_is_handled_the_same_way(
     assert "this one is 80x22" in drill.screen()
     drill.resize(30, 100)
     drill.stimulus()
-    drill.child.send("w")
+    drill.answer("w")
     assert drill.finish()[0] == 0
     assert load_logs([log])["answer"].tolist() == ["white"]
 
@@ -172,7 +172,7 @@ def test_a_die_of_many_commands_is_taught_page_by_page_and_nothing_is_cut(tmp_pa
     pages.append(drill.screen())
     assert [line for line in commands if line.rstrip() and not any(line.rstrip() in page for page in pages)] == []
     drill.child.send(" ")  # back: the drill starts
-    drill.answer_after(10, "g")
+    drill.answer_after(HUMAN_MS, "g")
     assert drill.finish()[0] == 0
 
 
@@ -184,7 +184,7 @@ def test_a_reason_longer_than_a_line_is_shown_whole_on_two(tmp_path):
                   "--foreperiod-ms", "30,60", "--feedback-ms", "200", "--no-intro", cwd=tmp_path)
     screens = []
     for number in range(1, 13):
-        drill.answer_after(10, "g")
+        drill.answer_after(HUMAN_MS, "g")
         drill.expect(rf"answered \(trial {number}\)")
         screens.append(drill.screen())
     assert drill.finish()[0] == 0

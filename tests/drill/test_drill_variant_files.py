@@ -238,7 +238,7 @@ def test_drilling_each_example_file_logs_rows_that_read_back_with_their_command_
     for _ in range(3):
         drill.stimulus()
         screen = drill.screen()
-        drill.child.send("g")
+        drill.answer("g")
     if name in OWN_COMMAND:  # the banner names the file's own command by its label
         assert variant.command(OWN_COMMAND[name]).label.upper() in screen
     status, _ = drill.finish()

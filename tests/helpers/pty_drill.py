@@ -12,9 +12,12 @@ from pathlib import Path
 import pexpect
 import pyte
 
+from diavolo_stats.drill import MIN_LATENCY_MS
+
 # Fast pacing for tests: the default foreperiod stays random 600-1500 ms. No introduction screen.
 FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0", "--no-intro")
 CURSOR_QUERY = "\x1b[6n"  # blessed asks where the cursor is when it starts; a terminal answers
+HUMAN_MS = MIN_LATENCY_MS + 50  # a person's answer: one faster than the human floor is an anticipation
 
 
 class Drill:
@@ -64,6 +67,11 @@ class Drill:
         """Wait for a roll, press `key` at least `delay_ms` after it appeared."""
         self.stimulus()
         time.sleep(delay_ms / 1000)
+        self.child.send(key)
+
+    def answer(self, key: str) -> None:
+        """Press `key` as a person answers the roll on screen: HUMAN_MS from now."""
+        time.sleep(HUMAN_MS / 1000)
         self.child.send(key)
 
     def finish(self) -> tuple[int, str]:
