@@ -20,7 +20,6 @@ import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 from starlette.concurrency import run_in_threadpool
@@ -42,6 +41,7 @@ from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.busy import NotStored
 from diavolo_stats.web.game_form import GAME_DEFAULTS, GAME_FIELDS, game_form
 from diavolo_stats.web.log_queue import LogQueue
+from diavolo_stats.web.security import room_link
 from diavolo_stats.web.sockets import SEND_DEADLINE_S, Outbox
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
@@ -639,15 +639,17 @@ def routes(rooms: Rooms) -> list:
     async def page(request: Request):
         return templates.TemplateResponse(request, "room.html", {
             **game_form(rooms.held),
-            "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path})
+            "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path,
+            "guest": getattr(request.state, "guest", None)})
 
     async def create(request: Request) -> JSONResponse:
         body = parse_body(await request.body(), "room")
         room = await rooms.open(body, request.client.host if request.client else "")
-        # The link the host's screen shows: with the server's token, which every page of it already carries.
-        join = f"/room?{urlencode({'code': room.code, **({'token': rooms.token} if rooms.token else {})})}"
-        # And as a QR code for the others' phones, of the address the host's page was opened at.
-        return JSONResponse({"code": room.code, "host_key": room.host_key, "join": join,
+        # The link the host's screen shows, with the room's pass on a server with a token (never the token,
+        # which opens every page); and as a QR code for the others' phones, of the address the host's page
+        # was opened at. typed: whether the code typed on /room admits too (no token to hold).
+        join = room_link(room.code, rooms.token)
+        return JSONResponse({"code": room.code, "host_key": room.host_key, "join": join, "typed": not rooms.token,
                              "join_qr": join_qr(str(request.base_url).rstrip("/") + join)}, status_code=201)
 
     return [Route("/room", page), Route("/api/rooms", create, methods=["POST"]),

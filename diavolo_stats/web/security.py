@@ -3,6 +3,11 @@
 - Token: when the server listens on an address other than loopback, every
   request must carry the server's token, as `?token=` (the link the server
   prints; the answer then sets it as a cookie) or as that cookie.
+- Room pass: a room's link (`room_link`) carries the room's pass instead of
+  the token. It admits its holder to that room only: the room's page for that
+  code, the files the page loads, and the room's WebSocket, never the server's
+  other pages or its API (a guest cannot open rooms, read /me or the log's
+  reports). The answer to the link sets the pass as a cookie for the rest.
 - Origin: a request that can change something (POST), and every WebSocket
   (a room's), must come from a page of this app: its `Origin` header must be
   this server's own origin. A page of another site cannot post trials into
@@ -17,10 +22,12 @@ Why it works as it does: docs/architecture.md, "The server's security".
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import json
 from http.cookies import SimpleCookie
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -28,6 +35,9 @@ from diavolo_stats.validation import Text
 
 MAX_BODY_BYTES = 64 * 1024
 TOKEN_COOKIE = "diavolo_token"
+ROOM_COOKIE = "diavolo_room"
+GUEST_FILES = ("/static/", "/looks.css")
+"""What a room's page loads besides itself: a room pass admits to these paths (their starts), which hold no data."""
 MAX_TOKEN_LENGTH = 200
 TOKEN = Text(max_length=MAX_TOKEN_LENGTH, pattern=rf"[A-Za-z0-9._~-]{{1,{MAX_TOKEN_LENGTH}}}",
              described=f"1 to {MAX_TOKEN_LENGTH} characters of ASCII letters, digits and - _ . ~ (what a link "
@@ -48,6 +58,18 @@ _HEADERS = [
 _CHANGING_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
+def room_pass(token: str, code: str) -> str:
+    """The pass admitting to room `code` alone on a server with `token`: 22 URL-safe characters (128 bits of
+    an HMAC-SHA256 of the code under the token), so every process serving with that token knows it."""
+    digest = hmac.new(token.encode("ascii"), f"room {code.upper()}".encode("ascii"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:16]).rstrip(b"=").decode("ascii")
+
+
+def room_link(code: str, token: str | None) -> str:
+    """The path a guest opens to join room `code`: with its room pass on a server with a token, never the token."""
+    return "/room?" + urlencode({"code": code, **({"pass": room_pass(token, code)} if token else {})})
+
+
 class Guard:
     """ASGI middleware applying the checks above to every HTTP request of `app`."""
 
@@ -66,11 +88,16 @@ class Guard:
         set_cookie = None
         if self.token is not None:
             given, kept = _tokens(scope, headers)
-            if not (_same(given, self.token) or _same(kept, self.token)):
-                await _refuse(send, 401, "this server needs its token: open the link it printed (…/?token=…)")
+            if _same(given, self.token) or _same(kept, self.token):
+                if given:
+                    set_cookie = _cookie(TOKEN_COOKIE, self.token)
+            elif (guest := self._guest(scope, headers)) is not None:
+                if guest[1]:
+                    set_cookie = _cookie(ROOM_COOKIE, f"{guest[0]}.{room_pass(self.token, guest[0])}")
+            else:
+                await _refuse(send, 401, "this server needs its token: open the link it printed (…/?token=…); "
+                                         "a room's link admits to that room only")
                 return
-            if given:
-                set_cookie = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict".encode("latin-1")
         if scope["method"] in _CHANGING_METHODS:
             own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
             if headers.get("origin") != own:
@@ -104,7 +131,7 @@ class Guard:
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
         if self.token is not None:
             given, kept = _tokens(scope, headers)
-            if not (_same(given, self.token) or _same(kept, self.token)):
+            if not (_same(given, self.token) or _same(kept, self.token) or self._guest(scope, headers)):
                 await send({"type": "websocket.close", "code": 1008})
                 return
         if headers.get("origin") != f"http://{headers.get('host', '')}":
@@ -112,16 +139,50 @@ class Guard:
             return
         await self.app(scope, receive, send)
 
+    def _guest(self, scope: Scope, headers: dict[str, str]) -> tuple[str, bool] | None:
+        """The room code whose pass admits this request (in its query, else its cookie) and whether the pass
+        came in the query; None when no pass admits it. A guest's page is told (`scope["state"]["guest"]`)."""
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        path = scope["path"]
+        if scope["type"] == "websocket":
+            wanted = path.removeprefix("/ws/rooms/") if path.startswith("/ws/rooms/") else None
+        elif scope["method"] not in ("GET", "HEAD"):
+            return None
+        elif path == "/room":
+            wanted = query.get("code", [""])[0]
+        else:
+            wanted = "*" if path.startswith(GUEST_FILES) else None  # "*": any room's pass
+        if not wanted:
+            return None
+        carried = [(query.get("code", [""])[0], query["pass"][0], True)] if "pass" in query else []
+        code, _, kept = _cookies(headers).get(ROOM_COOKIE, "").partition(".")
+        carried.append((code, kept, False))
+        for code, given, in_query in carried:
+            if code.isascii() and wanted.upper() in ("*", code.upper()) and _same(
+                    given, room_pass(self.token, code)):
+                scope.setdefault("state", {})["guest"] = code.upper()
+                return code.upper(), in_query
+        return None
+
+
+def _cookie(name: str, value: str) -> bytes:
+    return f"{name}={value}; Path=/; HttpOnly; SameSite=Strict".encode("latin-1")
+
+
+def _cookies(headers: dict[str, str]) -> dict[str, str]:
+    """The request's cookies by name (none when its header is malformed)."""
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except Exception:  # a malformed cookie header is no cookie
+        return {}
+    return {name: morsel.value for name, morsel in cookie.items()}
+
 
 def _tokens(scope: Scope, headers: dict[str, str]) -> tuple[str, str]:
     """The token a request carries in its query (`?token=`) and in its cookie ("" for none)."""
     given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
-    cookie = SimpleCookie()
-    try:
-        cookie.load(headers.get("cookie", ""))
-    except Exception:  # a malformed cookie header is no token
-        cookie = SimpleCookie()
-    return given, cookie[TOKEN_COOKIE].value if TOKEN_COOKIE in cookie else ""
+    return given, _cookies(headers).get(TOKEN_COOKIE, "")
 
 
 def _same(given: str, token: str) -> bool:

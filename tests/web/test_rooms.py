@@ -20,6 +20,7 @@ from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
 from diavolo_stats.web.app import create_app
+from diavolo_stats.web.security import room_pass
 from diavolo_stats.web.trials import TrialStore
 
 SAMPLE_LOG = Path(__file__).parents[2] / "data" / "sample_drills.csv"
@@ -292,11 +293,11 @@ def test_the_hosts_screen_gets_the_join_link_as_a_qr_code_of_the_address_it_was_
     svg = room["join_qr"].split(",", 1)[1]
     svg = base64.b64decode(svg).decode() if ";base64" in room["join_qr"].split(",", 1)[0] else urllib.parse.unquote(svg)
     assert svg.lstrip().startswith(("<?xml", "<svg")) and "</svg>" in svg
-    # Behind a token (a server on a network), the link and its code carry it.
+    # Behind a token (a server on a network), the link and its code carry the room's pass (test_room_pass.py).
     with TestClient(create_app(log_path, token="s3cret", hosts=["192.168.1.20"]), base_url="http://192.168.1.20:8000",
                     headers={"Origin": "http://192.168.1.20:8000"}, cookies={"diavolo_token": "s3cret"}) as guarded:
         reply = guarded.post("/api/rooms", json=FAST).json()
-    assert reply["join"] == f"/room?code={reply['code']}&token=s3cret"
+    assert reply["join"] == f"/room?code={reply['code']}&pass={room_pass('s3cret', reply['code'])}"
     assert reply["join_qr"] == rooms.join_qr(f"http://192.168.1.20:8000{reply['join']}")
 
 

@@ -85,7 +85,7 @@ document.querySelector("#host-form").addEventListener("submit", async (event) =>
   }
   setStatus("");
   code = reply.code;
-  saveKeys({ host_key: reply.host_key, join: reply.join, join_qr: reply.join_qr });
+  saveKeys({ host_key: reply.host_key, join: reply.join, join_qr: reply.join_qr, typed: reply.typed });
   joinRoom(reply.code, form.elements.name.value);
 });
 
@@ -169,10 +169,11 @@ function showRoom() {
     show("lobby");
     setState("lobby");
     document.querySelector("#room-code").textContent = room.code;
-    const { join: link, join_qr: qr } = savedKeys();
-    document.querySelector("#join-link").textContent = me.host && link
-      ? `Others open ${location.origin}${link} (or scan the code below, or open this server's address, /room, `
-        + `and type the code ${room.code}).` : "";
+    const { join: link, join_qr: qr, typed } = savedKeys();
+    document.querySelector("#join-link").textContent = !(me.host && link) ? ""
+      : typed ? `Others open ${location.origin}${link} (or scan the code below, or open this server's address, `
+        + `/room, and type the code ${room.code}).`
+      : `Others open ${location.origin}${link} (or scan the code below): it admits to this room only.`;
     const image = document.querySelector("#join-qr");
     image.hidden = !(me.host && qr);
     if (me.host && qr) image.src = qr;
