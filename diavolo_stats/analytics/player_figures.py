@@ -137,7 +137,7 @@ def player_figures(log_path: str | Path, players: Sequence[str] | None = None, d
                          answers={name: r.answers for name, r in readings.items()},
                          left_out=dict(fit.too_few) if not players else {}, model=model,
                          words={name: coach_words(name, shown, club) for name, shown in figures.items()},
-                         refused=dict(getattr(fit, "refused", {})) if not players else {})
+                         refused=dict(fit.refused) if not players else {})
 
 
 def reading_figures(name: str, reading: PlayerReading, dice: int = REFERENCE_DICE,

@@ -17,7 +17,7 @@ Why it works as it does: docs/architecture.md, "Diffusion players fitted to a lo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -30,10 +30,13 @@ from diavolo_stats.game.diffusion import DiffusionModel, log_rates_for, spread_l
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, design
 from diavolo_stats.game.reading_fit import (
+    UNDEFINED,
     ReadingFit,
     check_defined,
     club_step,
+    finite,
     fitted_rows,
+    refusal,
     widened,
     wrong_grey_shares,
 )
@@ -133,13 +136,6 @@ class DiffusionFit(ReadingFit):
     """Every player of a log fitted by drift diffusion (`players`, PlayerDiffusion by name), the club, the log's
     range, who had too few answers, and who was refused and why (`refused`)."""
 
-    refused: dict[str, str] = field(default_factory=dict)
-
-    def player(self, name: str) -> PlayerDiffusion:
-        """The fit of player `name`; InputError (field `player`) naming why if the log has none."""
-        if name in self.refused:
-            raise InputError(self.refused[name], field="player")
-        return super().player(name)
 
 
 def parameters_of(model: DiffusionModel) -> np.ndarray:
@@ -339,15 +335,23 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     club, club_variance, spread = _club(first, center, wide)
     fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)
     for index, player, (mode, hessian) in zip(kept, answers, first):
+        name = str(names[index])
         theta, hessian = player.mode(mode, club, spread)
         covariance = widened(np.linalg.inv(hessian)[None], spread, club_variance)[0]
-        check_defined(str(names[index]), theta, covariance)
+        try:
+            if not finite(theta, covariance):
+                raise InputError(UNDEFINED)
+            model = model_of(name, theta, shares[index])
+        except InputError as error:
+            refused[name] = refusal(name, len(player.correct), "diffusion", error)
+            continue
         informed = (player.rows != 0).sum(axis=0)
         informed_all += informed
         mine = dice[player_codes == index]
-        fitted[str(names[index])] = PlayerDiffusion(
-            model_of(str(names[index]), theta, shares[index]), covariance, len(player.correct),
-            tuple(int(count) for count in informed), (int(mine.min()), int(mine.max())))
+        fitted[name] = PlayerDiffusion(model, covariance, len(player.correct), tuple(int(count) for count in informed),
+                                       (int(mine.min()), int(mine.max())))
+    if not fitted:
+        raise InputError("no player of the drill log can be fitted: " + "; ".join(refused.values()), field="log")
     check_defined("club", club, club_variance)
     club_fit = PlayerDiffusion(model_of("club", club, float(np.mean(shares))), np.diag(club_variance),
                                sum(len(player.correct) for player in answers),

@@ -15,7 +15,7 @@ Why it works as it does: docs/architecture.md, "Reading models fitted to a log".
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ from diavolo_stats.drill.log.roll import ROLL_COLUMNS, LoggedRolls, read_rolls
 from diavolo_stats.drill.performance import answered_correctly, anticipated
 from diavolo_stats.drill.roll_features import RollFeatures, logged_features, readable_rolls
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.players import PRIOR_WRONG_ANSWERS, PlayerModel
+from diavolo_stats.game.players import MAX_SKILL_MS, PRIOR_WRONG_ANSWERS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
 from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
 
@@ -90,11 +90,15 @@ class ReadingFit:
     too_few: dict[str, int]
     """Players left out of the fit, with their answers (fewer than the minimum)."""
     min_answers: int
+    refused: dict[str, str] = field(default_factory=dict)
+    """Players whose answers fit no model, with why in one line naming them (`refusal`)."""
 
     def player(self, name: str) -> PlayerReading:
-        """The fit of player `name`; InputError (field `player`) if the log has no fit for them."""
+        """The fit of player `name`; InputError (field `player`) naming why if the log has none for them."""
         if name in self.players:
             return self.players[name]
+        if name in self.refused:
+            raise InputError(self.refused[name], field="player")
         if name in self.too_few:
             raise InputError(f"{name!r} has {self.too_few[name]} answers in the drill log; a fit needs at least "
                              f"{self.min_answers}", field="player")
@@ -110,8 +114,9 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     """Fit every player of a drill log frame (`load_logs` with FIT_COLUMNS) with at least `min_answers` answers.
 
     The answers are those the model reads (`readable_rolls`): a built-in command, on
-    colors that each roll as many dice. InputError (field `log`) if no player
-    has that many. Raises rather than return a figure that is not finite.
+    colors that each roll as many dice. A player whose figures are not finite
+    or out of a ReadingModel's range is refused with the reason (`ReadingFit.refused`);
+    InputError (field `log`) if no player has that many answers or none can be fitted.
     """
     rows, rolls, too_few = fitted_rows(drills, min_answers)
     player_codes, names = pd.factorize(rows["player"], sort=False)
@@ -140,16 +145,23 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
     low = pd.Series(dice).groupby(player_codes).min().to_numpy()
     high = pd.Series(dice).groupby(player_codes).max().to_numpy()
     shares = wrong_grey_shares(rows, player_codes, players)
-    fitted = {}
-    for index, name in enumerate(names):
-        check_defined(str(name), time_fit.means[index], time_fit.covariances[index], time_fit.noise[index],
-                       time_fit.shift_ms, accuracy_fit.means[index], accuracy_fit.covariances[index])
-        model = ReadingModel(name=str(name), time=tuple(time_fit.means[index].tolist()),
-                             spread=float(time_fit.noise[index]), shift_ms=time_fit.shift_ms,
-                             accuracy=tuple(accuracy_fit.means[index].tolist()), wrong_grey_share=shares[index])
-        fitted[str(name)] = PlayerReading(model, time_fit.covariances[index], accuracy_fit.covariances[index],
-                                          int(trials[index].sum()), tuple(informed[index].tolist()),
-                                          (int(low[index]), int(high[index])))
+    fitted, refused = {}, {}
+    for index, name in enumerate(map(str, names)):
+        try:
+            if not finite(time_fit.means[index], time_fit.covariances[index], time_fit.noise[index],
+                          time_fit.shift_ms, accuracy_fit.means[index], accuracy_fit.covariances[index]):
+                raise InputError(UNDEFINED)
+            model = ReadingModel(name=name, time=tuple(time_fit.means[index].tolist()),
+                                 spread=float(time_fit.noise[index]), shift_ms=time_fit.shift_ms,
+                                 accuracy=tuple(accuracy_fit.means[index].tolist()), wrong_grey_share=shares[index])
+        except InputError as error:
+            refused[name] = refusal(name, int(trials[index].sum()), "reading", error)
+            continue
+        fitted[name] = PlayerReading(model, time_fit.covariances[index], accuracy_fit.covariances[index],
+                                     int(trials[index].sum()), tuple(informed[index].tolist()),
+                                     (int(low[index]), int(high[index])))
+    if not fitted:
+        raise InputError("no player of the drill log can be fitted: " + "; ".join(refused.values()), field="log")
     check_defined("club", time_fit.club, time_fit.club_variance, time_fit.club_noise, time_fit.shift_ms,
                    accuracy_fit.club, accuracy_fit.club_variance)
     club_model = ReadingModel(name="club", time=tuple(time_fit.club.tolist()), spread=float(time_fit.club_noise),
@@ -157,7 +169,7 @@ def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> Rea
                               wrong_grey_share=float(np.mean(shares)))
     club = PlayerReading(club_model, np.diag(time_fit.club_variance), np.diag(accuracy_fit.club_variance),
                          int(trials.sum()), tuple(informed.sum(axis=0).tolist()), (int(dice.min()), int(dice.max())))
-    return ReadingFit(fitted, club, (int(dice.min()), int(dice.max())), too_few, min_answers)
+    return ReadingFit(fitted, club, (int(dice.min()), int(dice.max())), too_few, min_answers, refused)
 
 
 def fitted_rows(drills: pd.DataFrame, min_answers: int) -> tuple[pd.DataFrame, LoggedRolls, dict[str, int]]:
@@ -238,7 +250,8 @@ def _fit_time(latency_ms: np.ndarray, cells: np.ndarray, players: int, types: in
         return -(marginal - float(logged.sum())), pooled
 
     if fastest > 1.0:
-        found = optimize.minimize_scalar(lambda shift: fit(shift)[0], bounds=(0.0, 0.9 * fastest),
+        # The floor lies below every answer read, and within what a ReadingModel holds (MAX_SKILL_MS).
+        found = optimize.minimize_scalar(lambda shift: fit(shift)[0], bounds=(0.0, min(0.9 * fastest, MAX_SKILL_MS)),
                                          method="bounded", options={"xatol": 1.0})
         shift_ms = float(found.x)
     else:
@@ -345,9 +358,23 @@ def wrong_grey_shares(rows: pd.DataFrame, player_codes: np.ndarray, players: int
     return ((grey_count + PRIOR_WRONG_ANSWERS / 3) / (wrong_count + PRIOR_WRONG_ANSWERS)).tolist()
 
 
+UNDEFINED = "figures that are not numbers: too few answers, or too alike, to fit"
+
+
+def refusal(name: str, answers: int, model: str, error: InputError) -> str:
+    """Why player `name`'s fit makes no `model` model, in one line naming them: what `error` says was wrong (a
+    figure out of the model's range, or UNDEFINED)."""
+    return f"{name!r}: their {answers} answers fit no {model} model ({error})"
+
+
+def finite(*figures) -> bool:
+    """Whether every figure of a fit (coefficients, their covariances, the noise, the shift) is a finite number:
+    checked before a model is made of them, so the error says what happened."""
+    return all(np.all(np.isfinite(figure)) for figure in figures)
+
+
 def check_defined(name: str, *figures) -> None:
-    """InputError (field `log`) unless every figure of a player's fit (coefficients, their covariances, the noise
-    and the shift) is a finite number: checked before a model is made of them, so the error says what happened."""
-    if not all(np.all(np.isfinite(figure)) for figure in figures):
+    """InputError (field `log`) unless every figure of a fit is a finite number (`finite`)."""
+    if not finite(*figures):
         raise InputError(f"the fit of {name!r} has undefined figures; the log is too small or too uniform to fit",
                          field="log")

@@ -270,7 +270,10 @@ class SoloGames:
                 else:
                     if not spec.startswith("preset:") and fit is None:
                         fit = self.log_fit()
-                    models.append(player_from_spec(spec, fit))
+                    try:
+                        models.append(player_from_spec(spec, fit))
+                    except InputError as error:  # the command line's --players is the page's opponents
+                        raise InputError(error.message, field="opponents") from None
             notes += [str(warning.message) for warning in caught]
         return models, notes
 

@@ -247,7 +247,7 @@ def test_a_fit_that_went_undefined_is_refused_in_one_line_not_returned(monkeypat
         return replace(pooled, means=np.full_like(pooled.means, np.nan))
 
     monkeypatch.setattr(reading_fit, "_fit_time", undefined)
-    with pytest.raises(InputError, match="the fit of 'synthetic-steady' has undefined figures; the log is too small "
-                                         "or too uniform to fit") as error:
+    with pytest.raises(InputError, match=r"no player of the drill log can be fitted: 'synthetic-steady': their 3600 "
+                                         r"answers fit no reading model \(figures that are not numbers") as error:
         fit_reading(known_log)
     assert error.value.field == "log"
