@@ -1,5 +1,5 @@
 """What the benchmarks on a large drill log share: the synthetic log (written once into a cache folder), its
-command-line arguments, the load average and a timer."""
+command-line arguments, the load average, a timer, and a server process's memory while requests run at once."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
@@ -58,3 +59,34 @@ def seconds(work: Callable[[], object]) -> float:
     start = time.perf_counter()
     work()
     return time.perf_counter() - start
+
+
+def rss_bytes(pid: int) -> int:
+    """Process `pid`'s resident memory now (VmRSS), bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def at_once(pid: int, calls: Sequence[Callable[[], tuple[int, float]]]) -> tuple[list[tuple[int, float]], int]:
+    """Each of `calls` (a request: its status and seconds) on a thread of its own, all at once: their results, and
+    process `pid`'s peak resident memory meanwhile (looked at every 50 ms); returns 1 s after the last answer."""
+    results: list[tuple[int, float]] = []
+    peak, stop = [rss_bytes(pid)], threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            peak.append(rss_bytes(pid))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    threads = [threading.Thread(target=lambda call=call: results.append(call())) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stop.set()
+    watcher.join()
+    time.sleep(1)
+    return results, max(peak)

@@ -16,23 +16,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import load_average, log_arguments, synthetic_log  # noqa: E402
+from bench_common import at_once, load_average, log_arguments, rss_bytes, synthetic_log  # noqa: E402
 
 from diavolo_stats.web.busy import HEAVY_AT_ONCE  # noqa: E402
-
-
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 def get(url: str) -> tuple[int, float]:
@@ -44,29 +36,6 @@ def get(url: str) -> tuple[int, float]:
     except urllib.error.HTTPError as error:
         status = error.code
     return status, time.perf_counter() - start
-
-
-def at_once(pid: int, url: str, clients: int) -> tuple[list[tuple[int, float]], int]:
-    """`clients` GETs of `url` at once: each one's status and seconds, and the server's peak memory meanwhile;
-    returns 1 s after the last answer."""
-    results: list[tuple[int, float]] = []
-    peak, stop = [rss_bytes(pid)], threading.Event()
-
-    def watch() -> None:
-        while not stop.wait(0.05):
-            peak.append(rss_bytes(pid))
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    threads = [threading.Thread(target=lambda: results.append(get(url))) for _ in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    stop.set()
-    watcher.join()
-    time.sleep(1)
-    return results, max(peak)
 
 
 def main() -> None:
@@ -88,7 +57,7 @@ def main() -> None:
         print(f"one adaptive roll alone: status {one_status} in {one_s:.2f} s; server memory at start "
               f"{idle / 1e9:.2f} GB, 1 s after this roll {warm / 1e9:.2f} GB")
         for round_number in (1, 2):
-            results, peak = at_once(server.pid, roll, args.clients)
+            results, peak = at_once(server.pid, [lambda: get(roll)] * args.clients)
             ok = [s for status, s in results if status == 200]
             busy = [s for status, s in results if status == 503]
             print(f"round {round_number}: {args.clients} adaptive rolls at once: {len(ok)} answered 200 "

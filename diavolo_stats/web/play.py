@@ -32,7 +32,7 @@ from starlette.routing import Route
 
 from diavolo_stats.analytics.roll_weak_spots import fit_recent
 from diavolo_stats.core.variant import Variant
-from diavolo_stats.drill.log import PLAYER_NAME, load_logs, missing_log_message
+from diavolo_stats.drill.log import PLAYER_NAME, missing_log_message
 from diavolo_stats.drill.settings import TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
@@ -161,6 +161,7 @@ class SoloGames:
         self._games: OrderedDict[str, SoloGame] = OrderedDict()
         self._lock = threading.Lock()
         self._fit: tuple[Any, ReadingFit] | None = None  # the store's figures it was fitted on, and the fit
+        self._fitting = threading.Lock()  # one fit at a time: games that wait for it on the same log reuse it
 
     def new_game(self, body: object, address: str = "") -> dict:
         """Start a game from the page's setup (`NEW_GAME`) for the client at `address`; the game's document.
@@ -281,15 +282,16 @@ class SoloGames:
     def log_fit(self) -> ReadingFit:
         """Every player of the drill log fitted on their most recent answers (`roll_weak_spots.fit_recent`), from
         the store's followed figures (the log read once, then its new rows): fitted again only once the log has
-        new rows. Heavy work: the page's route runs it within the server's bound (`busy.Heavy`)."""
+        new rows, one fit at a time. Heavy work: the page's route runs it within the server's bound (`busy.Heavy`)."""
         figures = self.store.figures()
         if figures.empty:
             raise InputError(missing_log_message(self.store.log.path, "use preset:novice|average|expert players"),
                              field="opponents")
-        known = self._fit
-        if known is None or known[0] is not figures:
-            known = self._fit = (figures, fit_recent(figures))
-        return known[1]
+        with self._fitting:
+            known = self._fit
+            if known is None or known[0] is not figures:
+                known = self._fit = (figures, fit_recent(figures))
+            return known[1]
 
 
 def needs_the_log(body: object) -> bool:
@@ -326,7 +328,7 @@ def routes(games: SoloGames, heavy: Heavy) -> list[Route]:
     log), the round on the table, the human's answer."""
 
     async def page(request: Request) -> Response:
-        players = await run_in_threadpool(_log_players, games.store.log.path)
+        players = await run_in_threadpool(games.store.players)
         return templates.TemplateResponse(request, "play.html", {
             **game_form(games.held), "presets": PLAYER_PRESETS, "players": players, "max_opponents": MAX_OPPONENTS,
             "log": games.store.log.path})
@@ -368,11 +370,3 @@ def routes(games: SoloGames, heavy: Heavy) -> list[Route]:
 
 async def _json(request: Request) -> object:
     return parse_body(await request.body(), "body")
-
-
-def _log_players(log: Path) -> list[str]:
-    """The players of the drill log, to race their fitted selves (none when there is no log yet)."""
-    if not log.is_file():
-        return []
-    frame = load_logs([log], columns=("player",))
-    return sorted(frame["player"].astype(str).unique())

@@ -231,6 +231,9 @@ class TrialStore:
         self._rolls = FollowedLog(path, HISTORY_COLUMNS)
         self._rolls_lock = threading.Lock()
         self._recent: dict[str, pd.DataFrame] = {}  # player -> recent_trials of their history
+        self._players = FollowedLog(path, ("player",))
+        self._players_lock = threading.Lock()
+        self._names: set[str] = set()  # every player of the log read so far
 
     def stored(self, session_id: str, trial: int) -> Verdict | None:
         """The verdict of that trial as the log holds it, None when the log does not hold it."""
@@ -275,6 +278,18 @@ class TrialStore:
                     self._recent[name] = recent_trials(theirs if known is None else pd.concat([known, theirs]))
             found = self._recent.get(player)
             return pd.DataFrame(columns=list(HISTORY_FRAME)) if found is None else found
+
+    def players(self) -> list[str]:
+        """The log's players, sorted (none before the log exists): the log read once, then only the rows appended
+        since, as the Play page lists them on every visit."""
+        with self._players_lock:
+            if not self.log.path.is_file():
+                return []
+            rows, restarted = self._players.new_rows()
+            if restarted:
+                self._names = set()
+            self._names.update(rows["player"].astype(str).unique())
+            return sorted(self._names)
 
     def _take_token(self, session_id: str) -> None:
         with self._lock:

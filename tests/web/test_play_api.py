@@ -6,6 +6,7 @@ import shutil
 import threading
 
 import pytest
+from helpers.api import a_trial
 from helpers.browser import ORIGIN
 from helpers.cli import REPO
 from starlette.testclient import TestClient
@@ -219,11 +220,10 @@ def test_the_play_page_escapes_the_drill_logs_names(client, log_path):
 
 def test_opponents_fitted_from_the_drill_log_are_heavy_work_fitted_once_per_state_of_the_log(log_path, monkeypatch):
     shutil.copy(REPO / "data" / "sample_drills.csv", log_path)
-    gate, inside, fitted = threading.Event(), threading.Semaphore(0), []
+    gate, asked, fitted = threading.Event(), threading.Semaphore(0), []
     fit_recent = play.fit_recent
 
     def held(figures):  # a fit that takes as long as the test wants
-        inside.release()
         gate.wait(60)
         fitted.append(len(figures))
         return fit_recent(figures)
@@ -232,12 +232,22 @@ def test_opponents_fitted_from_the_drill_log_are_heavy_work_fitted_once_per_stat
     against_the_log = {"player": "Ann", "opponents": ["synthetic-novice", "preset:average"]}
     statuses: list[int] = []
     with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+        store = client.app.state.games.store
+        figures = store.figures
+
+        def counted():  # a game in a heavy slot has asked for the log's figures, next to fit them
+            try:
+                return figures()
+            finally:
+                asked.release()
+
+        monkeypatch.setattr(store, "figures", counted)
         fitting = [threading.Thread(target=lambda: statuses.append(
             client.post("/api/play/games", json=against_the_log).status_code)) for _ in range(HEAVY_AT_ONCE)]
         for thread in fitting:
             thread.start()
         for _ in fitting:
-            assert inside.acquire(timeout=60)
+            assert asked.acquire(timeout=60)
         waiting = client.post("/api/play/games", json=against_the_log)  # every heavy slot is fitting
         assert waiting.status_code == 503 and waiting.headers["retry-after"], waiting.text
         assert client.post("/api/play/games", json={"player": "Ann", "opponents": ["preset:novice"]}).status_code \
@@ -248,7 +258,18 @@ def test_opponents_fitted_from_the_drill_log_are_heavy_work_fitted_once_per_stat
         assert statuses == [201] * HEAVY_AT_ONCE
         again = client.post("/api/play/games", json=against_the_log)
         assert again.status_code == 201 and again.json()["names"][1] == "synthetic-novice"
-    assert len(fitted) == HEAVY_AT_ONCE  # the log had no new row: the last fit served the last game
+    # One fit for the games that asked at once and the one after: the log had no new row.
+    assert len(fitted) == 1
+
+
+def test_the_play_page_lists_the_logs_players_and_each_new_one_once_logged(client, log_path):
+    assert 'label="players of the drill log' not in client.get("/play").text  # no log yet
+    shutil.copy(REPO / "data" / "sample_drills.csv", log_path)
+    page = client.get("/play").text
+    for name in ("synthetic-novice", "synthetic-average", "synthetic-expert"):
+        assert f'<option value="{name}">' in page
+    assert client.post("/api/trials", json=a_trial(client, player="Zoë")).status_code == 201
+    assert '<option value="Zoë">' in client.get("/play").text
 
 
 def test_a_client_address_holds_a_bounded_number_of_games_its_own_oldest_making_way(clocked, monkeypatch):
