@@ -160,7 +160,7 @@ class SoloGames:
         self.store, self.clock, self.held = store, clock, held
         self._games: OrderedDict[str, SoloGame] = OrderedDict()
         self._lock = threading.Lock()
-        self._fit: tuple[Any, ReadingFit] | None = None  # the store's figures it was fitted on, and the fit
+        self._fit: tuple[Any, ReadingFit] | None = None  # the store's latest answers it was fitted on, the fit
         self._fitting = threading.Lock()  # one fit at a time: games that wait for it on the same log reuse it
 
     def new_game(self, body: object, address: str = "") -> dict:
@@ -280,17 +280,21 @@ class SoloGames:
 
 
     def log_fit(self) -> ReadingFit:
-        """Every player of the drill log fitted on their most recent answers (`roll_weak_spots.fit_recent`), from
-        the store's followed figures (the log read once, then its new rows): fitted again only once the log has
-        new rows, one fit at a time. Heavy work: the page's route runs it within the server's bound (`busy.Heavy`)."""
-        figures = self.store.figures()
-        if figures.empty:
-            raise InputError(missing_log_message(self.store.log.path, "use preset:novice|average|expert players"),
+        """Every player of the drill log fitted on their most recent answers (`roll_weak_spots.fit_recent`), found
+        by the store (`TrialStore.latest_answers`: the log read once, then its new rows): fitted again only once
+        the log has new rows, one fit at a time. Heavy work: the page's route runs it within the server's bound
+        (`busy.Heavy`)."""
+        missing = InputError(missing_log_message(self.store.log.path, "use preset:novice|average|expert players"),
                              field="opponents")
+        if not self.store.log.path.is_file():
+            raise missing
+        latest = self.store.latest_answers()
+        if latest.empty:
+            raise missing
         with self._fitting:
             known = self._fit
-            if known is None or known[0] is not figures:
-                known = self._fit = (figures, fit_recent(figures))
+            if known is None or known[0] is not latest:
+                known = self._fit = (latest, fit_recent(latest))
             return known[1]
 
 

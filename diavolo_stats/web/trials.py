@@ -64,6 +64,9 @@ from diavolo_stats.web.busy import NotStored
 if TYPE_CHECKING:
     import pandas as pd
 
+ANSWER_COLUMNS = ("session_id", "player", "trial", "timestamp", "too_early", "latency_ms")
+"""What finding each player's latest answers reads of a row (`TrialStore.latest_answers`), with its line."""
+
 BROWSER_VARIANTS = ("standard", "kids")
 """The games the browser drill offers (each also command-first)."""
 SERVED = "served"
@@ -231,6 +234,9 @@ class TrialStore:
         self._rolls = FollowedLog(path, HISTORY_COLUMNS)
         self._rolls_lock = threading.Lock()
         self._recent: dict[str, pd.DataFrame] = {}  # player -> recent_trials of their history
+        self._answers = FollowedLog(path, ANSWER_COLUMNS, lines=True)
+        self._answers_lock = threading.Lock()
+        self._latest: pd.DataFrame | None = None  # each player's latest answers of the rows read so far
         self._players = FollowedLog(path, ("player",))
         self._players_lock = threading.Lock()
         self._names: set[str] = set()  # every player of the log read so far
@@ -278,6 +284,22 @@ class TrialStore:
                     self._recent[name] = recent_trials(theirs if known is None else pd.concat([known, theirs]))
             found = self._recent.get(player)
             return pd.DataFrame(columns=list(HISTORY_FRAME)) if found is None else found
+
+    def latest_answers(self) -> pd.DataFrame:
+        """Each player's RECENT_ANSWERS most recent answers (`roll_weak_spots.recent_answers`), ANSWER_COLUMNS and
+        their lines, the same as of the whole log: the log read once, then only the rows appended since, merged
+        with the answers kept (shared: do not change it). InputError when there is no log."""
+        import pandas as pd
+
+        from diavolo_stats.analytics.roll_weak_spots import recent_answers
+
+        with self._answers_lock:
+            rows, restarted = self._answers.new_rows()
+            if restarted or self._latest is None:
+                self._latest = recent_answers(rows)
+            elif len(rows):
+                self._latest = recent_answers(pd.concat([self._latest, rows], ignore_index=True))
+            return self._latest
 
     def players(self) -> list[str]:
         """The log's players, sorted (none before the log exists): the log read once, then only the rows appended

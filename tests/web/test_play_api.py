@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 
@@ -11,16 +12,19 @@ from helpers.browser import ORIGIN
 from helpers.cli import REPO
 from starlette.testclient import TestClient
 
+from diavolo_stats.analytics import roll_weak_spots
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import GAME_INTERFACE, load_logs
+from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.game import fairness
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import play
 from diavolo_stats.web.app import create_app
 from diavolo_stats.web.busy import HEAVY_AT_ONCE
+from diavolo_stats.web.trials import ANSWER_COLUMNS, TrialStore
 
 PLAYER_FILE = """name = "Quick Carol"
 base = "expert"
@@ -223,25 +227,25 @@ def test_opponents_fitted_from_the_drill_log_are_heavy_work_fitted_once_per_stat
     gate, asked, fitted = threading.Event(), threading.Semaphore(0), []
     fit_recent = play.fit_recent
 
-    def held(figures):  # a fit that takes as long as the test wants
+    def held(latest):  # a fit that takes as long as the test wants
         gate.wait(60)
-        fitted.append(len(figures))
-        return fit_recent(figures)
+        fitted.append(len(latest))
+        return fit_recent(latest)
 
     monkeypatch.setattr(play, "fit_recent", held)
     against_the_log = {"player": "Ann", "opponents": ["synthetic-novice", "preset:average"]}
     statuses: list[int] = []
     with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
         store = client.app.state.games.store
-        figures = store.figures
+        latest_answers = store.latest_answers
 
-        def counted():  # a game in a heavy slot has asked for the log's figures, next to fit them
+        def counted():  # a game in a heavy slot has asked for the players' latest answers, next to fit them
             try:
-                return figures()
+                return latest_answers()
             finally:
                 asked.release()
 
-        monkeypatch.setattr(store, "figures", counted)
+        monkeypatch.setattr(store, "latest_answers", counted)
         fitting = [threading.Thread(target=lambda: statuses.append(
             client.post("/api/play/games", json=against_the_log).status_code)) for _ in range(HEAVY_AT_ONCE)]
         for thread in fitting:
@@ -300,3 +304,22 @@ def test_a_game_in_progress_is_never_dropped_for_others_new_games(clocked, monke
     assert client.post("/api/play/games", json=setup).status_code == 201
     assert client.get(f"/api/play/games/{playing}").status_code == 200
     assert client.get(f"/api/play/games/{others[0]}").status_code == 400
+
+
+def test_the_players_latest_answers_read_as_the_log_grows_are_those_of_the_whole_log(log_path, monkeypatch):
+    monkeypatch.setattr(roll_weak_spots, "RECENT_ANSWERS", 50)  # each player's 50 latest: most rows are dropped
+    shutil.copy(REPO / "data" / "sample_drills.csv", log_path)
+    store = TrialStore(log_path)
+    assert len(store.latest_answers()) == 50 * 3
+    kept = load_logs([REPO / "data" / "sample_drills.csv"]).iloc[[0, -1]]
+    for number, (moment, player) in enumerate([("2026-11-30T10:00:00Z", "synthetic-expert"),
+                                               ("2020-01-01T00:00:00Z", "synthetic-novice"),  # older than all
+                                               ("2026-11-30T10:00:01Z", "Zoë")], start=1):
+        rolled = kept.iloc[0]
+        store.add_rows([judged_trial(Variant(), rolled["command"], json.loads(rolled["dice"]),
+                                     json.loads(rolled["positions"]), "grey", 900.0, interface="terminal",
+                                     player=player, session_id="later", trial=number, timestamp=moment)])
+        whole = roll_weak_spots.recent_answers(load_logs([log_path], columns=ANSWER_COLUMNS, lines=True))
+        latest = store.latest_answers()
+        assert latest["line"].tolist() == whole["line"].tolist(), number
+        assert latest["player"].astype(str).tolist() == whole["player"].astype(str).tolist()
