@@ -23,7 +23,11 @@ def drill_log(tmp_path):
 
 
 def pytest_collection_modifyitems(items):
-    """Every test that drives Chromium (it takes the `browser` fixture) is in the `browser` lane."""
+    """Every test that drives Chromium (it takes the `browser` fixture) is in the `browser` lane. The manual's
+    build runs first, then the rest of the `slow` lane, then the `browser` lane: across the workers of `pytest -n`
+    (CI) the longest tests start first and the short ones fill in at the end."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+    items.sort(key=lambda item: ("manual_site" not in getattr(item, "fixturenames", ()),
+                                 item.get_closest_marker("slow") is None, item.get_closest_marker("browser") is None))

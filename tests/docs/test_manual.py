@@ -42,8 +42,8 @@ from diavolo_stats.cli import build_parser
 SHELL_LANGUAGES = ("console", "bash", "sh", "shell", "text")
 # Paths the manual names that a user's own runs create; the repository does not ship them.
 MADE_BY_USE = ("data/drills.csv", "data/reports")
-# Flags of other programs the manual shows (mkdocs).
-OTHER_PROGRAMS_FLAGS = {"--strict"}
+# Flags of other programs the manual shows (mkdocs, pytest).
+OTHER_PROGRAMS_FLAGS = {"--strict", "--dist"}
 
 
 def every_flag() -> set[str]:

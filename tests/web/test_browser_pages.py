@@ -169,12 +169,20 @@ def test_the_explorer_keeps_long_fractions_in_their_cells_and_clears_a_refused_v
     assert invalid == ["dice_per_color"]
 
 
-@pytest.mark.slow  # builds the whole manual
-def test_search_works_in_the_manual_opened_from_disk_and_its_pages_fit_a_phone(browser, tmp_path):
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def manual_site(tmp_path_factory):
+    """The manual built strictly (its console examples run: a minute or two, the suite's longest test, which
+    tests/conftest.py therefore starts first); the folder of the site."""
+    site = tmp_path_factory.mktemp("manual") / "site"
     build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=REPO,
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-2000:]
+    return site
+
+
+@pytest.mark.slow  # builds the whole manual
+def test_search_works_in_the_manual_opened_from_disk_and_its_pages_fit_a_phone(browser, manual_site):
+    site = manual_site
     assert "https://" not in " ".join(re.findall(r'<script src="([^"]*)"', (site / "index.html").read_text()))
     context = browser.new_context(viewport={"width": 1280, "height": 800}, offline=True)
     page = context.new_page()
