@@ -27,10 +27,17 @@ owner's process and the other one, whose seats are relayed to the owner
 (as above, for every seat), and what a seat on the other process pays for
 the relay: each player times its own answer, from its message sent to the
 room's broadcast of it received, and the relayed seats' median and 99th
-percentile are set against the local seats'. Every answer acknowledged must
-be logged once, by its room's owner.
+percentile less the local seats' (differences of quantiles, not quantiles of
+a difference). Every answer sent is checked to be logged exactly once (by
+player and round), by its room's owner. Each process runs in a session of
+its own, as separate commands would (Linux shares the cores between
+sessions before it shares them between processes).
 
-The machine may be shared: the load average is printed with the figures.
+The machine may be shared: the load average is printed before and after,
+with what tells the code's cost from the machine's: the CPU the serving
+thread spent in each answer's handling, how long each serving thread ran
+and waited for a core, and how late the simulated players' own event loop
+ran (their timings include it).
 
 Usage: python benchmarks/bench_rooms.py [--rooms 20] [--players 6] [--seconds 30] [--seed 1] [--nats]
 """
@@ -39,8 +46,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
-import os
 import random
 import socket
 import subprocess
@@ -52,6 +59,7 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+from bench_common import load_average
 
 FRAME_MS = 1000 / 60
 
@@ -98,70 +106,105 @@ def open_rooms(port: int, count: int) -> list[dict]:
 
 # ------------------------------------------------------------------------------------- the players
 
-async def player(port: int, room: dict, index: int, players: int, until: float, rng: random.Random,
-                 own_grab_ms: list[float]) -> int:
-    """One simulated player, through the server at `port`; the answers it sent. Appends to `own_grab_ms`, per
-    answer, the ms from its message sent to the room's broadcast of it received."""
-    import websockets
-
+def accepted_answers(roll: dict, resolved: dict) -> tuple[str, ...]:
+    """The answers `roll` accepts, resolved once per roll of a room (its players share `resolved`)."""
     from diavolo_stats.core.rules import resolve
     from diavolo_stats.core.variant import Command, Variant
 
-    variant = Variant()
+    key = (roll["code"], roll["round"], json.dumps([roll["command"], roll["dice"], roll["positions"]]))
+    if key not in resolved:
+        resolved[key] = tuple(resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).accepted)
+    return resolved[key]
+
+
+async def player(port: int, room: dict, index: int, players: int, until: float, rng: random.Random,
+                 own_grab_ms: list[float], resolved: dict) -> dict:
+    """One simulated player, through the server at `port`, until `until` (monotonic s): its name and the rounds it
+    answered, each as [name, round], `given`, and those the server refused in words, `refused`. Appends to
+    `own_grab_ms`, per answer, the ms from its message sent to the room's broadcast of it received."""
+    import websockets
+
     origin = f"http://127.0.0.1:{port}"
-    sent, seat, sent_at = 0, None, None
+    name = f"room {room['number']} player {index + 1}"
+    answers: dict = {"given": [], "refused": []}
     async with websockets.connect(f"ws://127.0.0.1:{port}/ws/rooms/{room['code']}", origin=origin) as ws:
-        join = {"type": "join", "name": f"player {index + 1}"}
+        join = {"type": "join", "name": name}
         if index == 0:
             join["host_key"] = room["host_key"]
         await ws.send(json.dumps(join))
-        started = False
-        while time.monotonic() < until:
-            try:
-                message = json.loads(await asyncio.wait_for(ws.recv(), max(until - time.monotonic(), 0.01)))
-            except asyncio.TimeoutError:
-                break
-            kind = message["type"]
-            if kind == "ping":  # as a page does, at once
-                await ws.send(json.dumps({"type": "pong", "id": message["id"]}))
-            elif kind == "joined":
-                seat = message["seat"]
-            elif kind == "grabbed" and message["seat"] == seat and sent_at is not None:
-                own_grab_ms.append(1000 * (time.perf_counter() - sent_at))
-                sent_at = None
-            elif index == 0 and ((kind == "state" and len(message["seats"]) == players and not started)
-                                 or kind == "over"):
-                started = True
-                await ws.send(json.dumps({"type": "start", "again": kind == "over"}))
-            elif kind == "roll" and seat in message["seats_in"]:
-                reaction_ms = rng.uniform(150, 600)
-                await asyncio.sleep((message["foreperiod_ms"] + reaction_ms) / 1000)
-                accepted = resolve(variant, Command(message["command"]), message["dice"],
-                                   message["positions"]).accepted
-                answer = accepted[0] if rng.random() < 0.8 else next(
-                    a for a in ("black", "red", "white", "grey") if a not in accepted)
-                sent_at = time.perf_counter()
-                await ws.send(json.dumps({"type": "answer", "round": message["round"], "answer": answer,
-                                          "latency_ms": round(reaction_ms, 1),
-                                          "timestamp": "2026-12-01T09:00:00Z"}))
-                sent += 1
-    return sent
+        try:  # one timer for the whole game, not one per message
+            await asyncio.wait_for(play_seat(ws, room, index, players, rng, own_grab_ms, resolved, answers),
+                                   max(until - time.monotonic(), 0.01))
+        except asyncio.TimeoutError:
+            pass
+    return {key: [[name, number] for number in rounds] for key, rounds in answers.items()}
+
+
+async def play_seat(ws, room: dict, index: int, players: int, rng: random.Random, own_grab_ms: list[float],
+                    resolved: dict, answers: dict) -> None:
+    """`player`'s game on its open WebSocket `ws`, noting the rounds it answered and those refused in `answers`."""
+    seat, sent_at, started = None, None, False
+    while True:
+        message = json.loads(await ws.recv())
+        kind = message["type"]
+        if kind == "ping":  # as a page does, at once
+            await ws.send(json.dumps({"type": "pong", "id": message["id"]}))
+        elif kind == "joined":
+            seat = message["seat"]
+        elif kind == "grabbed" and message["seat"] == seat and sent_at is not None:
+            own_grab_ms.append(1000 * (time.perf_counter() - sent_at))
+            sent_at = None
+        elif kind == "error" and sent_at is not None:  # the answer just sent, refused
+            answers["refused"].append(answers["given"][-1])
+            sent_at = None
+        elif index == 0 and ((kind == "state" and len(message["seats"]) == players and not started)
+                             or kind == "over"):
+            started = True
+            await ws.send(json.dumps({"type": "start", "again": kind == "over"}))
+        elif kind == "roll" and seat in message["seats_in"]:
+            reaction_ms = rng.uniform(150, 600)
+            await asyncio.sleep((message["foreperiod_ms"] + reaction_ms) / 1000)
+            accepted = accepted_answers(message | {"code": room["code"]}, resolved)
+            answer = accepted[0] if rng.random() < 0.8 else next(
+                a for a in ("black", "red", "white", "grey") if a not in accepted)
+            sent_at = time.perf_counter()
+            await ws.send(json.dumps({"type": "answer", "round": message["round"], "answer": answer,
+                                      "latency_ms": round(reaction_ms, 1), "timestamp": "2026-12-01T09:00:00Z"}))
+            answers["given"].append(message["round"])
 
 
 async def all_players(ports: list[int], rooms: list[dict], players: int, seconds: float, seed: int) -> dict:
     """Every player of every room: a room's player i through its owner's port (`room["owner"]`) when i is even,
-    else through the next port. The answers sent, and the own-grab times of the local and the relayed seats."""
+    else through the next port. The answers sent, the own-grab times of the local and the relayed seats, and how
+    late this process's event loop ran (ms, `loop_lag`)."""
     until = time.monotonic() + seconds
     local: list[float] = []
     relayed: list[float] = []
+    resolved: dict = {}
+    lag: list[float] = []
     tasks = []
     for r, room in enumerate(rooms):
         for index in range(players):
             other = index % 2 == 1 and len(ports) > 1
             port = ports[(room["owner"] + other) % len(ports)]
-            tasks.append(player(port, room, index, players, until, random.Random(seed * 1000 + r * players + index),
-                                relayed if other else local))
-    return {"sent": sum(await asyncio.gather(*tasks)), "local_ms": local, "relayed_ms": relayed}
+            tasks.append(player(port, room | {"number": r + 1}, index, players, until,
+                                random.Random(seed * 1000 + r * players + index), relayed if other else local,
+                                resolved))
+    probe = asyncio.create_task(loop_lag(lag))
+    answers = await asyncio.gather(*tasks)
+    probe.cancel()
+    return {"given": [given for one in answers for given in one["given"]],
+            "refused": [refused for one in answers for refused in one["refused"]],
+            "local_ms": local, "relayed_ms": relayed, "lag_ms": lag}
+
+
+async def loop_lag(lag: list[float], every_s: float = 0.01) -> None:
+    """Appends to `lag` how late (ms) each sleep of `every_s` woke: the simulated players' own delay, which
+    their timings of the server include."""
+    while True:
+        start = time.perf_counter()
+        await asyncio.sleep(every_s)
+        lag.append(1000 * (time.perf_counter() - start - every_s))
 
 
 def run_players() -> None:
@@ -171,14 +214,48 @@ def run_players() -> None:
                                              job["seed"]))))
 
 
+def timed_answers(app) -> list[float]:
+    """Wraps the app's rooms' answer handling to time the CPU the serving thread spends in each (ms,
+    `time.thread_time`: what remains of the handling time is waiting for a core, or for other tasks); the list
+    it appends to."""
+    from diavolo_stats.web.rooms import Room
+
+    cpu: list[float] = []
+    answer = Room.answer
+
+    async def timed(self, *args, **kwargs):
+        start = time.thread_time()
+        try:
+            return await answer(self, *args, **kwargs)
+        finally:
+            cpu.append(1000 * (time.thread_time() - start))
+
+    Room.answer = timed
+    return cpu
+
+
+def schedstat(thread: threading.Thread) -> tuple[float, float]:
+    """The seconds `thread` has run on a core and waited for one, so far (Linux's schedstat; zeros elsewhere)."""
+    try:
+        ran, waited, _ = Path(f"/proc/self/task/{thread.native_id}/schedstat").read_text().split()
+    except OSError:
+        return 0.0, 0.0
+    return int(ran) / 1e9, int(waited) / 1e9
+
+
 def run_server() -> None:
     """A server process of the --nats mode: {"log", "nats"} as JSON on stdin's first line; prints its port, and
-    once stdin closes, its handling times (JSON list, ms)."""
+    once stdin closes, its figures as JSON: handling times, their CPU times (ms), and the seconds its serving
+    thread ran and waited for a core meanwhile."""
     job = json.loads(sys.stdin.readline())
     app, server, thread, port = serve_in_thread(Path(job["log"]), job["nats"])
+    cpu = timed_answers(app)
+    before = schedstat(thread)
     print(port, flush=True)
     sys.stdin.read()
-    print(json.dumps(list(app.state.rooms.handling_ms)), flush=True)
+    after = schedstat(thread)
+    print(json.dumps({"handling_ms": list(app.state.rooms.handling_ms), "cpu_ms": cpu,
+                      "ran_s": after[0] - before[0], "waited_s": after[1] - before[1]}), flush=True)
     server.should_exit = True
     thread.join(30)
 
@@ -207,35 +284,33 @@ def main() -> None:
     if args.server_process:
         run_server()
         return
+    print(f"load average before (1, 5, 15 min): {load_average()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-rooms-") as folder:
         (two_processes if args.nats else one_process)(args, Path(folder))
-    load = os.getloadavg()
-    print(f"load average (1, 5, 15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
+    print(f"load average after (1, 5, 15 min): {load_average()}")
 
 
 def play(ports: list[int], rooms: list[dict], args) -> dict:
     job = {"ports": ports, "rooms": rooms, "players": args.players, "seconds": args.seconds, "seed": args.seed}
     clients = subprocess.run([sys.executable, __file__, "--players-process"], input=json.dumps(job),
-                             capture_output=True, text=True, check=True)
+                             stdout=subprocess.PIPE, text=True, check=True, start_new_session=True)
     return json.loads(clients.stdout.strip().splitlines()[-1])
 
 
 def one_process(args, folder: Path) -> None:
-    from diavolo_stats.drill.log import load_logs
-
     log = folder / "drills.csv"
     app, server, thread, port = serve_in_thread(log)
+    cpu = timed_answers(app)
     rooms = [room | {"owner": 0} for room in open_rooms(port, args.rooms)]
+    before = schedstat(thread)
     played = play([port], rooms, args)
-    handled = np.array(app.state.rooms.handling_ms)
+    after = schedstat(thread)
+    handled = list(app.state.rooms.handling_ms)
     storing = np.array(app.state.rooms.storing_ms)
     server.should_exit = True
     thread.join(30)
-    logged = load_logs([log])
-    print(f"rooms: {args.rooms} of {args.players} players on loopback, one process, for {args.seconds:g} s; "
-          f"answers sent {played['sent']}, handled {len(handled)}, logged {len(logged)}, logged twice "
-          f"{int(logged.duplicated(['session_id', 'trial']).sum())}")
-    report_handling(handled)
+    print(f"rooms: {args.rooms} of {args.players} players on loopback, one process, for {args.seconds:g} s")
+    report_handling(played, handled, cpu, [log], [(after[0] - before[0], after[1] - before[1])])
     print(f"received to its row on disk (fsynced), ms: median {np.median(storing):.3f}, "
           f"p99 {np.percentile(storing, 99):.3f}, max {storing.max():.3f} over {len(storing)} answers")
 
@@ -244,14 +319,12 @@ def two_processes(args, folder: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from helpers.nats import NatsServer
 
-    from diavolo_stats.drill.log import load_logs
-
     nats = NatsServer(folder / "jetstream")
     servers = []
     try:
         for name in ("a", "b"):
             child = subprocess.Popen([sys.executable, __file__, "--server-process"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, text=True, start_new_session=True)
             child.stdin.write(json.dumps({"log": str(folder / f"{name}.csv"), "nats": nats.url}) + "\n")
             child.stdin.flush()
             servers.append((child, int(child.stdout.readline())))
@@ -259,34 +332,52 @@ def two_processes(args, folder: Path) -> None:
         rooms = [room | {"owner": owner} for owner, port in enumerate(ports)
                  for room in open_rooms(port, args.rooms // 2)]
         played = play(ports, rooms, args)
-        handled = []
+        figures = []
         for child, _ in servers:
             child.stdin.close()
-            handled += json.loads(child.stdout.readline())
+            figures.append(json.loads(child.stdout.readline()))
             child.wait(60)
     finally:
         for child, _ in servers:
             if child.poll() is None:
                 child.kill()
         nats.stop()
-    logged = load_logs([path for path in (folder / "a.csv", folder / "b.csv") if path.exists()])
     print(f"rooms: {len(rooms)} of {args.players} players on 2 server processes sharing them through NATS, "
-          f"loopback, for {args.seconds:g} s; answers sent {played['sent']}, handled {len(handled)}, logged "
-          f"{len(logged)}, logged twice {int(logged.duplicated(['session_id', 'trial']).sum())}")
-    report_handling(np.array(handled))
+          f"loopback, for {args.seconds:g} s; each room's odd-numbered players joined through the other process")
+    report_handling(played, [ms for one in figures for ms in one["handling_ms"]],
+                    [ms for one in figures for ms in one["cpu_ms"]], [folder / "a.csv", folder / "b.csv"],
+                    [(one["ran_s"], one["waited_s"]) for one in figures])
     local, relayed = np.array(played["local_ms"]), np.array(played["relayed_ms"])
     print(f"a seat's own answer, sent to its broadcast received, ms: on the owner's process {percentiles(local)}; "
           f"on the other process {percentiles(relayed)}")
     if len(local) and len(relayed):
-        print(f"extra time of a seat on the other process, ms: p50 "
-              f"{np.median(relayed) - np.median(local):.3f}, p99 "
-              f"{np.percentile(relayed, 99) - np.percentile(local, 99):.3f}")
+        print(f"extra time of a seat on the other process, ms (the relayed seats' quantile less the local seats'): "
+              f"p50 {np.median(relayed) - np.median(local):.3f}, "
+              f"p99 {np.percentile(relayed, 99) - np.percentile(local, 99):.3f}")
 
 
-def report_handling(handled: np.ndarray) -> None:
+def report_handling(played: dict, handled: list[float], cpu: list[float], logs: list[Path],
+                    threads: list[tuple[float, float]]) -> None:
+    """The answers sent, handled and logged (each once?), the handling times against one frame, the CPU they took,
+    how long the serving threads waited for a core, and the simulated players' own delay."""
+    from diavolo_stats.drill.log import load_logs
+
+    logged = load_logs([log for log in logs if log.exists()])
+    answered = logged[(logged["answer"] != "none") | logged["too_early"]]  # not the seats that let time run out
+    rows = collections.Counter(zip(answered["player"], answered["trial"]))
+    kept = collections.Counter(map(tuple, played["given"])) - collections.Counter(map(tuple, played["refused"]))
+    twice = int(logged.duplicated(["session_id", "trial"]).sum())
+    print(f"answers sent {len(played['given'])}, refused in words {len(played['refused'])}, handled {len(handled)}; "
+          f"rows logged for them {len(answered)}, of which twice {twice}; not logged {sum((kept - rows).values())}, "
+          f"logged unsent {sum((rows - kept).values())}: every answer logged exactly once: "
+          f"{'yes' if rows == kept and twice == 0 else 'NO'}")
     p99 = np.percentile(handled, 99)
     print(f"owner's handling time per answer (received to broadcast sent), ms: {percentiles(handled)}; one 60 Hz "
           f"frame is {FRAME_MS:.1f} ms: p99 {'under' if p99 < FRAME_MS else 'OVER'} it")
+    print(f"  of which the serving thread's CPU, ms: {percentiles(cpu)}")
+    print("  the serving thread" + ("s" if len(threads) > 1 else "") + ", seconds run on a core / waited for one: "
+          + ", ".join(f"{ran:.1f} / {waited:.1f}" for ran, waited in threads))
+    print(f"the simulated players' own event loop, ms late per 10 ms sleep: {percentiles(played['lag_ms'])}")
 
 
 if __name__ == "__main__":

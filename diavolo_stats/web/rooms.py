@@ -640,7 +640,7 @@ def routes(rooms: Rooms) -> list:
         return templates.TemplateResponse(request, "room.html", {
             **game_form(rooms.held),
             "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path,
-            "guest": getattr(request.state, "guest", None)})
+            "guest": getattr(request.state, "guest", None), "shared": rooms.relay is not None})
 
     async def create(request: Request) -> JSONResponse:
         body = parse_body(await request.body(), "room")

@@ -34,7 +34,8 @@ CLAIM_TTL_S = 120.0
 RENEW_S = 30.0
 HEARTBEAT_S = 1.0
 OWNER_SILENT_S = 4.0
-"""A relay that hears no heartbeat from a room's owner this long tells its seat the room ended."""
+"""A relay that hears no heartbeat from a room's owner this long asks it, and tells its seats the room ended
+when it does not answer this long either (a process that stopped has no one to answer: that is at once)."""
 OUTAGE_LIMIT_S = 30.0
 """NATS down this long: a relayed page asking to rejoin is told the room ended."""
 OPEN_TIMEOUT_S = 3.0
@@ -128,7 +129,8 @@ class SharedRooms:
         await self.nc.subscribe(f"{self.prefix}.owner.{self.process}.*", cb=self._to_owner)
         await self.nc.subscribe(f"{self.prefix}.relay.{self.process}", cb=self._to_relay)
         await self.nc.subscribe(f"{self.prefix}.alive.*", cb=self._alive)
-        self._tasks = [asyncio.create_task(self._beat()), asyncio.create_task(self._watch())]
+        self._tasks = [asyncio.create_task(self._beat()), asyncio.create_task(self._renew()),
+                       asyncio.create_task(self._watch())]
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -174,40 +176,57 @@ class SharedRooms:
         return entry.value.decode() if entry.value else None
 
     async def _beat(self) -> None:
-        """The heartbeat of this process's rooms, and the renewal of their codes."""
-        renewed = time.monotonic()
+        """The heartbeat of this process's rooms, on its own: nothing it waits for can silence it."""
         while True:
             try:
                 await self.nc.publish(f"{self.prefix}.alive.{self.process}", b"")
-                if time.monotonic() - renewed > RENEW_S:
-                    for code in list(self.rooms.rooms):
-                        await self.kv.put(code, self.process.encode())
-                    renewed = time.monotonic()
             except Exception:  # NATS down: the callbacks say so; the beat goes on once it is back
                 pass
             await asyncio.sleep(HEARTBEAT_S)
+
+    async def _renew(self) -> None:
+        """The renewal of this process's rooms' codes, every RENEW_S, all at once (one request each)."""
+        while True:
+            await asyncio.sleep(RENEW_S)
+            await asyncio.gather(*(self.kv.put(code, self.process.encode()) for code in list(self.rooms.rooms)),
+                                 return_exceptions=True)  # NATS down: renewed next time
 
     async def _alive(self, message) -> None:
         self.heard[message.subject.rsplit(".", 1)[1]] = time.monotonic()
 
     async def _watch(self) -> None:
-        """Tell each relayed seat whose room's owner went silent that the room ended."""
+        """Tell each relayed seat whose room's owner went silent, and did not answer when asked, that the room
+        ended (a busy owner, or a busy relay that read no heartbeat for a while, is asked before any seat is)."""
         while True:
             await asyncio.sleep(HEARTBEAT_S)
             if self.down_since is not None:
                 continue
             now = time.monotonic()
+            silent = {owner for _, owner in self.relayed.values() if now - self.heard.get(owner, now) > OWNER_SILENT_S}
+            gone = [owner for owner, alive in zip(silent, await asyncio.gather(*map(self._answers, silent)))
+                    if not alive]
             for conn, (socket, owner) in list(self.relayed.items()):
-                if now - self.heard.get(owner, now) > OWNER_SILENT_S:
+                if owner in gone:
                     self.relayed.pop(conn, None)
                     await _tell(socket, {"type": "closed", "message": ENDED}, 4410)
+
+    async def _answers(self, owner: str) -> bool:
+        """Whether process `owner` answers a request within OWNER_SILENT_S (one that stopped has no responder)."""
+        try:
+            await self.nc.request(f"{self.prefix}.owner.{owner}.alive", b"{}", timeout=OWNER_SILENT_S)
+        except Exception:
+            return False
+        self.heard[owner] = time.monotonic()
+        return True
 
     # ---------------------------------------------------------------------------------------------- the owner
 
     async def _to_owner(self, message) -> None:
         kind = message.subject.rsplit(".", 1)[1]
         frame = json.loads(message.data)
-        if kind == "open":
+        if kind == "alive":
+            await message.respond(b"{}")
+        elif kind == "open":
             code, conn, relay = frame["code"], frame["conn"], frame["relay"]
             if code not in self.rooms.rooms:
                 await message.respond(json.dumps({"error": "no such room: check the code on the host's screen"})

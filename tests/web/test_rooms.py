@@ -335,3 +335,15 @@ def test_a_players_own_model_is_fitted_once_for_games_started_again_and_again(lo
 
     assert run(two_games()) == [{"Ann": "Ann's model"}] * 2
     assert fits == [["Ann", "Bea"]]  # not once a game: a log's fit takes seconds of CPU
+
+
+def test_the_room_page_says_which_log_the_answers_go_to_when_rooms_are_shared_by_several_servers(log_path):
+    app = create_app(log_path)
+
+    def page() -> str:
+        return " ".join(TestClient(app, base_url=ORIGIN).get("/room").text.split())
+
+    assert f"Every answer is written to <code>{log_path}</code>." in page()
+    app.state.rooms.relay = lambda socket, code: None  # as `shared_rooms.SharedRooms` sets it
+    assert (f"Every answer is written to the drill log of the server the room was opened on, which referees it; "
+            f"this server's is <code>{log_path}</code>." in page())

@@ -3,13 +3,16 @@ both, a room is played to its end by seats on both, and a room whose owner is ki
 
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import threading
 import time
+from types import SimpleNamespace
 
 import httpx2
 import pytest
+from helpers.asyncio_run import run
 from helpers.browser import Server
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -194,3 +197,77 @@ def test_a_nats_restart_pauses_a_relayed_seat_in_words_and_it_takes_its_seat_bac
     assert back.until("grabbed")["seat"] == 1
     for seat in (ann, bea, back):
         seat.close()
+
+
+class ToldSocket:
+    """A relayed page's socket as a relay holds it: what it was told, and whether it was closed."""
+
+    def __init__(self):
+        self.told: list[dict] = []
+        self.closed = False
+
+    async def send_text(self, text: str) -> None:
+        self.told.append(json.loads(text))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = True
+
+
+async def until(condition, timeout_s: float = WAIT_S) -> None:
+    """Return once `condition()` holds (checked every 10 ms); fail past `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the state never came"
+        await asyncio.sleep(0.01)
+
+
+def test_an_owner_whose_code_renewals_hang_still_sends_its_heartbeat(nats_server, monkeypatch):
+    monkeypatch.setattr(shared_rooms, "HEARTBEAT_S", 0.05)
+    monkeypatch.setattr(shared_rooms, "RENEW_S", 0.0)
+
+    async def scenario():
+        owner = shared_rooms.SharedRooms(SimpleNamespace(rooms={"ABCDEFGH": None}), nats_server.url)
+        relay = shared_rooms.SharedRooms(SimpleNamespace(rooms={}), nats_server.url)
+        renewing = asyncio.Event()
+
+        async def hanging_put(code, value):  # JetStream slow to answer, as under load
+            renewing.set()
+            await asyncio.Event().wait()
+
+        await relay.start()
+        await owner.start()
+        owner.kv.put = hanging_put
+        await asyncio.wait_for(renewing.wait(), WAIT_S)
+        relay.heard.pop(owner.process, None)
+        await until(lambda: owner.process in relay.heard)
+        first = relay.heard[owner.process]
+        await until(lambda: relay.heard[owner.process] > first)  # beats go on while the renewal hangs
+        await owner.stop()
+        await relay.stop()
+
+    run(scenario())
+
+
+def test_a_relay_asks_a_silent_owner_before_it_ends_the_room_and_ends_it_once_the_owner_is_gone(nats_server,
+                                                                                                 monkeypatch):
+    monkeypatch.setattr(shared_rooms, "HEARTBEAT_S", 0.05)
+    monkeypatch.setattr(shared_rooms, "OWNER_SILENT_S", 0.5)
+
+    async def scenario():
+        owner = shared_rooms.SharedRooms(SimpleNamespace(rooms={}), nats_server.url)
+        relay = shared_rooms.SharedRooms(SimpleNamespace(rooms={}), nats_server.url)
+        await owner.start()
+        await relay.start()
+        owner._tasks[0].cancel()  # its heartbeat stops, as when its event loop is too busy to send it
+        page = ToldSocket()
+        relay.relayed["a page"] = (page, owner.process)
+        relay.heard[owner.process] = silent_since = time.monotonic() - 10
+        await until(lambda: relay.heard[owner.process] > silent_since)  # it asked, and the owner answered
+        assert "a page" in relay.relayed and page.told == [] and not page.closed
+        await owner.stop()  # the owner process is gone: nobody answers for it
+        await until(lambda: page.closed)
+        assert page.told == [{"type": "closed", "message": shared_rooms.ENDED}]
+        assert "a page" not in relay.relayed
+        await relay.stop()
+
+    run(scenario())

@@ -22,6 +22,14 @@ let room = null; // the last state the server sent
 let me = { seat: null, host: false };
 let round = null; // the roll on the table: its phase, onset, timers
 let closedForGood = false;
+let givingUp = null; // while the connection is lost: the timer that stops joining again
+
+// How long a page joins again after losing its connection before it says the room is gone: as long as the
+// servers wait for their link before they end a room (shared_rooms.OUTAGE_LIMIT_S). A server behind a proxy
+// that another process answers for says so itself; this is for a page whose own server stopped.
+const LOST_FOR_GOOD_MS = 30000;
+const GONE = "the room ended: its server has not answered for 30 s (it stopped, or this device is offline). "
+  + "Every answer it said was stored is in its log.";
 
 function savedKeys() {
   try { return JSON.parse(localStorage.getItem(`diavolo.room.${code}`) || "{}"); } catch { return {}; }
@@ -51,11 +59,26 @@ function connect() {
   socket.addEventListener("close", () => {
     if (closedForGood) return;
     setStatus("connection lost: joining again…");
-    setTimeout(connect, RETRY_MS); // the requests' wait when the server named none
+    givingUp ??= setTimeout(() => endForGood(GONE), LOST_FOR_GOOD_MS);
+    setTimeout(() => closedForGood || connect(), RETRY_MS); // the requests' wait when the server named none
   });
 }
 
+// The room is over for this page, in words: no more joining again.
+function endForGood(text) {
+  closedForGood = true;
+  clearTimeout(givingUp);
+  if (socket && socket.readyState <= WebSocket.OPEN) socket.close();
+  setStatus("");
+  setState("closed");
+  document.querySelector("#join-error").textContent = text;
+  show("join");
+  document.querySelector("#join-error").scrollIntoView({ block: "center" }); // below the forms on a phone
+}
+
 function joinRoom(roomCode, playerName) {
+  closedForGood = false;
+  givingUp = null;
   code = roomCode.toUpperCase();
   name = playerName || null;
   history.replaceState(null, "", `/room?code=${encodeURIComponent(code)}`);
@@ -94,6 +117,8 @@ document.querySelector("#host-form").addEventListener("submit", async (event) =>
 function receive(message) {
   switch (message.type) {
     case "joined":
+      clearTimeout(givingUp);
+      givingUp = null;
       me = { seat: message.seat, host: message.host };
       if (message.seat_key) saveKeys({ seat_key: message.seat_key });
       break;
@@ -136,11 +161,7 @@ function receive(message) {
       finish(message);
       break;
     case "closed":
-      closedForGood = true;
-      setState("closed");
-      document.querySelector("#join-error").textContent = message.message;
-      show("join");
-      document.querySelector("#join-error").scrollIntoView({ block: "center" }); // below the forms on a phone
+      endForGood(message.message);
       break;
     case "error":
       setStatus(message.message);
