@@ -10,8 +10,10 @@ reaction time drawn uniformly from 150 to 600 ms, with that reaction time as
 its latency; it answers right with probability 0.8.
 
 The figure is the server's handling time per answer: from the answer's
-message received to the broadcast that follows it sent to every connection
-of the room (`Room.answer`, kept in `Rooms.handling_ms`), in ms: median, 99th
+message received to the broadcast that follows it handed to every connection
+of the room (`Room.answer`, kept in `Rooms.handling_ms`; each connection's
+`sockets.Outbox` then writes it in a task of its own, which the seats' own
+timings below include), in ms: median, 99th
 percentile and maximum, against one display frame at 60 Hz (16.7 ms). The
 server's event loop also serves every other room's rounds meanwhile. Every
 answer is written to the drill log and fsynced by the server's one log
@@ -372,7 +374,7 @@ def report_handling(played: dict, handled: list[float], cpu: list[float], logs: 
           f"logged unsent {sum((rows - kept).values())}: every answer logged exactly once: "
           f"{'yes' if rows == kept and twice == 0 else 'NO'}")
     p99 = np.percentile(handled, 99)
-    print(f"owner's handling time per answer (received to broadcast sent), ms: {percentiles(handled)}; one 60 Hz "
+    print(f"owner's handling time per answer (received to broadcast queued), ms: {percentiles(handled)}; one 60 Hz "
           f"frame is {FRAME_MS:.1f} ms: p99 {'under' if p99 < FRAME_MS else 'OVER'} it")
     print(f"  of which the serving thread's CPU, ms: {percentiles(cpu)}")
     print("  the serving thread" + ("s" if len(threads) > 1 else "") + ", seconds run on a core / waited for one: "

@@ -484,11 +484,13 @@ class Rooms:
             return
         self.open_sockets += 1
         try:
-            await self._connect(socket)
+            await self.serve(socket)
         finally:
             self.open_sockets -= 1
 
-    async def _connect(self, socket: WebSocket) -> None:
+    async def serve(self, socket: WebSocket) -> None:
+        """A connection to a room, from its join message until it closes; `connect` bounds this server's own, a
+        seat relayed from another process (`shared_rooms`) is bounded there."""
         code = str(socket.path_params["code"]).upper()
         room = self.rooms.get(code)
         if room is None and self.relay is not None:

@@ -9,7 +9,7 @@ another process is relayed: that process accepts the WebSocket, asks the
 owner to open the connection (`<prefix>.owner.P.open`, a request), then
 carries each frame to it (`.msg`, `.close`), and the owner's frames back
 (`<prefix>.relay.Q`). The owner runs the room's own connection handler
-(`Rooms.connect`) on a `RemoteSocket`, so a relayed seat is held to every
+(`Rooms.serve`) on a `RemoteSocket`, so a relayed seat is held to every
 bound a local one is, and its pings time the whole way, relay included.
 
 Why it works as it does: docs/architecture.md, "Rooms across processes".
@@ -242,7 +242,7 @@ class SharedRooms:
 
     async def _serve_remote(self, conn: str, socket: RemoteSocket) -> None:
         try:
-            await self.rooms.connect(socket)
+            await self.rooms.serve(socket)  # its connection is counted by the process it reached
         finally:
             self.remote.pop(conn, None)
             await socket.close()

@@ -20,7 +20,8 @@ from websockets.sync.client import connect
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
-from diavolo_stats.web import shared_rooms
+from diavolo_stats.web import rooms, shared_rooms
+from diavolo_stats.web.app import create_app
 
 pytestmark = pytest.mark.slow
 
@@ -269,5 +270,39 @@ def test_a_relay_asks_a_silent_owner_before_it_ends_the_room_and_ends_it_once_th
         assert page.told == [{"type": "closed", "message": shared_rooms.ENDED}]
         assert "a page" not in relay.relayed
         await relay.stop()
+
+    run(scenario())
+
+
+def test_a_seat_relayed_to_its_owner_is_counted_by_the_process_it_reached_not_by_the_owner(log_path):
+    async def scenario():
+        owner_rooms = create_app(log_path).state.rooms
+        owner = shared_rooms.SharedRooms(owner_rooms, "nats://127.0.0.1:1")  # never connected: NATS is faked
+        published = []
+
+        async def publish(subject, data):
+            published.append(json.loads(data))
+
+        owner.nc = SimpleNamespace(publish=publish)
+        room = owner_rooms.create(FAST)
+        owner_rooms.open_sockets = rooms.MAX_SOCKETS  # every connection this process itself takes is taken
+        replies = []
+
+        async def respond(data):
+            replies.append(json.loads(data))
+
+        def request(kind: str, **frame) -> SimpleNamespace:
+            return SimpleNamespace(subject=f"diavolo.owner.{owner.process}.{kind}", data=json.dumps(frame).encode(),
+                                   respond=respond)
+
+        await owner._to_owner(request("open", code=room.code, conn="bea", relay="diavolo.relay.other"))
+        await owner._to_owner(request("msg", conn="bea", text=json.dumps({"type": "join", "name": "Bea"})))
+        await until(lambda: any(json.loads(frame.get("text", "{}")).get("type") == "joined" for frame in published)
+                    or any("close" in frame for frame in published))
+        assert replies == [{"ok": True}]
+        assert not [frame for frame in published if "close" in frame]
+        assert [seat.name for seat in room.table.seats] == ["Bea"]
+        await owner._to_owner(request("close", conn="bea"))
+        await until(lambda: "bea" not in owner.remote)
 
     run(scenario())
