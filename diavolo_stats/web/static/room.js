@@ -24,9 +24,10 @@ let round = null; // the roll on the table: its phase, onset, timers
 let closedForGood = false;
 let givingUp = null; // while the connection is lost: the timer that stops joining again
 
-// How long a page joins again after losing its connection before it says the room is gone: as long as the
-// servers wait for their link before they end a room (shared_rooms.OUTAGE_LIMIT_S). A server behind a proxy
-// that another process answers for says so itself; this is for a page whose own server stopped.
+// How long a page joins again without a word from its server before it says the room is gone: as long as the
+// servers wait for their link before they end a room (shared_rooms.OUTAGE_LIMIT_S), which they say themselves.
+// A server behind a proxy that another process answers for says so too; this is for a page whose own server
+// stopped.
 const LOST_FOR_GOOD_MS = 30000;
 const GONE = "the room ended: its server has not answered for 30 s (it stopped, or this device is offline). "
   + "Every answer it said was stored is in its log.";
@@ -55,10 +56,17 @@ function connect() {
     send({ type: "join", name: keys.seat_key ? null : name, seat_key: keys.seat_key ?? null,
       host_key: keys.host_key ?? null });
   });
-  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+  let said = null; // the server's last error on this connection: why it closes, when it says
+  socket.addEventListener("message", (event) => {
+    clearTimeout(givingUp); // the server answered
+    givingUp = null;
+    const message = JSON.parse(event.data);
+    said = message.type === "error" ? message.message : null;
+    receive(message);
+  });
   socket.addEventListener("close", () => {
     if (closedForGood) return;
-    setStatus("connection lost: joining again…");
+    setStatus(said ?? "connection lost: joining again…");
     givingUp ??= setTimeout(() => endForGood(GONE), LOST_FOR_GOOD_MS);
     setTimeout(() => closedForGood || connect(), RETRY_MS); // the requests' wait when the server named none
   });
@@ -117,8 +125,6 @@ document.querySelector("#host-form").addEventListener("submit", async (event) =>
 function receive(message) {
   switch (message.type) {
     case "joined":
-      clearTimeout(givingUp);
-      givingUp = null;
       me = { seat: message.seat, host: message.host };
       if (message.seat_key) saveKeys({ seat_key: message.seat_key });
       break;
