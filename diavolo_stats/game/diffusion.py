@@ -191,14 +191,14 @@ def mean_decision_s(drift: np.ndarray, boundary: np.ndarray) -> np.ndarray:
         return np.where(kappa > 1e-8, boundary * np.tanh(kappa / 2) / (2 * drift), boundary**2 / 4)
 
 
-def _log_standard(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log g(u) and d log g / du: the first-passage density of a driftless process from the middle of a unit
-    interval to its lower boundary at standardized time u > 0 (Navarro and Fuss 2009), in logs so that
-    neither the small-time head nor the long tail underflows."""
+def _log_standard(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log g(u) with its first and second derivatives in u: the first-passage density of a driftless process
+    from the middle of a unit interval to its lower boundary at standardized time u > 0 (Navarro and Fuss
+    2009), in logs so that neither the small-time head nor the long tail underflows."""
     # u: float64 > 0, any shape. Each series' four terms are powers of one exponential (w = 1/2 makes their
     # exponents 0, 1, 3 and 6 times the first's, and 0, 1, 3 and 6 times exp(-4 pi^2 u)'s): one exp per answer.
     u = np.asarray(u, dtype=np.float64)
-    log_g, slope = np.empty_like(u), np.empty_like(u)
+    log_g, slope, bend = np.empty_like(u), np.empty_like(u), np.empty_like(u)
     small = u < _SMALL_TIME
     if small.any():
         s = u[small]
@@ -206,9 +206,12 @@ def _log_standard(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         e3 = e1 * e1 * e1
         e6 = e3 * e3
         total = 0.5 - 1.5 * e1 + 2.5 * e3 - 3.5 * e6
-        change = (-1.5 * e1 + 7.5 * e3 - 21 * e6) / (s * s)
+        square = s * s
+        change = (-1.5 * e1 + 7.5 * e3 - 21 * e6) / (square * total)  # the sum's slope over the sum
+        change_2 = (-1.5 * e1 + 22.5 * e3 - 126 * e6) / (square * square * total) - 2 * change / s
         log_g[small] = -0.5 * math.log(2 * math.pi) - 1.5 * np.log(s) - 1 / (8 * s) + np.log(total)
-        slope[small] = -1.5 / s + 1 / (8 * s * s) + change / total
+        slope[small] = -1.5 / s + 1 / (8 * square) + change
+        bend[small] = 1.5 / square - 1 / (4 * square * s) + change_2 - change * change
     large = ~small
     if large.any():
         s = u[large]
@@ -216,14 +219,16 @@ def _log_standard(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         q3 = q1 * q1 * q1
         q6 = q3 * q3
         total = 1 - 3 * q1 + 5 * q3 - 7 * q6
-        change = math.pi**2 * (12 * q1 - 60 * q3 + 168 * q6)
+        change = math.pi**2 * (12 * q1 - 60 * q3 + 168 * q6) / total
         log_g[large] = math.log(math.pi) - math.pi**2 / 2 * s + np.log(total)
-        slope[large] = -math.pi**2 / 2 + change / total
-    return log_g, slope
+        slope[large] = -math.pi**2 / 2 + change
+        bend[large] = math.pi**4 * (-48 * q1 + 720 * q3 - 4032 * q6) / total - change * change
+    return log_g, slope, bend
 
 
 def _log_survival(kappa: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """log P(no boundary reached by standardized time u) for k = v a, with its derivatives in k and u."""
+    """log P(no boundary reached by standardized time u) for k = v a, with its derivatives in k and u, and
+    its second derivatives in (k, k), (k, u) and (u, u): (5, n)."""
     # kappa, u: (n,) float64; the large-time series of the distribution function, u held at 0.01 or more
     u = np.maximum(u, 0.01)[:, None]
     kappa = kappa[:, None]
@@ -231,20 +236,29 @@ def _log_survival(kappa: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndar
     sign = np.where((k // 2) % 2 == 0, 1.0, -1.0)
     rate = (kappa * kappa + k * k * math.pi**2) / 2  # (n, terms)
     first = rate[:, :1]
-    decay = k * sign * np.exp(-(rate - first) * u)
+    decay = k * sign * np.exp(-(rate - first) * u)  # (n, terms), not depending on k = v a
     total = (decay / rate).sum(axis=1)
-    log_cosh = kappa[:, 0] / 2 + np.log1p(np.exp(-kappa[:, 0])) - math.log(2)
-    log_s = math.log(2 * math.pi) + log_cosh - first[:, 0] * u[:, 0] + np.log(total)
-    d_u = -(decay.sum(axis=1)) / total
-    d_kappa = 0.5 * np.tanh(kappa[:, 0] / 2) - kappa[:, 0] * (decay * (u / rate + 1 / rate**2)).sum(axis=1) / total
-    return np.minimum(log_s, 0.0), d_kappa, d_u
+    decays = decay.sum(axis=1)
+    kappa, u, first = kappa[:, 0], u[:, 0], first[:, 0]
+    log_cosh = kappa / 2 + np.log1p(np.exp(-kappa)) - math.log(2)
+    log_s = math.log(2 * math.pi) + log_cosh - first * u + np.log(total)
+    total_kappa = -kappa * (decay / rate**2).sum(axis=1) / total  # d total / dk over total
+    d_u = -decays / total
+    d_kappa = 0.5 * np.tanh(kappa / 2) - kappa * u + total_kappa
+    d_uu = ((decay * rate).sum(axis=1) - first * decays) / total + d_u * (decays / total - first)
+    d_ku = -d_u * total_kappa
+    d_kk = (0.25 / np.cosh(kappa / 2) ** 2 - u - (decay / rate**2).sum(axis=1) / total
+            + 2 * kappa**2 * (decay / rate**3).sum(axis=1) / total - total_kappa**2)
+    return np.minimum(log_s, 0.0), d_kappa, d_u, np.stack([d_kk, d_ku, d_uu])
 
 
 def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s: np.ndarray,
-                            correct: np.ndarray, latency_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                            correct: np.ndarray, latency_s: np.ndarray,
+                            second: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The decision process alone (no lapse) at each of some non-decision times: the log density per second of
-    each answer's side at its latency, or the log probability of a time-out where latency_s is NaN, and its
-    derivatives in the drift, the boundary and the non-decision time: (nodes, rows) and (3, nodes, rows)."""
+    each answer's side at its latency, or the log probability of a time-out where latency_s is NaN, its
+    derivatives in the drift, the boundary and the non-decision time, and with `second` their second
+    derivatives (None without): (nodes, rows), (3, nodes, rows) and (3, 3, nodes, rows)."""
     # drift, boundary, correct, latency_s: (rows,); nondecision_s: (nodes, rows) s
     side = np.where(correct, 0.5, -0.5)
     timed_out = np.isnan(latency_s)
@@ -252,37 +266,58 @@ def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision
     began = decision > 0
     t = np.where(began, decision, 1.0)
     inverse_square = 1 / boundary**2
-    log_g, slope = _log_standard(t * inverse_square)
+    log_g, slope, bend = _log_standard(t * inverse_square)
     values = np.where(began, log_g - drift**2 / 2 * t + (side * drift * boundary - 2 * np.log(boundary)), -np.inf)
     gradient = np.empty((3, *values.shape))
     gradient[0] = side * boundary - drift * t
     gradient[1] = side * drift - 2 / boundary - 2 * inverse_square / boundary * (slope * t)
     gradient[2] = drift**2 / 2 - inverse_square * slope
+    hessian = None
+    if second:
+        hessian = np.empty((3, 3, *values.shape))
+        hessian[0, 0] = -t
+        hessian[0, 1] = hessian[1, 0] = np.broadcast_to(side, values.shape)
+        hessian[0, 2] = hessian[2, 0] = np.broadcast_to(drift, values.shape)
+        bend_t = bend * t * inverse_square
+        hessian[1, 1] = inverse_square * (2 + (6 * slope + 4 * bend_t) * t * inverse_square)
+        hessian[1, 2] = hessian[2, 1] = 2 * inverse_square / boundary * (bend_t + slope)
+        hessian[2, 2] = bend * inverse_square**2
     if timed_out.any():
         left = np.flatnonzero(timed_out)
         a, v = boundary[left], drift[left]
         remaining = np.maximum(TIMEOUT_MS / 1000 - nondecision_s[:, left], 0.0)  # (nodes, timed out)
         shape = remaining.shape
-        log_s, d_kappa, d_u = (part.reshape(shape) for part in _log_survival(
-            np.broadcast_to(v * a, shape).ravel(), (remaining / a**2).ravel()))
+        log_s, d_kappa, d_u, d_2 = _log_survival(np.broadcast_to(v * a, shape).ravel(), (remaining / a**2).ravel())
+        log_s, d_kappa, d_u = (part.reshape(shape) for part in (log_s, d_kappa, d_u))
+        u_a, u_t = -2 * remaining / a**3, -1 / a**2  # d u / d boundary, d u / d non-decision time
         values[:, left] = log_s
         gradient[0][:, left] = a * d_kappa
-        gradient[1][:, left] = v * d_kappa - 2 * remaining / a**3 * d_u
-        gradient[2][:, left] = -d_u / a**2
-    return values, gradient
+        gradient[1][:, left] = v * d_kappa + u_a * d_u
+        gradient[2][:, left] = u_t * d_u
+        if second:
+            d_kk, d_ku, d_uu = d_2.reshape(3, *shape)
+            hessian[0, 0][:, left] = a * a * d_kk
+            hessian[0, 1][:, left] = hessian[1, 0][:, left] = d_kappa + a * (v * d_kk + u_a * d_ku)
+            hessian[0, 2][:, left] = hessian[2, 0][:, left] = a * u_t * d_ku
+            hessian[1, 1][:, left] = (v * v * d_kk + 2 * v * u_a * d_ku + u_a * u_a * d_uu
+                                      + 6 * remaining / a**4 * d_u)
+            hessian[1, 2][:, left] = hessian[2, 1][:, left] = (v * u_t * d_ku + u_a * u_t * d_uu
+                                                               + 2 / a**3 * d_u)
+            hessian[2, 2][:, left] = u_t * u_t * d_uu
+    return values, gradient, hessian
 
 
-def _mixed_log_likelihood(drift, boundary, nondecision_s, weights, lapse, correct,
-                          latency_s) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each answer's log-likelihood under lapses and a decision process whose non-decision time is at one of
-    the rows of nondecision_s (nodes, rows), with chances `weights` (nodes,): (rows,); its gradient in the
-    drift, the boundary, the non-decision time (every node's alike) and logit(lapse): (4, rows); and for the
-    spread's derivative, each node's share of the answer's likelihood and the process's derivative in that
-    node's non-decision time: two (nodes, rows)."""
+def _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, nodes: np.ndarray, weights: np.ndarray, lapse,
+                          correct, latency_s, second: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Each answer's log-likelihood under lapses and a decision process whose non-decision time is at
+    nondecision_s + spread_s * nodes[n] with chance weights[n] (weights summing to one): (rows,); its gradient
+    in the drift, the boundary, the non-decision time, logit(lapse) and the spread: (5, rows); with `second`
+    its Hessian in those (None without): (5, 5, rows)."""
     rows = len(drift)
     lapse = np.broadcast_to(np.asarray(lapse, dtype=np.float64), (rows,))
-    nondecision_s = np.broadcast_to(nondecision_s, (len(weights), rows))
-    process, process_gradient = _process_log_likelihood(drift, boundary, nondecision_s, correct, latency_s)
+    at = np.broadcast_to(np.asarray(nondecision_s, dtype=np.float64)
+                         + nodes[:, None] * np.asarray(spread_s, dtype=np.float64), (len(nodes), rows))
+    process, first, process_second = _process_log_likelihood(drift, boundary, at, correct, latency_s, second)
     # A lapse's latency: the density of a uniform between MIN_LATENCY_MS and the timeout, at any latency (a
     # log whose drill had a longer timeout keeps every answer possible); a lapse never times out.
     with np.errstate(divide="ignore"):
@@ -293,10 +328,32 @@ def _mixed_log_likelihood(drift, boundary, nondecision_s, weights, lapse, correc
     with np.errstate(invalid="ignore"):
         shares = np.where(np.isfinite(decided), np.exp(decided - values), 0.0)  # each node's share of the answer
         lapsed_share = np.where(np.isfinite(lapsed), np.exp(lapsed - values), 0.0)
-    gradient = np.empty((4, rows))
-    gradient[:3] = (shares * process_gradient).sum(axis=1)
+    # The process's derivatives in the drift, boundary, non-decision time and spread, node by node.
+    process_gradient = np.concatenate([first, nodes[None, :, None] * first[2:]])  # (4, nodes, rows)
+    gradient = np.empty((5, rows))
+    gradient[[0, 1, 2, 4]] = (shares * process_gradient).sum(axis=1)
     gradient[3] = lapsed_share - lapse
-    return values, gradient, shares, process_gradient[2]
+    if not second:
+        return values, gradient, None
+    # d2 log sum_n s_n / dx dy = sum_n share_n (L_n,xy + L_n,x L_n,y) - g_x g_y; the lapse's logit enters by
+    # (1 - lapse) and lapse only, which gives its row in closed form.
+    hessian = np.empty((5, 5, rows))
+    process_index = (0, 1, 2, 4)
+    for i, x in enumerate(process_index):
+        for j, y in enumerate(process_index[: i + 1]):
+            within = process_second[min(i, 2), min(j, 2)] * nodes[:, None] ** ((i == 3) + (j == 3))
+            value = (shares * (within + process_gradient[i] * process_gradient[j])).sum(axis=0) \
+                - gradient[x] * gradient[y]
+            hessian[x, y] = hessian[y, x] = value
+    excess = lapsed_share - lapse
+    hessian[3, 3] = (1 - 2 * lapse) * excess - excess**2
+    for x in process_index:
+        hessian[3, x] = hessian[x, 3] = -lapsed_share * gradient[x]
+    return values, gradient, hessian
+
+
+_NODES, _NODE_WEIGHTS = (part / 2 for part in np.polynomial.legendre.leggauss(5))
+# Where the non-decision time falls, as fractions of its spread about its mean (-1/2 to 1/2), and the chances.
 
 
 def joint_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s, lapse, correct: np.ndarray,
@@ -306,25 +363,24 @@ def joint_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s,
     derivatives in the drift, the boundary, the non-decision time (s) and logit(lapse)."""
     # drift, boundary: (rows,) > 0; nondecision_s, lapse: scalars or (rows,); correct: (rows,) bool;
     # latency_s: (rows,) float64 s, NaN for a time-out
-    nondecision_s = np.asarray(nondecision_s, dtype=np.float64)[None]
-    values, gradient, _, _ = _mixed_log_likelihood(drift, boundary, nondecision_s, np.ones(1), lapse, correct,
-                                                   latency_s)
-    return values, gradient
-
-
-_NODES, _NODE_WEIGHTS = (part / 2 for part in np.polynomial.legendre.leggauss(5))
-# Where the non-decision time falls, as fractions of its spread about its mean (-1/2 to 1/2), and the chances.
+    values, gradient, _ = _mixed_log_likelihood(drift, boundary, nondecision_s, 0.0, np.zeros(1), np.ones(1), lapse,
+                                                correct, latency_s)
+    return values, gradient[:4]
 
 
 def spread_log_likelihood(drift, boundary, nondecision_s, spread_s, lapse, correct, latency_s):
     """`joint_log_likelihood` with the non-decision time at one of five points spread about its mean (at
     nondecision + spread * _NODES, chances _NODE_WEIGHTS): (rows,) and (5, rows), the last row the derivative
     in the spread (s). The five-point mixture is the model, not an approximation of one."""
-    nondecision_s = np.asarray(nondecision_s, dtype=np.float64) + _NODES[:, None] * np.asarray(spread_s)
-    values, gradient, shares, nondecision_gradient = _mixed_log_likelihood(
-        drift, boundary, nondecision_s, _NODE_WEIGHTS, lapse, correct, latency_s)
-    return values, np.concatenate([gradient, (shares * _NODES[:, None] * nondecision_gradient).sum(axis=0)[None]])
+    values, gradient, _ = _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, _NODES, _NODE_WEIGHTS,
+                                                lapse, correct, latency_s)
+    return values, gradient
 
+
+def spread_log_likelihood_hessian(drift, boundary, nondecision_s, spread_s, lapse, correct, latency_s):
+    """`spread_log_likelihood` and each answer's Hessian in the same five: (rows,), (5, rows), (5, 5, rows)."""
+    return _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, _NODES, _NODE_WEIGHTS, lapse, correct,
+                                 latency_s, second=True)
 
 
 @lru_cache(maxsize=1)
@@ -333,7 +389,7 @@ def _decision_quantiles() -> tuple[np.ndarray, np.ndarray]:
     its distribution (columns, 0 to _Y_MAX): (kappas, _Y_POINTS) float64, and each k's tail rate."""
     u = np.concatenate([[0.0], np.geomspace(1e-4, 8.0, 4000)])
     log_g = np.full(len(u), -np.inf)
-    log_g[1:], _ = _log_standard(u[1:])
+    log_g[1:] = _log_standard(u[1:])[0]
     kappas = np.arange(0.0, _KAPPA_MAX + _KAPPA_STEP / 2, _KAPPA_STEP)
     # Density of u given k (both boundaries): 2 cosh(k/2) exp(-k^2 u / 2) g(u); its integral by trapezoids.
     density = np.exp(np.log(2 * np.cosh(kappas / 2))[:, None] - kappas[:, None] ** 2 * u[None] / 2 + log_g[None])

@@ -26,7 +26,12 @@ import pandas as pd
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.drill.roll_features import logged_features
 from diavolo_stats.errors import InputError
-from diavolo_stats.game.diffusion import DiffusionModel, log_rates_for, spread_log_likelihood
+from diavolo_stats.game.diffusion import (
+    DiffusionModel,
+    log_rates_for,
+    spread_log_likelihood,
+    spread_log_likelihood_hessian,
+)
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, design
 from diavolo_stats.game.reading_fit import (
@@ -99,7 +104,6 @@ _BOUNDS = [(-10.0, 10.0)] * len(COEFFICIENTS) + [(-3.0, 3.0)] * len(ALL_COMMANDS
 _EM_STEPS, _EM_TOLERANCE = 200, 1e-6
 _NEWTON_STEPS, _NEWTON_TOLERANCE, _HALVINGS = 100, 1e-10, 30
 _LONGEST_STEP = 1.0  # on the parameters' log or logit scales: a factor of e at most in one step
-_HESSIAN_STEP = 1e-6
 _START_ANSWERS = 10  # a command's right answers for its own starting drift and caution
 
 
@@ -188,44 +192,39 @@ class _Answers:
         """Each answer's log-likelihood and its gradient in that answer's own predictors: (answers,) and (5,
         answers), the predictors (5, answers) being the log drift, the log boundary, the log non-decision time
         (s), the logit of the lapse chance and the log of the non-decision time's spread (s)."""
-        drift, boundary, nondecision = np.exp(predictors[:3])
-        lapse = 1 / (1 + np.exp(-predictors[3]))
-        spread = np.exp(predictors[4])
-        values, gradient = spread_log_likelihood(drift, boundary, nondecision, spread, lapse, self.correct,
-                                                 self.latency_s)
-        gradient[:3] *= np.stack([drift, boundary, nondecision])
-        gradient[4] *= spread
-        return values, gradient
+        values, gradient = spread_log_likelihood(*_likelihood_arguments(predictors), self.correct, self.latency_s)
+        return values, gradient * _scales(predictors)
+
+    def _row_hessians(self, predictors: np.ndarray) -> np.ndarray:
+        """Each answer's Hessian in its own predictors (see `_row_gradients`): (5, 5, answers)."""
+        _, gradient, hessian = spread_log_likelihood_hessian(*_likelihood_arguments(predictors), self.correct,
+                                                             self.latency_s)
+        scales = _scales(predictors)  # d natural / d predictor; the log scales' second derivative is the first's
+        hessian *= scales[:, None] * scales[None, :]
+        logged = [0, 1, 2, 4]
+        hessian[logged, logged] += scales[logged] * gradient[logged]
+        return hessian
 
     def _predictors(self, theta: np.ndarray) -> np.ndarray:
         """Each answer's predictors (see `_row_gradients`) at some parameters: (5, answers); linear in theta."""
         return self._jacobian @ theta
 
     def negative_log_posterior(self, theta: np.ndarray, prior_mean: np.ndarray,
-                               prior_variance: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """Its value and gradient at theta, and each answer's gradient in its predictors (for `hessian`)."""
+                               prior_variance: np.ndarray) -> tuple[float, np.ndarray]:
         values, gradient = self._row_gradients(self._predictors(theta))
         total = np.einsum("rap,ra->p", self._jacobian, gradient)
         offset = theta - prior_mean
         value = -float(values.sum()) + 0.5 * float((offset**2 / prior_variance).sum())
-        return value, -total + offset / prior_variance, gradient
+        return value, -total + offset / prior_variance
 
-    def hessian(self, theta: np.ndarray, prior_variance: np.ndarray, base: np.ndarray) -> np.ndarray:
-        """The Hessian of the negative log posterior at theta, given each answer's gradient there (`base`, as
-        `negative_log_posterior` gives it): (parameters, parameters).
+    def hessian(self, theta: np.ndarray, prior_variance: np.ndarray) -> np.ndarray:
+        """The Hessian of the negative log posterior at theta: (parameters, parameters).
 
         Each answer's likelihood depends on theta through its five predictors only, linearly, so the Hessian
-        is the sum over answers of J' H J, H the 5 x 5 Hessian in the answer's predictors (forward differences
-        of the analytic gradient: 5 likelihood evaluations, where differences in every parameter take 40)."""
-        predictors = self._predictors(theta)
-        per_answer = np.empty((5, 5, len(self.correct)))  # (5, 5, answers)
-        for index in range(5):
-            step = np.zeros((5, 1))
-            step[index] = _HESSIAN_STEP
-            per_answer[:, index] = (self._row_gradients(predictors + step)[1] - base) / _HESSIAN_STEP
+        is the sum over answers of J' H J, H the answer's analytic 5 x 5 Hessian in its predictors."""
+        per_answer = self._row_hessians(self._predictors(theta))
         jacobian = self._jacobian
-        symmetric = (per_answer + per_answer.transpose(1, 0, 2)) / 2
-        hessian = sum(jacobian[row].T @ (symmetric[row][:, :, None] * jacobian).sum(axis=0) for row in range(5))
+        hessian = sum(jacobian[row].T @ (per_answer[row][:, :, None] * jacobian).sum(axis=0) for row in range(5))
         return -hessian + np.diag(1 / prior_variance)
 
     @cached_property
@@ -247,16 +246,19 @@ class _Answers:
 
         Newton's method with the exact Hessian (`hessian`, made positive definite where the posterior bends the
         wrong way) and a backtracking line search, a parameter on one of its bounds held there while the slope
-        pushes it out: 5 to 30 steps of six or more likelihood evaluations from the prior's centre. (A quasi-Newton
-        search takes over a hundred evaluations and can stop short of the mode by tens of log-likelihood.)"""
+        pushes it out: 5 to 40 steps from the prior's centre, each a Hessian (about two likelihood evaluations'
+        work) and one or two evaluations. (A quasi-Newton search takes over a hundred evaluations and can stop
+        short of the mode by tens of log-likelihood.)"""
         from threadpoolctl import threadpool_limits
 
         low, high = np.array(_BOUNDS).T
         with np.errstate(all="ignore"), threadpool_limits(limits=1, user_api="blas"):
             theta = np.clip(start, low, high)
-            value, gradient, rows = self.negative_log_posterior(theta, prior_mean, prior_variance)
+            value, gradient = self.negative_log_posterior(theta, prior_mean, prior_variance)
+            shortest = 0  # the line search starts one halving short of the last step's (Newton steps overshoot
+            # where a non-decision time meets the fastest answers, step after step)
             for _ in range(_NEWTON_STEPS):
-                hessian = _positive(self.hessian(theta, prior_variance, rows), 1 / prior_variance)
+                hessian = _positive(self.hessian(theta, prior_variance), 1 / prior_variance)
                 free = ~(((theta <= low) & (gradient > 0)) | ((theta >= high) & (gradient < 0)))
                 step = np.zeros(len(theta))
                 step[free] = -np.linalg.solve(hessian[np.ix_(free, free)], gradient[free])
@@ -264,18 +266,31 @@ class _Answers:
                 decrement = -float(gradient @ step)  # twice the fall a quadratic would promise
                 if decrement < _NEWTON_TOLERANCE:
                     break
-                for halving in range(_HALVINGS):
+                for halving in range(shortest, _HALVINGS):
                     trial = np.clip(theta + 0.5**halving * step, low, high)
-                    trial_value, trial_gradient, trial_rows = self.negative_log_posterior(trial, prior_mean,
-                                                                                         prior_variance)
+                    trial_value, trial_gradient = self.negative_log_posterior(trial, prior_mean, prior_variance)
                     if trial_value <= value - 1e-4 * 0.5**halving * decrement:
                         break
                 else:
                     break  # no step lowers it: as close to the mode as floating point tells
-                theta, value, gradient, rows = trial, trial_value, trial_gradient, trial_rows
+                theta, value, gradient = trial, trial_value, trial_gradient
+                shortest = max(halving - 1, 0)
             else:
-                hessian = _positive(self.hessian(theta, prior_variance, rows), 1 / prior_variance)
+                hessian = _positive(self.hessian(theta, prior_variance), 1 / prior_variance)
         return theta, hessian
+
+
+def _likelihood_arguments(predictors: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The drift, boundary, non-decision time (s), spread (s) and lapse chance of some predictors (5, answers)."""
+    drift, boundary, nondecision = np.exp(predictors[:3])
+    return drift, boundary, nondecision, np.exp(predictors[4]), 1 / (1 + np.exp(-predictors[3]))
+
+
+def _scales(predictors: np.ndarray) -> np.ndarray:
+    """d (drift, boundary, non-decision time, logit lapse, spread) / d predictors, each alone: (5, answers)."""
+    scales = np.exp(predictors)
+    scales[3] = 1.0
+    return scales
 
 
 def _positive(hessian: np.ndarray, floor: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from diavolo_stats.game.diffusion import (
     joint_log_likelihood,
     mean_decision_s,
     spread_log_likelihood,
+    spread_log_likelihood_hessian,
 )
 from diavolo_stats.game.diffusion_fit import DIFFUSION_PARAMETERS, fit_diffusion, parameters_of
 from diavolo_stats.game.engine import play_games
@@ -80,9 +81,10 @@ def test_the_gradient_is_the_likelihood_s_slope():
     np.testing.assert_allclose(gradient[3], slope, rtol=1e-4, atol=1e-6)
 
 
-def test_the_spread_s_gradient_is_its_likelihood_s_slope():
-    """The five-point mixture's gradient in the drift, boundary, mean non-decision time, lapse and spread, with
-    answers both sides of every point's non-decision time and time-outs."""
+def test_the_spread_s_gradient_and_hessian_are_its_likelihood_s_slopes():
+    """The five-point mixture's gradient in the drift, boundary, mean non-decision time, lapse and spread, and
+    its Hessian in them, against differences, with answers both sides of every point's non-decision time and
+    time-outs."""
     rng = np.random.default_rng(4)
     rows = 60
     correct = rng.random(rows) < 0.7
@@ -97,12 +99,17 @@ def test_the_spread_s_gradient_is_its_likelihood_s_slope():
                                      correct, latency_s)
 
     _, gradient = values(*point)
+    _, same, hessian = spread_log_likelihood_hessian(point[0], point[1], point[2], point[4], 0.04, correct,
+                                                     latency_s)
+    np.testing.assert_allclose(same, gradient, rtol=1e-12)
     step = 1e-6
     for index in range(5):
         up, down = list(point), list(point)
         up[index], down[index] = point[index] + step, point[index] - step
         slope = (values(*up)[0] - values(*down)[0]) / (2 * step)
         np.testing.assert_allclose(gradient[index], slope, rtol=1e-4, atol=1e-6)
+        bend = (values(*up)[1] - values(*down)[1]) / (2 * step)
+        np.testing.assert_allclose(hessian[:, index], bend, rtol=1e-4, atol=1e-5)
 
 
 def test_the_sampler_draws_the_likelihood_s_distribution():
