@@ -5,18 +5,18 @@ the server keeps it (`TrialStore.figures`: read once, then only the rows
 appended since; the weak spots by roll type read the dice and positions of
 the player's recent answers by their lines), said in words by
 `analytics.wording`; the chart is `charts.learning_curve_chart`
-of the same sessions, drawn twice (side by side for a wide screen, one
-panel above the other for a phone) and embedded as PNG, so the page fetches
-nothing. Without `player` the page is that of whoever drilled last.
+of the same sessions (side by side for a wide screen, one panel above the
+other for a phone), a PNG of its own (`/me/chart.png`, `chart_png`) drawn
+when the browser asks for the one its screen shows, after the page. Without
+`player` the page is that of whoever drilled last.
 """
 
 from __future__ import annotations
 
-import base64
 import math
 from typing import TYPE_CHECKING
 
-from diavolo_stats.analytics import wording
+from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.progress import (
     MIN_BEST_TRIALS,
     MIN_WEAK_SPOT_TRIALS,
@@ -28,9 +28,14 @@ from diavolo_stats.analytics.progress import (
 )
 from diavolo_stats.analytics.roll_weak_spots import RECENT_ANSWERS
 from diavolo_stats.drill.log.rules import with_command_labels
+from diavolo_stats.errors import InputError
 
 if TYPE_CHECKING:
     from diavolo_stats.web.trials import TrialStore
+
+
+CHART_LAYOUTS = ("wide", "narrow")
+"""The chart's layouts: side by side, and one panel above the other for a phone."""
 
 
 def progress_context(store: TrialStore, player: str | None) -> dict:
@@ -51,7 +56,7 @@ def progress_context(store: TrialStore, player: str | None) -> dict:
             "roll_weak_spots": [wording.sentence(cost.sentence) for cost in progress.roll_weak_spots.costs],
             "roll_weak_spot_note": wording.sentence(progress.roll_weak_spots.note),
             "roll_weak_spot_answers": progress.roll_weak_spots.answers, "recent_answers": RECENT_ANSWERS,
-            "sessions": len(progress.sessions), "charts": _charts(progress)}
+            "sessions": len(progress.sessions), "chart_layouts": CHART_LAYOUTS if len(progress.sessions) > 1 else ()}
 
 
 def _headline(period: Period) -> dict:
@@ -98,13 +103,16 @@ def _weak_spot(spot: WeakSpot) -> str:
             f" of the time ({spot.trials} trials).")
 
 
-def _charts(progress: PlayerProgress) -> dict[str, str] | None:
-    """The chart as PNG data URLs, wide and narrow; None with fewer than two sessions (a sentence says so)."""
-    if len(progress.sessions) < 2:
-        return None
+def chart_png(store: TrialStore, player: str, layout: str) -> bytes:
+    """The chart of `player`'s sessions in the store's log as PNG bytes, in one of CHART_LAYOUTS; InputError for
+    another layout, an unknown player or fewer than two sessions."""
+    if layout not in CHART_LAYOUTS:
+        raise InputError(f"layout must be one of {', '.join(CHART_LAYOUTS)}, not {layout[:40]!r}", field="layout")
     from diavolo_stats.analytics.charts import learning_curve_chart
     from diavolo_stats.plots import figure_png
 
-    return {layout: "data:image/png;base64," + base64.b64encode(
-        figure_png(learning_curve_chart(progress.sessions, narrow=layout == "narrow"))).decode("ascii")
-        for layout in ("wide", "narrow")}
+    mine = summaries.select_players(with_command_labels(store.figures()), [player])
+    sessions = summaries.learning_curve(mine, fit=False)
+    if len(sessions) < 2:
+        raise InputError(f"{player!r} has one session: the chart starts with the second", field="player")
+    return figure_png(learning_curve_chart(sessions, narrow=layout == "narrow"))

@@ -33,7 +33,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.game.engine import MAX_GEMS
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.explore import editor_start
-from diavolo_stats.web.me import progress_context
+from diavolo_stats.web.me import chart_png, progress_context
 from diavolo_stats.web.templating import templates
 from diavolo_stats.web.trials import (
     SERVED,
@@ -150,11 +150,16 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         context = await heavy.run("the progress page", progress_context, store, request.query_params.get("player"))
         return templates.TemplateResponse(request, "me.html", context)
 
+    async def me_chart(request: Request) -> Response:
+        player, layout = request.query_params.get("player", ""), request.query_params.get("layout", "")
+        png = await heavy.run("the progress chart", chart_png, store, player, layout)
+        return Response(png, media_type="image/png")
+
     async def looks(request: Request) -> Response:
         return Response(LOOKS_CSS, media_type="text/css")
 
     return [Route("/", home), Route("/drill", drill), Route("/explore", explore), Route("/me", me),
-            Route("/report", report), Route("/looks.css", looks)]
+            Route("/me/chart.png", me_chart), Route("/report", report), Route("/looks.css", looks)]
 
 
 def _report_html(log: Path, player: str) -> str:

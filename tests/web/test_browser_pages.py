@@ -129,8 +129,11 @@ def test_the_progress_page_shows_the_librarys_summary_of_the_log(sample_server, 
         assert card.locator('[data-figure="accuracy"]').inner_text() == wording.percent(accuracy)
         big = card.locator('[data-figure="median"]').evaluate("figure => parseFloat(getComputedStyle(figure).fontSize)")
         assert big >= 2 * page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
-    shown_chart = page.locator("img.chart").evaluate_all("images => images.filter((i) => i.offsetParent).length")
-    assert shown_chart == 1  # the wide chart or the stacked one, never both
+    # One chart, fetched after the page in the layout of its screen: the stacked one on a phone.
+    page.wait_for_function("document.querySelector('img.chart').complete")
+    width, height, source = page.locator("img.chart").evaluate("i => [i.naturalWidth, i.naturalHeight, i.currentSrc]")
+    phone = size != "laptop"
+    assert ("layout=narrow" if phone else "layout=wide") in source and (height > width) == phone
     spots = page.locator("ul.weak-spots li").all_inner_texts()
     assert spots and all(re.search(r"\(\d[\d,]*-\d[\d,]* (ms|%)\)", spot) for spot in spots)
     # By roll type: the reading model's sentences, each with its interval and the answers it rests on.

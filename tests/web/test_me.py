@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import struct
 
 from helpers.api import a_trial
 from helpers.cli import REPO
@@ -29,7 +30,16 @@ def test_the_page_shows_the_players_figures_chart_weak_spots_and_an_adaptive_dri
                 wording.milliseconds(progress.last_week.median_ms.value),
                 wording.percent(progress.last_week.accuracy.value)]
     assert figures(page.text) == expected
-    assert page.text.count('src="data:image/png;base64,') == 2  # the chart, wide and narrow
+    # The chart is a PNG of its own, the phone's layout narrower than the wide one, the same sessions in both.
+    wide = re.search(r'<img class="chart"[^>]* src="(/me/chart.png[^"]*)"', page.text).group(1)
+    narrow = re.search(r'<source media="\(max-width: 40em\)" srcset="(/me/chart.png[^"]*)"', page.text).group(1)
+    sizes = {}
+    for layout, url in (("wide", wide), ("narrow", narrow)):
+        chart = client.get(url.replace("&amp;", "&"))
+        assert chart.status_code == 200 and chart.headers["content-type"] == "image/png"
+        assert chart.content.startswith(b"\x89PNG\r\n\x1a\n")
+        sizes[layout] = struct.unpack(">II", chart.content[16:24])  # width, height from the IHDR chunk
+    assert sizes["narrow"][0] < sizes["wide"][0] and sizes["narrow"][1] > sizes["wide"][1]
     spots = re.findall(r"<li>([^<]*)</li>", page.text.split('class="weak-spots"')[1].split("</ul>")[0])
     assert len(spots) == len(progress.weak_spots) > 0
     assert wording.milliseconds_interval(progress.weak_spots[0].estimate) in spots[0]
@@ -53,6 +63,9 @@ def test_an_empty_log_and_a_single_session_say_so_in_a_sentence(client, log_path
     assert client.post("/api/trials", json=a_trial(client, player="ann")).status_code == 201
     page = client.get("/me", params={"player": "ann"}).text
     assert "One session so far" in page and "<img" not in page
+    chart = client.get("/me/chart.png", params={"player": "ann", "layout": "wide"})
+    assert chart.status_code == 400 and "one session" in chart.text
+    assert client.get("/me/chart.png", params={"player": "ann", "layout": "tall"}).status_code == 400
     # One answer is too few for the reading model: the page says so rather than name a weak spot by roll type.
     assert "No weak spot by roll type: no player of the drill log has the 30 answers a fit needs (most: 1)." in page
     assert client.get("/me", params={"player": "bob"}).status_code == 400
