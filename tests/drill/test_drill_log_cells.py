@@ -1,5 +1,6 @@
 """The reader's shortcuts through a column of cells refuse what the plain rule refuses and read what it reads: a
-dice cell's colors by its shape (its digits written 0), a whole number without a regular expression."""
+dice cell's colors and values by its shape (its digits written 0), a whole number without a regular expression;
+and a die's value is a face of the row's dice, for the reader and the writer."""
 
 from __future__ import annotations
 
@@ -9,13 +10,17 @@ import warnings
 
 import pandas as pd
 import pyarrow as pa
+import pytest
 from helpers.drill_logs import trial_row
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diavolo_stats.core.variant import COLOR_NAME
+from diavolo_stats.core.variant import COLOR_NAME, Variant
 from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, load_logs
 from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, _zeroed, json_object, read_dice
+from diavolo_stats.drill.log.roll import ROLL_COLUMNS, read_rolls
+from diavolo_stats.drill.log.rules import rules_cell
+from diavolo_stats.errors import InputError
 
 # Keys as the writer writes them, and keys no color has: a list, a bracket, the [0] the reader writes, digits
 # beyond ASCII, a quote, a capital.
@@ -49,20 +54,22 @@ def arrow_text(cells: list[str]) -> pd.Series:
     return pd.Series(pa.chunked_array(chunks, type=pa.string()), dtype=pd.ArrowDtype(pa.string()))
 
 
-def read_cell_by_cell(cell: str) -> tuple[frozenset[str], list[int]] | None:
-    """(colors, dice of each color in order) of a dice cell, None for a refused cell, read on its own: a cell that
-    matches DICE_AS_WRITTEN by its color names and lists as written (one with a number 01 too, which is not JSON),
-    any other as JSON, which must be what the writer writes (color names, each with a non-empty list of whole
-    numbers)."""
+def read_cell_by_cell(cell: str) -> tuple[frozenset[str], list[int], list[int]] | None:
+    """(colors, dice of each color in order, the values) of a dice cell, None for a refused cell, read on its own:
+    a cell that matches DICE_AS_WRITTEN by its color names and lists as written (one with a number 01 too, which
+    is not JSON), any other as JSON, which must be what the writer writes (color names, each with a non-empty list
+    of whole numbers)."""
     if re.fullmatch(DICE_AS_WRITTEN, cell):
         template = re.sub(r"\[[0-9, ]*\]", "", cell)
         colors = json.loads(template.replace(": ,", ": 0,").replace(": }", ": 0}"))
-        return frozenset(colors), [len(faces.split(",")) for faces in re.findall(r"\[([0-9, ]*)\]", cell)]
+        lists = re.findall(r"\[([0-9, ]*)\]", cell)
+        return frozenset(colors), [len(faces.split(",")) for faces in lists], [
+            int(value) for faces in lists for value in faces.split(",")]
     value = json_object(cell)
     if value is None or not all(re.fullmatch(COLOR_NAME, color) and isinstance(faces, list) and faces and all(
             type(face) is int for face in faces) for color, faces in value.items()):
         return None
-    return frozenset(value), [len(faces) for faces in value.values()]
+    return frozenset(value), [len(faces) for faces in value.values()], [v for faces in value.values() for v in faces]
 
 
 @settings(max_examples=300, deadline=None)
@@ -76,6 +83,7 @@ def test_a_dice_cell_is_read_and_refused_as_one_read_cell_by_cell(cells):
         assert read.counts.tolist() == [[0, 0, 0, 0] if one is None else
                                         [len(one[1]), sum(one[1]), min(one[1]), max(one[1])] for one in expected]
         assert read.as_written.tolist() == [bool(re.fullmatch(DICE_AS_WRITTEN, cell)) for cell in cells]
+        assert read.extremes.tolist() == [[0, 0] if one is None else [min(one[2]), max(one[2])] for one in expected]
 
 
 @settings(max_examples=300, deadline=None)
@@ -121,3 +129,57 @@ def test_rows_whose_color_names_differ_only_in_digits_are_each_checked_against_t
         warning.message)
     assert frame["trial"].tolist() == [1, 3]
     assert [list(json.loads(cell)) for cell in frame["dice"]] == [["c1", "c2", "c3"], ["c7", "c2", "c9"]]
+
+
+def _with_black(line: str, values: str) -> str:
+    """A log line of the worked-example roll with black's values (as written, `2, 3, 6`) changed to `values`."""
+    assert '""black"": [2, 3, 6]' in line
+    return line.replace('""black"": [2, 3, 6]', f'""black"": [{values}]')
+
+
+@pytest.mark.parametrize("columns", [None, ROLL_COLUMNS])
+def test_rows_whose_dice_show_values_their_dice_do_not_have_are_skipped_with_the_value_named(tmp_path, columns):
+    # 300 was read as 44 (uint8), 0 and 7 as themselves: none is a face of the standard dice (1 to 6). Row 6 is
+    # written by hand (no spaces): it is parsed as JSON and checked alike.
+    path = tmp_path / "drills.csv"
+    DrillLog(path).append_rows([trial_row(trial) for trial in range(1, 7)])
+    header, *lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1], lines[2], lines[3] = (_with_black(lines[1], "300, 3, 6"), _with_black(lines[2], "2, 0, 6"),
+                                    _with_black(lines[3], "2, 3, 7"))
+    lines[5] = lines[5].replace('""black"": [2, 3, 6]', '""black"":[2,3,6,9]').replace('[2, 3, 6]', '[2,3,6,9]')
+    path.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
+    with pytest.warns(SkippedRowsWarning) as caught:
+        frame = load_logs([path], columns=columns)
+    message = str(caught[0].message)
+    assert "skipped 4 rows" in message
+    assert "line 3: dice must be faces of the row's game: black shows 300, and the standard dice show 1 to 6" in message
+    assert "line 4: dice must be faces of the row's game: black shows 0" in message
+    assert "line 5: dice must be faces of the row's game: black shows 7" in message
+    assert "line 7: dice must be faces of the row's game: black shows 9" in message
+    rolls = read_rolls(frame)
+    assert rolls.values.tolist() == [[2, 3, 6, 3, 5, 5, 1, 5, 6]] * 2
+
+
+def test_a_row_of_a_game_of_its_own_is_skipped_when_a_value_is_not_a_face_of_its_dice(tmp_path):
+    # Eight-sided dice: 8 is a face, 9 is not. Read with the rolls' columns alone (no `variant`), the row was
+    # kept on 9 too.
+    path = tmp_path / "drills.csv"
+    game = rules_cell(Variant(sides=8))
+    DrillLog(path).append_rows([trial_row(trial, variant=game) for trial in (1, 2, 3)])
+    header, *lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1], lines[2] = _with_black(lines[1], "2, 3, 8"), _with_black(lines[2], "2, 3, 9")
+    path.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
+    with pytest.warns(SkippedRowsWarning, match="skipped 1 row .*line 4: dice must be faces of the row's game: "
+                                                 "black shows 9, and the dice of the row's game show 1 to 8"):
+        frame = load_logs([path], columns=ROLL_COLUMNS)
+    assert read_rolls(frame).values[:, :3].tolist() == [[2, 3, 6], [2, 3, 8]]
+    assert "variant" not in frame
+
+
+@pytest.mark.parametrize("value", [0, 7, 300])
+def test_the_writer_refuses_a_value_the_standard_dice_do_not_show_in_one_line(tmp_path, value):
+    log = DrillLog(tmp_path / "drills.csv")
+    with pytest.raises(InputError) as raised:
+        log.append(trial_row(1, dice={"black": [2, 3, value], "red": [3, 5, 5], "white": [1, 5, 6]}))
+    assert str(raised.value) == f"dice: black shows {value}, and the standard dice show 1 to 6"
+    assert (tmp_path / "drills.csv").read_text(encoding="utf-8").count("\n") == 1  # the header alone

@@ -424,15 +424,19 @@ class DiceRead:
     codes: (rows,) int64 index into `color_sets`, -1 for a cell that is not a roll's dice. counts: (rows, 4)
     int16, per cell its colors, its dice, the fewest and the most dice of one color (0 where refused).
     as_written: (rows,) bool, the cell is as json.dumps writes it (DICE_AS_WRITTEN), its numbers in order.
-    Both are worked out from the cells' shapes when first asked for (the reader asks only for `codes`).
+    extremes: (rows, 2) float64, per cell its lowest and highest value (0 where refused). All three are worked
+    out from the cells' shapes when first asked for (the reader asks for `codes` and `extremes`).
     """
 
     codes: np.ndarray
     color_sets: list[frozenset[str]]
+    text: pd.Series = dataclasses.field(repr=False)  # (rows,) the cells
     shapes: np.ndarray = dataclasses.field(repr=False)  # (rows,) int, the row's shape; -1 a missing cell
+    shape_texts: pd.Index = dataclasses.field(repr=False)  # (shapes,) each shape: a cell, its digits written 0
     shape_counts: np.ndarray = dataclasses.field(repr=False)  # (shapes + 1, 4) int16, the last for -1
     shape_written: np.ndarray = dataclasses.field(repr=False)  # (shapes + 1,) bool
     parsed: dict[int, tuple[int, int, int, int]] = dataclasses.field(repr=False)  # counts of cells read as JSON
+    parsed_extremes: dict[int, tuple[float, float]] = dataclasses.field(repr=False)  # their lowest, highest value
 
     @cached_property
     def counts(self) -> np.ndarray:
@@ -444,6 +448,40 @@ class DiceRead:
     @cached_property
     def as_written(self) -> np.ndarray:
         return self.shape_written[self.shapes]
+
+    @cached_property
+    def extremes(self) -> np.ndarray:
+        """Read from the bytes of the cells: the cells of one shape hold their values' digits at the same places,
+        which the shape's lists give, so each place is gathered for all its cells at once."""
+        import pyarrow as pa
+
+        extremes = np.zeros((len(self.shapes), 2))
+        for row, lowest_highest in self.parsed_extremes.items():
+            extremes[row] = lowest_highest
+        written = np.flatnonzero(self.shape_written[:-1])
+        if not len(written):
+            return extremes
+        held = _arrow_text(self.text).combine_chunks()
+        _, offsets, data = held.buffers()
+        width = np.int64 if pa.types.is_large_string(held.type) else np.int32
+        starts = np.frombuffer(offsets, dtype=width)[held.offset: held.offset + len(held)].astype(np.int64)
+        cell_bytes = np.frombuffer(data, dtype=np.uint8)
+        order = np.argsort(self.shapes, kind="stable")
+        bounds = np.searchsorted(self.shapes[order], np.arange(len(self.shape_texts) + 1))
+        for shape in written:
+            rows = order[bounds[shape]: bounds[shape + 1]]
+            first = starts[rows]  # (rows,) int64: the byte each of the shape's cells starts at
+            lowest, highest = np.full(len(rows), np.inf), np.full(len(rows), -np.inf)
+            for match in re.finditer(_LIST, self.shape_texts[shape]):  # a shape is ASCII: a character a byte
+                for number in re.finditer("[0-9]+", match.group()):  # one value of each cell, at once
+                    at = first + (match.start() + number.start())
+                    value = cell_bytes[at] - np.float64(0x30)  # a digit's byte: its value
+                    for digit in range(1, number.end() - number.start()):
+                        value = value * 10 + (cell_bytes[at + digit] - np.float64(0x30))
+                    np.minimum(lowest, value, out=lowest)
+                    np.maximum(highest, value, out=highest)
+            extremes[rows, 0], extremes[rows, 1] = lowest, highest
+        return extremes
 
 
 def read_dice(text: pd.Series) -> DiceRead:
@@ -474,14 +512,16 @@ def read_dice(text: pd.Series) -> DiceRead:
     if len(named):  # color names with digits (red1, red2 both read red0): each cell's own, its lists written [0]
         kinds, texts = pd.factorize(text.iloc[named].str.replace(_LIST, "[0]", regex=True))
         codes[named] = np.array([code(_colors_of(cell)) for cell in texts], dtype=np.int64)[kinds]
-    parsed = {}
+    parsed, parsed_extremes = {}, {}
     for row in np.flatnonzero(~matched[groups]):  # written otherwise (by hand?): each parsed as JSON
         value = json_object(text.iloc[row])
         if value is not None and all(_color_faces(color, faces) for color, faces in value.items()):
             codes[row] = code(frozenset(value))
             parsed[int(row)] = _counted([len(faces) for faces in value.values()])
-    return DiceRead(codes=codes, color_sets=color_sets, shapes=groups, shape_counts=shape_counts,
-                    shape_written=matched, parsed=parsed)
+            every = [face for faces in value.values() for face in faces]
+            parsed_extremes[int(row)] = (max(min(every), -2**62), min(max(every), 2**62))  # a float holds them
+    return DiceRead(codes=codes, color_sets=color_sets, text=text, shapes=groups, shape_texts=shapes,
+                    shape_counts=shape_counts, shape_written=matched, parsed=parsed, parsed_extremes=parsed_extremes)
 
 
 def _counted(per_color: list[int]) -> tuple[int, int, int, int]:

@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import GREY
-from diavolo_stats.drill.log.cells import read_dice
-from diavolo_stats.drill.log.rules import command_order, rules_problems
+from diavolo_stats.drill.log.cells import json_object, read_dice
+from diavolo_stats.drill.log.rules import command_order, rules_problems, value_range, values_problem
 from diavolo_stats.drill.log.schema import (
     ACCEPTED,
     CELLS,
@@ -81,7 +81,8 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None,
     Columns: COLUMNS (or only `columns`, a subset, in COLUMNS order: a large log reads faster), then `source` (the
     file) and `is_tie` (expected == "grey", when `expected` is read); lines: a last column `line`, int64, each
     row's line in its file (the header is line 1), by which `load_rows` reads rows again. Every check of a column
-    read applies, and a row's command, dice and positions are checked against the rules its `variant` names.
+    read applies, and a row's command, dice and positions are checked against the rules its `variant` names (read
+    to check the dice's values whenever the dice are).
     Dtypes: `timestamp` datetime64[ns, UTC]; `command`, `expected`, `answer` category (commands in die order,
     then games' own; one set of answers for both); flags bool; `latency_ms`, `foreperiod_ms` float64 ms (NaN
     when empty); whole numbers int64, `seed` Int64; text, JSON cells included, pandas "string" (player names
@@ -149,7 +150,7 @@ def _rows_at(path: Path, lines: np.ndarray, columns: Sequence[str]) -> pd.DataFr
             raise InputError(f"{path}: the drill log ends before line {int(lines[-1])}, read before: it was replaced "
                              "or cut while it was read; read it again", field="log")
         cells, found, _, _ = _cells(_Span(descriptor, runs), columns, header[0])
-    return _typed(cells, str(path), header[0], found, with_lines=True)[0]
+    return _typed(cells, columns, str(path), header[0], found, with_lines=True)[0]
 
 
 def _line_runs(descriptor: int, start: int, size: int, lines: np.ndarray) -> list[tuple[int, int, int]] | None:
@@ -245,7 +246,7 @@ class FollowedLog:
             warnings.warn(f"{path}: line {self._line + read_lines} is incomplete (the writer stopped mid-row); "
                           f"skipped (the next drill moves it to {path}.partial)", TruncatedLogWarning, stacklevel=4)
         self._offset, self._line = end, self._line + read_lines
-        rows, refused = _typed(cells, str(path), self._version, lines, self.lines)
+        rows, refused = _typed(cells, self.columns, str(path), self._version, lines, self.lines)
         problems = sorted(problems + refused)
         if problems:
             named = "; ".join(f"line {line}: {problem}" for line, problem in problems[:MAX_NAMED])
@@ -304,9 +305,15 @@ def _wanted_columns(columns: Sequence[str] | None) -> list[str]:
     return [column for column in COLUMNS if column in columns]
 
 
+def _checked_columns(wanted: Sequence[str]) -> list[str]:
+    """The columns read to type and check `wanted`: with the dice, the `variant`, whose dice's faces they must
+    show."""
+    return [column for column in COLUMNS if column in wanted or (column == "variant" and "dice" in wanted)]
+
+
 def _no_rows(wanted: Sequence[str], source: str, lines: bool) -> pd.DataFrame:
     empty = pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted})
-    return _typed(empty, source, SCHEMA_VERSION, np.zeros(0, dtype=np.int64), lines)[0]
+    return _typed(empty, wanted, source, SCHEMA_VERSION, np.zeros(0, dtype=np.int64), lines)[0]
 
 
 def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
@@ -394,10 +401,11 @@ class _Span(io.RawIOBase):
 
 def _cells(span: _Span, wanted: Sequence[str],
            version: int) -> tuple[pd.DataFrame, np.ndarray, list[tuple[int, str]], int]:
-    """The cells of the columns `wanted` in the lines of `span` of an open log of schema `version`, as text; a
-    version-1 log's `interface` and `accepted` as version 2 reads them.
+    """The cells of the columns `wanted` (and those read to check them, `_checked_columns`) in the lines of
+    `span` of an open log of schema `version`, as text; a version-1 log's `interface` and `accepted` as version 2
+    reads them.
 
-    Returns (cells (rows, wanted) text, the line of each row (rows,) int64, the lines skipped as
+    Returns (cells (rows, checked columns) text, the line of each row (rows,) int64, the lines skipped as
     [(line, why)], the number of lines read). Parsed by pyarrow; if it cannot parse them (a malformed
     row, text that is not UTF-8), the lines are read one by one and those that are not rows are skipped.
     """
@@ -405,8 +413,9 @@ def _cells(span: _Span, wanted: Sequence[str],
     from pyarrow import csv as arrow_csv
 
     in_file = COLUMNS if version == SCHEMA_VERSION else COLUMNS_V1
+    checked = _checked_columns(wanted)
     read = [column for column in COLUMNS if column in in_file and (
-        column in wanted or (column == "expected" and "accepted" in wanted))]
+        column in checked or (column == "expected" and "accepted" in wanted))]
     if not span.runs:
         return pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted}), np.zeros(0, np.int64), [], 0
     try:
@@ -419,14 +428,14 @@ def _cells(span: _Span, wanted: Sequence[str],
         table = None
     if table is None or table.num_rows != span.line_ends:  # a malformed line: each read on its own
         cells, lines, problems, read_lines = _cells_line_by_line(span, version)
-        return cells[list(wanted)], lines, problems, read_lines
+        return cells[checked], lines, problems, read_lines
     cells = table.to_pandas(types_mapper=pd.ArrowDtype)
     if version != SCHEMA_VERSION:
         if "interface" in wanted:
             cells["interface"] = INTERFACES[0]
         if "accepted" in wanted:
             cells["accepted"] = [json.dumps([expected], ensure_ascii=False) for expected in cells["expected"]]
-    return cells[list(wanted)], span.lines(), [], span.line_ends
+    return cells[checked], span.lines(), [], span.line_ends
 
 
 def _cells_line_by_line(span: _Span, version: int) -> tuple[pd.DataFrame, np.ndarray, list[tuple[int, str]], int]:
@@ -453,11 +462,11 @@ def _cells_line_by_line(span: _Span, version: int) -> tuple[pd.DataFrame, np.nda
     return frame, np.array(lines, dtype=np.int64), problems, read_lines
 
 
-def _typed(cells: pd.DataFrame, source: str, version: int, lines: np.ndarray,
+def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int, lines: np.ndarray,
            with_lines: bool) -> tuple[pd.DataFrame, list[tuple[int, str]]]:
-    """The rows of one file of schema `version` (the columns it holds) typed by their column's rule in `CELLS`,
-    then checked by the rules between columns; a row any rule refuses is left out. with_lines: `lines` as the
-    column `line`. Returns (rows, the rows left out as [(line, why)])."""
+    """The rows of one file of schema `version`, the columns `wanted` typed by their column's rule in `CELLS`,
+    then checked by the rules between the columns `cells` holds; a row any rule refuses is left out. with_lines:
+    `lines` as the column `line`. Returns (rows, the rows left out as [(line, why)])."""
     # cells: (rows, some of COLUMNS) text (Arrow strings or str); lines: (rows,) int64, each row's line in the file
     checks: list[tuple[np.ndarray, Callable[[int], str]]] = []  # (refused (rows,) bool, why for a row)
 
@@ -466,7 +475,7 @@ def _typed(cells: pd.DataFrame, source: str, version: int, lines: np.ndarray,
                        why or (lambda row: CELLS[column].problem(column, cells[column].iloc[row]))))
 
     typed: dict[str, object] = {}
-    for column in cells.columns:
+    for column in wanted:
         if column != "dice":  # the dice are read with the answers, below
             typed[column], bad = CELLS[column].read(cells[column])
             refuse(column, bad)
@@ -516,6 +525,8 @@ def _check_roll(cells: pd.DataFrame, refuse) -> None:
     dice = read_dice(cells["dice"])  # the one read of the cells, which `roll.read_rolls` types the rolls from
     codes, color_sets = dice.codes, dice.color_sets  # codes: (rows,) int, -1 where the cell is no roll's dice
     refuse("dice", codes < 0)
+    if "variant" in cells:
+        _check_faces(cells, dice.extremes, refuse)
     for column in ("expected", "answer"):
         if column in cells:
             answers, named = pd.factorize(cells[column])  # answers: (rows,) int, -1 for a missing cell
@@ -539,6 +550,17 @@ def _check_roll(cells: pd.DataFrame, refuse) -> None:
                          for key in distinct.tolist()], dtype=bool)
         refuse("accepted", ~fits[each.reshape(-1)])
     _check_rules(cells, refuse)
+
+
+def _check_faces(cells: pd.DataFrame, extremes: np.ndarray, refuse) -> None:
+    """Each row's dice values (lowest and highest: `extremes` (rows, 2), `read_dice`), against the values its
+    `variant`'s dice show (`rules.value_range`, once per distinct cell)."""
+    games, distinct = pd.factorize(cells["variant"])  # games: (rows,) int, -1 for a missing cell
+    # (distinct + 1, 2): the last for a missing cell, which the variant's own rule refuses
+    allowed = np.array([value_range(cell) or (-np.inf, np.inf) for cell in distinct] + [(-np.inf, np.inf)])[games]
+    bad = ~((extremes[:, 0] >= allowed[:, 0]) & (extremes[:, 1] <= allowed[:, 1]))  # NaN (digits past float) too
+    refuse("dice", bad, lambda row: "dice must be faces of the row's game: " + (values_problem(
+        cells["variant"].iloc[row], json_object(cells["dice"].iloc[row]) or {}) or f"{cells['dice'].iloc[row]!r}"))
 
 
 def _accepted_fits(text: str, expected: str, colors: frozenset[str]) -> bool:

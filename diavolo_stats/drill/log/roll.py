@@ -61,7 +61,8 @@ class LoggedRolls:
 
     @cached_property
     def values(self) -> np.ndarray:
-        """The dice values, colors in the cell's order: (rows, most dice) uint8, 0 past a row's dice."""
+        """The dice values, colors in the cell's order: (rows, most dice) uint8, 0 past a row's dice (the reader
+        keeps only rows whose values are faces of their dice, at most MAX_FACE)."""
         return _values(self.dice_cells, self.dice_as_written, self.dice)
 
     @cached_property

@@ -27,7 +27,7 @@ import pandas as pd
 
 from diavolo_stats.core.commands import BUILTIN_COMMANDS, COMMAND_NAME, NAME_RULE
 from diavolo_stats.core.rules import dice_problem
-from diavolo_stats.core.variant import ALL_COMMANDS, PRESETS, Variant
+from diavolo_stats.core.variant import ALL_COMMANDS, MAX_FACE, PRESETS, Variant
 from diavolo_stats.drill.log.cells import Cell, json_object, per_distinct
 from diavolo_stats.errors import InputError
 
@@ -72,6 +72,36 @@ def played_variant(cell: str) -> Variant | None:
         return variant_from_document(document)
     except InputError as error:
         raise ValueError(f"its rules are not a game's: {error}") from None
+
+
+@functools.lru_cache(maxsize=256)
+def value_range(cell: str) -> tuple[int, int] | None:
+    """The lowest and highest value a die of the game a `variant` cell names shows: its faces' (1 and 6 for the
+    presets); 0 and MAX_FACE, any die's, for `custom` (rules not logged); None for a cell that names no game."""
+    try:
+        variant = played_variant(cell)
+    except ValueError:
+        return None
+    if variant is None:
+        return 0, MAX_FACE
+    faces = [face for faces in variant.color_faces for face in faces]
+    return min(faces), max(faces)
+
+
+def values_problem(cell: str, dice: Mapping) -> str | None:
+    """Why the values of a dice cell (`dice`, parsed) are not faces of the game its `variant` cell names
+    (`value_range`; a game of its own is checked face by face by `row_problem`), or None."""
+    allowed = value_range(cell)
+    if allowed is None:
+        return None
+    low, high = allowed
+    dice_of = ("a die" if cell == UNKNOWN_RULES else f"the {cell} dice" if cell in PRESETS
+               else "the dice of the row's game")
+    for color, values in dice.items():
+        for value in values:
+            if not low <= value <= high:
+                return f"{color} shows {value}, and {dice_of} show {low} to {high}"
+    return None
 
 
 def command_labels(cells: Iterable[str]) -> dict[str, str]:

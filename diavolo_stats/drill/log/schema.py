@@ -40,7 +40,7 @@ from diavolo_stats.drill.log.cells import (  # noqa: F401 (EARLIEST, LATEST, MAX
     TimeCell,
     WholeCell,
 )
-from diavolo_stats.drill.log.rules import CommandCell, VariantCell, played_variant, row_problem
+from diavolo_stats.drill.log.rules import CommandCell, VariantCell, played_variant, row_problem, values_problem
 from diavolo_stats.errors import InputError
 
 SCHEMA_VERSION: int = 2
@@ -135,6 +135,9 @@ def format_row(row: Mapping) -> list[str]:
     problem = row_problem(game, cells["command"], json.loads(cells["dice"]), json.loads(cells["positions"]))
     if problem:
         raise InputError(problem[1], field=problem[0])
+    problem = values_problem(cells["variant"], json.loads(cells["dice"]))
+    if problem:
+        raise InputError(problem, field="dice")
     _check_outcome(values, cells["answer"], accepted)
     return [cells[c] for c in COLUMNS]
 
