@@ -184,6 +184,7 @@ def manual_site(tmp_path_factory):
 
 
 @pytest.mark.slow  # builds the whole manual
+@pytest.mark.timeout(1200)  # pytest's guard against a hang (300 s), which the build passes on a busy machine
 def test_search_works_in_the_manual_opened_from_disk_and_its_pages_fit_a_phone(browser, manual_site):
     site = manual_site
     assert "https://" not in " ".join(re.findall(r'<script src="([^"]*)"', (site / "index.html").read_text()))
