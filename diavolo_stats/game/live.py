@@ -125,6 +125,14 @@ class Table:
             self.seats.append(Seat(name, model))
             return len(self.seats) - 1
 
+    def leave(self, seat: int) -> None:
+        """Free `seat` before the game starts (its player left): its name and place are anyone's, the seats after
+        it move up one. InputError once the game started."""
+        with self._lock:
+            if self.referee is not None:
+                raise InputError("the table is playing; a seat is freed only before the game starts", field="seat")
+            del self.seats[seat]
+
     def start(self) -> None:
         """Start a game with the seats there are (again, once one is over: each seat a new session id)."""
         with self._lock:

@@ -174,6 +174,10 @@ class Room:
     def away(self, seat: int) -> bool:
         return not self.connections[seat]
 
+    def seat_of(self, socket: WebSocket) -> int | None:
+        """The seat `socket` holds now (None: it watches, or left): seats freed before it move it up."""
+        return next((seat for seat, sockets in enumerate(self.connections) if socket in sockets), None)
+
     def idle(self, seat: int) -> bool:
         return self.table.seats[seat].missed >= IDLE_ROUNDS
 
@@ -224,16 +228,26 @@ class Room:
         self.seat_joins.append(TokenBucket(JOINS_PER_SECOND, JOIN_BURST))
         return seat, host
 
-    def leave(self, socket: WebSocket) -> None:
+    def leave(self, socket: WebSocket) -> bool:
+        """Take `socket` out of the room; True when its seat left with it (away, or freed before the game)."""
         outbox = self.outboxes.pop(socket, None)
         if outbox is not None:
             outbox.close()
         self.watchers.discard(socket)
         self.hosts.discard(socket)
-        for sockets in self.connections:
-            sockets.discard(socket)
+        seat = self.seat_of(socket)
         self.last_seen = time.monotonic()
+        if seat is None:
+            return False
+        self.connections[seat].discard(socket)
+        if not self.away(seat):
+            return False
+        if self.table.referee is None:
+            self.table.leave(seat)
+            for per_seat in (self.keys, self.connections, self.seat_joins):
+                del per_seat[seat]
         self._check_answered()
+        return True
 
     def start(self, fit: Callable[[list[str]], Awaitable[dict]]) -> None:
         """Start the game; `fit` gives the people's own fitted models by name (`Rooms.fitted`)."""
@@ -507,7 +521,7 @@ class Rooms:
                 await _close(socket, 4404, "no such room: check the code on the host's screen")
             return
         limiter = TokenBucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
-        seat, pinger, ponged = None, None, asyncio.Event()
+        pinger, ponged = None, asyncio.Event()
         handler = asyncio.current_task()
         outbox = Outbox(socket, lambda _, __: handler.cancel())
         try:
@@ -530,11 +544,12 @@ class Rooms:
             if room.table.deal is not None:
                 await room.send_roll(seat, socket)  # a reload mid-round: the roll on the table, timed from before
             if seat is not None:
-                pinger = asyncio.create_task(self._ping(room, seat, socket, ponged))
+                pinger = asyncio.create_task(self._ping(room, socket, ponged))
             while True:
                 message = await _receive(socket, limiter)
                 received, at = time.perf_counter(), self.clock()
                 kind = message.get("type") if isinstance(message, dict) else None
+                seat = room.seat_of(socket)
                 try:
                     if kind == "answer":
                         reply = await room.answer(seat, GRAB_MESSAGE.check(message), at, socket, received)
@@ -568,15 +583,13 @@ class Rooms:
             if pinger is not None:
                 pinger.cancel()
             outbox.close()
-            was_away = seat is not None and room.away(seat)
-            room.leave(socket)
-            if seat is not None and not was_away and room.away(seat):
+            if room.leave(socket):
                 await room.broadcast_states()
 
-    async def _ping(self, room: Room, seat: int, socket: WebSocket, ponged: asyncio.Event) -> None:
-        """Measure `seat`'s link on this connection for as long as it is open: a ping, then the next
+    async def _ping(self, room: Room, socket: WebSocket, ponged: asyncio.Event) -> None:
+        """Measure the link of the seat `socket` holds, for as long as it does: a ping, then the next
         PING_INTERVAL_S after its pong (or after PONG_WAIT_S without one)."""
-        while True:
+        while (seat := room.seat_of(socket)) is not None:
             ponged.clear()
             await room._send(socket, {"type": "ping", "id": room.table.ping(seat, self.clock())})
             try:

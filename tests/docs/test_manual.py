@@ -301,6 +301,21 @@ def page_as_built(path: Path) -> str:
     return text
 
 
+def test_the_security_page_gives_the_rooms_bounds_and_the_sums_that_make_guessing_a_code_hopeless():
+    from diavolo_stats.game.settings import MAX_PLAYERS
+    from diavolo_stats.web import rooms, sockets
+
+    page = page_as_built(DOCS / "guides" / "security.md")
+    rows = dict(line.strip("| ").split(" | ", 1) for line in page.splitlines() if line.startswith("| "))
+    assert rows["WebSockets open at once, all rooms, joined or not"].startswith(f"{rooms.MAX_SOCKETS},")
+    assert rows["a WebSocket that has not sent its join message"] == f"closed after {rooms.JOIN_TIMEOUT_S:g} s"
+    assert rows["one message's send"].startswith(f"{sockets.SEND_DEADLINE_S:g} s;")
+    assert rows["seats, before the game starts"].startswith(f"{MAX_PLAYERS}; a seat whose page left is freed")
+    codes = len(rooms.CODE_LETTERS) ** rooms.CODE_LENGTH
+    years = (codes / rooms.MAX_ROOMS - rooms.WRONG_CODE_BURST) / rooms.WRONG_CODES_PER_S / (365.25 * 24 * 3600)
+    assert f"= **{codes:,}**" in page and f"about **{years:,.0f} years**" in page and years > 1000
+
+
 def test_the_sweep_guide_states_the_librarys_limit_on_rounds():
     from diavolo_stats.core.simulate import MAX_ROUNDS
 

@@ -10,6 +10,7 @@ import pytest
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.errors import InputError
 from diavolo_stats.game import fairness
 from diavolo_stats.game.diffusion import DiffusionModel
 from diavolo_stats.game.live import Table
@@ -134,3 +135,14 @@ def test_a_claim_under_the_players_own_fitted_quantile_is_flagged_in_the_round_a
     assert log[1]["flagged"] == [] and log[1]["claims"][1] is None
     assert table.round_document() == log[1] | {"dice": table.last[0].wire()["dice"]}
     assert rows[0].latency_ms == 120.0  # flagged, not refused
+
+
+def test_a_seat_left_before_the_game_is_freed_and_once_it_started_kept():
+    table, _, _ = table_of("Ann", "Bea", "Cid")
+    table.leave(1)
+    assert [seat.name for seat in table.seats] == ["Ann", "Cid"]
+    assert table.join("Bea") == 2  # the name is anyone's again
+    table.start()
+    with pytest.raises(InputError, match="before the game starts"):
+        table.leave(2)
+    assert table.referee.names == ("Ann", "Cid", "Bea")

@@ -145,6 +145,13 @@ class RoomPlayer:
         self.wait_for(["lobby"])
         return self.page.locator("#room-code").inner_text()
 
+    def join(self, base: str, code: str) -> None:
+        """Join room `code` on the server at `base` in this player's name, once the lobby shows."""
+        self.page.goto(f"{base}/room?code={code}")
+        self.page.fill("#join-form input[name=name]", self.name)
+        self.page.click("#join-form button[type=submit]")
+        self.wait_for(["lobby"])
+
 
 ROOM_KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
 

@@ -51,3 +51,32 @@ def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(serv
         mine = rows[rows["player"] == name]
         assert list(mine["trial"]) == sorted(given), name  # every answer once, the reloaded round too
         assert list(mine["answer"]) == [given[n] for n in sorted(given)], name
+
+
+def test_a_player_who_leaves_the_lobby_frees_the_seat_and_the_later_seat_plays_as_itself(server, browser, log_path,
+                                                                                       tmp_path):
+    base = server.url.split("?")[0].rstrip("/")
+    phone = {"viewport": {"width": 390, "height": 844}, "has_touch": True}
+    ann, bea, cid = Player(browser, "Ann"), Player(browser, "Bea"), Player(browser, "Cid", **phone)
+    try:
+        code = ann.host(f"{base}/room?foreperiod_ms=200,400&feedback_ms=300")
+        for player in (bea, cid):
+            player.join(base, code)
+        bea.context.close()  # Bea leaves before the game: her seat is freed, Cid's moves up
+        cid.page.reload()  # and Cid's page reloads in the lobby: his seat back, by key or by name
+        cid.wait_for(["lobby"])
+        for player in (ann, cid):
+            player.page.wait_for_function("() => document.querySelectorAll('#lobby-seats li').length === 2")
+        save_screenshot(cid.page, tmp_path, "room-lobby-freed.png")
+        assert cid.page.evaluate("document.querySelector('#room-code').getBoundingClientRect().right <= innerWidth")
+        ann.page.click("#start")
+        answered = play_room_to_its_end(ann, [cid], reloads=cid)
+        ann.wait_for(["over"])
+    finally:
+        for player in (ann, bea, cid):
+            player.context.close()
+    assert not (ann.errors or cid.errors)
+    rows = load_logs([log_path])
+    assert set(rows["player"]) == {"Ann", "Cid"}
+    mine = rows[rows["player"] == "Cid"]
+    assert list(mine["answer"]) == [answered["Cid"][n] for n in sorted(answered["Cid"])]  # each his own, none lost

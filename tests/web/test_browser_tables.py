@@ -103,10 +103,7 @@ def test_the_devils_bar_after_each_grab_on_every_seats_screen(server, browser):
     try:
         code = ann.host(f"{base}/room?foreperiod_ms=50,100&feedback_ms=60000")
         for player in (bea, cid):
-            player.page.goto(f"{base}/room?code={code}")
-            player.page.fill("#join-form input[name=name]", player.name)
-            player.page.click("#join-form button[type=submit]")
-            player.wait_for(["lobby"])
+            player.join(base, code)
         ann.page.wait_for_function("() => document.querySelectorAll('#lobby-seats li').length === 3")
         ann.page.click("#start")
         onsets = [wait_for_stimulus(player.page) for player in players]

@@ -4,6 +4,7 @@ messages, seats held and codes guessed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 from helpers.browser import ORIGIN
@@ -71,8 +72,8 @@ def test_a_room_whose_disk_is_full_keeps_the_answers_plays_on_and_stores_them_on
 def test_a_socket_that_never_reads_is_dropped_its_seat_away_and_the_room_plays_on(client, monkeypatch):
     send_text = WebSocket.send_text
 
-    async def maybe_never(self, text):  # a page whose reader stopped: nothing it is sent is ever taken
-        if self.query_params.get("reader") == "never":
+    async def maybe_never(self, text):  # a page whose reader stops at the first roll: nothing sent is taken
+        if self.query_params.get("reader") == "never" and '"type": "roll"' in text:
             await asyncio.Event().wait()
         await send_text(self, text)
 
@@ -83,13 +84,14 @@ def test_a_socket_that_never_reads_is_dropped_its_seat_away_and_the_room_plays_o
     bea, _ = join(client, room["code"], "Bea")
     with client.websocket_connect(f"{WS}/ws/rooms/{room['code']}?reader=never", headers={"Origin": ORIGIN}) as cid:
         cid.send_json({"type": "join", "name": "Cid"})
-        while True:  # Cid sits down, is dropped, and everyone else is told he is away
-            seats = until(ann, "state")["seats"]
-            if len(seats) == 3 and seats[2]["away"]:
-                break
+        until(cid, "joined")
         ann.send_json({"type": "start"})
         roll = until(ann, "roll")
         until(bea, "roll")
+        while True:  # Cid's page takes no roll: it is dropped, and everyone else is told he is away
+            seats = until(ann, "state")["seats"]
+            if seats[2]["away"]:
+                break
         ann.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 400,
                        "timestamp": "2026-12-01T08:00:00Z"})
         bea.send_json({"type": "answer", "round": roll["round"], "answer": wrong_answer(roll), "latency_ms": 300,
@@ -177,3 +179,62 @@ def test_rooms_are_bounded_per_address_and_codes_cannot_be_guessed_at_the_rate_a
         with client.websocket_connect(f"{WS}/ws/rooms/NOSUCHRM", headers={"Origin": ORIGIN}) as socket:
             said.append(until(socket, "closed")["message"])
     assert said[0].startswith("no such room") and "wrong room codes" in said[-1]
+
+
+def state_once_left(socket, name: str) -> dict:
+    """The first room state `socket` is sent in which `name`, present in an earlier one, has no seat present
+    (freed, or away)."""
+    seen = False
+    while True:
+        state = until(socket, "state")
+        present = any(seat["name"] == name and not seat["away"] for seat in state["seats"])
+        if seen and not present:
+            return state
+        seen = seen or present
+
+
+def kept(stack: contextlib.ExitStack, socket_and_joined: tuple) -> tuple:
+    """A `join`'s socket, closed when `stack` closes if not before (a failed assertion leaves none open)."""
+    stack.callback(socket_and_joined[0].__exit__, None, None, None)
+    return socket_and_joined
+
+
+def test_names_that_join_and_leave_a_room_before_its_game_hold_no_seat(client):
+    room = open_room(client)
+    with contextlib.ExitStack() as stack:
+        ann, _ = kept(stack, join(client, room["code"], "Ann", host_key=room["host_key"]))
+        for number in range(1, rooms.MAX_PLAYERS):  # the room filled by names that join and drop at once
+            ghost, _ = kept(stack, join(client, room["code"], f"Ghost {number}"))
+            ghost.__exit__(None, None, None)
+            state = state_once_left(ann, f"Ghost {number}")
+        assert [seat["name"] for seat in state["seats"]] == ["Ann"]  # each seat freed as its page left
+        for number in range(1, rooms.MAX_PLAYERS):  # real players, one of them under a name a ghost had
+            _, joined = kept(stack, join(client, room["code"], f"Player {number}" if number > 1 else "Ghost 1"))
+            assert joined["seat"] == number
+
+
+def test_a_seat_freed_before_the_game_moves_the_later_seats_up_and_their_answers_stay_theirs(client, log_path):
+    room = open_room(client)
+    with contextlib.ExitStack() as stack:
+        ann, _ = kept(stack, join(client, room["code"], "Ann", host_key=room["host_key"]))
+        bea, bea_joined = kept(stack, join(client, room["code"], "Bea"))
+        cid, cid_joined = kept(stack, join(client, room["code"], "Cid"))
+        assert cid_joined["seat"] == 2
+        bea.__exit__(None, None, None)  # Bea leaves the lobby
+        state = state_once_left(cid, "Bea")
+        assert [seat["name"] for seat in state["seats"]] == ["Ann", "Cid"] and state["you"] == 1
+        reloaded, again = kept(stack, join(client, room["code"], None, seat_key=cid_joined["seat_key"]))
+        cid.__exit__(None, None, None)  # Cid's page reloaded: his key moved with his seat
+        assert again["seat"] == 1
+        # Bea's page comes back with her freed seat's key, and her name: a new seat
+        bea, back = kept(stack, join(client, room["code"], "Bea", seat_key=bea_joined["seat_key"]))
+        assert back["seat"] == 2 and back["seat_key"] != bea_joined["seat_key"]
+        ann.send_json({"type": "start"})
+        roll = until(ann, "roll")
+        for socket, answer in ((ann, right_answer(roll)), (reloaded, wrong_answer(roll)), (bea, wrong_answer(roll))):
+            socket.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": 400,
+                              "timestamp": "2026-12-01T08:00:00Z"})
+        assert until(ann, "result")["round"]["number"] == roll["round"]
+    rows = load_logs([log_path])
+    assert sorted(zip(rows["player"], rows["answer"])) == sorted(
+        [("Ann", right_answer(roll)), ("Cid", wrong_answer(roll)), ("Bea", wrong_answer(roll))])

@@ -53,7 +53,8 @@ function connect() {
   body.dataset.room = code;
   socket.addEventListener("open", () => {
     setStatus("");
-    send({ type: "join", name: keys.seat_key ? null : name, seat_key: keys.seat_key ?? null,
+    // The seat's key takes its seat back; the name, a seat freed when its page left the lobby.
+    send({ type: "join", name: name ?? keys.name ?? null, seat_key: keys.seat_key ?? null,
       host_key: keys.host_key ?? null });
   });
   let said = null; // the server's last error on this connection: why it closes, when it says
@@ -126,10 +127,11 @@ function receive(message) {
   switch (message.type) {
     case "joined":
       me = { seat: message.seat, host: message.host };
-      if (message.seat_key) saveKeys({ seat_key: message.seat_key });
+      if (message.seat_key) saveKeys({ seat_key: message.seat_key, ...(name ? { name } : {}) });
       break;
     case "state":
       room = message;
+      me = { seat: message.you, host: message.host }; // seats freed in the lobby move the later ones up
       showAnswers(room.keys);
       showRoom();
       break;
