@@ -63,7 +63,9 @@ class Outbox:
         await asyncio.wait({self._task}, timeout=SEND_DEADLINE_S)
 
     async def _send_all(self) -> None:
-        while True:
+        # Checked after each send, not only by the cancel: asyncio.wait_for before Python 3.12 swallows a cancel
+        # that meets a send just taken, which left this task waiting for a message no one sends.
+        while self.dropped is None:
             text = await self._queue.get()
             try:
                 await asyncio.wait_for(self.socket.send_text(text), SEND_DEADLINE_S)
