@@ -4,12 +4,15 @@ command-line arguments, the load average, a timer, and a server process's memory
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -90,3 +93,21 @@ def at_once(pid: int, calls: Sequence[Callable[[], tuple[int, float]]]) -> tuple
     watcher.join()
     time.sleep(1)
     return results, max(peak)
+
+
+def request(url: str, body: dict | None = None) -> tuple[int, float]:
+    """GET `url`, or POST `body` to it as the page does: its status and seconds (an error's body printed)."""
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    origin = url.split("/", 3)[:3]
+    sent = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json",
+                                                          "Origin": "/".join(origin)})
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(sent, timeout=1200) as response:
+            response.read()
+            status = response.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+        if status != 503:
+            print(f"  {status}: {error.read().decode('utf-8', 'replace')[:300]}")
+    return status, time.perf_counter() - start

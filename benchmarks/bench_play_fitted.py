@@ -17,45 +17,23 @@ machine may be shared.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import at_once, load_average, log_arguments, rss_bytes, synthetic_log  # noqa: E402
+from bench_common import at_once, load_average, log_arguments, request, rss_bytes, synthetic_log  # noqa: E402
 
 from diavolo_stats.core.rules import roll  # noqa: E402
 from diavolo_stats.core.variant import Variant  # noqa: E402
 from diavolo_stats.drill.log import DrillLog  # noqa: E402
 from diavolo_stats.drill.trial import judged_trial  # noqa: E402
 from diavolo_stats.web.busy import HEAVY_AT_ONCE  # noqa: E402
-
-
-def request(url: str, body: dict | None = None) -> tuple[int, float]:
-    """GET `url`, or POST `body` to it as the page does: its status and seconds (an error's body printed)."""
-    data = None if body is None else json.dumps(body).encode("utf-8")
-    origin = url.split("/", 3)[:3]
-    sent = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json",
-                                                          "Origin": "/".join(origin)})
-    start = time.perf_counter()
-    try:
-        with urllib.request.urlopen(sent, timeout=1200) as response:
-            response.read()
-            status = response.status
-    except urllib.error.HTTPError as error:
-        status = error.code
-        if status != 503:
-            print(f"  {status}: {error.read().decode('utf-8', 'replace')[:300]}")
-    return status, time.perf_counter() - start
 
 
 def grow(log: Path, player: str, trial: int) -> None:

@@ -17,25 +17,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_common import at_once, load_average, log_arguments, rss_bytes, synthetic_log  # noqa: E402
+from bench_common import at_once, load_average, log_arguments, request, rss_bytes, synthetic_log  # noqa: E402
 
 from diavolo_stats.web.busy import HEAVY_AT_ONCE  # noqa: E402
-
-
-def get(url: str) -> tuple[int, float]:
-    start = time.perf_counter()
-    try:
-        with urllib.request.urlopen(url, timeout=600) as response:
-            response.read()
-            status = response.status
-    except urllib.error.HTTPError as error:
-        status = error.code
-    return status, time.perf_counter() - start
 
 
 def main() -> None:
@@ -51,13 +38,13 @@ def main() -> None:
         idle = rss_bytes(server.pid)
         roll = f"{url}/api/roll?seed=1&trial=1&adaptive=true&player=synthetic-expert"
         print(f"log: {log.name}, {log.stat().st_size / 1e6:.0f} MB; at most {HEAVY_AT_ONCE} heavy requests at once")
-        one_status, one_s = get(roll)
+        one_status, one_s = request(roll)
         time.sleep(1)
         warm = rss_bytes(server.pid)
         print(f"one adaptive roll alone: status {one_status} in {one_s:.2f} s; server memory at start "
               f"{idle / 1e9:.2f} GB, 1 s after this roll {warm / 1e9:.2f} GB")
         for round_number in (1, 2):
-            results, peak = at_once(server.pid, [lambda: get(roll)] * args.clients)
+            results, peak = at_once(server.pid, [lambda: request(roll)] * args.clients)
             ok = [s for status, s in results if status == 200]
             busy = [s for status, s in results if status == 503]
             print(f"round {round_number}: {args.clients} adaptive rolls at once: {len(ok)} answered 200 "

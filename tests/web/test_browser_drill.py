@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pexpect
@@ -27,6 +28,7 @@ from helpers.browser import (
     wait_for_summary,
 )
 from helpers.drill_logs import expected_from_row
+from helpers.pty_drill import HUMAN_MS
 
 from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.core.variant import Command, Variant
@@ -168,7 +170,8 @@ def test_a_reloaded_page_sends_the_answers_it_kept(server, page, log_path):
 
 
 def drive_terminal_drill(log_path: Path, trials: int, done: list) -> None:
-    """A `diavolo drill` in a pseudo-terminal answering each roll with `b`, on the same log."""
+    """A `diavolo drill` in a pseudo-terminal answering each roll with `b` as a person would, HUMAN_MS after it shows
+    (a key under the human floor is logged as too early and the trial is dealt again), on the same log."""
     child = pexpect.spawn(sys.executable, ["-m", "diavolo_stats", "drill", "--player", "Tom", "--trials", str(trials),
                                            "--log", str(log_path), "--foreperiod-ms", "30,60", "--feedback-ms", "0",
                                            "--no-intro"],
@@ -180,6 +183,7 @@ def drive_terminal_drill(log_path: Path, trials: int, done: list) -> None:
         if index == 0:
             child.send("\x1b[1;1R")  # where the cursor is, as a terminal answers
         elif index == 1:
+            time.sleep(HUMAN_MS / 1000)
             child.send("b")
             answered += 1
         else:
