@@ -85,6 +85,12 @@ def join(client, code: str, name: str | None, **keys):
     return socket, joined
 
 
+def send_answer(socket, roll: dict, answer: str, latency_ms: float) -> None:
+    """Send `answer` to `roll` as the room page does, timed `latency_ms` after the roll's frame."""
+    socket.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": latency_ms,
+                      "timestamp": "2026-12-01T08:00:00Z"})
+
+
 def right_answer(roll: dict) -> str:
     return resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).answer
 

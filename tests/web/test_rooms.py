@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers.asyncio_run import run
 from helpers.browser import ORIGIN
-from helpers.rooms import FAST, WS, AppClient, join, open_room, right_answer, until, wrong_answer
+from helpers.rooms import FAST, WS, AppClient, join, open_room, right_answer, send_answer, until, wrong_answer
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -44,12 +44,10 @@ def test_a_room_plays_a_whole_game_refereed_by_the_library_and_logs_each_answer_
     while True:
         roll = until(host, "roll")
         # Ann answers right at 400 ms, Bea wrong at 300 ms: Bea loses a gem a round until she is out
-        host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 0.4e3,
-                        "timestamp": "2026-12-01T08:00:00Z"})
+        send_answer(host, roll, right_answer(roll), 0.4e3)
         bea_roll = until(bea, "roll")
         assert bea_roll == roll  # every seat gets the same roll
-        bea.send_json({"type": "answer", "round": roll["round"], "answer": wrong_answer(roll), "latency_ms": 300,
-                       "timestamp": "2026-12-01T08:00:00Z"})
+        send_answer(bea, roll, wrong_answer(roll), 300)
         sent[roll["round"]] = (right_answer(roll), wrong_answer(roll))
         result = until(host, "result")
         assert result["round"]["number"] == roll["round"]
@@ -83,18 +81,15 @@ def test_an_answer_under_the_human_floor_is_too_early_and_a_claim_is_held_to_the
         until(socket, "roll")
     clock.advance(0.5 + 0.4)  # the foreperiod, then 400 ms
     # Ann claims 60 ms: faster than a person, too early, whatever the time that passed
-    host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 60,
-                    "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(host, roll, right_answer(roll), 60)
     assert "too early" in until(host, "refused")["message"]
     # Bea claims 9 s when 400 ms passed: she is counted at the 400 ms the server saw, and its timers' tolerance
-    bea.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 9000,
-                   "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(bea, roll, right_answer(roll), 9000)
     until(bea, "grabbed")  # taken before the clock moves on
     clock.advance(3.0)
     # Cid waits 3 s more and claims 150 ms: he is counted at 3.4 s less the longest trip of a link the server
     # has not measured (his page answered no ping), after Bea
-    cid.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 150,
-                   "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(cid, roll, right_answer(roll), 150)
     result = until(host, "result")["round"]
     assert result["held"][0] is None and result["order"] == [1, 2]
     assert [grab["latency_ms"] for grab in result["grabs"]] == [None, 400.0 + fairness.TOLERANCE_MS,
@@ -119,10 +114,8 @@ def test_a_seat_that_reloads_after_the_roll_is_timed_from_the_first_send(clocked
     again, _ = join(client, room["code"], None, seat_key=bea_joined["seat_key"])
     assert until(again, "roll") == roll  # the roll on the table again
     clock.advance(0.5 + 0.07)  # its foreperiod again, then an answer 70 ms after it reappeared
-    again.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 70,
-                     "timestamp": "2026-12-01T08:00:00Z"})
-    host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 900,
-                    "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(again, roll, right_answer(roll), 70)
+    send_answer(host, roll, right_answer(roll), 900)
     result = until(host, "result")["round"]
     assert result["grabs"][1]["latency_ms"] == 2070.0 and result["order"] == [0, 1]
     logged = load_logs([log_path]).set_index("player")["latency_ms"]
@@ -142,8 +135,7 @@ def test_a_grab_is_awarded_to_every_seat_once_no_seat_still_to_answer_could_be_j
     devils = {"black": 2, "red": 2, "white": 2, "grey": 1}
     clock.advance(0.4)
     for seat, latency_ms in ((0, 400), (1, 300)):  # both grab black, 400 ms after the roll was sent
-        sockets[seat].send_json({"type": "answer", "round": roll["round"], "answer": "black",
-                                 "latency_ms": latency_ms, "timestamp": "2026-12-01T08:00:00Z"})
+        send_answer(sockets[seat], roll, "black", latency_ms)
         for socket in sockets:
             grabbed = until(socket, "grabbed")
             # Cid, on a link no ping measured (its longest trip UNMEASURED_TRIP_MS), could still come in faster
@@ -151,8 +143,7 @@ def test_a_grab_is_awarded_to_every_seat_once_no_seat_still_to_answer_could_be_j
     clock.advance(0.45)  # 850 ms: Cid can no longer be judged under 350 ms, so Bea's 300 is final
     for socket in sockets:
         assert until(socket, "devils")["devils_left"] == {**devils, "black": 1}
-    sockets[2].send_json({"type": "answer", "round": roll["round"], "answer": "black", "latency_ms": 200,
-                          "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(sockets[2], roll, "black", 200)
     result = until(sockets[1], "result")
     assert result["devils_left"] == {**devils, "black": 0}
     # Cid's 200 ms claim, 850 ms after the roll was sent, counts as 350 ms: before Ann's 400, not Bea's 300
@@ -188,12 +179,10 @@ def test_a_seat_150_ms_further_away_wins_when_its_player_is_faster_by_more_than_
     # Bea reacts in 600 ms, Ann in 600 ms and a frame and a half: Ann's answer reaches the server first
     near_reaction_ms = 600.0 + fairness.RESOLUTION_MS + 0.5
     clock.advance((3 + near_reaction_ms + 3) / 1000)
-    near.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": near_reaction_ms,
-                    "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(near, roll, answer, near_reaction_ms)
     until(near, "grabbed")
     clock.advance((153 + 600 + 153) / 1000 - (3 + near_reaction_ms + 3) / 1000)
-    far.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": 600.0,
-                   "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(far, roll, answer, 600.0)
     record = until(near, "result")["round"]
     assert record["order"] == [1, 0]
     assert [claim["held"] for claim in record["claims"]] == [None, None]
@@ -210,10 +199,8 @@ def test_one_grab_per_player_and_a_reload_takes_its_seat_back(client):
     bea, bea_joined = join(client, room["code"], "Bea")
     host.send_json({"type": "start"})
     roll = until(bea, "roll")
-    bea.send_json({"type": "answer", "round": roll["round"], "answer": "red", "latency_ms": 300,
-                   "timestamp": "2026-12-01T08:00:00Z"})
-    bea.send_json({"type": "answer", "round": roll["round"], "answer": "black", "latency_ms": 320,
-                   "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(bea, roll, "red", 300)
+    send_answer(bea, roll, "black", 320)
     assert "no swapping" in until(bea, "error")["message"]
     bea.__exit__(None, None, None)  # Bea's phone drops
     state = until(host, "state")
@@ -314,10 +301,8 @@ def test_a_claim_faster_than_the_players_own_drill_log_makes_plausible_is_flagge
         state = until(host, "state")
     assert not state["seats"][1]["fitted"]  # no answers of Bea's in the log
     clock.advance(0.105)
-    host.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 105,
-                    "timestamp": "2026-12-01T08:00:00Z"})
-    bea.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 105,
-                   "timestamp": "2026-12-01T08:00:00Z"})
+    send_answer(host, roll, right_answer(roll), 105)
+    send_answer(bea, roll, right_answer(roll), 105)
     record = until(host, "result")["round"]
     assert record["flagged"] == [0] and record["claims"][0]["implausible"]  # Bea has no model to ask
     assert record["grabs"][0]["latency_ms"] == 105.0  # flagged, not refused

@@ -8,7 +8,7 @@ import contextlib
 
 import pytest
 from helpers.browser import ORIGIN
-from helpers.rooms import WS, join, open_room, right_answer, until, wrong_answer
+from helpers.rooms import WS, join, open_room, right_answer, send_answer, until, wrong_answer
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from diavolo_stats.drill.log import load_logs, writer
@@ -54,8 +54,7 @@ def test_a_room_whose_disk_is_full_keeps_the_answers_plays_on_and_stores_them_on
     roll = kinds_until(ann, {"roll"})["roll"]
     kinds_until(bea, {"roll"})
     for socket, answer, latency in ((ann, right_answer(roll), 400), (bea, wrong_answer(roll), 300)):
-        socket.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": latency,
-                          "timestamp": "2026-12-01T08:00:00Z"})
+        send_answer(socket, roll, answer, latency)
     seen = kinds_until(ann, {"unsaved", "result", "roll"})
     assert "No space left on device" in seen["unsaved"]["message"]
     assert seen["result"]["round"]["number"] == roll["round"] and seen["result"]["round"]["order"] == [1, 0]
@@ -92,10 +91,8 @@ def test_a_socket_that_never_reads_is_dropped_its_seat_away_and_the_room_plays_o
             seats = until(ann, "state")["seats"]
             if seats[2]["away"]:
                 break
-        ann.send_json({"type": "answer", "round": roll["round"], "answer": right_answer(roll), "latency_ms": 400,
-                       "timestamp": "2026-12-01T08:00:00Z"})
-        bea.send_json({"type": "answer", "round": roll["round"], "answer": wrong_answer(roll), "latency_ms": 300,
-                       "timestamp": "2026-12-01T08:00:00Z"})
+        send_answer(ann, roll, right_answer(roll), 400)
+        send_answer(bea, roll, wrong_answer(roll), 300)
         assert until(ann, "result")["round"]["order"] == [1, 0]  # no wait for the dropped seat
     for socket in (ann, bea):
         socket.__exit__(None, None, None)
@@ -143,8 +140,7 @@ def test_an_answer_with_a_number_out_of_range_is_refused_and_the_game_goes_on(cl
     assert "latency_ms" in until(ann, "error")["message"]
     until(bea, "roll")
     for socket, answer, latency in ((ann, right_answer(roll), 400), (bea, wrong_answer(roll), 300)):
-        socket.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": latency,
-                          "timestamp": "2026-12-01T08:00:00Z"})
+        send_answer(socket, roll, answer, latency)
     assert until(bea, "result")["round"]["order"] == [1, 0]
     for socket in (ann, bea):
         socket.__exit__(None, None, None)
@@ -232,8 +228,7 @@ def test_a_seat_freed_before_the_game_moves_the_later_seats_up_and_their_answers
         ann.send_json({"type": "start"})
         roll = until(ann, "roll")
         for socket, answer in ((ann, right_answer(roll)), (reloaded, wrong_answer(roll)), (bea, wrong_answer(roll))):
-            socket.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": 400,
-                              "timestamp": "2026-12-01T08:00:00Z"})
+            send_answer(socket, roll, answer, 400)
         assert until(ann, "result")["round"]["number"] == roll["round"]
     rows = load_logs([log_path])
     assert sorted(zip(rows["player"], rows["answer"])) == sorted(
