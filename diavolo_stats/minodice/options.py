@@ -18,13 +18,15 @@ MIN_PLAYERS = min(ROUNDS_BY_PLAYERS)
 MAX_PLAYERS = max(ROUNDS_BY_PLAYERS)
 
 EQUAL_SPECIALS = ("later", "earlier")
-"""Who wins when the winning character was rolled more than once: the later or the earlier roller."""
+"""Who wins when the winning character was rolled more than once: the later (as with equal numbers) or the
+earlier roller."""
 
 THREE_SPECIALS = ("mermaid", "minotaur", "griffin")
 """Which character wins when all three were rolled in one trick."""
 
 ALL_FLAGS = ("leader", "last", "nobody")
-"""Who takes a trick in which every die shows a flag: the leader, the last roller, or nobody."""
+"""Who takes a trick in which every die shows a flag: the leader, the last roller, or nobody (the round then has
+fewer tricks won than dice each player held, and the flag trick's leader leads the next one)."""
 
 MERMAID_BONUS = ("per-trick", "per-minotaur")
 """What the mermaid's +50 pays for: each trick she won against one or more minotaurs, or each minotaur."""
@@ -52,24 +54,10 @@ def check_round(round_number: int, players: int) -> int:
 
 @dataclass(frozen=True)
 class Rules(Configuration):
-    """How tricks are played and won, where the sources disagree or are silent.
-
-    follow_led_color: once a number die has been rolled in a trick, a player
-        holding a number die of that color must roll one (or a special die).
-    equal_specials: the winning character rolled twice goes to the "later"
-        (default, as equal numbers do) or the "earlier" roller.
-    three_specials: the character that wins when all three are rolled
-        (default "mermaid").
-    all_flags: a trick of nothing but flags goes to the "leader" (default),
-        to the "last" roller, or to "nobody" (a flag cannot win a trick; the
-        round then has fewer tricks won than dice each player held, and the
-        leader of the flag trick leads the next one).
-    mermaid_bonus: +50 "per-trick" (default: once for each trick the mermaid
-        won against one or more minotaurs) or "per-minotaur" beaten.
-    wrong_bid: a missed bid above zero costs -10 "per-trick" of difference
-        (default) or -10 once ("flat").
-
-    The rules page, docs/rules.md, quotes the sentence each option reads.
+    """How tricks are played and won, where the sources disagree or are silent: each option's values are the
+    constant of its name (the first is the default). follow_led_color: once a number die has been rolled in a
+    trick, a player holding a number die of that color must roll one (or a special die). The rules page,
+    docs/rules.md, quotes the sentence each option reads.
     """
 
     follow_led_color: bool = setting(True, Flag())
