@@ -82,7 +82,13 @@ def test_a_dice_cell_is_read_and_refused_as_one_read_cell_by_cell(cells):
             None if one is None else one[0] for one in expected]
         assert read.counts.tolist() == [[0, 0, 0, 0] if one is None else
                                         [len(one[1]), sum(one[1]), min(one[1]), max(one[1])] for one in expected]
-        assert read.as_written.tolist() == [bool(re.fullmatch(DICE_AS_WRITTEN, cell)) for cell in cells]
+        # each color's dice and the values, padded with 0 (a value past a byte written 255: its row is refused)
+        assert [row[:len(one[1])] for row, one in zip(read.color_dice.tolist(), expected) if one] == [
+            one[1] for one in expected if one]
+        assert [row[:len(one[2])] for row, one in zip(read.values.tolist(), expected) if one] == [
+            [min(max(value, 0), 255) for value in one[2]] for one in expected if one]
+        assert not read.values[[one is None for one in expected]].any()
+        assert not any(row[len(one[2]):].any() for row, one in zip(read.values, expected) if one)
         assert read.extremes.tolist() == [[0, 0] if one is None else [min(one[2]), max(one[2])] for one in expected]
 
 

@@ -84,7 +84,7 @@ def test_load_rows_reads_only_the_columns_asked_for_with_source_and_line(tmp_pat
     path = log_of(tmp_path / "drills.csv", range(1, 6))
     first = load_logs([path], columns=["session_id", "trial", "player"], lines=True)
     got = load_rows(first.iloc[[1, 3]], ["dice", "expected"])
-    assert list(got.columns) == ["dice", "expected", "source", "is_tie", "line"]
+    assert list(got.columns) == ["dice", "expected", "source", "is_tie", "color_dice", "dice_values", "line"]
     assert_same_rows(got, load_logs([path], columns=["dice", "expected"], lines=True).iloc[[1, 3]])
 
 

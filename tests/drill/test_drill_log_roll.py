@@ -3,6 +3,7 @@ spaced, and which rows the players' models read."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -48,14 +49,19 @@ def test_every_rows_dice_and_positions_are_its_numbers(logged):
             assert np.isnan(tolerance[index])
 
 
-def test_a_cell_spaced_or_ordered_otherwise_reads_the_same(logged):
+def test_a_cell_spaced_or_ordered_otherwise_reads_the_same(logged, tmp_path):
     _, frame = logged
-    respaced = frame.copy()
-    respaced["dice"] = [json.dumps(json.loads(cell), separators=(",", ":")) for cell in frame["dice"]]
-    # The table's fields first, then the dice: not the writer's order.
-    respaced["positions"] = [json.dumps(dict(sorted(json.loads(cell).items(), key=lambda item: item[0] != "tolerance")))
-                             for cell in frame["positions"]]
-    as_written, otherwise = read_rolls(frame), read_rolls(respaced)
+    with open(frame["source"].iloc[0], newline="", encoding="utf-8") as log:
+        table = list(csv.reader(log))
+    dice, positions = table[0].index("dice"), table[0].index("positions")
+    for cells in table[1:]:
+        cells[dice] = json.dumps(json.loads(cells[dice]), separators=(",", ":"))
+        # The table's fields first, then the dice: not the writer's order.
+        cells[positions] = json.dumps(dict(sorted(json.loads(cells[positions]).items(),
+                                                  key=lambda item: item[0] != "tolerance")))
+    with open(tmp_path / "respaced.csv", "w", newline="", encoding="utf-8") as log:
+        csv.writer(log, lineterminator="\n").writerows(table)
+    as_written, otherwise = read_rolls(frame), read_rolls(load_logs([tmp_path / "respaced.csv"]))
     assert np.array_equal(as_written.values, otherwise.values)
     for read, again in zip(as_written.positions, otherwise.positions):
         assert np.array_equal(read, again, equal_nan=True)

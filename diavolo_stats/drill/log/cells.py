@@ -11,13 +11,11 @@ here, once, for the writer and the reader.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -418,76 +416,29 @@ def _color_faces(color: object, faces: object) -> bool:
 
 @dataclass(frozen=True)
 class DiceRead:
-    """A column of dice cells read once: what the reader checks, and what the rolls' arrays (`roll.read_rolls`)
-    are typed from.
+    """A column of dice cells read once: what the reader checks, and the rolls' numbers the typed frame carries
+    (`reader.load_logs`' `color_dice` and `dice_values`).
 
     codes: (rows,) int64 index into `color_sets`, -1 for a cell that is not a roll's dice. counts: (rows, 4)
     int16, per cell its colors, its dice, the fewest and the most dice of one color (0 where refused).
-    as_written: (rows,) bool, the cell is as json.dumps writes it (DICE_AS_WRITTEN), its numbers in order.
-    extremes: (rows, 2) float64, per cell its lowest and highest value (0 where refused). All three are worked
-    out from the cells' shapes when first asked for (the reader asks for `codes` and `extremes`).
+    color_dice: (rows, most colors) uint8, each color's dice in the cell's order, 0 past a row's colors.
+    values: (rows, most dice) uint8, the dice values, colors in the cell's order, 0 past a row's dice (a
+    value over 255 is written 255: the reader refuses its row, `extremes`). extremes: (rows, 2) float64, per
+    cell its lowest and highest value (0 where refused).
     """
 
     codes: np.ndarray
     color_sets: list[frozenset[str]]
-    text: pd.Series = dataclasses.field(repr=False)  # (rows,) the cells
-    shapes: np.ndarray = dataclasses.field(repr=False)  # (rows,) int, the row's shape; -1 a missing cell
-    shape_texts: pd.Index = dataclasses.field(repr=False)  # (shapes,) each shape: a cell, its digits written 0
-    shape_counts: np.ndarray = dataclasses.field(repr=False)  # (shapes + 1, 4) int16, the last for -1
-    shape_written: np.ndarray = dataclasses.field(repr=False)  # (shapes + 1,) bool
-    parsed: dict[int, tuple[int, int, int, int]] = dataclasses.field(repr=False)  # counts of cells read as JSON
-    parsed_extremes: dict[int, tuple[float, float]] = dataclasses.field(repr=False)  # their lowest, highest value
-
-    @cached_property
-    def counts(self) -> np.ndarray:
-        counts = self.shape_counts[self.shapes]
-        for row, counted in self.parsed.items():
-            counts[row] = counted
-        return counts
-
-    @cached_property
-    def as_written(self) -> np.ndarray:
-        return self.shape_written[self.shapes]
-
-    @cached_property
-    def extremes(self) -> np.ndarray:
-        """Read from the bytes of the cells: the cells of one shape hold their values' digits at the same places,
-        which the shape's lists give, so each place is gathered for all its cells at once."""
-        import pyarrow as pa
-
-        extremes = np.zeros((len(self.shapes), 2))
-        for row, lowest_highest in self.parsed_extremes.items():
-            extremes[row] = lowest_highest
-        written = np.flatnonzero(self.shape_written[:-1])
-        if not len(written):
-            return extremes
-        held = _arrow_text(self.text).combine_chunks()
-        _, offsets, data = held.buffers()
-        width = np.int64 if pa.types.is_large_string(held.type) else np.int32
-        starts = np.frombuffer(offsets, dtype=width)[held.offset: held.offset + len(held)].astype(np.int64)
-        cell_bytes = np.frombuffer(data, dtype=np.uint8)
-        order = np.argsort(self.shapes, kind="stable")
-        bounds = np.searchsorted(self.shapes[order], np.arange(len(self.shape_texts) + 1))
-        for shape in written:
-            rows = order[bounds[shape]: bounds[shape + 1]]
-            first = starts[rows]  # (rows,) int64: the byte each of the shape's cells starts at
-            lowest, highest = np.full(len(rows), np.inf), np.full(len(rows), -np.inf)
-            for match in re.finditer(_LIST, self.shape_texts[shape]):  # a shape is ASCII: a character a byte
-                for number in re.finditer("[0-9]+", match.group()):  # one value of each cell, at once
-                    at = first + (match.start() + number.start())
-                    value = cell_bytes[at] - np.float64(0x30)  # a digit's byte: its value
-                    for digit in range(1, number.end() - number.start()):
-                        value = value * 10 + (cell_bytes[at + digit] - np.float64(0x30))
-                    np.minimum(lowest, value, out=lowest)
-                    np.maximum(highest, value, out=highest)
-            extremes[rows, 0], extremes[rows, 1] = lowest, highest
-        return extremes
+    counts: np.ndarray
+    color_dice: np.ndarray
+    values: np.ndarray
+    extremes: np.ndarray
 
 
 def read_dice(text: pd.Series) -> DiceRead:
-    """The dice cells `text` (rows,) read: their colors and counts, grouped by shape (how, docs/architecture.md,
-    "The drill log's cells"). A cell not as written is parsed as JSON and must be what the writer writes: color
-    names, each with a non-empty list of whole numbers."""
+    """The dice cells `text` (rows,) read: their colors, counts and values, grouped by shape (how,
+    docs/architecture.md, "The drill log's cells"). A cell not as written is parsed as JSON and must be what the
+    writer writes: color names, each with a non-empty list of whole numbers."""
     groups, shapes = pd.factorize(_zeroed(text))  # groups: (rows,) int, a row's shape; -1: a missing cell
     matched = np.append(pd.Series(shapes, dtype=object).str.fullmatch(DICE_AS_WRITTEN).to_numpy(dtype=bool), False)
     color_sets: list[frozenset[str]] = []
@@ -498,10 +449,10 @@ def read_dice(text: pd.Series) -> DiceRead:
         return color_sets.index(colors)
 
     shape_codes = np.full(len(shapes) + 1, -1, dtype=np.int64)
-    shape_counts = np.zeros((len(shapes) + 1, 4), dtype=np.int16)
+    shape_layouts: list[list[int]] = [[] for _ in range(len(shapes) + 1)]  # each color's dice, per shape
     digits_in_names = np.zeros(len(shapes) + 1, dtype=bool)
     for shape in np.flatnonzero(matched):
-        shape_counts[shape] = _counted([group.count(",") + 1 for group in re.findall(_LIST, shapes[shape])])
+        shape_layouts[shape] = [group.count(",") + 1 for group in re.findall(_LIST, shapes[shape])]
         colors = _colors_of(shapes[shape])
         if any("0" in color for color in colors):
             digits_in_names[shape] = True
@@ -512,20 +463,67 @@ def read_dice(text: pd.Series) -> DiceRead:
     if len(named):  # color names with digits (red1, red2 both read red0): each cell's own, its lists written [0]
         kinds, texts = pd.factorize(text.iloc[named].str.replace(_LIST, "[0]", regex=True))
         codes[named] = np.array([code(_colors_of(cell)) for cell in texts], dtype=np.int64)[kinds]
-    parsed, parsed_extremes = {}, {}
+    parsed = {}  # row: the cell's values per color, for the cells read as JSON
     for row in np.flatnonzero(~matched[groups]):  # written otherwise (by hand?): each parsed as JSON
         value = json_object(text.iloc[row])
         if value is not None and all(_color_faces(color, faces) for color, faces in value.items()):
             codes[row] = code(frozenset(value))
-            parsed[int(row)] = _counted([len(faces) for faces in value.values()])
-            every = [face for faces in value.values() for face in faces]
-            parsed_extremes[int(row)] = (max(min(every), -2**62), min(max(every), 2**62))  # a float holds them
-    return DiceRead(codes=codes, color_sets=color_sets, text=text, shapes=groups, shape_texts=shapes,
-                    shape_counts=shape_counts, shape_written=matched, parsed=parsed, parsed_extremes=parsed_extremes)
+            parsed[int(row)] = list(value.values())
+    layouts = [*shape_layouts, *(list(map(len, faces)) for faces in parsed.values())]
+    most_colors = max(map(len, layouts), default=0)
+    layout_dice = np.array([layout + [0] * (most_colors - len(layout)) for layout in layouts],
+                           dtype=np.uint8).reshape(len(layouts), most_colors)
+    layout_counts = np.array([(len(layout), sum(layout), min(layout), max(layout)) if layout else (0, 0, 0, 0)
+                              for layout in layouts], dtype=np.int16).reshape(len(layouts), 4)
+    layout_of = groups.copy()  # (rows,) each row's index into `layouts`
+    layout_of[list(parsed)] = np.arange(len(shape_layouts), len(layouts))
+    layout_of[layout_of < 0] = len(shapes)  # a missing cell: no dice
+    counts = layout_counts[layout_of]
+    values, extremes = _values(text, groups, shapes, np.flatnonzero(matched[:-1]), parsed, int(counts[:, 1].max(
+        initial=0)))
+    return DiceRead(codes=codes, color_sets=color_sets, counts=counts, color_dice=layout_dice[layout_of],
+                    values=values, extremes=extremes)
 
 
-def _counted(per_color: list[int]) -> tuple[int, int, int, int]:
-    return len(per_color), sum(per_color), min(per_color), max(per_color)
+def _values(text: pd.Series, groups: np.ndarray, shapes: pd.Index, written: np.ndarray, parsed: dict[int, list],
+            most: int) -> tuple[np.ndarray, np.ndarray]:
+    """The dice values of the cells `text` ((rows, most) uint8, as `DiceRead.values`) and their lowest and highest
+    ((rows, 2) float64). Cells of one shape written as json.dumps writes them (`written`: those shapes) hold
+    their values' digits at the same places, which the shape's lists give, so each place is read from the cells'
+    bytes for all of them at once; the cells `parsed` as JSON give theirs."""
+    import pyarrow as pa
+
+    values = np.zeros((len(groups), most), dtype=np.uint8)
+    extremes = np.zeros((len(groups), 2))
+    for row, faces in parsed.items():
+        every = [face for color in faces for face in color]
+        values[row, : len(every)] = np.clip(every, 0, 255)
+        extremes[row] = (max(min(every), -2**62), min(max(every), 2**62))  # a float holds them
+    if not len(written):
+        return values, extremes
+    held = _arrow_text(text).combine_chunks()
+    _, offsets, data = held.buffers()
+    width = np.int64 if pa.types.is_large_string(held.type) else np.int32
+    starts = np.frombuffer(offsets, dtype=width)[held.offset: held.offset + len(held)].astype(np.int64)
+    cell_bytes = np.frombuffer(data, dtype=np.uint8)
+    order = np.argsort(groups, kind="stable")
+    bounds = np.searchsorted(groups[order], np.arange(len(shapes) + 1))
+    for shape in written:
+        rows = order[bounds[shape]: bounds[shape + 1]]
+        first = starts[rows]  # (rows,) int64: the byte each of the shape's cells starts at
+        numbers = [(match.start() + number.start(), len(number.group()))  # (first byte, digits) of each value
+                   for match in re.finditer(_LIST, shapes[shape])  # a shape is ASCII: a character a byte
+                   for number in re.finditer("[0-9]+", match.group())]
+        # (dice, rows): a value of each cell at once; in a byte while every value has at most 2 digits, else
+        # as a float, exact for the values a die may show (a larger one is refused, by `extremes`)
+        read = np.empty((len(numbers), len(rows)), dtype=np.uint8 if max(n for _, n in numbers) <= 2 else np.float64)
+        for die, (place, length) in enumerate(numbers):
+            for digit in range(length):
+                value = cell_bytes[first + place + digit] - np.uint8(0x30)  # a digit's byte: its value
+                read[die] = value if digit == 0 else read[die] * 10 + value
+        values[rows, : len(numbers)] = np.minimum(read, 255).T
+        extremes[rows, 0], extremes[rows, 1] = read.min(axis=0), read.max(axis=0)
+    return values, extremes
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import GREY
-from diavolo_stats.drill.log.cells import json_object, read_dice
+from diavolo_stats.drill.log.cells import DiceRead, json_object, read_dice
+from diavolo_stats.drill.log.roll import listed
 from diavolo_stats.drill.log.rules import command_order, rules_problems, value_range, values_problem
 from diavolo_stats.drill.log.schema import (
     ACCEPTED,
@@ -52,14 +54,18 @@ FIGURE_COLUMNS: tuple[str, ...] = tuple(column for column in COLUMNS if column n
 """Every column but the roll's JSON cells: what summaries, the adaptive scheduler and player fits read (the JSON
 cells are the bulk of a log's bytes)."""
 
-LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie")
-"""The columns of `load_logs`' frame: the file's columns, the file it came from, and whether the roll was a tie
-(then, with lines=True, `line`: the row's line in its file)."""
+LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie", "color_dice", "dice_values")
+"""The columns of `load_logs`' frame: the file's columns, the file it came from, whether the roll was a tie, and
+the dice cell's numbers (then, with lines=True, `line`: the row's line in its file)."""
 
 _STRING = pd.StringDtype()
 _TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted",
                  "source")
 
+
+CHECKING_THREADS = 2
+"""The columns are typed and checked on this many threads, the longest reads (the dice's, the positions' regular
+expression over half a log's bytes) started first: Arrow's and numpy's kernels release the GIL."""
 
 MAX_NAMED = 5
 """A SkippedRowsWarning names at most this many lines, and counts the rest."""
@@ -79,7 +85,9 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None,
     """Every row of the drill logs at `paths`, one frame; never writes.
 
     Columns: COLUMNS (or only `columns`, a subset, in COLUMNS order: a large log reads faster), then `source` (the
-    file) and `is_tie` (expected == "grey", when `expected` is read); lines: a last column `line`, int64, each
+    file), `is_tie` (expected == "grey", when `expected` is read), and when `dice` is read its numbers: `color_dice`
+    (each color's dice, in the cell's order) and `dice_values` (the values, colors in that order), each a list of
+    uint8 per row (pd.ArrowDtype; `roll.read_rolls` gives them as arrays); lines: a last column `line`, int64, each
     row's line in its file (the header is line 1), by which `load_rows` reads rows again. Every check of a column
     read applies, and a row's command, dice and positions are checked against the rules its `variant` names (read
     to check the dice's values whenever the dice are).
@@ -475,19 +483,26 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
                        why or (lambda row: CELLS[column].problem(column, cells[column].iloc[row]))))
 
     typed: dict[str, object] = {}
-    for column in wanted:
-        if column != "dice":  # the dice are read with the answers, below
-            typed[column], bad = CELLS[column].read(cells[column])
-            refuse(column, bad)
-    if "schema_version" in typed:
-        refuse("schema_version", typed["schema_version"] != version,
-               lambda row: f"schema_version must be {version}, as the header says, got "
-                           f"{cells['schema_version'].iloc[row]!r}")
-    if "dice" in cells:
-        typed["dice"] = cells["dice"]
-        _check_roll(cells, refuse)
-    elif "command" in cells:
-        _check_rules(cells, refuse)
+    with ThreadPoolExecutor(max_workers=CHECKING_THREADS) as pool:
+        dice_read = pool.submit(read_dice, cells["dice"]) if "dice" in cells else None
+        reads = {column: pool.submit(CELLS[column].read, cells[column])
+                 for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
+        for column in wanted:  # the dice are checked with the answers, below
+            if column in reads:
+                typed[column], bad = reads[column].result()
+                refuse(column, bad)
+        if "schema_version" in typed:
+            refuse("schema_version", typed["schema_version"] != version,
+                   lambda row: f"schema_version must be {version}, as the header says, got "
+                               f"{cells['schema_version'].iloc[row]!r}")
+        if dice_read is not None:
+            typed["dice"] = cells["dice"]
+            dice = dice_read.result()
+            _check_roll(cells, dice, refuse)
+            typed["color_dice"] = listed(dice.color_dice, dice.counts[:, 0], cells.index)
+            typed["dice_values"] = listed(dice.values, dice.counts[:, 1], cells.index)
+        elif "command" in cells:
+            _check_rules(cells, refuse)
     typed["source"] = source
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
@@ -518,11 +533,10 @@ def _check_rules(cells: pd.DataFrame, refuse) -> None:
         refuse("command", bad, lambda row: " ".join(problems[row]))
 
 
-def _check_roll(cells: pd.DataFrame, refuse) -> None:
-    """The dice cell, and the rules between the dice and the answers: `expected`, `answer` and `accepted` (those
-    read) name colors of the row's dice or grey (`schema.AnswerCell`, `schema.AcceptedCell`), each checked once
-    per distinct value."""
-    dice = read_dice(cells["dice"])  # the one read of the cells, which `roll.read_rolls` types the rolls from
+def _check_roll(cells: pd.DataFrame, dice: DiceRead, refuse) -> None:
+    """The dice cell (`dice`: its one read, `cells.read_dice`), and the rules between the dice and the answers:
+    `expected`, `answer` and `accepted` (those read) name colors of the row's dice or grey (`schema.AnswerCell`,
+    `schema.AcceptedCell`), each checked once per distinct value."""
     codes, color_sets = dice.codes, dice.color_sets  # codes: (rows,) int, -1 where the cell is no roll's dice
     refuse("dice", codes < 0)
     if "variant" in cells:

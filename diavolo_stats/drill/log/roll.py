@@ -1,12 +1,12 @@
-"""The rolls of a drill log frame as arrays: the `dice` and `positions` cells read into numbers in one place.
+"""The rolls of a drill log frame as arrays: what every reader of the rolls needs, from the typed frame.
 
-`read_rolls` types what every reader of the rolls needs (the command and
-whether it is built in, the colors, the dice of each, the table's call, the
-command first) from the frame `load_logs` gives, the dice cells read by the
-reader's own `cells.read_dice`; the dice values and the positions are read
-from their cells when first asked for, and only for the rows kept by then
-(`LoggedRolls.take`), so a reader that needs a few rows' values reads only
-those.
+`read_rolls` gives the command and whether it is built in, the colors, the
+dice of each and their values (the frame's `color_dice` and `dice_values`,
+which `load_logs` read from the dice cells once, with its checks), the
+table's call and the command first; the positions are read from their cells
+when first asked for, and only for the rows kept by then
+(`LoggedRolls.take`), so a reader that needs a few rows' positions reads
+only those.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ import pandas as pd
 
 from diavolo_stats.core.table_model import TABLE_FIELDS
 from diavolo_stats.core.variant import ALL_COMMANDS, GREY
-from diavolo_stats.drill.log.cells import POSITIONS_IN_ORDER, read_dice
+from diavolo_stats.drill.log.cells import POSITIONS_IN_ORDER
 
 ROLL_COLUMNS = ("dice_per_color", "command_first", "command", "dice", "positions", "expected")
-"""The drill log columns `read_rolls` reads (`load_logs(paths, columns=...)` with what else a reader needs)."""
+"""The drill log columns `read_rolls` reads (`load_logs(paths, columns=...)` with what else a reader needs; with
+`dice`, the frame has the dice's numbers)."""
 
 _KEYS_AND_BRACKETS = r'"[^"]*"\s*:\s*|[{}\[\]]'
 
@@ -37,7 +38,10 @@ class LoggedRolls:
     row's own rules. colors: (rows,) int16 colors rolled. dice_per_color:
     (rows,) int16 as logged. dice: (rows,) int16 colored dice rolled.
     even: (rows,) bool, every color rolled dice_per_color dice. grey: (rows,)
-    bool, the table's call was grey. command_first: (rows,) bool.
+    bool, the table's call was grey. command_first: (rows,) bool. values:
+    (rows, most dice) uint8, the dice values, colors in the cell's order, 0
+    past a row's dice (the reader keeps only rows whose values are faces of
+    their dice, at most MAX_FACE).
     """
 
     command: np.ndarray
@@ -47,8 +51,7 @@ class LoggedRolls:
     even: np.ndarray
     grey: np.ndarray
     command_first: np.ndarray
-    dice_cells: pd.Series = dataclasses.field(repr=False)
-    dice_as_written: np.ndarray = dataclasses.field(repr=False)  # (rows,) bool, from the one read of the cells
+    values: np.ndarray
     positions_cells: pd.Series = dataclasses.field(repr=False)
 
     def __len__(self) -> int:
@@ -60,12 +63,6 @@ class LoggedRolls:
         return self.command >= 0
 
     @cached_property
-    def values(self) -> np.ndarray:
-        """The dice values, colors in the cell's order: (rows, most dice) uint8, 0 past a row's dice (the reader
-        keeps only rows whose values are faces of their dice, at most MAX_FACE)."""
-        return _values(self.dice_cells, self.dice_as_written, self.dice)
-
-    @cached_property
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """Where the dice lay, for the rows of a built-in command decided by positions (`closest`): ((rows,
         1 + most dice, 2) float32 mm, the command die first, NaN past a row's dice and on every other row;
@@ -75,20 +72,17 @@ class LoggedRolls:
                           self.builtin & by_position[np.maximum(self.command, 0)])
 
     def take(self, index: np.ndarray) -> LoggedRolls:
-        """The rolls at `index` (an index array or a mask), in that order; values and positions already read
-        are taken too, others are read later for these rows only."""
+        """The rolls at `index` (an index array or a mask), in that order; positions already read are taken too,
+        others are read later for these rows only."""
         taken = LoggedRolls(*(getattr(self, name)[index] for name in _ARRAYS),
-                            dice_cells=self.dice_cells.iloc[index], dice_as_written=self.dice_as_written[index],
                             positions_cells=self.positions_cells.iloc[index])
-        for name in ("values", "positions"):
-            if name in self.__dict__:
-                read = self.__dict__[name]
-                taken.__dict__[name] = (read[index] if name == "values"
-                                        else (read[0][index], read[1][index]))
+        if "positions" in self.__dict__:
+            landed, tolerance = self.__dict__["positions"]
+            taken.__dict__["positions"] = (landed[index], tolerance[index])
         return taken
 
 
-_ARRAYS = ("command", "colors", "dice_per_color", "dice", "even", "grey", "command_first")
+_ARRAYS = ("command", "colors", "dice_per_color", "dice", "even", "grey", "command_first", "values")
 
 
 def read_rolls(drills: pd.DataFrame) -> LoggedRolls:
@@ -99,16 +93,39 @@ def read_rolls(drills: pd.DataFrame) -> LoggedRolls:
     by_name = {command.value: index for index, command in enumerate(ALL_COMMANDS)}
     # The last for a code of -1 (a missing cell, never in a frame load_logs gives).
     command = np.array([by_name.get(str(name), -1) for name in found] + [-1], dtype=np.int8)[kinds]
-    dice_cells = drills["dice"].reset_index(drop=True)
-    read = read_dice(dice_cells)  # the reader's own read of the cells (`load_logs` checked them with it)
-    colors, dice, fewest, most = read.counts.T
+    color_dice = unlisted(drills["color_dice"])  # (rows, most colors), 0 past a row's colors
+    rolled = color_dice > 0  # every color of a roll has a die
     per_color = drills["dice_per_color"].to_numpy(dtype=np.int16)
-    return LoggedRolls(command=command, colors=colors, dice_per_color=per_color, dice=dice,
-                       even=(fewest == per_color) & (most == per_color),
+    return LoggedRolls(command=command, colors=rolled.sum(axis=1).astype(np.int16), dice_per_color=per_color,
+                       dice=color_dice.sum(axis=1, dtype=np.int16),
+                       even=((color_dice == per_color[:, None]) | ~rolled).all(axis=1) & rolled.any(axis=1),
                        grey=drills["expected"].eq(GREY).to_numpy(dtype=bool),
                        command_first=drills["command_first"].to_numpy(dtype=bool),
-                       dice_cells=dice_cells, dice_as_written=read.as_written,
+                       values=unlisted(drills["dice_values"]),
                        positions_cells=drills["positions"].reset_index(drop=True))
+
+
+def listed(padded: np.ndarray, lengths: np.ndarray, index: pd.Index) -> pd.Series:
+    """A column of lists of uint8 (pd.ArrowDtype), row i the first lengths[i] numbers of padded[i]: how the typed
+    frame holds a row's several numbers (padded: (rows, most) uint8; lengths: (rows,) int)."""
+    import pyarrow as pa
+
+    flat = padded[np.arange(padded.shape[1]) < np.asarray(lengths)[:, None]]
+    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int32)
+    lists = pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat, type=pa.uint8()))
+    return pd.Series(lists, dtype=pd.ArrowDtype(lists.type), index=index)
+
+
+def unlisted(column: pd.Series) -> np.ndarray:
+    """A column of `listed` lists as (rows, the longest list) uint8, 0 past a row's numbers."""
+    import pyarrow as pa
+
+    lists = pa.array(column.array)
+    lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
+    lengths = lists.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64)
+    padded = np.zeros((len(lengths), int(lengths.max(initial=0))), dtype=np.uint8)
+    padded[np.arange(padded.shape[1]) < lengths[:, None]] = lists.flatten().to_numpy(zero_copy_only=False)
+    return padded
 
 
 def _numbers(cells: pd.Series, counts: np.ndarray) -> np.ndarray:
@@ -122,17 +139,6 @@ def _numbers(cells: pd.Series, counts: np.ndarray) -> np.ndarray:
     column = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
     table[row, column] = flat
     return table
-
-
-def _values(cells: pd.Series, as_written: np.ndarray, dice: np.ndarray) -> np.ndarray:
-    # cells, as_written (DICE_AS_WRITTEN), dice: (rows,); returns: (rows, most dice) uint8
-    values = np.zeros((len(cells), int(dice.max(initial=0))), dtype=np.uint8)
-    if as_written.any():
-        values[as_written] = _numbers(cells[as_written], dice[as_written]).astype(np.uint8)
-    for row in np.flatnonzero(~as_written):
-        flat = [face for faces in json.loads(cells.iloc[row]).values() for face in faces]
-        values[row, : len(flat)] = flat
-    return values
 
 
 def _positions(cells: pd.Series, dice: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
