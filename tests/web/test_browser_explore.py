@@ -3,8 +3,10 @@ file the page shows, which reads back as that variant."""
 
 from __future__ import annotations
 
+import pytest
 from helpers.browser import Server, save_screenshot
 from helpers.cli import REPO
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.variant import Variant
@@ -16,6 +18,8 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 EXAMPLES = REPO / "examples" / "variants"
+STALE_WAIT_MS = 2000
+"""How long a test looks for an answer the page should have dropped being shown: a quiet machine shows one in ms."""
 NO_CLOSEST = ["highest-total", "lowest-total", "largest-spread", "most-odd", "highest-die"]
 
 
@@ -114,6 +118,29 @@ def test_a_mistake_in_the_editor_is_named_with_the_variant_files_message_on_its_
     page.wait_for_function("() => document.body.dataset.state === 'error'")
     assert page.locator("#explore-error").inner_text() == (
         'variant: the key "my-command" is given twice in one object; each key once')
+
+
+def test_odds_that_come_after_the_form_changed_again_are_never_shown_as_its_odds(server, page):
+    # The page's clock stands still: the editor's pause after a change ends only when the test moves it on.
+    page.clock.install()
+    page.goto(server.url + "explore")
+    wait_ready(page)
+    held = []
+    page.route("**/api/explore", lambda route: held.append(route))
+    page.fill("input[name=dice_per_color]", "3")
+    with page.expect_request("**/api/explore"):
+        page.clock.run_for(1000)
+    page.fill("input[name=dice_per_color]", "4")  # while the odds of three dice are on their way
+    held.pop().continue_()
+    # The odds of three dice come and are dropped: the page still waits for the form as it is (on a busy machine
+    # they may come later than this, when the test can only pass)
+    with pytest.raises(PlaywrightTimeout):
+        page.wait_for_function("() => document.body.dataset.state !== 'updating'", timeout=STALE_WAIT_MS)
+    page.unroute("**/api/explore")
+    page.clock.run_for(1000)
+    wait_ready(page)
+    assert shown_variant(page).dice_per_color == 4
+    assert shown_fractions(page) == exact_fractions(shown_variant(page))
 
 
 def test_serve_with_a_variant_file_opens_the_explorer_on_it(browser, log_path):

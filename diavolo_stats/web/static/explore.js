@@ -408,6 +408,7 @@ async function update() {
 let pending = null;
 function changed() {
   clearTimeout(pending);
+  asked += 1; // an answer still to come is to the form as it was: never shown, the page waits for the next
   setState("updating");
   pending = setTimeout(update, 150);
 }
