@@ -146,31 +146,28 @@ def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_ne
 @pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_an_answer_faster_than_the_human_floor_is_logged_and_shown_as_too_early_and_the_trial_runs_again(tmp_path):
     log = tmp_path / "drills.csv"
-    drill = Drill("--player", "Ana", "--trials", "20", "--log", str(log), "--foreperiod-ms", "30,60",
+    drill = Drill("--player", "Ana", "--trials", "2", "--log", str(log), "--foreperiod-ms", "30,60",
                   "--feedback-ms", "300", "--no-intro", "--format", "json", cwd=tmp_path)
-    # Pressed as soon as the roll is on screen: under MIN_LATENCY_MS but when a busy machine holds the test
-    # back, so roll after roll until one is (an answer the drill times at 100 ms or more stays an answer).
-    outcomes = []
-    while "too early" not in outcomes and len(outcomes) < 20:
-        drill.stimulus()
+    drill.expect(r"get ready \(trial 1\)")
+    # The key comes once the foreperiod is over and the roll is being drawn, while the terminal holds the drawing
+    # back: the drill reads it as soon as the roll is on screen, however busy the machine.
+    with drill.output_held():
+        drill.wait_writing()
         drill.child.send("r")
-        outcomes.append(drill.expect(r"(too early|answered) \(trial \d+\)").group(1))
-    assert outcomes[-1] == "too early", outcomes
+    drill.expect(r"too early \(trial 1\)")
     screen = drill.screen()
     assert "TOO EARLY" in screen and f"under the {MIN_LATENCY_MS:g} ms" in screen
     assert not re.search("RIGHT|WRONG", screen)
-    shown = outcomes.count("answered") + 1
-    assert drill.stimulus() == shown and f"trial {shown} of 20" in drill.screen()  # the same trial, a new roll
+    assert drill.stimulus() == 1 and "trial 1 of 2" in drill.screen()  # the same trial, a new roll
     drill.child.send("q")
     status, output = drill.finish()
     assert status == 0
     frame = load_logs([log])
-    assert frame["too_early"].tolist() == [outcome == "too early" for outcome in outcomes]
-    early = frame.iloc[-1]
+    assert frame["too_early"].tolist() == [True]
+    early = frame.iloc[0]
     assert early["answer"] == "none" and pd.isna(early["latency_ms"]) and not early["correct"]
-    assert (frame["latency_ms"].dropna() >= MIN_LATENCY_MS).all()
     overall = printed_json(output)["rows"][-1]
-    assert (overall["trials"], overall["anticipations"]) == (len(outcomes) - 1, 1)
+    assert (overall["trials"], overall["anticipations"]) == (0, 1)
 
 
 @pytest.mark.slow  # a terminal (pty) and a real drill process

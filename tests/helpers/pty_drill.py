@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import platform
 import re
+import struct
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -18,6 +23,10 @@ from diavolo_stats.drill import MIN_LATENCY_MS
 FAST = ("--foreperiod-ms", "30,60", "--feedback-ms", "0", "--no-intro")
 CURSOR_QUERY = "\x1b[6n"  # blessed asks where the cursor is when it starts; a terminal answers
 HUMAN_MS = MIN_LATENCY_MS + 50  # a person's answer: one faster than the human floor is an anticipation
+TIOCGPTN = 0x80045430  # Linux's ioctl asking a pseudo-terminal's master for its number N: the other end is /dev/pts/N
+WRITE_SYSCALL = {"x86_64": 1, "aarch64": 64}
+"""The number Linux's /proc/PID/syscall shows for a process blocked in write(2), by machine."""
+WAIT_S = 20.0
 
 
 class Drill:
@@ -73,6 +82,28 @@ class Drill:
         """Press `key` as a person answers the roll on screen: HUMAN_MS from now."""
         time.sleep(HUMAN_MS / 1000)
         self.child.send(key)
+
+    @contextlib.contextmanager
+    def output_held(self):
+        """Hold what the drill writes, as a terminal stopped by Ctrl-S does: its next write waits until the block
+        ends (the terminal's output is stopped on its own side, /dev/pts/N)."""
+        number = struct.unpack("I", fcntl.ioctl(self.child.child_fd, TIOCGPTN, b"\0" * 4))[0]
+        terminal = os.open(f"/dev/pts/{number}", os.O_RDWR | os.O_NOCTTY)
+        try:
+            termios.tcflow(terminal, termios.TCOOFF)
+            yield
+        finally:
+            termios.tcflow(terminal, termios.TCOON)
+            os.close(terminal)
+
+    def wait_writing(self) -> None:
+        """Wait (inside `output_held`) until the drill waits to write: it has drawn its next screen, not yet shown."""
+        write = str(WRITE_SYSCALL[platform.machine()])
+        deadline = time.monotonic() + WAIT_S
+        while Path(f"/proc/{self.child.pid}/syscall").read_text().split()[0] != write:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the drill did not write in {WAIT_S:g} s")
+            time.sleep(0.005)
 
     def finish(self) -> tuple[int, str]:
         """Wait for the session to end: (exit status, what it printed last)."""
