@@ -33,7 +33,7 @@ from starlette.routing import Route
 from diavolo_stats.analytics.roll_weak_spots import fit_recent
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import PLAYER_NAME, missing_log_message
-from diavolo_stats.drill.settings import TIMEOUT_S, answer_keys
+from diavolo_stats.drill.settings import answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.player_file import player_from_document
@@ -110,7 +110,8 @@ class Opponents(Rule):
 
 NEW_GAME = Record("game", {"player": PLAYER_NAME, "opponents": Opponents(), **GAME_FIELDS}, defaults=GAME_DEFAULTS)
 """What the page sends to start a game: the human's name and the opponents; the game (a preset, or SERVED: the
-server's variant file), its readings, and the range of the wait before each roll (the drill's by default)."""
+server's variant file), its readings, the range of the wait before each roll and the seconds to answer one (the
+drill's by default)."""
 
 HUMAN_ANSWER = Record("answer", {
     "round": Whole(1, 10**6),
@@ -134,6 +135,7 @@ class SoloGame:
     variant_name: str
     table: Table
     notes: list[str]
+    timeout_s: float  # the page's window to answer a roll, from when it painted the dice
     address: str = ""  # the client's that started it
     seen: float = 0.0  # when the page last asked about it (the games' clock)
     record: dict | None = None  # the round the human answered last, as answered
@@ -145,7 +147,7 @@ class SoloGame:
         table = self.table
         game = table.referee.document()
         game |= {"id": self.id, "variant": self.variant_name, **drawn_game(table.variant),
-                 "keys": answer_keys(table.variant, {}), "notes": self.notes, "timeout_s": TIMEOUT_S,
+                 "keys": answer_keys(table.variant, {}), "notes": self.notes, "timeout_s": self.timeout_s,
                  "feedback_ms": RESULT_MS, "human": 0}
         if table.over:
             game["engine_check"] = table.engine_check()
@@ -178,7 +180,7 @@ class SoloGames:
             table.join(name, model)
         table.start()
         game = SoloGame(id=str(uuid.uuid4()), variant_name=asked["variant"], table=table, notes=notes,
-                        address=address, seen=self.clock())
+                        timeout_s=asked["timeout_s"], address=address, seen=self.clock())
         table.seats[HUMAN].session_id = game.id  # the human's rows: the game's id, as the page knows it
         with self._lock:
             self._make_room(address)

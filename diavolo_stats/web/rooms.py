@@ -30,7 +30,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import PLAYER_NAME
-from diavolo_stats.drill.settings import TIMEOUT_S, answer_keys
+from diavolo_stats.drill.settings import MAX_TIMEOUT_S, answer_keys
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.settings import MAX_PLAYERS, GameRules
@@ -100,7 +100,8 @@ HANDLING_SAMPLES = 100_000
 ROOM = Record("room", {**GAME_FIELDS, "feedback_ms": Whole(0, 60_000, unit="ms")},
               defaults={**GAME_DEFAULTS, "feedback_ms": RESULT_MS})
 """A room's game, as the host chooses it: the variant (a preset, or SERVED: the server's variant file), the
-readings, and the waits before and after a roll."""
+readings, the waits before and after a roll and the seconds to answer one (from when it was sent, with its
+foreperiod and the round's grace)."""
 
 KEY = Text(max_length=64, pattern=r"[A-Za-z0-9_-]+", described="a key this server gave")
 """A seat's or the host's key, as `secrets.token_urlsafe` writes it."""
@@ -118,7 +119,7 @@ GRAB_MESSAGE = Record("grab", {
     "type": OneOf(("answer",)),
     "round": Whole(1, 10**6),
     "answer": ANSWER_NAME,
-    "latency_ms": Number(at_least=0, at_most=1000 * TIMEOUT_S, unit="ms"),
+    "latency_ms": Number(at_least=0, at_most=1000 * MAX_TIMEOUT_S, unit="ms"),
     "timestamp": Moment(),
 })
 """A seat's grab: the round, the answer, and its latency from the painted frame."""
@@ -193,7 +194,7 @@ class Room:
 
     def state(self, seat: int | None, host: bool) -> dict:
         return {"type": "state", "code": self.code, "phase": self.phase(), "host": host, "you": seat,
-                "seats": self.seat_states(), **self.drawn, "timeout_s": TIMEOUT_S,
+                "seats": self.seat_states(), **self.drawn, "timeout_s": self.options["timeout_s"],
                 "feedback_ms": self.options["feedback_ms"], "devils": self.options["devils"],
                 "end": str(self.options["end"])}
 
@@ -380,7 +381,8 @@ class Room:
         longest trip of its slowest link). Meanwhile a grab is awarded once final (no seat still to answer
         could be judged faster, `Table.final_at`): everyone is sent the devils left then."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.table.deal.foreperiod_ms / 1000 + TIMEOUT_S + self.table.grace_ms() / 1000
+        deadline = (loop.time() + self.table.deal.foreperiod_ms / 1000 + self.options["timeout_s"]
+                    + self.table.grace_ms() / 1000)
         while not self.everyone_answered.is_set() and (left_s := deadline - loop.time()) > 0:
             final_at = self.table.final_at(self._expected())
             wait_s = left_s if final_at is None else min(left_s, max(final_at - self.table.clock(), 0.0) + 1e-3)

@@ -18,11 +18,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from diavolo_stats.drill.settings import MAX_TIMEOUT_S
+
 CHROMIUM = os.environ.get("DIAVOLO_CHROMIUM", "/usr/bin/chromium")
 ORIGIN = "http://127.0.0.1:8765"
 """Where the in-process test client's requests say they come from."""
 REQUIRE_BROWSER = "DIAVOLO_REQUIRE_BROWSER"
 """Set (to 1) by CI: a browser that cannot start fails the browser tests instead of skipping them."""
+UNHURRIED_S = f"{MAX_TIMEOUT_S:g}"
+"""The seconds to answer a roll chosen by a test that answers every roll it is shown (the drill's `timeout_s`, the
+Play page's and a room's): its keys come when a busy machine lets the test send them, which can be past the ten
+seconds a person has by default, and a roll left unanswered would change the game it checks."""
 
 
 def launch_chromium(playwright):
@@ -88,7 +94,7 @@ def answer_after(page, cdp, delay_ms: float, key: str) -> None:
 
 def start_drill(page, url: str, player: str, trials: int, **query: str) -> None:
     """Open the drill page and start a session of `trials` trials, fast-paced for tests."""
-    pace = {"foreperiod_ms": "30,60", "feedback_ms": "0", **query}
+    pace = {"foreperiod_ms": "30,60", "feedback_ms": "0", "timeout_s": UNHURRIED_S, **query}
     page.goto(url.rstrip("/") + "/drill?" + "&".join(f"{k}={v}" for k, v in pace.items()))
     page.fill("input[name=player]", player)
     page.fill("input[name=trials]", str(trials))
@@ -136,10 +142,11 @@ class RoomPlayer:
         self.page.wait_for_function("states => states.includes(document.body.dataset.state)", arg=states,
                                     timeout=60_000)
 
-    def host(self, url: str) -> str:
-        """Open a room at `url` (the room page, its settings in the query) as its host, in this player's name:
-        the room's code, once the lobby shows."""
+    def host(self, url: str, timeout_s: str = UNHURRIED_S) -> str:
+        """Open a room at `url` (the room page, its settings in the query) as its host, in this player's name,
+        with `timeout_s` to answer each roll: the room's code, once the lobby shows."""
         self.page.goto(url)
+        self.page.fill("#host-form input[name=timeout_s]", timeout_s)
         self.page.fill("#host-form input[name=name]", self.name)
         self.page.click("#host-form button[type=submit]")
         self.wait_for(["lobby"])

@@ -9,7 +9,7 @@ must lose five gems); the drill's checks DRILL_ROLLS, so over fifty rolls are ch
 from __future__ import annotations
 
 import pytest
-from helpers.browser import RoomPlayer, press_at, start_drill, wait_for_stimulus, wait_for_summary
+from helpers.browser import UNHURRIED_S, RoomPlayer, press_at, start_drill, wait_for_stimulus, wait_for_summary
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
@@ -57,7 +57,7 @@ def check_layout(page, seen: list) -> dict:
             for other in dice[number + 1:]:  # dice of the model may touch; none is drawn on another
                 assert apart(die, other, slack=0.5), (die, other, shown)
         if shown["label"] is not None:
-            assert all(apart(shown["label"], die) for die in dice), shown
+            assert all(apart(shown["label"], die) for die in dice), (shown["label"], dice)
     return shown
 
 
@@ -91,6 +91,7 @@ def test_a_play_game_fits_the_screen_at_every_moment(server, browser, screen):
     try:
         page.goto(server.url.rstrip("/") + "/play?foreperiod_ms=100,200&feedback_ms=100")
         page.fill("input[name=player]", "Kim")
+        page.fill("input[name=timeout_s]", UNHURRIED_S)
         check_layout(page, seen)
         page.click("button.start")
         checked = 0
@@ -132,6 +133,7 @@ def test_a_room_round_fits_the_screen_at_every_moment(server, browser, screen):
         ann.page.goto(f"{base}/room?foreperiod_ms=100,200&feedback_ms=100")
         check_layout(ann.page, seen)
         ann.page.fill("#host-form input[name=name]", "Ann")
+        ann.page.fill("#host-form input[name=timeout_s]", UNHURRIED_S)
         ann.page.click("#host-form button[type=submit]")
         ann.page.wait_for_function("() => document.body.dataset.state === 'lobby'")
         code = ann.page.locator("#room-code").inner_text()

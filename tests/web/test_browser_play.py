@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers.browser import press_at, save_screenshot, wait_for_stimulus
+from helpers.browser import UNHURRIED_S, press_at, save_screenshot, wait_for_stimulus
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
@@ -37,6 +37,7 @@ def start_game(page, url: str, player: str, opponents: list[str], variant: str =
     page.on("response", lambda response: replies.append(response) if "/api/play/" in response.url else None)
     page.goto(url.rstrip("/") + "/play?foreperiod_ms=200,400&feedback_ms=150")
     page.fill("input[name=player]", player)
+    page.fill("input[name=timeout_s]", UNHURRIED_S)
     selects = page.locator("select[name=opponent]")
     for index in range(selects.count()):
         selects.nth(index).select_option(opponents[index] if index < len(opponents) else "")
@@ -107,6 +108,17 @@ def test_a_game_against_two_modelled_players_played_to_its_end_by_keys(server, p
     save_screenshot(page, tmp_path, "play-over.png")
     assert len(answers) >= 5  # 5 gems: out after five wrong rounds at the earliest
     check_the_finished_game(page, server, replies, log_path, "Ann", answers)
+
+
+def test_a_roll_left_unanswered_for_the_seconds_the_player_chose_is_logged_as_no_answer(server, page, log_path):
+    start_game(page, server.url, "Ann", ["preset:expert"])
+    page.fill("input[name=timeout_s]", "0.5")
+    page.click("button.start")
+    wait_for_stimulus(page)
+    page.wait_for_function("() => Number(document.body.dataset.round) > 1 || ['result', 'over'].includes("
+                           "document.body.dataset.state)", timeout=30_000)
+    (row,) = load_logs([log_path]).itertuples()
+    assert (row.trial, row.answer, row.timed_out, row.too_early) == (1, "none", True, False)
 
 
 def roll_reason(roll: dict, variant: Variant) -> str:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.browser import RoomPlayer, Server, press_at, wait_for_stimulus
+from helpers.browser import UNHURRIED_S, RoomPlayer, Server, press_at, wait_for_stimulus
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant_file import read_variant
@@ -47,6 +47,7 @@ def test_a_game_of_every_example_file_played_to_its_end_on_the_play_page(path, b
     try:
         page.goto(server.url.rstrip("/") + "/play?foreperiod_ms=50,100&feedback_ms=0")
         page.fill("input[name=player]", "Ann")
+        page.fill("input[name=timeout_s]", UNHURRIED_S)
         # the server's file is the game chosen first
         assert page.locator("select[name=variant]").input_value() == default_drill_variant(variant)
         page.click("button.start")

@@ -17,6 +17,7 @@ from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import GAME_INTERFACE, load_logs
+from diavolo_stats.drill.settings import MAX_TIMEOUT_S, TIMEOUT_S
 from diavolo_stats.drill.trial import judged_trial
 from diavolo_stats.game import fairness
 from diavolo_stats.game.referee import engine_mismatches
@@ -207,10 +208,21 @@ def test_opponents_from_a_player_file_and_from_the_drill_log(client, log_path):
     ({"player": "", "opponents": ["preset:average"]}, "player"),
     ({"player": "Ann", "opponents": ["preset:average"], "devils": "lots"}, "devils"),
     ({"player": "Ann", "opponents": [{"file": "../../etc/passwd", "toml": ""}]}, "opponents"),
+    ({"player": "Ann", "opponents": ["preset:average"], "timeout_s": 0}, "timeout_s"),
+    ({"player": "Ann", "opponents": ["preset:average"], "timeout_s": MAX_TIMEOUT_S + 1}, "timeout_s"),
 ])
 def test_a_bad_setup_is_refused_naming_its_field(client, body, field):
     response = client.post("/api/play/games", json=body)
     assert response.status_code == 400 and response.json()["field"] == field
+
+
+def test_the_seconds_to_answer_a_roll_are_the_drills_unless_the_player_chose_others(client):
+    # the page's window for each roll, from when it painted the dice; a reloaded page gets it with the game
+    assert new_game(client)["timeout_s"] == TIMEOUT_S
+    game = new_game(client, timeout_s=45)
+    assert game["timeout_s"] == 45 and client.get(f"/api/play/games/{game['id']}").json()["timeout_s"] == 45
+    page = client.get("/play").text
+    assert f'name="timeout_s" type="number" required min="0.1" max="{MAX_TIMEOUT_S:.0f}"' in page
 
 
 def test_the_play_page_escapes_the_drill_logs_names(client, log_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -230,6 +231,22 @@ def test_rooms_are_isolated_and_names_are_checked(client):
     cid, _ = join(client, second["code"], "Cid", host_key=second["host_key"])
     assert [s["name"] for s in until(cid, "state")["seats"]] == ["Cid"]
     for socket in (ann, cid):
+        socket.__exit__(None, None, None)
+
+
+def test_a_round_no_one_answers_ends_once_the_seconds_the_host_chose_have_passed(client, log_path):
+    room = open_room(client, timeout_s=0.5)
+    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
+    assert until(ann, "state")["timeout_s"] == 0.5
+    bea, _ = join(client, room["code"], "Bea")
+    ann.send_json({"type": "start"})
+    roll = until(ann, "roll")
+    sent = time.monotonic()
+    result = until(ann, "result")  # within MESSAGE_WAIT_S: the default ten seconds would pass too
+    assert time.monotonic() - sent >= 0.5  # the window, then the grace of links no ping measured
+    assert result["round"]["number"] == roll["round"] and result["round"]["held"] == [None, None]
+    assert list(load_logs([log_path])["answer"]) == ["none", "none"]
+    for socket in (ann, bea):
         socket.__exit__(None, None, None)
 
 

@@ -60,7 +60,7 @@ async function readOpponents() {
 function loadSetup() {
   let saved = {};
   try { saved = JSON.parse(localStorage.getItem(SETUP_KEY) || "{}"); } catch { saved = {}; }
-  for (const name of ["player", "variant", "devils", "end"]) {
+  for (const name of ["player", "variant", "devils", "end", "timeout_s"]) {
     const field = form.elements[name];
     // a choice this server no longer offers (a variant file it held before) leaves the page's default
     if (saved[name] && (field.tagName !== "SELECT" || [...field.options].some((option) => option.value === saved[name]))) {
@@ -76,7 +76,7 @@ form.addEventListener("submit", async (event) => {
   error.textContent = "";
   const setup = {
     player: form.elements.player.value, variant: form.elements.variant.value,
-    devils: form.elements.devils.value, end: form.elements.end.value,
+    devils: form.elements.devils.value, end: form.elements.end.value, timeout_s: Number(form.elements.timeout_s.value),
   };
   localStorage.setItem(SETUP_KEY, JSON.stringify(setup));
   try {

@@ -104,7 +104,7 @@ document.querySelector("#host-form").addEventListener("submit", async (event) =>
   event.preventDefault();
   const form = event.target;
   const choices = { variant: form.elements.variant.value, devils: form.elements.devils.value,
-    end: form.elements.end.value };
+    end: form.elements.end.value, timeout_s: Number(form.elements.timeout_s.value) };
   for (const key of ["foreperiod_ms", "feedback_ms"]) {
     if (params.get(key)) choices[key] = key === "foreperiod_ms" ? params.get(key).split(",").map(Number) : Number(params.get(key));
   }
