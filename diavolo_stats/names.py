@@ -18,8 +18,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from confusable_homoglyphs import categories, confusables
-
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import CONTROL_CODES, SURROGATE, Rule
 
@@ -105,6 +103,8 @@ def name_problem(name: object, longest: int = MAX_NEW_NAME_LENGTH) -> str | None
                 0 < at < len(name) - 1 and unicodedata.category(name[at - 1]) in _EMOJI_BEFORE_JOINER
                 and unicodedata.category(name[at + 1]) == "So"):
             return f"a zero-width joiner (U+200D) joins emoji only; this one is at position {at + 1}"
+    from confusable_homoglyphs import categories  # its tables load in 0.1 s, which reading a log never needs
+
     for word in name.split():
         scripts = {categories.aliases_categories(c)[0] for c in word if c.isalpha()} & _LOOK_ALIKE_SCRIPTS
         if len(scripts) > 1:
@@ -131,6 +131,8 @@ def _skeleton(name: str) -> str:
 
 def _prototype(character: str) -> str:
     """The character among `character` and its single-character look-alikes with the lowest code point."""
+    from confusable_homoglyphs import confusables
+
     found = confusables.is_confusable(character, greedy=True) or []
     alike = [glyph["c"].strip("\u200e") for entry in found for glyph in entry["homoglyphs"]]
     return min([character, *(glyph for glyph in alike if len(glyph) == 1)])

@@ -14,9 +14,12 @@ instead of tie odds.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -29,6 +32,7 @@ from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_fr
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
+from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.drill.log.rules import UNKNOWN_RULES, played_variant, with_command_labels
 from diavolo_stats.errors import InputError, about
@@ -132,8 +136,10 @@ class Report(TextResult):
 
 
 def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_OUT,
-                 players: Sequence[str] | None = None, simulation_path: str | Path | None = None) -> Report:
-    """`build_report` of the drill logs at `log_paths` for `players` (all when None), written into `out_dir`.
+                 players: Sequence[str] | None = None, simulation_path: str | Path | None = None,
+                 workers: int = 1) -> Report:
+    """`build_report` of the drill logs at `log_paths` for `players` (all when None), with `workers`, written
+    into `out_dir`.
 
     Writes summary.csv, accuracy.png, latency.png, learning_curve.png,
     tie_vs_non_tie.png, tie_frequency_<game>.png per game whose rules are
@@ -145,7 +151,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     folder = Path(out_dir)
     with about("out_dir"):
         check_folder(folder, is_report_file)
-    report = build_report(log_paths, players, simulation_path)
+    report = build_report(log_paths, players, simulation_path, workers)
     contents = report.contents()
     with about("out_dir"):
         write_folder(folder, contents, is_report_file)
@@ -153,12 +159,15 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
 
 
 def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None = None,
-                 simulation_path: str | Path | None = None) -> Report:
+                 simulation_path: str | Path | None = None, workers: int = 1) -> Report:
     """The report of the drill logs at `log_paths` for `players` (all when None), in memory; nothing is written.
 
     Simulated tie odds come from `simulation_path`; without it, from
     data/simulation_<variant>.csv when it exists, else from a fresh
-    simulation of FALLBACK_ROUNDS rounds. InputError (one line) for a
+    simulation of FALLBACK_ROUNDS rounds. workers: 2 fits the weak spots in
+    a forked worker process while this one summarizes and draws, the same
+    figures sooner on two cores (`diavolo report` does; a server, whose
+    threads a fork would not carry, keeps 1). InputError (one line) for a
     missing or malformed log, a log with no trials, an unknown player.
     """
     paths = [Path(p) for p in log_paths]
@@ -170,10 +179,31 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
     chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
-    # Every player of the log is fitted (the club the chosen borrow from); the roll's cells then go, in place.
-    weak_spots = roll_weak_spots.roll_weak_spots(drills, sorted(chosen))
-    for column in ("dice", "source", "line"):
-        del drills[column]
+    with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
+        # Every player of the log is fitted (the club the chosen borrow from), from their recent answers.
+        weak_spots = _weak_spots_later(roll_weak_spots.recent_answers(drills), sorted(chosen), pool)
+        for column in ("dice", "source", "line"):  # the roll's cells and where each row is: the fit's alone
+            del drills[column]
+        return _built(drills, players, paths, simulation_path, weak_spots)
+
+
+def _weak_spots_later(recent: pd.DataFrame, players: list[str],
+                      pool: Executor | None) -> Callable[[], dict[str, RollWeakSpots]]:
+    """`roll_weak_spots` of `players` from every player's `recent` answers, as a call that gives them: fitted now
+    without a pool, else in the pool's worker meanwhile (only `recent` is sent to it)."""
+    if pool is None:
+        spots = roll_weak_spots.roll_weak_spots(recent, players)
+        return lambda: spots
+    with warnings.catch_warnings():
+        # Python 3.12 on warns of any fork beside threads; this process's are Arrow's and OpenBLAS's pools, which
+        # both start afresh in a forked child.
+        warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
+        return pool.submit(roll_weak_spots.roll_weak_spots, recent, players).result
+
+
+def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path],
+           simulation_path: str | Path | None, weak_spots: Callable[[], dict[str, RollWeakSpots]]) -> Report:
+    """The report of the rows read (`build_report`): summaries, charts, tie odds and the page."""
     drills = with_command_labels(summaries.select_players(drills, players))
     # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
     drills["player"] = drills["player"].astype("category")
@@ -198,8 +228,9 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
         ties[f"tie_frequency_{key}.png"] = (note, frame)
     notes = [note for note, _ in ties.values()] + ([CLOSEST_JUDGING] if ties else []) + left_out
     images = {name: (caption, figure_png(figure)) for name, (caption, figure) in figures.items()}
-    page = render_page(summary, drills, paths, images, ties, left_out, weak_spots)
-    return Report(summary=summary, weak_spots=weak_spots, notes=tuple(notes), charts=images, page=page)
+    spots = weak_spots()
+    page = render_page(summary, drills, paths, images, ties, left_out, spots)
+    return Report(summary=summary, weak_spots=spots, notes=tuple(notes), charts=images, page=page)
 
 
 def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]], list[str]]:

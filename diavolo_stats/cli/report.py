@@ -7,6 +7,9 @@ import logging
 
 from diavolo_stats.cli.common import add_format_argument, print_result
 
+WORKERS = 2
+"""Processes a report uses: the weak spots' fit beside the summaries and charts (`analytics.report.build_report`)."""
+
 
 def register(subparsers) -> None:
     # Defaults are named, not imported: importing the report (matplotlib, scipy) here would slow
@@ -38,5 +41,6 @@ def run(args: argparse.Namespace) -> int:
     from diavolo_stats.drill.log import default_log_path
 
     print_result(write_report(args.log_paths or [default_log_path()], args.out_dir or DEFAULT_OUT,
-                              players=args.players, simulation_path=args.simulation_path), args.format)
+                              players=args.players, simulation_path=args.simulation_path, workers=WORKERS),
+                 args.format)
     return 0

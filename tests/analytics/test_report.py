@@ -131,6 +131,14 @@ def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkey
     assert written.page == report.page and "wrote 7 files" in written.text() and "wrote" not in report.text()
 
 
+def test_a_report_whose_weak_spots_are_fitted_in_a_worker_process_is_the_same_report(tmp_path):
+    simulation = REPO / "data" / "simulation_standard.csv"
+    alone = build_report([SAMPLE], simulation_path=simulation)
+    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
+    assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
+    assert beside.contents() == alone.contents()
+
+
 def test_missing_log_is_one_line(tmp_path):
     result = run_diavolo("report", "--log", str(tmp_path / "nowhere.csv"), "--out", str(tmp_path / "out"))
     assert_one_line_error(result, "--log", "nowhere.csv")
