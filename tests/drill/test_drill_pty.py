@@ -116,29 +116,30 @@ def test_two_sessions_appending_to_one_log_at_once_keep_every_row_intact(tmp_pat
 def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_new_roll(tmp_path):
     log = tmp_path / "drills.csv"
     drill = Drill("--player", "Ana", "--trials", "2", "--log", str(log), "--foreperiod-ms", "500,500",
-                  "--feedback-ms", "300", "--no-intro", "--format", "json", cwd=tmp_path)
-    drill.expect(r"get ready \(trial 1\)")
-    drill.child.send("r")
-    drill.expect(r"too early \(trial 1\)")
-    assert "TOO EARLY" in drill.screen() and "trial 1 of 2" in drill.screen()
+                  "--feedback-ms", "1000", "--no-intro", "--format", "json", cwd=tmp_path)
     numbers = [drill.stimulus()]
     drill.answer("r")
     drill.expect(r"answered \(trial 1\)")
-    assert "trial 1 of 2" in drill.screen()
+    # Within the feedback's second the test holds the terminal; the key then waits for trial 2's fixation mark,
+    # read in its foreperiod
+    drill.press_unseen("r")
+    drill.expect(r"too early \(trial 2\)")
+    screen = drill.screen()
+    assert "TOO EARLY: wait for the dice" in screen and "trial 2 of 2" in screen
     numbers.append(drill.stimulus())
     assert "trial 2 of 2" in drill.screen()
     drill.answer("w")
     status, output = drill.finish()
     assert status == 0 and numbers == [1, 2]
     frame = load_logs([log])
-    assert frame["too_early"].tolist() == [True, False, False]
+    assert frame["too_early"].tolist() == [False, True, False]
     assert frame["trial"].tolist() == [1, 2, 3]  # in the log, the anticipation has its own row number
-    early = frame.iloc[0]
+    early = frame.iloc[1]
     assert early["answer"] == "none" and not early["correct"] and pd.isna(early["latency_ms"])
     assert not early["timed_out"]
     overall = printed_json(output)["rows"][-1]
     # Not an answer: out of the trials, the accuracy and the latencies; counted apart.
-    answered = frame.iloc[1:]
+    answered = frame[~frame["too_early"]]
     assert (overall["command"], overall["trials"], overall["correct"], overall["anticipations"]) == (
         "all", 2, int(answered["correct"].sum()), 1)
 
@@ -146,14 +147,11 @@ def test_an_anticipation_is_logged_apart_and_the_same_trial_runs_again_with_a_ne
 @pytest.mark.slow  # a terminal (pty) and a real drill process
 def test_an_answer_faster_than_the_human_floor_is_logged_and_shown_as_too_early_and_the_trial_runs_again(tmp_path):
     log = tmp_path / "drills.csv"
-    drill = Drill("--player", "Ana", "--trials", "2", "--log", str(log), "--foreperiod-ms", "30,60",
+    drill = Drill("--player", "Ana", "--trials", "2", "--log", str(log), "--foreperiod-ms", "1000,1000",
                   "--feedback-ms", "300", "--no-intro", "--format", "json", cwd=tmp_path)
     drill.expect(r"get ready \(trial 1\)")
-    # The key comes once the foreperiod is over and the roll is being drawn, while the terminal holds the drawing
-    # back: the drill reads it as soon as the roll is on screen, however busy the machine.
-    with drill.output_held():
-        drill.wait_writing()
-        drill.child.send("r")
+    # Within the foreperiod the test holds the terminal; the key then waits for the roll, read as it shows
+    drill.press_unseen("r")
     drill.expect(r"too early \(trial 1\)")
     screen = drill.screen()
     assert "TOO EARLY" in screen and f"under the {MIN_LATENCY_MS:g} ms" in screen

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -83,27 +82,25 @@ class Drill:
         time.sleep(HUMAN_MS / 1000)
         self.child.send(key)
 
-    @contextlib.contextmanager
-    def output_held(self):
-        """Hold what the drill writes, as a terminal stopped by Ctrl-S does: its next write waits until the block
-        ends (the terminal's output is stopped on its own side, /dev/pts/N)."""
+    def press_unseen(self, key: str) -> None:
+        """Press `key` before the drill's next screen can be seen, so that it is waiting when that screen shows:
+        the drill's output is held, as a terminal stopped by Ctrl-S holds it (on the terminal's side, /dev/pts/N),
+        until the drill is blocked writing that screen and the key is in its input. The drill reads it as the
+        screen shows, however busy the machine. Called while the drill waits before that screen (a foreperiod, a
+        feedback pause)."""
         number = struct.unpack("I", fcntl.ioctl(self.child.child_fd, TIOCGPTN, b"\0" * 4))[0]
         terminal = os.open(f"/dev/pts/{number}", os.O_RDWR | os.O_NOCTTY)
+        write = str(WRITE_SYSCALL[platform.machine()])
         try:
             termios.tcflow(terminal, termios.TCOOFF)
-            yield
+            _wait(lambda: Path(f"/proc/{self.child.pid}/syscall").read_text().split()[0] == write,
+                  "the drill wrote no screen")
+            self.child.send(key)
+            _wait(lambda: struct.unpack("i", fcntl.ioctl(terminal, termios.FIONREAD, b"\0" * 4))[0] > 0,
+                  "the key did not reach the drill's terminal")
         finally:
             termios.tcflow(terminal, termios.TCOON)
             os.close(terminal)
-
-    def wait_writing(self) -> None:
-        """Wait (inside `output_held`) until the drill waits to write: it has drawn its next screen, not yet shown."""
-        write = str(WRITE_SYSCALL[platform.machine()])
-        deadline = time.monotonic() + WAIT_S
-        while Path(f"/proc/{self.child.pid}/syscall").read_text().split()[0] != write:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the drill did not write in {WAIT_S:g} s")
-            time.sleep(0.005)
 
     def finish(self) -> tuple[int, str]:
         """Wait for the session to end: (exit status, what it printed last)."""
@@ -111,6 +108,15 @@ class Drill:
         output = self.child.before
         self.child.close()
         return self.child.exitstatus, output
+
+
+def _wait(condition, failure: str) -> None:
+    """Return once `condition()` holds, checked every 5 ms; fail saying `failure` past WAIT_S."""
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{failure} in {WAIT_S:g} s")
+        time.sleep(0.005)
 
 
 def printed_json(output: str) -> dict:
