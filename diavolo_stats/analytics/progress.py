@@ -17,7 +17,8 @@ Why it works as it does: docs/architecture.md, "Progress".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -117,6 +118,15 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     mine = summaries.select_players(drills, [player])
     if mine.empty:
         raise InputError(f"no trials for {player!r}", field="player")
+    with ThreadPoolExecutor(max_workers=1) as aside:
+        # The weak spots by roll type (the recent answers' cells read again, every player fitted) take longer
+        # than all the rest: they are worked out beside it, on a second core when there is one.
+        by_roll = aside.submit(roll_weak_spots, drills, [player])
+        return _progress(mine, player, by_roll.result)
+
+
+def _progress(mine: pd.DataFrame, player: str, by_roll: Callable[[], dict[str, RollWeakSpots]]) -> PlayerProgress:
+    """`player_progress` of the rows `mine` of `player`, their weak spots by roll type from `by_roll`."""
     sessions = summaries.learning_curve(mine, fit=False)
     numbered = summaries.with_session_numbers(mine)
     last = int(sessions["session_number"].max())
@@ -136,7 +146,7 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
         sessions=sessions,
         weak_spots=weak_spots(recent),
         weak_spot_trials=len(recent),
-        roll_weak_spots=roll_weak_spots(drills, [player])[player],
+        roll_weak_spots=by_roll()[player],
     )
 
 

@@ -17,6 +17,7 @@ Why it works as it does: docs/architecture.md, "Diffusion players fitted to a lo
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -105,6 +106,9 @@ _EM_STEPS, _EM_TOLERANCE = 200, 1e-6
 _NEWTON_STEPS, _NEWTON_TOLERANCE, _HALVINGS = 100, 1e-10, 30
 _LONGEST_STEP = 1.0  # on the parameters' log or logit scales: a factor of e at most in one step
 _START_ANSWERS = 10  # a command's right answers for its own starting drift and caution
+FIT_THREADS = 2
+"""The players' first fits (under the wide prior, before the club is known) run on this many threads: numpy
+releases the GIL in most of a Newton step's work."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +350,12 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     center[_LAPSE] = math.log(PRIOR_LAPSE / (1 - PRIOR_LAPSE))
     wide = DIFFUSION_PRIOR_SPREAD**2 + DIFFUSION_PRIOR_MEAN_SPREAD**2
     start = center.copy()
-    first = [player.mode(_started(start, player), center, wide) for player in answers]
+    from threadpoolctl import threadpool_limits
+
+    # Each player's first fit is their own. The BLAS limit is held around the threads too: each `mode` sets and
+    # restores it, and two restoring at once would otherwise leave it at one thread.
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=FIT_THREADS) as pool:
+        first = list(pool.map(lambda player: player.mode(_started(start, player), center, wide), answers))
     club, club_variance, spread = _club(first, center, wide)
     fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)
     for index, player, (mode, hessian) in zip(kept, answers, first):
