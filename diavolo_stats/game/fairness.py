@@ -27,6 +27,9 @@ JITTER_FACTOR = 4.0
 """The longest trip is the median plus this many times the jitter (median less minimum) of the recent trips."""
 UNMEASURED_TRIP_MS = 500.0
 """The longest trip of a seat no pong has come back from yet (a phone on a busy network takes a few hundred ms)."""
+MIN_ONE_WAY_TRIPS = 3
+"""Round trips a seat needs before its shortest one-way delay is taken from them (0 before): one trip through a
+busy server or network can be hundreds of ms slower than the link, and would hold honest claims down."""
 MAX_TRIP_MS = 1500.0
 """The longest trip any seat is allowed, however slow its pongs: a seat cannot stretch the round's grace further."""
 RESOLUTION_MS = 1000 / 60
@@ -87,8 +90,9 @@ class RoundTrips:
 
     @property
     def shortest_one_way_ms(self) -> float:
-        """The least a message takes one way, as far as round trips tell: half the fastest, less the jitter, ms."""
-        return max(self.min_ms / 2 - self.jitter_ms, 0.0) if self._recent else 0.0
+        """The least a message takes one way, as far as round trips tell: half the fastest, less the jitter, ms
+        (0 before MIN_ONE_WAY_TRIPS trips)."""
+        return max(self.min_ms / 2 - self.jitter_ms, 0.0) if self.count >= MIN_ONE_WAY_TRIPS else 0.0
 
     @property
     def longest_ms(self) -> float:

@@ -15,6 +15,7 @@ from diavolo_stats.game.fairness import (
     JITTER_FACTOR,
     MAX_PENDING_PINGS,
     MAX_TRIP_MS,
+    MIN_ONE_WAY_TRIPS,
     RECENT_TRIPS,
     RESOLUTION_MS,
     TOLERANCE_MS,
@@ -63,6 +64,18 @@ def test_the_window_runs_from_the_longest_trip_to_the_shortest_one_way_delay():
     assert trips.longest_ms == 120.0 + JITTER_FACTOR * 20.0 + TOLERANCE_MS
     assert trips.shortest_one_way_ms == 100.0 / 2 - 20.0
     assert claim_window(1000.0, trips) == (1000.0 - trips.longest_ms, 1000.0 - 30.0 + TOLERANCE_MS)
+
+
+def test_a_seat_with_fewer_trips_than_the_minimum_is_held_to_no_one_way_delay():
+    # One slow first trip (a busy server's queue, 720 ms on a link of a few ms) must not hold an honest claim
+    # of 150 ms down: the server saw 180 ms pass, so the claim is believed until enough trips show the link.
+    for count in range(1, MIN_ONE_WAY_TRIPS):
+        few = trips_of(*[720.0] * count)
+        assert few.shortest_one_way_ms == 0.0
+        assert judge_claim(150.0, 180.0, few).held is None
+    enough = trips_of(*[720.0] * MIN_ONE_WAY_TRIPS)
+    assert enough.shortest_one_way_ms == 360.0
+    assert judge_claim(150.0, 180.0, enough).held == "latest"
 
 
 def test_a_seat_no_pong_came_from_is_allowed_the_unmeasured_trip_and_no_seat_more_than_the_maximum():
