@@ -3,10 +3,9 @@
 `main` loads the command line under its Ctrl-C guard, so a Ctrl-C from the
 first import the package runs ends it with one line and status 130. Before
 it only the interpreter's start-up runs, then this file and the package's
-`__init__.py`, which import nothing but `sys` and `gc` (both built in) and only define names.
+`__init__.py`, which import nothing but `sys` and only define names.
 """
 
-import gc
 import sys
 
 
@@ -22,7 +21,9 @@ def main() -> int:
         status = interrupted()
     # The process is about to end, and its memory with it: the garbage collector's passes at exit would walk every
     # object the libraries made (pandas, matplotlib: seconds on a busy machine) for cycles that free nothing the
-    # system does not. Exit handlers and flushes still run.
+    # system does not. Exit handlers and flushes still run. Imported here: nothing is imported before the guard.
+    import gc
+
     gc.freeze()
     return status
 
