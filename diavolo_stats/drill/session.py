@@ -79,6 +79,22 @@ class _Interrupts:
             raise KeyboardInterrupt
 
 
+def finished(settings: DrillSettings, shown: int, elapsed_s: float) -> bool:
+    """Whether a session that has shown `shown` trials in `elapsed_s` seconds starts no more: its trials are all
+    shown, or its minutes are up (a trial under way when they run out is finished, not cut)."""
+    if settings.trials is not None:
+        return shown >= settings.trials
+    return elapsed_s >= settings.minutes * 60
+
+
+def progress(settings: DrillSettings, shown: int, elapsed_s: float) -> str:
+    """The next trial's place in the session, as its screen says it: "trial 4 of 30" or "trial 4, 1:59 left"."""
+    if settings.trials is not None:
+        return f"trial {shown + 1} of {settings.trials}"
+    left = max(0.0, settings.minutes * 60 - elapsed_s)
+    return f"trial {shown + 1}, {int(left // 60)}:{int(left % 60):02d} left"
+
+
 class _Session:
     def __init__(self, settings: DrillSettings, log: DrillLog, terminal, history: pd.DataFrame | None):
         self.settings = settings
@@ -123,15 +139,10 @@ class _Session:
             self._key_until(None, helps=False)
 
     def _finished(self) -> bool:
-        if self.settings.trials is not None:
-            return self.shown >= self.settings.trials
-        return time.monotonic() - self.started >= self.settings.minutes * 60
+        return finished(self.settings, self.shown, time.monotonic() - self.started)
 
     def _progress(self) -> str:
-        if self.settings.trials is not None:
-            return f"trial {self.shown + 1} of {self.settings.trials}"
-        left = max(0.0, self.settings.minutes * 60 - (time.monotonic() - self.started))
-        return f"trial {self.shown + 1}, {int(left // 60)}:{int(left % 60):02d} left"
+        return progress(self.settings, self.shown, time.monotonic() - self.started)
 
     def _show(self, frame: str) -> None:
         sys.stdout.flush()

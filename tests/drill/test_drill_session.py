@@ -18,7 +18,7 @@ from diavolo_stats.core.variant import ALL_COMMANDS, Command, Variant
 from diavolo_stats.drill.log import DrillLog, load_logs
 from diavolo_stats.drill.log.rules import played_variant, rules_cell
 from diavolo_stats.drill.screen import table_layout, terminal_size_needed
-from diavolo_stats.drill.session import _Interrupts
+from diavolo_stats.drill.session import _Interrupts, finished, progress
 from diavolo_stats.drill.settings import MAX_TIMEOUT_S, DrillSettings
 from diavolo_stats.drill.summary import summarize_session
 from diavolo_stats.errors import InputError
@@ -84,6 +84,18 @@ def test_the_default_foreperiod_is_random_600_to_1500_ms_and_30_trials(tmp_path)
 def test_settings_a_drill_cannot_run_are_refused_naming_the_field(tmp_path, changes, field):
     with pytest.raises(InputError, match=f"^{field}: "):
         DrillSettings(**{"player": "Ana", "log": tmp_path / "d.csv", **changes})
+
+
+def test_a_timed_session_starts_trials_until_its_minutes_are_up_and_counts_down(tmp_path):
+    timed = DrillSettings(player="Ana", log=tmp_path / "d.csv", trials=None, minutes=2.0)
+    assert not finished(timed, 0, 0.0) and not finished(timed, 500, 119.9)
+    assert finished(timed, 1, 120.0) and finished(timed, 0, 600.0)
+    assert progress(timed, 0, 0.0) == "trial 1, 2:00 left"
+    assert progress(timed, 3, 0.5) == "trial 4, 1:59 left"
+    assert progress(timed, 9, 130.0) == "trial 10, 0:00 left"
+    counted = DrillSettings(player="Ana", log=tmp_path / "d.csv", trials=3)
+    assert not finished(counted, 2, 1e6) and finished(counted, 3, 0.0)
+    assert progress(counted, 2, 1e6) == "trial 3 of 3"
 
 
 def test_variant_column_names_a_preset_only_when_the_game_is_that_preset_in_every_way():
