@@ -21,9 +21,11 @@ import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
+from matplotlib.figure import Figure
 
 from diavolo_stats.analytics import charts, roll_weak_spots, summaries
 from diavolo_stats.analytics.report_page import WEAK_SPOTS_HEADING, render_page
@@ -164,11 +166,12 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
 
     Simulated tie odds come from `simulation_path`; without it, from
     data/simulation_<variant>.csv when it exists, else from a fresh
-    simulation of FALLBACK_ROUNDS rounds. workers: 2 fits the weak spots in
-    a forked worker process while this one summarizes and draws, the same
-    figures sooner on two cores (`diavolo report` does; a server, whose
-    threads a fork would not carry, keeps 1). InputError (one line) for a
-    missing or malformed log, a log with no trials, an unknown player.
+    simulation of FALLBACK_ROUNDS rounds. workers: 2 fits the weak spots and
+    draws all charts but the latency one in a forked worker process while
+    this one summarizes and draws that one, the same report sooner on two
+    cores (`diavolo report` does; a server, whose threads a fork would not
+    carry, keeps 1). InputError (one line) for a missing or malformed log, a
+    log with no trials, an unknown player.
     """
     paths = [Path(p) for p in log_paths]
     for path in paths:
@@ -184,7 +187,7 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
         weak_spots = _weak_spots_later(roll_weak_spots.recent_answers(drills), sorted(chosen), pool)
         for column in ("dice", "source", "line"):  # the roll's cells and where each row is: the fit's alone
             del drills[column]
-        return _built(drills, players, paths, simulation_path, weak_spots)
+        return _built(drills, players, paths, simulation_path, weak_spots, pool)
 
 
 def _weak_spots_later(recent: pd.DataFrame, players: list[str],
@@ -202,35 +205,58 @@ def _weak_spots_later(recent: pd.DataFrame, players: list[str],
 
 
 def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path],
-           simulation_path: str | Path | None, weak_spots: Callable[[], dict[str, RollWeakSpots]]) -> Report:
-    """The report of the rows read (`build_report`): summaries, charts, tie odds and the page."""
+           simulation_path: str | Path | None, weak_spots: Callable[[], dict[str, RollWeakSpots]],
+           pool: Executor | None) -> Report:
+    """The report of the rows read (`build_report`): summaries, charts (in `pool`'s worker but the latency chart,
+    when there is one), tie odds and the page."""
     drills = with_command_labels(summaries.select_players(drills, players))
     # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
     drills["player"] = drills["player"].astype("category")
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
     ties = {}  # chart file name -> (note, tie frequency frame)
     games, left_out = _games_played(drills)
-    figures = {
-        "accuracy.png": ("Accuracy per command", charts.accuracy_chart(summary)),
+    figures = {  # file name -> (caption, the call that draws the chart)
+        "accuracy.png": ("Accuracy per command", partial(charts.accuracy_chart, summary)),
         # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
         "latency.png": ("Latency of correct answers per command",
-                        charts.latency_chart(drills, fits=charts.summary_fits(summary))),
+                        partial(charts.latency_chart, drills, fits=charts.summary_fits(summary))),
         "learning_curve.png": ("Learning curve over sessions",
-                               charts.learning_curve_chart(summaries.learning_curve(drills, fit=False))),
+                               partial(charts.learning_curve_chart, summaries.learning_curve(drills, fit=False))),
         "tie_vs_non_tie.png": ("Tie rolls against non-tie rolls",
-                               charts.tie_versus_non_tie_chart(summaries.tie_versus_non_tie(drills, fit=False))),
+                               partial(charts.tie_versus_non_tie_chart,
+                                       summaries.tie_versus_non_tie(drills, fit=False))),
     }
     for key, shown, variant in games:
         saved, note = _simulated_odds(key, shown, variant, simulation_path)
         frame = tie_frequency_frame(variant, saved)
         title = f"Tie frequency per command, {shown} game"
-        figures[f"tie_frequency_{key}.png"] = (title, charts.tie_frequency_chart(frame, title=title))
+        figures[f"tie_frequency_{key}.png"] = (title, partial(charts.tie_frequency_chart, frame, title=title))
         ties[f"tie_frequency_{key}.png"] = (note, frame)
     notes = [note for note, _ in ties.values()] + ([CLOSEST_JUDGING] if ties else []) + left_out
-    images = {name: (caption, figure_png(figure)) for name, (caption, figure) in figures.items()}
+    images = _drawn(figures, pool, here={"latency.png"})
     spots = weak_spots()
     page = render_page(summary, drills, paths, images, ties, left_out, spots)
     return Report(summary=summary, weak_spots=spots, notes=tuple(notes), charts=images, page=page)
+
+
+def _drawn(figures: dict[str, tuple[str, Callable[[], Figure]]], pool: Executor | None,
+           here: set[str]) -> dict[str, tuple[str, bytes]]:
+    """Each chart of `figures` as (caption, PNG bytes), in its order. With a pool, the charts not named `here` are
+    sent to its worker while this process draws those (the latency chart reads every row, which would all be
+    sent; the others are drawn from small summary frames), then takes back, the last first, each still queued for
+    the worker. The worker sends back PNG bytes, the same as drawn here."""
+    sent = {name: pool.submit(_png, draw) for name, (_, draw) in figures.items()
+            if pool is not None and name not in here}
+    drawn = {name: _png(draw) for name, (_, draw) in figures.items() if name not in sent}
+    for name in reversed(sent):  # rather than wait for a worker still busy with the weak spots or other charts
+        if sent[name].cancel():
+            drawn[name] = _png(figures[name][1])
+    return {name: (caption, drawn[name] if name in drawn else sent[name].result())
+            for name, (caption, _) in figures.items()}
+
+
+def _png(draw: Callable[[], Figure]) -> bytes:
+    return figure_png(draw())
 
 
 def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]], list[str]]:

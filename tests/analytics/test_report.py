@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import re
 import shutil
+from concurrent.futures import Executor, Future
 
 import pandas as pd
 import pytest
@@ -14,6 +16,7 @@ from helpers.drill_logs import answered, write_log
 
 from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.report import build_report, write_report
+from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
@@ -131,11 +134,57 @@ def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkey
     assert written.page == report.page and "wrote 7 files" in written.text() and "wrote" not in report.text()
 
 
-def test_a_report_whose_weak_spots_are_fitted_in_a_worker_process_is_the_same_report(tmp_path):
+def test_a_report_whose_weak_spots_and_charts_are_made_in_a_worker_process_is_the_same_report(monkeypatch):
     simulation = REPO / "data" / "simulation_standard.csv"
     alone = build_report([SAMPLE], simulation_path=simulation)
+    sent = []  # what the worker was given: the fit, then each chart drawn there
+
+    def recording_pool(workers):
+        pool = worker_pool(workers)
+        submit = pool.submit
+
+        def recorded(function, *args):
+            sent.append(args[0].func.__name__ if isinstance(args[0], functools.partial) else function.__name__)
+            return submit(function, *args)
+
+        pool.submit = recorded
+        return pool
+
+    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", recording_pool)
     beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
+    assert sent == ["roll_weak_spots", "accuracy_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
+                    "tie_frequency_chart"]  # the latency chart, which reads every row, is drawn in this process
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
+    assert beside.contents() == alone.contents()
+
+
+class _StalledWorker(Executor):
+    """A worker that fits the weak spots at once, then never starts anything else it is sent."""
+
+    def __init__(self):
+        self.sent = []
+
+    def submit(self, function, *args):
+        future = _NeverWaitedFor()
+        if not self.sent:
+            future.set_result(function(*args))
+        self.sent.append(future)
+        return future
+
+
+class _NeverWaitedFor(Future):
+    def result(self, timeout=None):
+        assert self.done(), "waited for a chart the worker never started"
+        return super().result(timeout)
+
+
+def test_a_report_draws_here_the_charts_its_worker_has_not_started(monkeypatch):
+    simulation = REPO / "data" / "simulation_standard.csv"
+    alone = build_report([SAMPLE], simulation_path=simulation)
+    worker = _StalledWorker()
+    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", lambda workers: worker)
+    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
+    assert [future.cancelled() for future in worker.sent] == [False, True, True, True, True]  # the fit, 4 charts
     assert beside.contents() == alone.contents()
 
 
