@@ -211,12 +211,20 @@ class _Answers:
 
     def _predictors(self, theta: np.ndarray) -> np.ndarray:
         """Each answer's predictors (see `_row_gradients`) at some parameters: (5, answers); linear in theta."""
-        return self._jacobian @ theta
+        kind, jacobian = self._rolls
+        return (jacobian @ theta)[:, kind]
+
+    def _by_roll(self, per_answer: np.ndarray) -> np.ndarray:
+        """Some figures of each answer (..., answers) summed over the answers to each distinct roll: (..., rolls)."""
+        kind, jacobian = self._rolls
+        flat = per_answer.reshape(-1, per_answer.shape[-1])
+        sums = np.array([np.bincount(kind, weights=row, minlength=jacobian.shape[1]) for row in flat])
+        return sums.reshape(*per_answer.shape[:-1], jacobian.shape[1])
 
     def negative_log_posterior(self, theta: np.ndarray, prior_mean: np.ndarray,
                                prior_variance: np.ndarray) -> tuple[float, np.ndarray]:
         values, gradient = self._row_gradients(self._predictors(theta))
-        total = np.einsum("rap,ra->p", self._jacobian, gradient)
+        total = np.einsum("rkp,rk->p", self._rolls[1], self._by_roll(gradient))
         offset = theta - prior_mean
         value = -float(values.sum()) + 0.5 * float((offset**2 / prior_variance).sum())
         return value, -total + offset / prior_variance
@@ -224,25 +232,30 @@ class _Answers:
     def hessian(self, theta: np.ndarray, prior_variance: np.ndarray) -> np.ndarray:
         """The Hessian of the negative log posterior at theta: (parameters, parameters).
 
-        Each answer's likelihood depends on theta through its five predictors only, linearly, so the Hessian
-        is the sum over answers of J' H J, H the answer's analytic 5 x 5 Hessian in its predictors."""
-        per_answer = self._row_hessians(self._predictors(theta))
-        jacobian = self._jacobian
-        hessian = sum(jacobian[row].T @ (per_answer[row][:, :, None] * jacobian).sum(axis=0) for row in range(5))
+        Each answer's likelihood depends on theta through its five predictors only, linearly, by the same
+        Jacobian J for every answer to the same roll, so the Hessian is the sum over distinct rolls of J' H J, H
+        the sum of those answers' analytic 5 x 5 Hessians in their predictors."""
+        jacobian = self._rolls[1]  # (5, rolls, parameters)
+        per_roll = self._by_roll(self._row_hessians(self._predictors(theta)))  # (5, 5, rolls)
+        weighted = np.einsum("klr,lrp->krp", per_roll, jacobian)
+        hessian = jacobian.reshape(-1, jacobian.shape[2]).T @ weighted.reshape(-1, jacobian.shape[2])
         return -hessian + np.diag(1 / prior_variance)
 
     @cached_property
-    def _jacobian(self) -> np.ndarray:
-        """d predictors / d theta for each answer: (5, answers, parameters) float64."""
-        answers = len(self.correct)
-        jacobian = np.zeros((5, answers, len(DIFFUSION_PARAMETERS)))
+    def _rolls(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rolls answered (alike in design row and command) and d predictors / d theta on each:
+        (kind: (answers,) intp, each answer's roll; jacobian: (5, rolls, parameters) float64)."""
+        distinct, kind = np.unique(np.column_stack([self.rows, self.command]), axis=0, return_inverse=True)
+        rows, command = distinct[:, :-1], distinct[:, -1].astype(np.intp)
+        rolls = len(distinct)
+        jacobian = np.zeros((5, rolls, len(DIFFUSION_PARAMETERS)))
         jacobian[4, :, _SPREAD] = 1.0
-        jacobian[0, :, _DRIFT] = self.rows
-        jacobian[1, np.arange(answers), _BOUNDARY.start + self.command] = 1.0
-        jacobian[1, :, _BOUNDARY_EFFECTS] = self.rows[:, _BOUNDARY_COLUMNS]
-        jacobian[2, :, _NONDECISION_EFFECTS] = self.rows[:, _NONDECISION_COLUMNS]
+        jacobian[0, :, _DRIFT] = rows
+        jacobian[1, np.arange(rolls), _BOUNDARY.start + command] = 1.0
+        jacobian[1, :, _BOUNDARY_EFFECTS] = rows[:, _BOUNDARY_COLUMNS]
+        jacobian[2, :, _NONDECISION_EFFECTS] = rows[:, _NONDECISION_COLUMNS]
         jacobian[2, :, _NONDECISION] = jacobian[3, :, _LAPSE] = 1.0
-        return jacobian
+        return kind.reshape(-1), jacobian
 
     def mode(self, start: np.ndarray, prior_mean: np.ndarray,
              prior_variance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -250,9 +263,9 @@ class _Answers:
 
         Newton's method with the exact Hessian (`hessian`, made positive definite where the posterior bends the
         wrong way) and a backtracking line search, a parameter on one of its bounds held there while the slope
-        pushes it out: 5 to 40 steps from the prior's centre, each a Hessian (about two likelihood evaluations'
-        work) and one or two evaluations. (A quasi-Newton search takes over a hundred evaluations and can stop
-        short of the mode by tens of log-likelihood.)"""
+        pushes it out: 5 to 40 steps from the prior's centre, each a Hessian (about one and a half likelihood
+        evaluations' work) and one or two evaluations. (A quasi-Newton search takes over a hundred evaluations and
+        can stop short of the mode by tens of log-likelihood.)"""
         from threadpoolctl import threadpool_limits
 
         low, high = np.array(_BOUNDS).T

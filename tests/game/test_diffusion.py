@@ -23,10 +23,10 @@ from diavolo_stats.game.diffusion import (
     spread_log_likelihood,
     spread_log_likelihood_hessian,
 )
-from diavolo_stats.game.diffusion_fit import DIFFUSION_PARAMETERS, fit_diffusion, parameters_of
+from diavolo_stats.game.diffusion_fit import DIFFUSION_PARAMETERS, _Answers, fit_diffusion, parameters_of
 from diavolo_stats.game.engine import play_games
 from diavolo_stats.game.players import PlayerModel
-from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
+from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
 from diavolo_stats.game.reading_fit import FIT_COLUMNS
 
 AVERAGE = DiffusionModel.from_player(PlayerModel.preset("average"))
@@ -110,6 +110,44 @@ def test_the_spread_s_gradient_and_hessian_are_its_likelihood_s_slopes():
         np.testing.assert_allclose(gradient[index], slope, rtol=1e-4, atol=1e-6)
         bend = (values(*up)[1] - values(*down)[1]) / (2 * step)
         np.testing.assert_allclose(hessian[:, index], bend, rtol=1e-4, atol=1e-5)
+
+
+def test_a_player_s_posterior_gradient_and_hessian_are_its_slopes_summed_answer_by_answer():
+    """The fit's negative log posterior over answers to many kinds of roll (taken roll by roll): its gradient
+    and Hessian are the slopes of its value and gradient, and each is the sum of the answers' own."""
+    rng = np.random.default_rng(6)
+    rows = 120
+    features = RollFeatures(command=rng.integers(0, len(ALL_COMMANDS), rows).astype(np.int8),
+                            dice=rng.choice([6, 9, 12], rows).astype(np.int16), near_tie=rng.random(rows) < 0.3,
+                            grey=rng.random(rows) < 0.2, command_first=rng.random(rows) < 0.5)
+    correct = rng.random(rows) < 0.7
+    latency_s = rng.uniform(0.2, 6, rows)
+    latency_s[:8] = np.nan  # time-outs
+    answers = _Answers(design(features), features.command.astype(np.intp), correct, latency_s)
+    theta = parameters_of(AVERAGE) + rng.normal(0, 0.05, len(DIFFUSION_PARAMETERS))
+    mean, variance = np.zeros(len(theta)), np.full(len(theta), 4.0)
+    value, gradient = answers.negative_log_posterior(theta, mean, variance)
+    hessian = answers.hessian(theta, variance)
+    prior = 0.5 * float((theta**2 / variance).sum())
+    each = [_Answers(answers.rows[[row]], answers.command[[row]], correct[[row]], latency_s[[row]])
+            for row in range(rows)]
+    assert value == pytest.approx(prior + sum(one.negative_log_posterior(theta, mean, variance)[0] - prior
+                                              for one in each), rel=1e-12)
+    np.testing.assert_allclose(gradient, theta / variance + sum(
+        one.negative_log_posterior(theta, mean, variance)[1] - theta / variance for one in each), rtol=1e-9,
+        atol=1e-9)
+    np.testing.assert_allclose(hessian, np.diag(1 / variance) + sum(
+        one.hessian(theta, variance) - np.diag(1 / variance) for one in each), rtol=1e-9, atol=1e-9)
+    step = 1e-6
+    for index in range(len(theta)):
+        up, down = theta.copy(), theta.copy()
+        up[index] += step
+        down[index] -= step
+        (high, high_gradient), (low, low_gradient) = (answers.negative_log_posterior(point, mean, variance)
+                                                      for point in (up, down))
+        assert gradient[index] == pytest.approx((high - low) / (2 * step), rel=1e-4, abs=1e-4)
+        np.testing.assert_allclose(hessian[:, index], (high_gradient - low_gradient) / (2 * step), rtol=1e-4,
+                                   atol=1e-4)
 
 
 def test_the_sampler_draws_the_likelihood_s_distribution():
