@@ -15,11 +15,12 @@ instead of tie odds.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import itertools
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -177,16 +178,22 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
-    # dice is read for its checks only, source and line say where each row is: they go once the weak spots have them.
-    drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
+    with ThreadPoolExecutor(max_workers=1) as aside:
+        # The summary's fits need scipy.optimize, a third of a second of Python to import: imported beside the
+        # read, whose parsing and checks run in Arrow and numpy with the GIL released (and before any fork).
+        aside.submit(importlib.import_module, "scipy.optimize")
+        drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
     chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
+    # The weak spots' rows are taken from their own columns: the first take of a million-row text column (the
+    # dice's above all) costs more than the take of the rest. The dice are read for their checks only, the
+    # dice's numbers are no figure's, and where each row is (source, line) is the weak spots' alone.
+    recent = roll_weak_spots.recent_answers(drills[[*roll_weak_spots.COLUMNS, "source", "line"]])
+    drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])
     with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
         # Every player of the log is fitted (the club the chosen borrow from), from their recent answers.
-        weak_spots = _weak_spots_later(roll_weak_spots.recent_answers(drills), sorted(chosen), pool)
-        for column in ("dice", "source", "line"):  # the roll's cells and where each row is: the fit's alone
-            del drills[column]
+        weak_spots = _weak_spots_later(recent, sorted(chosen), pool)
         return _built(drills, players, paths, simulation_path, weak_spots, pool)
 
 
