@@ -10,9 +10,12 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib import image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+PNG_DPI = 100
+"""Dots per inch of the PNG files: a chart of 10 by 3.6 inches is 1000 by 360 pixels."""
 PNG_COMPRESSION = 1
 """zlib level of the PNG files (0 none to 9; Pillow's default 6): at 1 the report's PNGs are some 6 % larger and
 encoded in a third of the time, a tenth of a second of the sample's report."""
@@ -38,11 +41,18 @@ def plot_curves(axes, curves: Sequence[tuple[str, np.ndarray, np.ndarray, dict]]
 
 
 def figure_png(figure: Figure) -> bytes:
-    """The figure as PNG bytes at 100 dpi, rendered with Agg, deflated at PNG_COMPRESSION."""
-    FigureCanvasAgg(figure)  # render with Agg, whatever backend the caller's matplotlib is set to
+    """The figure as PNG bytes at PNG_DPI, rendered with Agg, deflated at PNG_COMPRESSION.
+
+    The canvas draws it once, laying it out as it draws: `savefig` would first draw it once more with drawing
+    turned off, only to lay it out (some 10 % of a report chart's time), the same pixels. Sets the figure's dpi.
+    """
+    canvas = FigureCanvasAgg(figure)  # render with Agg, whatever backend the caller's matplotlib is set to
+    figure.set_dpi(PNG_DPI)
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         # A player name in a script the default font lacks is drawn as boxes; say nothing on stderr.
         warnings.filterwarnings("ignore", message="Glyph .* missing from")
-        figure.savefig(buffer, format="png", dpi=100, pil_kwargs={"compress_level": PNG_COMPRESSION})
+        canvas.draw()
+    image.imsave(buffer, canvas.buffer_rgba(), format="png", dpi=PNG_DPI,
+                 pil_kwargs={"compress_level": PNG_COMPRESSION})
     return buffer.getvalue()
