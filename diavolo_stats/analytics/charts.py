@@ -134,9 +134,9 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
     colors = player_colors(players)
     # Each panel gets the same axis, not a shared one: matplotlib would work out every sibling's ticks for each.
     figure, panels = _panel_grid(len(commands), sharex=False)
-    for axes in panels:
+    for index, axes in enumerate(panels):
         axes.set_xlim(0, top)
-        if not axes.get_subplotspec().is_last_row():  # as a shared axis shows it: its values on the last row only
+        if index + _columns(len(panels)) < len(panels):  # the panel below shows the same values
             axes.xaxis.set_tick_params(which="both", labelbottom=False)
     for axes, command in zip(panels, commands):
         drilled = {player: answers[command, player] for player in players if (command, player) in answers}

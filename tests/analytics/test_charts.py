@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.drill_logs import DAY_ONE, answered, write_log
+from helpers.drill_logs import DAY_ONE, DICE, answered, write_log
 
 from diavolo_stats.analytics import charts, summaries
 from diavolo_stats.analytics.tie_frequency import odds_by_parameter
+from diavolo_stats.core.rules import resolve
+from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
 
 
@@ -38,6 +40,16 @@ def test_latency_has_a_labelled_scale_and_commands_with_too_few_answers_are_name
     label = figure.get_supxlabel()
     assert f"the last bar also holds every answer from {drawn.get_xlim()[1]:,.0f} ms on (1)" in label
     assert label.count("Too few correct answers") == 1 and "highest-die 1" in label
+
+
+def test_every_latency_panel_with_no_panel_below_shows_the_axis_values(tmp_path):
+    # Four commands: three panels on the first row, one under the first: the second and third have none below.
+    commands = ["highest-total", "lowest-total", "largest-spread", "most-odd"]
+    trials = [answered("ann", "s1", command, resolve(Variant(), Command(command), DICE).answer, 900.0 + 10 * i)
+              for command in commands for i in range(6)]
+    figure = charts.latency_chart(load_logs([write_log(tmp_path / "log.csv", trials, numbered=True)]))
+    shown = {command: panel(figure, command).xaxis.get_tick_params().get("labelbottom", True) for command in commands}
+    assert shown == {"highest-total": False, "lowest-total": True, "largest-spread": True, "most-odd": True}
 
 
 def test_a_latency_chart_with_no_command_to_draw_is_one_sentence(tmp_path):
