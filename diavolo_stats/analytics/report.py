@@ -24,11 +24,11 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from matplotlib.figure import Figure
 
-from diavolo_stats.analytics import charts, roll_weak_spots, summaries
+from diavolo_stats.analytics import roll_weak_spots, summaries
 from diavolo_stats.analytics.report_page import WEAK_SPOTS_HEADING, render_page
 from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots
 from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_frame
@@ -40,8 +40,10 @@ from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.drill.log.rules import UNKNOWN_RULES, played_variant, with_command_labels
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_folder, frame_csv_text, write_folder
-from diavolo_stats.plots import figure_png
 from diavolo_stats.results import TextResult, render_fitted, wrap
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DEFAULT_OUT = Path("data") / "reports"
 
@@ -76,6 +78,12 @@ each is simulated afresh."""
 FALLBACK_ROUNDS = 1_000_000
 FALLBACK_SEED = 1
 """Without saved results the report simulates this many rounds itself: about 0.2 s, intervals near ±0.1 %."""
+
+
+AFTER_THE_READ = ("diavolo_stats.analytics.charts", "diavolo_stats.plots", "scipy.optimize")
+"""What a report needs once its logs are read, not before: the charts (matplotlib, half a second of mostly Python
+to import) and the summary's fits (scipy.optimize, a third). `build_report` imports them on a thread beside the
+read, whose parsing and checks run in Arrow and numpy with the GIL released."""
 
 
 PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",
@@ -178,10 +186,9 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
-    with ThreadPoolExecutor(max_workers=1) as aside:
-        # The summary's fits need scipy.optimize, a third of a second of Python to import: imported beside the
-        # read, whose parsing and checks run in Arrow and numpy with the GIL released (and before any fork).
-        aside.submit(importlib.import_module, "scipy.optimize")
+    with ThreadPoolExecutor(max_workers=1) as aside:  # joined before the worker is forked
+        for module in AFTER_THE_READ:
+            aside.submit(importlib.import_module, module)
         drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
     if drills.empty:
         raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
@@ -216,6 +223,8 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
            pool: Executor | None) -> Report:
     """The report of the rows read (`build_report`): summaries, charts (in `pool`'s worker but the latency chart,
     when there is one), tie odds and the page."""
+    from diavolo_stats.analytics import charts  # AFTER_THE_READ
+
     drills = with_command_labels(summaries.select_players(drills, players))
     # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
     drills["player"] = drills["player"].astype("category")
@@ -263,6 +272,8 @@ def _drawn(figures: dict[str, tuple[str, Callable[[], Figure]]], pool: Executor 
 
 
 def _png(draw: Callable[[], Figure]) -> bytes:
+    from diavolo_stats.plots import figure_png  # AFTER_THE_READ
+
     return figure_png(draw())
 
 
