@@ -27,7 +27,6 @@ import pandas as pd
 from diavolo_stats.analytics import summaries
 from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots, roll_weak_spots
 from diavolo_stats.drill.performance import anticipated, correct_latencies_ms, performance
-from diavolo_stats.errors import InputError
 from diavolo_stats.stats import Estimate, median_estimate, proportion_estimate
 
 WEEK = timedelta(days=7)
@@ -115,14 +114,13 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     """The progress of `player` in `drills` (rows from `load_logs`, any players: every column, or at least
     FIGURE_COLUMNS read with lines=True, and the reading model's fit reads the rest of the player's recent
     answers from their logs by their lines); InputError if they have none."""
-    mine = summaries.select_players(drills, [player])
-    if mine.empty:
-        raise InputError(f"no trials for {player!r}", field="player")
+    if player not in set(drills["player"].unique()):  # before any work: the InputError naming the log's players
+        summaries.select_players(drills, [player])
     with ThreadPoolExecutor(max_workers=1) as aside:
         # The weak spots by roll type (the recent answers' cells read again, every player fitted) take longer
-        # than all the rest: they are worked out beside it, on a second core when there is one.
+        # than all the rest: they are worked out beside it from the start, on a second core when there is one.
         by_roll = aside.submit(roll_weak_spots, drills, [player])
-        return _progress(mine, player, by_roll.result)
+        return _progress(summaries.select_players(drills, [player]), player, by_roll.result)
 
 
 def _progress(mine: pd.DataFrame, player: str, by_roll: Callable[[], dict[str, RollWeakSpots]]) -> PlayerProgress:

@@ -155,10 +155,10 @@ def fit_recent(drills: pd.DataFrame, model: str = DEFAULT_MODEL) -> ReadingFit:
     """Every player of a drill log frame (COLUMNS and lines=True, or FIT_COLUMNS) fitted by `model` on their
     RECENT_ANSWERS most recent answers: the work bounded by the players, not by the log's length. InputError
     as `fit_players`, or as `load_rows` when a log was replaced since `drills` was read."""
-    recent = recent_answers(drills)
-    if not set(FIT_COLUMNS) <= set(recent.columns):
-        recent = load_rows(recent, FIT_COLUMNS)
-    return fit_players(recent, model)
+    if set(FIT_COLUMNS) <= set(drills.columns):
+        return fit_players(recent_answers(drills), model)
+    # only the columns that find the rest of each answer: a take from a text column of a large log is dear
+    return fit_players(load_rows(recent_answers(drills[[*COLUMNS, "source", "line"]]), FIT_COLUMNS), model)
 
 
 def _no_fit(error: InputError) -> str:

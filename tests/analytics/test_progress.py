@@ -98,5 +98,5 @@ def test_one_session_has_nothing_to_compare_and_unknown_players_are_named(tmp_pa
     progress = player_progress(load_logs([log]), "ann")
     assert progress.last_session.before_trials == 0
     assert progress.fastest is None  # one trial sets no record
-    with pytest.raises(InputError, match="'bob'"):
+    with pytest.raises(InputError, match=r"^players: no trials for 'bob'; players in the log: ann$"):
         player_progress(load_logs([log]), "bob")
