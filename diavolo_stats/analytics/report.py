@@ -175,12 +175,12 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
 
     Simulated tie odds come from `simulation_path`; without it, from
     data/simulation_<variant>.csv when it exists, else from a fresh
-    simulation of FALLBACK_ROUNDS rounds. workers: 2 fits the weak spots and
-    draws all charts but the latency one in a forked worker process while
-    this one summarizes and draws that one, the same report sooner on two
-    cores (`diavolo report` does; a server, whose threads a fork would not
-    carry, keeps 1). InputError (one line) for a missing or malformed log, a
-    log with no trials, an unknown player.
+    simulation of FALLBACK_ROUNDS rounds. workers: above 1 fits the weak
+    spots and draws all charts but the latency one in a forked worker process
+    while this one summarizes and draws that one, the same report sooner on
+    two cores (`diavolo report` passes `workers.CORES`; a server, whose
+    threads a fork would not carry, keeps 1). InputError (one line) for a
+    missing or malformed log, a log with no trials, an unknown player.
     """
     paths = [Path(p) for p in log_paths]
     for path in paths:

@@ -7,9 +7,7 @@ import gc
 import logging
 
 from diavolo_stats.cli.common import add_format_argument, print_result
-
-WORKERS = 2
-"""Processes a report uses: the weak spots' fit beside the summaries and charts (`analytics.report.build_report`)."""
+from diavolo_stats.core.workers import CORES
 
 
 def register(subparsers) -> None:
@@ -48,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         from diavolo_stats.drill.log import default_log_path
 
         report = write_report(args.log_paths or [default_log_path()], args.out_dir or DEFAULT_OUT,
-                              players=args.players, simulation_path=args.simulation_path, workers=WORKERS)
+                              players=args.players, simulation_path=args.simulation_path, workers=CORES)
     finally:
         if collecting:
             gc.enable()

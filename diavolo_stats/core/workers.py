@@ -1,4 +1,4 @@
-"""Worker processes that live and die with the program that started them.
+"""Worker processes that live and die with the program that started them, and how many cores the library uses.
 
 `worker_pool` is the one place the simulator and the sweep start local
 processes. Each worker ignores SIGINT (a Ctrl-C reaches the whole terminal
@@ -23,6 +23,13 @@ import os
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
+
+CORES = 2
+"""How many cores the library's own splits of one job are made for: the drill log's reader checks its columns on
+this many threads, the diffusion fit runs the players' first fits on as many, and `diavolo report` is this process
+and CORES - 1 worker (processes, because its charts are drawn by matplotlib, which holds the GIL). Each job is
+split into about this many long parts, so that on one core the split costs next to nothing. The simulator and the
+sweep take a number of workers of their own (`simulate.MAX_WORKERS`)."""
 
 _PR_SET_PDEATHSIG = 1
 """prctl(2)'s option: the signal the calling process gets when its parent dies."""

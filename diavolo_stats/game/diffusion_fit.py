@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.core.workers import CORES
 from diavolo_stats.drill.roll_features import logged_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.diffusion import (
@@ -106,9 +107,6 @@ _EM_STEPS, _EM_TOLERANCE = 200, 1e-6
 _NEWTON_STEPS, _NEWTON_TOLERANCE, _HALVINGS = 100, 1e-10, 30
 _LONGEST_STEP = 1.0  # on the parameters' log or logit scales: a factor of e at most in one step
 _START_ANSWERS = 10  # a command's right answers for its own starting drift and caution
-FIT_THREADS = 2
-"""The players' first fits (under the wide prior, before the club is known) run on this many threads: numpy
-releases the GIL in most of a Newton step's work."""
 
 
 @dataclass(frozen=True)
@@ -365,9 +363,10 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     start = center.copy()
     from threadpoolctl import threadpool_limits
 
-    # Each player's first fit is their own. The BLAS limit is held around the threads too: each `mode` sets and
-    # restores it, and two restoring at once would otherwise leave it at one thread.
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=FIT_THREADS) as pool:
+    # Each player's first fit is their own, on a thread (numpy releases the GIL in most of a Newton step). The BLAS
+    # limit is held around the threads too: each `mode` sets and restores it, and two restoring at once would
+    # otherwise leave it at one thread.
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=CORES) as pool:
         first = list(pool.map(lambda player: player.mode(_started(start, player), center, wide), answers))
     club, club_variance, spread = _club(first, center, wide)
     fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)

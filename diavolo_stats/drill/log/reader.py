@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import GREY
+from diavolo_stats.core.workers import CORES
 from diavolo_stats.drill.log.cells import DiceRead, json_object, read_dice
 from diavolo_stats.drill.log.roll import listed
 from diavolo_stats.drill.log.rules import command_order, rules_problems, value_range, values_problem
@@ -62,10 +63,6 @@ _STRING = pd.StringDtype()
 _TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted",
                  "source")
 
-
-CHECKING_THREADS = 2
-"""The columns are typed and checked on this many threads, the longest reads (the dice's, the positions' regular
-expression over half a log's bytes) started first: Arrow's and numpy's kernels release the GIL."""
 
 MAX_NAMED = 5
 """A SkippedRowsWarning names at most this many lines, and counts the rest."""
@@ -483,7 +480,9 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
                        why or (lambda row: CELLS[column].problem(column, cells[column].iloc[row]))))
 
     typed: dict[str, object] = {}
-    with ThreadPoolExecutor(max_workers=CHECKING_THREADS) as pool:
+    # The longest reads first (the dice's, the positions' regular expression over half a log's bytes): Arrow's and
+    # numpy's kernels release the GIL, so they run side by side.
+    with ThreadPoolExecutor(max_workers=CORES) as pool:
         dice_read = pool.submit(read_dice, cells["dice"]) if "dice" in cells else None
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
