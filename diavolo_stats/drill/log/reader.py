@@ -388,20 +388,22 @@ class _Span(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def read(self, size: int = -1) -> bytes:
+        """At most `size` bytes (pyarrow asks for a block at a time), from one run: read from the file as they are
+        given (io.RawIOBase's own `read` would read them into a new buffer, then copy that)."""
         while self.run < len(self.runs) and self.position >= self.runs[self.run][1]:
             self.run += 1
             self.position = self.runs[self.run][0] if self.run < len(self.runs) else self.position
         if self.run == len(self.runs):
-            return 0
-        data = os.pread(self.descriptor, min(len(buffer), self.runs[self.run][1] - self.position), self.position)
+            return b""
+        left = self.runs[self.run][1] - self.position
+        data = os.pread(self.descriptor, left if size < 0 else min(size, left), self.position)
         if not data:  # the file is shorter than it was: nothing more to give
             self.run = len(self.runs)
-            return 0
-        buffer[:len(data)] = data
+            return b""
         self.position += len(data)
         self.counts[self.run] += int(np.count_nonzero(np.frombuffer(data, np.uint8) == _NEWLINE))
-        return len(data)
+        return data
 
 
 def _cells(span: _Span, wanted: Sequence[str],
