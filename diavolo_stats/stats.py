@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from statistics import NormalDist
 
 import numpy as np
@@ -175,7 +176,6 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     if values.size < MIN_FIT_ANSWERS or np.ptp(values) == 0:
         return None
     from scipy import optimize
-    from threadpoolctl import threadpool_limits
 
     center, spread = float(values.mean()), float(values.std())
     standard = (values - center) / spread
@@ -200,9 +200,18 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     # The optimizer probes extreme shapes on its way (not the user's concern), and its linear algebra is on three
     # parameters: BLAS threads only wake, contend for the cores and sleep again (on a busy 2-core machine the fits
     # took three times as long with them), and the answer is the same to the bit without.
-    with np.errstate(all="ignore"), threadpool_limits(limits=1, user_api="blas"):
+    with np.errstate(all="ignore"), _blas_threads().limit(limits=1, user_api="blas"):
         found = optimize.minimize(negative_log_likelihood, start, jac=True, method="L-BFGS-B",
                                   bounds=[(-10, 10), (floor, 3), (-9, 3)])
     mu, log_sigma, log_tau = found.x
     return ExGaussian(mu_ms=center + spread * float(mu), sigma_ms=spread * math.exp(log_sigma),
                       tau_ms=spread * math.exp(log_tau))
+
+
+@cache
+def _blas_threads():
+    """The BLAS libraries loaded (numpy's and scipy's), found once: each `threadpool_limits` searches every loaded
+    library again, 8 ms a fit once pandas, pyarrow and matplotlib are loaded, as long as a small fit itself."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
