@@ -26,10 +26,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 CORES = 2
 """How many cores the library's own splits of one job are made for: the drill log's reader checks its columns on
-this many threads, the diffusion fit runs the players' first fits on as many, and `diavolo report` is this process
-and CORES - 1 worker (processes, because its charts are drawn by matplotlib, which holds the GIL). Each job is
-split into about this many long parts, so that on one core the split costs next to nothing. The simulator and the
-sweep take a number of workers of their own (`simulate.MAX_WORKERS`)."""
+this many threads and the diffusion fit runs the players' first fits on as many (their work is Arrow's and numpy's,
+which release the GIL), and `diavolo report` passes it as its `workers`: this process and one worker process (its
+charts are drawn by matplotlib, which holds the GIL). Each of these jobs has about two long parts, so more would
+mostly wait, and on one core two cost little more than one. The simulator and the sweep take their own number of
+workers (`simulate.MAX_WORKERS`)."""
 
 _PR_SET_PDEATHSIG = 1
 """prctl(2)'s option: the signal the calling process gets when its parent dies."""
