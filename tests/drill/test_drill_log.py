@@ -96,21 +96,6 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     assert set(frame["source"]) == {str(path)}
 
 
-def test_a_pyarrow_without_jemalloc_parses_the_log_in_its_default_pool(tmp_path, monkeypatch):
-    import pyarrow as pa
-
-    def no_jemalloc():
-        raise NotImplementedError("this pyarrow was built without jemalloc")
-
-    path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    for trial in (1, 2):
-        log.append(trial_row(trial))
-    expected = load_logs([path])
-    monkeypatch.setattr(pa, "jemalloc_memory_pool", no_jemalloc)
-    pd.testing.assert_frame_equal(load_logs([path]), expected)
-
-
 def test_load_logs_of_no_files_is_an_empty_frame_with_the_same_columns_and_dtypes(tmp_path):
     path = tmp_path / "drills.csv"
     DrillLog(path).append(trial_row())

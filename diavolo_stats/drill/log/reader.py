@@ -430,8 +430,7 @@ def _cells(span: _Span, wanted: Sequence[str],
             span, read_options=arrow_csv.ReadOptions(column_names=list(in_file)),
             parse_options=arrow_csv.ParseOptions(ignore_empty_lines=False),
             convert_options=arrow_csv.ConvertOptions(include_columns=read, strings_can_be_null=False,
-                                                     column_types={column: pa.string() for column in read}),
-            memory_pool=_parsing_pool())
+                                                     column_types={column: pa.string() for column in read}))
     except (pa.ArrowInvalid, ValueError, UnicodeDecodeError):
         table = None
     if table is None or table.num_rows != span.line_ends:  # a malformed line: each read on its own
@@ -444,21 +443,6 @@ def _cells(span: _Span, wanted: Sequence[str],
         if "accepted" in wanted:
             cells["accepted"] = [json.dumps([expected], ensure_ascii=False) for expected in cells["expected"]]
     return cells[checked], span.lines(), [], span.line_ends
-
-
-def _parsing_pool():
-    """The memory pool pyarrow parses a log in: jemalloc where this pyarrow has it, else its default.
-
-    The parser allocates and frees a block's buffers as it goes; the default pool (mimalloc) hands freed pages back
-    to the system within milliseconds, so the next block takes them again, a page fault each: on the million-row
-    log that was 0.9-1.7 s of system time, 0.7-1.0 s with jemalloc, which keeps them a while.
-    """
-    import pyarrow as pa
-
-    try:
-        return pa.jemalloc_memory_pool()
-    except NotImplementedError:  # a pyarrow built without it (Windows)
-        return pa.default_memory_pool()
 
 
 def _cells_line_by_line(span: _Span, version: int) -> tuple[pd.DataFrame, np.ndarray, list[tuple[int, str]], int]:
