@@ -124,14 +124,32 @@ def test_several_logs_one_player_any_name(tmp_path):
     assert "さくら &lt;b&gt;&amp;" in page and "<b>&" not in page
 
 
-def test_the_report_command_gives_a_caller_in_its_process_the_collector_back_with_nothing_frozen(tmp_path):
+def test_the_report_command_gives_a_caller_in_its_process_the_collector_and_arrows_pool_back(tmp_path):
     # It runs with the garbage collector off and ages what it made into the old generation before turning it
-    # back on: a frozen object left behind would never be collected (a leak for a caller that goes on).
+    # back on: a frozen object left behind would never be collected (a leak for a caller that goes on). It
+    # parses in jemalloc's pool, which keeps freed pages: a server hands its memory back, so it keeps its own.
+    import pyarrow
+
+    pool = pyarrow.default_memory_pool().backend_name
     assert gc.isenabled()
     result = run_diavolo("report", "--log", str(SAMPLE), "--out", str(tmp_path / "out"), "--simulation",
                          str(REPO / "data" / "simulation_standard.csv"), "--format", "json")
     assert result.returncode == 0, result.stderr
     assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert pyarrow.default_memory_pool().backend_name == pool
+
+
+def test_a_pyarrow_without_jemalloc_reports_in_its_default_pool(tmp_path, monkeypatch):
+    import pyarrow
+
+    def no_jemalloc():
+        raise pyarrow.ArrowNotImplementedError("this pyarrow was built without jemalloc")
+
+    monkeypatch.setattr(pyarrow, "jemalloc_memory_pool", no_jemalloc)
+    result = run_diavolo("report", "--log", str(SAMPLE), "--out", str(tmp_path / "out"), "--simulation",
+                         str(REPO / "data" / "simulation_standard.csv"), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "report.html").is_file()
 
 
 def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkeypatch):
