@@ -114,8 +114,7 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     """The progress of `player` in `drills` (rows from `load_logs`, any players: every column, or at least
     FIGURE_COLUMNS read with lines=True, and the reading model's fit reads the rest of the player's recent
     answers from their logs by their lines); InputError if they have none."""
-    if player not in set(drills["player"].unique()):  # before any work: the InputError naming the log's players
-        summaries.select_players(drills, [player])
+    summaries.check_players(drills, [player])
     with ThreadPoolExecutor(max_workers=1) as aside:
         # The weak spots by roll type (the recent answers' cells read again, every player fitted) take longer
         # than all the rest: they are worked out beside it from the start, on a second core when there is one.

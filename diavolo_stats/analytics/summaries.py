@@ -109,13 +109,18 @@ def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.Da
     """The rows of the given players (all rows when None); InputError naming any player with no rows."""
     if not players:
         return drills
+    check_players(drills, players)
+    return drills[drills["player"].isin(list(players))]
+
+
+def check_players(drills: pd.DataFrame, players: Sequence[str]) -> None:
+    """InputError naming each of `players` with no rows in `drills`, and the players it has: before any work."""
     known = set(map(str, drills["player"].unique()))  # the distinct names, not a string per row
     unknown = [name for name in players if name not in known]
     if unknown:
         listed = ", ".join(sorted(known)) or "none"
         raise InputError(f"no trials for {', '.join(map(repr, unknown))}; players in the log: {listed}",
                          field="players")
-    return drills[drills["player"].isin(list(players))]
 
 
 def _require_columns(frame: pd.DataFrame, columns: Iterable[str]) -> None:
