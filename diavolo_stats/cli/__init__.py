@@ -1,7 +1,7 @@
 """The `diavolo` command: a thin skin over the library.
 
 Each subcommand lives in its own module with a `register(subparsers)`
-function that adds its parser and sets `handler`, a function taking the
+function that adds its parser with its `handler`, a function taking the
 parsed arguments and returning an exit status. Every handler calls one public
 library function and prints what it returns.
 """

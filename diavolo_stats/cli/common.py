@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -68,12 +68,16 @@ class OneLineErrorParser(argparse.ArgumentParser):
         return self._naming(super().add_mutually_exclusive_group(*args, **kwargs))
 
     def add_subparsers(self, **kwargs: Any):
-        """argparse's, with each subcommand added recorded for `subcommands()`."""
+        """argparse's, with each subcommand added recorded for `subcommands()`; `add_parser(name, handler=run,
+        ...)` sets the function that runs it (`handler`: parsed arguments to exit status)."""
         action = super().add_subparsers(**kwargs)
         add_parser = action.add_parser
 
-        def add(name: str, **options: Any) -> OneLineErrorParser:
+        def add(name: str, handler: Callable[[argparse.Namespace], int] | None = None,
+                **options: Any) -> OneLineErrorParser:
             parser = add_parser(name, **options)
+            if handler is not None:  # a command that runs (not one that only holds subcommands)
+                parser.set_defaults(handler=handler)
             self._subcommands[name] = Subcommand(options.get("help") or "", parser)
             return parser
 
@@ -147,6 +151,12 @@ def read_type(rule: Rule):
 
 SEED = Whole(0)
 """A seed: a whole number of 0 or more."""
+
+
+def add_seed_argument(parser: argparse.ArgumentParser) -> None:
+    """`--seed` of a command that draws fresh entropy without one and prints it, so any run can be repeated."""
+    parser.add_argument("--seed", type=value_type(SEED), metavar="S",
+                        help="make the run repeatable: a whole number of 0 or more (default: fresh entropy, printed)")
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:

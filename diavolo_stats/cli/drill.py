@@ -36,7 +36,7 @@ def register(subparsers) -> None:
     # no pandas; the session itself is imported only to run.
     keys = ", ".join(f"{key} {answer}" for answer, key in answer_keys(Variant(), {}).items())
     parser = subparsers.add_parser(
-        "drill", help="reaction drill: read rolls fast, every answer logged to CSV",
+        "drill", handler=run, help="reaction drill: read rolls fast, every answer logged to CSV",
         description=f"Show rolls one at a time and time the answer key ({keys}; {QUIT_KEY} quits; {HELP_KEY} "
                     "shows the commands). Every trial is appended to the log before the next one. A player's "
                     "first session opens with a one-screen introduction.")
@@ -70,7 +70,6 @@ def register(subparsers) -> None:
                         help="skip the introduction a player's first session opens with (for scripts and tests)")
     add_variant_arguments(parser)
     add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,8 +6,8 @@ import sys
 import warnings
 
 from diavolo_stats.cli.common import (
-    SEED,
     add_format_argument,
+    add_seed_argument,
     add_variant_arguments,
     print_result,
     value_type,
@@ -32,7 +32,7 @@ from diavolo_stats.validation import Whole
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "game", help="play many whole games between modelled players: win chances, length, design metrics",
+        "game", handler=run, help="play many whole games between modelled players: win chances, length, design metrics",
         description="Play many whole Diavolo games at once between players fitted from the drill log, "
                     "presets or TOML files, and report each player's win probability, game length, "
                     "grey rounds and design metrics.")
@@ -41,8 +41,7 @@ def register(subparsers) -> None:
                              "preset:novice, preset:average, preset:expert, or a FILE.toml")
     parser.add_argument("--games", type=value_type(Whole(1, MAX_GAMES)), default=DEFAULT_GAMES, metavar="N",
                         help=f"games to play, 1 to {MAX_GAMES:,} (default {DEFAULT_GAMES:,}); memory stays flat")
-    parser.add_argument("--seed", type=value_type(SEED), metavar="S",
-                        help="make the run repeatable: a whole number of 0 or more (default: fresh entropy, printed)")
+    add_seed_argument(parser)
     parser.add_argument("--end", choices=[rule.value for rule in EndRule], default=EndRule.LAST_STANDING.value,
                         help="last-standing: the last player with gems wins (rulebook, default); "
                              "first-out: the game ends at the first player out, most gems wins")
@@ -70,7 +69,6 @@ def register(subparsers) -> None:
     parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",
                         help="also save one row per game as CSV (written whole or not at all; not through a link)")
     add_variant_arguments(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args) -> int:

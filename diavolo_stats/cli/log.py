@@ -14,13 +14,13 @@ def register(subparsers) -> None:
         description="Look after drill log files.")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     upgrade = actions.add_parser(
-        "upgrade", help="rewrite a schema-1 drill log as schema 2, keeping the original as FILE.schema1.bak",
+        "upgrade", handler=run_upgrade,
+        help="rewrite a schema-1 drill log as schema 2, keeping the original as FILE.schema1.bak",
         description="Rewrite a drill log of schema 1 as schema 2: every row is kept as it was, with the "
                     "columns interface (terminal) and accepted (its expected answer) added. The original "
                     "is kept beside it as FILE.schema1.bak; the new log replaces it whole.")
     upgrade.add_argument("file", type=Path, metavar="FILE", help="the drill log to upgrade")
     add_format_argument(upgrade)
-    upgrade.set_defaults(handler=run_upgrade)
 
 
 def run_upgrade(args: argparse.Namespace) -> int:

@@ -10,8 +10,8 @@ import argparse
 import dataclasses
 
 from diavolo_stats.cli.common import (
-    SEED,
     add_format_argument,
+    add_seed_argument,
     print_result,
     value_type,
 )
@@ -37,7 +37,7 @@ def register(subparsers) -> None:
                                    description="Minodice: score a score sheet, each die's odds, and a bid advisor.")
     commands = parser.add_subparsers(dest="minodice_command", metavar="COMMAND", required=True)
 
-    score = commands.add_parser("score", help="check and total a score sheet CSV",
+    score = commands.add_parser("score", handler=_score, help="check and total a score sheet CSV",
                                 description="Check a score sheet (columns round, player, bid, tricks, "
                                             "griffins_beaten and mermaid_tricks, or minotaurs_beaten with "
                                             "--mermaid-bonus per-minotaur) and give per-round and running "
@@ -49,9 +49,8 @@ def register(subparsers) -> None:
                                f"to fewer than its dice (default {Rules().all_flags})")
     _add_scoring_arguments(readings)
     add_format_argument(score)
-    score.set_defaults(handler=_score)
 
-    odds = commands.add_parser("odds", help="each die's chance to win a trick against k random dice",
+    odds = commands.add_parser("odds", handler=_odds, help="each die's chance to win a trick against k random dice",
                                description="For each die type: the chance it wins a trick against k dice drawn "
                                            "at random from the bag, and the chance it rolls a flag.")
     odds.add_argument("--against", type=value_type(AGAINST), default="1,2,3,4,5", metavar="K,...",
@@ -61,9 +60,8 @@ def register(subparsers) -> None:
     odds.add_argument("--simulations", type=value_type(Whole(1, MAX_TRICK_SIMULATIONS)), default=100_000, metavar="N",
                       help=f"tricks per simulated figure, 1 to {MAX_TRICK_SIMULATIONS:,} (default 100,000)")
     _add_shared_arguments(odds, follow=False)
-    odds.set_defaults(handler=_odds)
 
-    bid = commands.add_parser("bid", help="tricks a hand wins and the expected score of every bid",
+    bid = commands.add_parser("bid", handler=_bid, help="tricks a hand wins and the expected score of every bid",
                               description="Simulate the round many times with this hand (other hands drawn from "
                                           "the rest of the bag, every player rolling a random allowed die) and "
                                           "score every bid.")
@@ -79,13 +77,11 @@ def register(subparsers) -> None:
     bid.add_argument("--simulations", type=value_type(Whole(2, MAX_BID_SIMULATIONS)), default=20_000, metavar="N",
                      help=f"rounds to simulate, 2 to {MAX_BID_SIMULATIONS:,} (default 20,000); memory stays flat")
     _add_shared_arguments(bid, follow=True)
-    bid.set_defaults(handler=_bid)
 
 
 def _add_shared_arguments(parser: argparse.ArgumentParser, follow: bool) -> None:
     parser.add_argument("--dice", metavar="FILE", help="dice file (TOML) replacing the default, reconstructed dice")
-    parser.add_argument("--seed", type=value_type(SEED), metavar="N",
-                        help="seed for the simulation (default: a fresh one, printed)")
+    add_seed_argument(parser)
     rules = parser.add_argument_group("rules the sources leave open")
     defaults = Rules()
     if follow:

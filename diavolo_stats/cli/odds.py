@@ -10,12 +10,11 @@ from diavolo_stats.core.odds import exact_odds
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "odds", help="exact tie odds and each color's chance of being the answer",
+        "odds", handler=run, help="exact tie odds and each color's chance of being the answer",
         description="Exact probabilities (fractions) of a tie (grey) and of each color being the answer, "
                     "per value command. closest depends on where the dice land: use `diavolo simulate`.")
     add_variant_arguments(parser)
     add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,7 +11,8 @@ from diavolo_stats.validation import Whole
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "players", help="each player's figures from a drill log (time, accuracy, caution, cost of dice and ties)",
+        "players", handler=run,
+        help="each player's figures from a drill log (time, accuracy, caution, cost of dice and ties)",
         description="Fit every player of a drill log together (partial pooling: a player with few answers "
                     "borrows from the club) and print, per player, a coach's sentences, the mean answer time and "
                     "accuracy on each command and what an extra die, a near tie, a grey answer and seeing the "
@@ -27,7 +28,6 @@ def register(subparsers) -> None:
                         help=f"diffusion (answer and time from one drift-diffusion process) or reading (the "
                              f"ex-Gaussian reading model); default {DEFAULT_MODEL}")
     add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

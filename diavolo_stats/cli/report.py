@@ -16,7 +16,7 @@ def register(subparsers) -> None:
     # Defaults are named, not imported: importing the report (matplotlib, scipy) here would slow
     # every `diavolo` command; `run` takes them from the library.
     parser = subparsers.add_parser(
-        "report", help="charts and a summary of drill logs (accuracy, latency, learning, tie odds)",
+        "report", handler=run, help="charts and a summary of drill logs (accuracy, latency, learning, tie odds)",
         description="Summarize drill logs per player and command (accuracy with a Wilson 95% interval, "
                     "median latency of correct answers, ex-Gaussian fit), draw the charts and write "
                     "summary.csv, PNG files and one self-contained report.html.")
@@ -31,7 +31,6 @@ def register(subparsers) -> None:
                              "(default: data/simulation_<variant>.csv if present, else a fresh "
                              "1,000,000-round simulation)")
     add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

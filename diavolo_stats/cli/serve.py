@@ -15,7 +15,7 @@ MAX_PORT = 65_535
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "serve", help="the drill, the variant explorer and reports as a local web app",
+        "serve", handler=run, help="the drill, the variant explorer and reports as a local web app",
         description="Serve the drill (/drill), games against modelled players (/play) and with friends in a room "
                     "(/room), the variant explorer (/explore) and reports (/report) on a "
                     "local web server. The first line printed is the address to open. Ctrl-C stops it "
@@ -40,7 +40,6 @@ def register(subparsers) -> None:
                              "(nats://host:4222; needs the nats extra and JetStream): a room's code works on each; "
                              "without it, rooms stay in this process")
     parser.add_argument("--open", action="store_true", help="open the address in the web browser")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

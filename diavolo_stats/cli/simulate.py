@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from diavolo_stats.cli.common import (
-    SEED,
     add_format_argument,
+    add_seed_argument,
     add_variant_arguments,
     print_result,
     progress_bar,
@@ -19,13 +19,12 @@ from diavolo_stats.validation import Whole
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "simulate", help="estimate each command's tie frequency by rolling many rounds",
+        "simulate", handler=run, help="estimate each command's tie frequency by rolling many rounds",
         description="Roll many rounds (vectorized, in seeded blocks) and report, for every command, "
                     "how often it ties, with a 95% interval and the distance from the exact value.")
     parser.add_argument("--rounds", type=value_type(Whole(1, MAX_ROUNDS)), default=1_000_000, metavar="N",
                         help=f"rounds to roll, 1 to {MAX_ROUNDS:,} (default 1,000,000); memory stays flat")
-    parser.add_argument("--seed", type=value_type(SEED), metavar="S",
-                        help="make the run repeatable: a whole number of 0 or more (default: fresh entropy, printed)")
+    add_seed_argument(parser)
     parser.add_argument("--workers", type=value_type(Whole(1, MAX_WORKERS)), default=1, metavar="W",
                         help=f"processes to spread the rounds over, 1 to {MAX_WORKERS} here (4 per CPU; default 1); "
                              "never more than there are chunks")
@@ -36,7 +35,6 @@ def register(subparsers) -> None:
                         help="also save the result table as CSV (one row per command)")
     add_format_argument(parser)
     add_variant_arguments(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args) -> int:

@@ -16,7 +16,7 @@ from diavolo_stats.validation import Whole, declared
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "sweep", help="tie odds of every variant in a grid (exact, and closest simulated)",
+        "sweep", handler=run, help="tie odds of every variant in a grid (exact, and closest simulated)",
         description="Answer every combination of the listed values: value commands exactly, closest by "
                     "simulation seeded from --seed and the variant itself. Values are lists (4,6,8), "
                     "inclusive ranges (2..6), ranges with a step (0.05..0.2:0.05), or a mix (2..4,8).")
@@ -65,7 +65,6 @@ def register(subparsers) -> None:
     found.add_argument("--plot-axes", metavar="X,Y[,FACET]",
                        help=f"heatmap parameters among {', '.join(AXES)} (default: the first that vary)")
     add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def grid_from_args(args: argparse.Namespace) -> SweepGrid:

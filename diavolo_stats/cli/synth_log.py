@@ -12,7 +12,7 @@ from diavolo_stats.validation import Whole
 def register(subparsers) -> None:
     # Defaults are named, not imported, so that building the parser stays light; `run` fills them in.
     parser = subparsers.add_parser(
-        "synth-log", help="write a synthetic drill log (modelled players, seeded)",
+        "synth-log", handler=run, help="write a synthetic drill log (modelled players, seeded)",
         description="Simulate players drilling: real rolls answered by player models that improve "
                     "session by session, written through the drill log writer. Players are logged as "
                     "synthetic-<name>. The same arguments always write the same file.")
@@ -34,7 +34,6 @@ def register(subparsers) -> None:
     parser.add_argument("--replace", action="store_true",
                         help="write over an existing file (default: refuse, so a real log is never lost)")
     add_format_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
