@@ -114,15 +114,18 @@ def reading_costs(reading: PlayerReading, count: int = COSTS_SHOWN,
 
 def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
     """Each player's most recent RECENT_ANSWERS answers (not anticipations: `performance.anticipated`) of `drills`
-    (with COLUMNS), in the
-    log's order."""
+    (with COLUMNS), in the log's order."""
     answered = np.flatnonzero(~anticipated(drills))  # (answers,) row positions
     players = pd.factorize(drills["player"])[0][answered]
     stamps = drills["timestamp"].array.asi8[answered]  # ns since 1970 (UTC), no Timestamp objects
     order = np.lexsort((stamps, players))  # player by player, oldest first (stable: the log's order on ties)
     ends = np.cumsum(np.bincount(players))  # one past each player's last answer in `order`
     from_the_end = ends[players[order]] - np.arange(len(order)) - 1
-    return drills.iloc[np.sort(answered[order[from_the_end < RECENT_ANSWERS]])]
+    kept = np.zeros(len(drills), dtype=bool)
+    kept[answered[order[from_the_end < RECENT_ANSWERS]]] = True
+    # Column by column through a mask: Arrow filters a text column chunk by chunk, where a take (`iloc`) first
+    # copies all of its chunks into one (tens of MB for a large log's session ids).
+    return pd.DataFrame({column: drills[column].array[kept] for column in drills.columns}, index=drills.index[kept])
 
 
 def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str],

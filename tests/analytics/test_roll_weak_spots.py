@@ -119,6 +119,23 @@ def test_the_fit_reads_each_players_most_recent_answers_only(drills, monkeypatch
     assert roll_weak_spots(drills, ["synthetic-tangled"])["synthetic-tangled"].answers == 100
 
 
+def test_the_recent_answers_are_the_frames_own_rows_as_iloc_takes_them_from_a_frame_of_several_chunks(drills,
+                                                                                                        monkeypatch):
+    # A large log's text columns come in many Arrow chunks: the rows kept are the same, with the same types and
+    # index labels, in the log's order, however the columns are chunked.
+    from diavolo_stats.drill.performance import anticipated
+
+    monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 100)
+    thirds = len(drills) // 3
+    chunked = pd.concat([drills.iloc[:thirds], drills.iloc[thirds:2 * thirds], drills.iloc[2 * thirds:]])
+    assert chunked["session_id"].array._pa_array.num_chunks >= 3
+    answered = chunked.assign(position=np.arange(len(chunked)))[~anticipated(chunked)]
+    latest = answered.sort_values("timestamp", kind="stable").groupby("player", observed=True).tail(100)
+    expected = chunked.iloc[np.sort(latest["position"].to_numpy())]
+    pd.testing.assert_frame_equal(recent_answers(chunked), expected)
+    pd.testing.assert_frame_equal(recent_answers(chunked.iloc[:0]), chunked.iloc[:0])
+
+
 def test_a_frame_without_the_rolls_cells_reads_them_for_the_recent_answers_only_and_names_the_same(log, drills,
                                                                                                   monkeypatch):
     # The report and the progress page read the log without its dice and positions: the fit reads those of the
