@@ -50,15 +50,18 @@ def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), f
         ordered = (commands.cat.set_categories(order) if isinstance(commands.dtype, pd.CategoricalDtype)
                    else pd.Categorical(commands.astype(str), categories=order))
         drills = drills.assign(command=ordered)
-    grouped = drills.groupby(by, observed=True, sort=True)
-    keys = grouped.size().index.to_frame(index=False).itertuples(index=False, name=None)
-    groups = grouped.ngroup().fillna(-1).to_numpy(dtype=np.intp)  # -1: a row with a missing key is in no group
-    rows = [{**dict(zip(by, key)), **_figures(figures, latencies, fit)}
-            for key, (figures, latencies) in zip(keys, grouped_performance(drills, groups, grouped.ngroups))]
-    summary = pd.DataFrame(rows, columns=[*by, *SUMMARY_FIGURES])
+    summary = _summarized(drills, *grouped_rows(drills, by), fit)
     if "command" in by:
         summary["command"] = pd.Categorical(summary["command"], categories=order)
     return summary
+
+
+def _summarized(drills: pd.DataFrame, keys: pd.DataFrame, groups: np.ndarray, fit: bool) -> pd.DataFrame:
+    """`summarize` of the groups `grouped_rows` gives: `keys`' columns, then the SUMMARY_FIGURES."""
+    rows = [{**dict(zip(keys.columns, key)), **_figures(figures, latencies, fit)}
+            for key, (figures, latencies) in zip(keys.itertuples(index=False, name=None),
+                                                 grouped_performance(drills, groups, len(keys)))]
+    return pd.DataFrame(rows, columns=[*keys.columns, *SUMMARY_FIGURES])
 
 
 def _figures(figures: dict, latencies: np.ndarray, fit_latency: bool) -> dict:
@@ -88,21 +91,52 @@ def tie_versus_non_tie(drills: pd.DataFrame, by: Sequence[str] = ("player",), fi
 
 def with_session_numbers(drills: pd.DataFrame) -> pd.DataFrame:
     """A copy of `drills` with `session_number`: 1 for each player's earliest session, 2 for the next..."""
-    sessions = drills.groupby(["player", "session_id"], observed=True)
-    starts = sessions["timestamp"].min().reset_index()
-    numbers = starts.groupby("player", observed=True)["timestamp"].rank(method="first").astype(int).to_numpy()
-    # Each row takes the number of its session's group (groups in the order of `starts`): no join of the rows.
-    return drills.assign(session_number=numbers[sessions.ngroup().to_numpy()])
+    sessions, of_rows = grouped_rows(drills, ["player", "session_id"])
+    starts = sessions.assign(start=_earliest(drills["timestamp"], of_rows))
+    numbers = starts.groupby("player", observed=True)["start"].rank(method="first").astype(int).to_numpy()
+    # Each row takes the number of its session (sessions in the order of `starts`): no join of the rows.
+    return drills.assign(session_number=numbers[of_rows])
 
 
 def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: bool = True) -> pd.DataFrame:
     """`summarize` per player's session, in order: `by`, `session_number`, `session_start` (UTC), then the figures."""
     numbered = with_session_numbers(drills)
-    curve = summarize(numbered, by=[*by, "session_number"], fit=fit)
-    starts = numbered.groupby([*by, "session_number"], observed=True)["timestamp"].min().rename("session_start")
-    curve = curve.merge(starts.reset_index(), on=[*by, "session_number"], how="left")
-    columns = [*by, "session_number", "session_start", *SUMMARY_FIGURES]
-    return curve[columns]
+    _require_columns(numbered, by)
+    keys, groups = grouped_rows(numbered, [*by, "session_number"])
+    curve = _summarized(numbered, keys, groups, fit)
+    curve.insert(len(by) + 1, "session_start", _earliest(numbered["timestamp"], groups))
+    return curve
+
+
+def grouped_rows(drills: pd.DataFrame, by: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The groups of rows by the `by` columns' values, as pandas' groupby(by, observed=True, sort=True) has them:
+    one row of `by` per group that has rows, sorted (a categorical column in its categories' order), and each
+    row's group, 0 to groups - 1, or -1 where a value is missing (intp).
+
+    Numbered from each column's codes in a few passes over the rows, where pandas' groupby takes several per
+    column: the report's summaries group a million rows three times.
+    """
+    codes, levels = zip(*(_codes(drills[column]) for column in by))
+    sizes = [max(len(level), 1) for level in levels]
+    # Each row's codes as one number, which sorts as the codes do, column by column ("wrap": any, for -1).
+    combined = np.ravel_multi_index(codes, sizes, mode="wrap")
+    keyed = np.logical_and.reduce([code >= 0 for code in codes])
+    groups = np.full(len(drills), -1, dtype=np.intp)
+    groups[keyed], found = pd.factorize(combined[keyed], sort=True)
+    keys = np.unravel_index(found, sizes)
+    return pd.DataFrame({column: level.take(key) for column, level, key in zip(by, levels, keys)}), groups
+
+
+def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Each value's code (-1 where missing) and the values coded, in groupby's order: a category's, else sorted."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy(dtype=np.intp), values.cat.categories
+    return pd.factorize(values, sort=True)
+
+
+def _earliest(timestamps: pd.Series, groups: np.ndarray) -> pd.Series:
+    """The earliest of `timestamps` in each group, 0, 1, ... as `groups` gives each row's (-1: in none)."""
+    return timestamps.groupby(groups).min().drop(-1, errors="ignore").reset_index(drop=True)
 
 
 def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.DataFrame:

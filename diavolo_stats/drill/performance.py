@@ -63,8 +63,10 @@ def grouped_performance(drills: pd.DataFrame, groups: np.ndarray, count: int) ->
         return np.bincount(groups[rows], minlength=count).tolist()
 
     timed = answered_correctly(drills).to_numpy(dtype=bool) & grouped
-    # A stable sort keeps each group's latencies in row order: the mean and the fit add them up in that order.
-    latencies = drills["latency_ms"].to_numpy(dtype=np.float64)[timed][np.argsort(groups[timed], kind="stable")]
+    # A stable sort keeps each group's latencies in row order: the mean and the fit add them up in that order. Group
+    # numbers in the narrowest type that holds them: numpy's stable sort of 8 or 16-bit integers is a radix sort.
+    order = np.argsort(groups[timed].astype(np.min_scalar_type(count)), kind="stable")
+    latencies = drills["latency_ms"].to_numpy(dtype=np.float64)[timed][order]
     per_group = np.split(latencies, np.cumsum(tally(timed))[:-1])
     return [({"trials": trials, "correct": correct, "accuracy": correct / trials if trials else math.nan,
               "timeouts": timeouts, "anticipations": anticipations,

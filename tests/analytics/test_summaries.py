@@ -14,6 +14,7 @@ from scipy import stats as scipy_stats
 from diavolo_stats import stats
 from diavolo_stats.analytics import summaries
 from diavolo_stats.drill.log import SkippedRowsWarning, TruncatedLogWarning, load_logs
+from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.errors import InputError
 
 
@@ -75,6 +76,54 @@ def test_each_group_has_the_figures_of_its_own_rows_and_a_row_with_no_key_is_in_
                                                              and math.isnan(alone[figure])), figure
         assert row.trials + row.anticipations == len(rows)
     assert summary["trials"].sum() + summary["anticipations"].sum() == drills["hand"].notna().sum()
+
+
+def test_groups_are_pandas_groupbys_in_its_order_from_each_columns_codes():
+    """`grouped_rows` numbers the groups itself, from each column's codes: the groups, their order (a category's
+    own, else sorted values) and which rows are in none must be what pandas' groupby gives."""
+    rng = np.random.default_rng(7)
+    rows = 5000
+    frame = pd.DataFrame({
+        "player": pd.Categorical(rng.choice(["zoe", "ann", "mia"], rows), categories=["zoe", "mia", "ann", "unseen"]),
+        "hand": pd.array(rng.choice(["left", "right", None], rows), dtype="str"),
+        "session_number": rng.integers(1, 40, rows),
+    })
+    for by in (["player"], ["hand"], ["player", "hand"], ["hand", "session_number", "player"]):
+        keys, groups = summaries.grouped_rows(frame, by)
+        expected = frame.groupby(by, observed=True, sort=True)
+        assert keys.astype(str).values.tolist() == expected.size().index.to_frame().astype(str).values.tolist()
+        assert groups.tolist() == expected.ngroup().fillna(-1).astype(int).tolist()
+    empty_keys, empty_groups = summaries.grouped_rows(frame.iloc[:0], ["player", "hand"])
+    assert empty_keys.empty and list(empty_keys.columns) == ["player", "hand"] and empty_groups.size == 0
+
+
+@pytest.mark.parametrize("count", [3, 300, 70_000])  # group numbers of 8, 16 and 32 bits: sorted differently
+def test_each_groups_correct_latencies_are_its_rows_in_row_order(count):
+    rng = np.random.default_rng(count)
+    rows = 50_000
+    drills = pd.DataFrame({"correct": rng.random(rows) < 0.7, "latency_ms": rng.uniform(300, 3000, rows),
+                           "too_early": np.zeros(rows, dtype=bool), "timed_out": np.zeros(rows, dtype=bool)})
+    groups = rng.integers(-1, count, rows)
+    expected = [[] for _ in range(count)]  # each group's correct latencies, in row order
+    for group, correct, latency in zip(groups.tolist(), drills["correct"], drills["latency_ms"]):
+        if group >= 0 and correct:
+            expected[group].append(latency)
+    found = grouped_performance(drills, groups, count)
+    assert [latencies.tolist() for _, latencies in found] == expected
+    assert [figures["correct"] for figures, _ in found] == [len(mine) for mine in expected]
+
+
+def test_each_session_of_the_learning_curve_starts_at_its_first_trial(drills):
+    # A row with no `hand` is in no group: it must not shift the other groups' starts.
+    drills = drills.assign(hand=pd.array([None, "left", "right"] * 4, dtype="str"))
+    curve = summaries.learning_curve(drills, by=("player", "hand"))
+    numbered = summaries.with_session_numbers(drills)
+    assert len(curve) == 4  # ann: left and right in her first session, left in her second; bob: right
+    for row in curve.itertuples():
+        rows = numbered[(numbered["player"] == row.player) & (numbered["hand"] == row.hand)
+                        & (numbered["session_number"] == row.session_number)]
+        assert row.session_start == rows["timestamp"].min() and row.trials + row.anticipations == len(rows)
+    assert list(curve.columns) == ["player", "hand", "session_number", "session_start", *summaries.SUMMARY_FIGURES]
 
 
 def test_accuracy_interval_is_wilson_95(drills):
