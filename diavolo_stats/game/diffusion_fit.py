@@ -414,13 +414,28 @@ def _started(center: np.ndarray, player: _Answers) -> np.ndarray:
     return start
 
 
+def _likelihood(mode: np.ndarray, hessian: np.ndarray, center: np.ndarray,
+                wide: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A player's likelihood as a Gaussian from their first fit: its precision (the Hessian less the wide
+    prior's) and information (precision times its centre, which gives the mode under the wide prior).
+
+    A direction in which the likelihood does not bend down at the mode (a curvature at or below float's noise:
+    no answer informs it, or the answers keep rising toward where the wide prior held the mode) is flat here:
+    no precision and no information. Its slope over a curvature of nothing would put the player's centre at
+    infinity, and the club's spread after it. Why: docs/architecture.md, "Diffusion players fitted to a log"."""
+    values, vectors = np.linalg.eigh(hessian - np.diag(1 / wide))
+    down = values > 1e-9 * np.abs(values).max()
+    bent = vectors[:, down]
+    return (bent * values[down]) @ bent.T, bent @ (bent.T @ (hessian @ mode - center / wide))
+
+
 def _club(first: list[tuple[np.ndarray, np.ndarray]], center: np.ndarray,
           wide: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The club's means, the variance of those means and its spreads (each (parameters,)), by EM over each
-    player's likelihood as a Gaussian: precision the Hessian less the wide prior's, centred to give the mode."""
-    precision = np.array([hessian - np.diag(1 / wide) for _, hessian in first])  # (players, p, p)
-    precision = np.array([_positive(matrix, np.full(len(center), 1e-9)) for matrix in precision])
-    information = np.array([hessian @ mode - center / wide for mode, hessian in first])  # (players, p)
+    player's likelihood as a Gaussian (`_likelihood`)."""
+    likelihoods = [_likelihood(mode, hessian, center, wide) for mode, hessian in first]
+    precision = np.array([matrix for matrix, _ in likelihoods])  # (players, p, p)
+    information = np.array([vector for _, vector in likelihoods])  # (players, p)
     club, spread = center.copy(), DIFFUSION_PRIOR_SPREAD**2
     club_variance = DIFFUSION_PRIOR_MEAN_SPREAD**2
     for _ in range(_EM_STEPS):

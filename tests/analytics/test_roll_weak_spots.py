@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.cli import REPO, run_diavolo_process
+from helpers.drill_logs import modelled_rows, write_log
 
 from diavolo_stats.analytics import roll_weak_spots as spots_module
 from diavolo_stats.analytics import wording
-from diavolo_stats.analytics.player_figures import reading_figures
+from diavolo_stats.analytics.player_figures import figure_draws, reading_figures
 from diavolo_stats.analytics.roll_weak_spots import COLUMNS, MIN_FEATURE_ANSWERS, recent_answers, roll_weak_spots
 from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import RollFeatures
+from diavolo_stats.game.diffusion_fit import DIFFUSION_PRIOR_MEAN_SPREAD, DIFFUSION_PRIOR_SPREAD, fit_diffusion
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
-from diavolo_stats.game.reading_fit import fit_reading
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
 AVERAGE = ReadingModel.from_player(PlayerModel.preset("average"))
@@ -150,3 +155,39 @@ def test_a_frame_without_the_rolls_cells_reads_them_for_the_recent_answers_only_
     players = ["synthetic-tangled", "synthetic-steady"]
     assert roll_weak_spots(light, players) == roll_weak_spots(drills, players)
     assert roll_weak_spots(light, players)["synthetic-tangled"].answers == 500
+
+
+@pytest.fixture(scope="module")
+def variant_game_log(tmp_path_factory):
+    """A player of a variant game (`sixes.toml`: most sixes on the faces of largest spread and highest die, so
+    none of her answers is on those two) beside an expert of the box's game."""
+    sixes = read_variant(REPO / "examples" / "variants" / "sixes.toml")
+    rows = (modelled_rows("ann", PlayerModel.preset("average"), 600, 3, variant=sixes)
+            + modelled_rows("bo", PlayerModel.preset("expert"), 200, 4))
+    return write_log(tmp_path_factory.mktemp("variant") / "drills.csv", rows)
+
+
+def test_a_player_of_a_variant_game_has_every_figure_drawn_finite(variant_game_log):
+    fit = fit_diffusion(load_logs([variant_game_log], columns=FIT_COLUMNS))
+    ann = fit.player("ann")
+    uninformed = [index for index, count in enumerate(ann.answers_per_coefficient) if count == 0]
+    assert {"command:largest-spread", "command:highest-die"} <= {COEFFICIENTS[index] for index in uninformed}
+    # What no answer of hers informs is the club's, no wider than the club's own prior allows.
+    widest = np.sqrt(DIFFUSION_PRIOR_SPREAD**2 + DIFFUSION_PRIOR_MEAN_SPREAD**2)
+    assert np.all(np.sqrt(np.diag(ann.covariance)) <= widest)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow on the way to a finite figure either
+        for name in fit.players:
+            for label, figure in figure_draws(fit.player(name)).items():
+                assert np.isfinite(figure.values).all(), (name, label)
+
+
+def test_the_report_of_a_variant_game_names_her_grey_rolls_without_a_warning(variant_game_log, tmp_path):
+    # Its own process: the weak spots are fitted beside the read, so their warnings would miss a capture here.
+    result = run_diavolo_process("report", "--log", str(variant_game_log), "--out", str(tmp_path / "report"))
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr
+    # The grey figure is over every command, hers and the two she never saw: finite, so it can be named. Her
+    # grey rolls are ties to her model, which reads a tie slower.
+    ann = result.stdout.split("weak spots by roll type")[1].split("  bo:")[0]
+    assert "grey rolls cost you" in ann

@@ -23,7 +23,13 @@ from diavolo_stats.game.diffusion import (
     spread_log_likelihood,
     spread_log_likelihood_hessian,
 )
-from diavolo_stats.game.diffusion_fit import DIFFUSION_PARAMETERS, _Answers, fit_diffusion, parameters_of
+from diavolo_stats.game.diffusion_fit import (
+    DIFFUSION_PARAMETERS,
+    _Answers,
+    _likelihood,
+    fit_diffusion,
+    parameters_of,
+)
 from diavolo_stats.game.engine import play_games
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
@@ -273,6 +279,23 @@ def test_a_player_always_right_is_fitted(small_log):
     reading = fit_diffusion(changed).player("synthetic-quick")
     assert np.all(np.isfinite(reading.covariance))
     assert reading.model.chance_right(plain_rolls(1))[0] > 0.95
+
+
+def test_a_likelihood_that_does_not_bend_down_tells_the_club_nothing_that_way():
+    rng = np.random.default_rng(5)
+    count = len(DIFFUSION_PARAMETERS)
+    wide = rng.uniform(0.5, 4.0, count)
+    directions, _ = np.linalg.qr(rng.normal(size=(count, count)))
+    curvature = rng.uniform(1.0, 100.0, count)
+    curvature[:2] = -0.3, 0.0  # one way the likelihood bends up (rises toward a bound), one it does not move
+    hessian = (directions * curvature) @ directions.T + np.diag(1 / wide)  # the first fit's, under the wide prior
+    mode, center = rng.normal(size=count), rng.normal(size=count)
+    precision, information = _likelihood(mode, hessian, center, wide)
+    flat, bent = directions[:, :2], directions[:, 2:]
+    assert np.abs(precision @ flat).max() < 1e-9 and np.abs(information @ flat).max() < 1e-9
+    # Every other way, the Gaussian whose product with the wide prior has the first fit's mode and Hessian.
+    np.testing.assert_allclose(bent.T @ precision @ bent, np.diag(curvature[2:]), atol=1e-9)
+    np.testing.assert_allclose(bent.T @ information, bent.T @ (hessian @ mode - center / wide), atol=1e-9)
 
 
 @pytest.mark.slow
