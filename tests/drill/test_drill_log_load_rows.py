@@ -30,6 +30,29 @@ BLACK_WINS = {"dice": {"black": [6, 6, 5], "red": [1, 2, 1], "white": [2, 3, 2]}
               "answer": "black"}
 
 
+@pytest.fixture(autouse=True, params=[reader.BLOCK_BYTES, 700])  # one block for each log, or one a line or so
+def blocks(request, monkeypatch):
+    """Every test with Arrow parsing the logs in blocks of `param` bytes (the reader marks where each starts, and
+    `load_rows` counts from the marks), and with no marks from other tests."""
+    monkeypatch.setattr(reader, "BLOCK_BYTES", request.param)
+    monkeypatch.setattr(reader, "_MARKS", reader._LineMarks())
+
+
+def read_from(monkeypatch, read) -> tuple[object, int]:
+    """(`read()`, the first byte it read of a log past the first 100, where `_opened` reads the header)."""
+    starts = []
+    pread = os.pread
+
+    def recorded(descriptor, size, offset):
+        starts.append(offset)
+        return pread(descriptor, size, offset)
+
+    monkeypatch.setattr(os, "pread", recorded)
+    got = read()
+    monkeypatch.setattr(os, "pread", pread)
+    return got, min(start for start in starts if start > 100)
+
+
 def log_of(path, trials, **changes):
     """A log at `path` of the default row at each trial number in `trials`, with `changes`."""
     return write_log(path, [trial_row(trial, **changes) for trial in trials])
@@ -201,3 +224,53 @@ def test_rows_read_without_their_lines_are_refused_saying_how_to_read_them(tmp_p
     with pytest.raises(InputError, match=r"^rows: load_rows needs each row's line: read the rows with "
                                          r"load_logs\(\.\.\., lines=True\) and their session_id and trial$"):
         load_rows(first, COLUMNS)
+
+
+def test_load_rows_counts_line_ends_from_the_reads_marks_near_its_lines_and_finds_the_same_rows(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(reader, "SCAN_BYTES", 512)
+    path = log_of(tmp_path / "drills.csv", range(1, 301))
+    every = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
+    wanted = every.iloc[[240, 296, 297, 299]]
+    marked, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
+    assert start > path.stat().st_size * 3 // 4  # the file's first three quarters are never read
+    monkeypatch.setattr(reader, "_MARKS", reader._LineMarks())  # no marks: counted from the header
+    counted, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
+    assert start < 4096
+    assert_same_rows(marked, counted)
+    assert_same_rows(marked, load_logs([path], lines=True).iloc[[240, 296, 297, 299]])
+
+
+def test_a_log_grown_since_its_first_read_is_marked_as_it_is_read_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "BLOCK_BYTES", 4096)
+    path = log_of(tmp_path / "drills.csv", range(1, 101))
+    followed = FollowedLog(path, FIGURE_COLUMNS, lines=True)
+    assert len(followed.frame()) == 100
+    DrillLog(path).append_rows([trial_row(trial) for trial in range(101, 201)])
+    grown = followed.frame()  # the appended rows only: their marks join the first read's
+    wanted = grown.iloc[[5, 99, 100, 180, 199]]  # from both reads
+    got, _ = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
+    assert_same_rows(got, load_logs([path], lines=True).iloc[[5, 99, 100, 180, 199]])
+    late, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(grown.iloc[[190]], COLUMNS)))
+    assert start > path.stat().st_size // 2  # counted from a mark of the second read
+    assert late["trial"].tolist() == [191]
+
+
+def test_a_log_rewritten_in_place_since_its_read_is_named_whatever_its_marks_say(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "SCAN_BYTES", 256)  # counted from the mark before each line wanted
+    path = log_of(tmp_path / "drills.csv", range(1, 60))
+    every = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
+    other = log_of(tmp_path / "other.csv", range(1, 80), session_id="session-b", player="Bartholomew",
+                   seed=10**15).read_bytes()  # longer lines
+    with open(path, "r+b") as file:  # the same file (device and inode), other bytes: the marks no longer hold
+        file.write(other)
+    with pytest.raises(InputError, match="no longer holds the trial read there"):
+        load_rows(every.iloc[[3, 50, 58]], COLUMNS)
+    with open(path, "r+b") as file:
+        file.truncate(other.index(b"\n", len(other) // 3) + 1)  # a third of its lines
+    with pytest.raises(InputError, match="ends before line 60"):
+        load_rows(every.iloc[[58]], COLUMNS)
+    DrillLog(path).append_rows([trial_row(trial, session_id="session-c", player="Bo") for trial in range(1, 40)])
+    again = load_logs([path], columns=FIGURE_COLUMNS, lines=True)  # read from the start: its marks replace those
+    wanted = again.iloc[::7]
+    assert_same_rows(quietly(lambda: load_rows(wanted, COLUMNS)), load_logs([path], lines=True).iloc[::7])

@@ -70,6 +70,13 @@ MAX_NAMED = 5
 SCAN_BYTES = 1 << 20
 """`load_rows` counts a file's line ends this many bytes at a time, to find where the lines it reads start."""
 
+BLOCK_BYTES = 1 << 20
+"""Arrow parses a log this many bytes at a time (its own default); the reader marks which line holds the first byte
+of each block (`_LineMarks`)."""
+
+MARKED_LOGS = 16
+"""The reader keeps the line marks of at most this many logs, those read last."""
+
 _NEWLINE = ord("\n")
 
 
@@ -110,8 +117,9 @@ def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     columns, lines=True)` gives them; the bytes of their lines are the only ones parsed.
 
     rows: from `load_logs(..., lines=True)` with `session_id` and `trial` (at least `source`, `line`,
-    `session_id`, `trial`; InputError without them). A file's line ends are counted up to its last line wanted
-    (SCAN_BYTES at a time, with numpy), and the runs of lines wanted are parsed as one text by the reader's own
+    `session_id`, `trial`; InputError without them). A file's line ends are counted SCAN_BYTES at a time, with
+    numpy, from the last place before each line wanted whose line an earlier read of the file marked
+    (`_LineMarks`; else from its header), and the runs of lines wanted are parsed as one text by the reader's own
     path: every check of `columns` applies, and a row the schema refuses is skipped without a warning
     (`load_rows` is a second look at logs `load_logs` has read, and warned about). Rows come file by file, in
     the order of `rows`' first row of each, in line order. A drill log is append-only, so the lines read hold
@@ -150,7 +158,10 @@ def _rows_at(path: Path, lines: np.ndarray, columns: Sequence[str]) -> pd.DataFr
     file is not a drill log or ends before one of the lines."""
     with _opened(path) as (descriptor, status, head):
         header = _header(path, head, status.st_size)
-        runs = None if header is None else _line_runs(descriptor, len(header[1]), status.st_size, lines)
+        runs = None
+        if header is not None:
+            marks = np.vstack([[len(header[1]), 2], _MARKS.of((status.st_dev, status.st_ino), header[1])])
+            runs = _line_runs(descriptor, marks, status.st_size, lines)
         if runs is None:
             raise InputError(f"{path}: the drill log ends before line {int(lines[-1])}, read before: it was replaced "
                              "or cut while it was read; read it again", field="log")
@@ -158,16 +169,24 @@ def _rows_at(path: Path, lines: np.ndarray, columns: Sequence[str]) -> pd.DataFr
     return _typed(cells, columns, str(path), header[0], found, with_lines=True)[0]
 
 
-def _line_runs(descriptor: int, start: int, size: int, lines: np.ndarray) -> list[tuple[int, int, int]] | None:
-    """The runs of consecutive lines among `lines` (sorted, unique, from 2) of the open log whose header ends at
-    byte `start`, as (first byte, byte past the last line end, first line), found by counting the line ends in
-    bytes `start` to `size`; None when they hold fewer line ends than the last of `lines` needs."""
+def _line_runs(descriptor: int, marks: np.ndarray, size: int,
+               lines: np.ndarray) -> list[tuple[int, int, int]] | None:
+    """The runs of consecutive lines among `lines` (sorted, unique, from 2) of the open log of `size` bytes, as
+    (first byte, byte past the last line end, first line), found by counting line ends from the last of `marks`
+    before each line end wanted; None when the file ends before the last of `lines`.
+
+    marks: (marks, 2) int64, (byte, the line holding it) by byte, the first the header's end (line 2)."""
     ends_wanted = np.union1d(lines - 1, lines)  # a line starts where the one before it ends
     ends = np.empty(len(ends_wanted), dtype=np.int64)  # the byte past each of those lines' line end
     found = int(ends_wanted[0] == 1)
-    ends[:found] = start  # the header, line 1
-    position, line = start, 2  # `line`: the line holding byte `position`
-    while found < len(ends_wanted) and position < size:
+    ends[:found] = marks[0, 0]  # the header, line 1
+    position, line = 0, 2  # `line`: the line holding byte `position`
+    while found < len(ends_wanted):
+        mark = marks[np.searchsorted(marks[:, 1], ends_wanted[found], side="right") - 1]
+        if mark[0] > position:  # lines not wanted up to a mark: counting starts again there
+            position, line = int(mark[0]), int(mark[1])
+        if position >= size:
+            break
         block = os.pread(descriptor, min(SCAN_BYTES, size - position), position)
         if not block:
             break
@@ -245,8 +264,9 @@ class FollowedLog:
                 self._version, self._header = header
                 self._offset, self._line = len(self._header), 2
             end = _last_line_end(descriptor, self._offset, status.st_size)
-            cells, lines, problems, read_lines = _cells(_Span(descriptor, [(self._offset, end, self._line)]),
-                                                        self.columns, self._version)
+            span = _Span(descriptor, [(self._offset, end, self._line)])
+            cells, lines, problems, read_lines = _cells(span, self.columns, self._version)
+            _MARKS.add((status.st_dev, status.st_ino), self._header, span.marks, whole=self._line == 2)
         if warn_cut and end < status.st_size:  # every row is written with its line end in one write: this was cut
             warnings.warn(f"{path}: line {self._line + read_lines} is incomplete (the writer stopped mid-row); "
                           f"skipped (the next drill moves it to {path}.partial)", TruncatedLogWarning, stacklevel=4)
@@ -360,14 +380,51 @@ def _appended(drills: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([drills, rows], ignore_index=True)
 
 
+class _LineMarks:
+    """Which line holds the first byte of each block the reader gave Arrow, for the logs read last (MARKED_LOGS),
+    by file (device, inode) and header: where `load_rows` starts counting line ends, near the lines it reads
+    again, instead of at the header. A drill log is only appended to, so a mark holds while the file is the same
+    one; a log replaced is another file, with no marks, and a read from the header on replaces a file's marks.
+    A log emptied and written again in place before the next read can make a mark wrong; `load_rows` still gives
+    no row but the trial asked for, since it checks the trial each line holds (see docs/architecture.md)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._logs: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}  # by file: (header, marks)
+
+    def add(self, identity: tuple[int, int], header: bytes, marks: Sequence[tuple[int, int]], whole: bool) -> None:
+        """Keep `marks` [(byte, the line holding it)] of the log `identity` (st_dev, st_ino) whose header is
+        `header`, with those kept of it; whole: a read from the header on, whose marks replace those kept."""
+        new = np.array(marks, dtype=np.int64).reshape(-1, 2)
+        with self._lock:
+            kept = self._logs.pop(identity, None)
+            if kept is not None and kept[0] == header and not whole:
+                both = np.concatenate([kept[1], new])
+                new = both[np.unique(both[:, 0], return_index=True)[1]]
+            self._logs[identity] = (header, new)  # the last read last: the first is the one to drop
+            while len(self._logs) > MARKED_LOGS:
+                del self._logs[next(iter(self._logs))]
+
+    def of(self, identity: tuple[int, int], header: bytes) -> np.ndarray:
+        """The marks kept of that log, (marks, 2) int64, (byte, line) by byte; none when its header changed."""
+        with self._lock:
+            kept = self._logs.get(identity)
+        return kept[1] if kept is not None and kept[0] == header else np.zeros((0, 2), dtype=np.int64)
+
+
+_MARKS = _LineMarks()
+
+
 class _Span(io.RawIOBase):
     """Runs of whole lines of an open file, read by pyarrow one after the other as one text: each run is (first
-    byte, byte past its last line end, its first line). Counts the line ends of each run as it gives them."""
+    byte, byte past its last line end, its first line). Counts the line ends of each run as it gives them, and
+    marks the line that holds the first byte of each block it gives."""
 
     def __init__(self, descriptor: int, runs: Sequence[tuple[int, int, int]]):
         self.descriptor, self.runs = descriptor, [run for run in runs if run[1] > run[0]]
         self.run, self.position = 0, self.runs[0][0] if self.runs else 0
         self.counts = [0] * len(self.runs)  # line ends given, per run
+        self.marks: list[tuple[int, int]] = []  # (byte, the line holding it)
 
     @property
     def line_ends(self) -> int:
@@ -396,6 +453,7 @@ class _Span(io.RawIOBase):
             self.position = self.runs[self.run][0] if self.run < len(self.runs) else self.position
         if self.run == len(self.runs):
             return b""
+        self.marks.append((self.position, self.runs[self.run][2] + self.counts[self.run]))
         left = self.runs[self.run][1] - self.position
         data = os.pread(self.descriptor, left if size < 0 else min(size, left), self.position)
         if not data:  # the file is shorter than it was: nothing more to give
@@ -427,7 +485,7 @@ def _cells(span: _Span, wanted: Sequence[str],
         return pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted}), np.zeros(0, np.int64), [], 0
     try:
         table = arrow_csv.read_csv(
-            span, read_options=arrow_csv.ReadOptions(column_names=list(in_file)),
+            span, read_options=arrow_csv.ReadOptions(column_names=list(in_file), block_size=BLOCK_BYTES),
             parse_options=arrow_csv.ParseOptions(ignore_empty_lines=False),
             convert_options=arrow_csv.ConvertOptions(include_columns=read, strings_can_be_null=False,
                                                      column_types={column: pa.string() for column in read}))
