@@ -20,7 +20,7 @@ import itertools
 import re
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -228,43 +228,50 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
     drills = with_command_labels(summaries.select_players(drills, players))
     # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
     drills["player"] = drills["player"].astype("category")
-    summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
+    figures = {}  # file name -> (caption, the call that draws the chart)
+    sent = {}  # file name -> the PNG bytes the worker will send back
+
+    def to_draw(name: str, caption: str, draw: Callable[[], Figure]) -> None:
+        # Sent as soon as what it draws is worked out: the worker goes on from the weak spots to a chart.
+        figures[name] = (caption, draw)
+        if pool is not None:
+            sent[name] = pool.submit(_png, draw)
+
+    # The charts needing the least work first: the tie odds, the learning curve and the tie rolls, then the accuracy,
+    # after the summary's fits. This process then draws the latency chart, which needs the fits and reads every row.
     ties = {}  # chart file name -> (note, tie frequency frame)
     games, left_out = _games_played(drills)
-    figures = {  # file name -> (caption, the call that draws the chart)
-        "accuracy.png": ("Accuracy per command", partial(charts.accuracy_chart, summary)),
-        # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
-        "latency.png": ("Latency of correct answers per command",
-                        partial(charts.latency_chart, drills, fits=charts.summary_fits(summary))),
-        "learning_curve.png": ("Learning curve over sessions",
-                               partial(charts.learning_curve_chart, summaries.learning_curve(drills, fit=False))),
-        "tie_vs_non_tie.png": ("Tie rolls against non-tie rolls",
-                               partial(charts.tie_versus_non_tie_chart,
-                                       summaries.tie_versus_non_tie(drills, fit=False))),
-    }
     for key, shown, variant in games:
         saved, note = _simulated_odds(key, shown, variant, simulation_path)
         frame = tie_frequency_frame(variant, saved)
         title = f"Tie frequency per command, {shown} game"
-        figures[f"tie_frequency_{key}.png"] = (title, partial(charts.tie_frequency_chart, frame, title=title))
+        to_draw(f"tie_frequency_{key}.png", title, partial(charts.tie_frequency_chart, frame, title=title))
         ties[f"tie_frequency_{key}.png"] = (note, frame)
+    to_draw("learning_curve.png", "Learning curve over sessions",
+            partial(charts.learning_curve_chart, summaries.learning_curve(drills, fit=False)))
+    to_draw("tie_vs_non_tie.png", "Tie rolls against non-tie rolls",
+            partial(charts.tie_versus_non_tie_chart, summaries.tie_versus_non_tie(drills, fit=False)))
+    summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
+    to_draw("accuracy.png", "Accuracy per command", partial(charts.accuracy_chart, summary))
+    # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
+    figures["latency.png"] = ("Latency of correct answers per command",
+                              partial(charts.latency_chart, drills, fits=charts.summary_fits(summary)))
+    drawn = _drawn(figures, sent)
+    order = ["accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png", *ties]  # the page's
+    images = {name: drawn[name] for name in order}
     notes = [note for note, _ in ties.values()] + ([CLOSEST_JUDGING] if ties else []) + left_out
-    images = _drawn(figures, pool, here={"latency.png"})
     spots = weak_spots()
     page = render_page(summary, drills, paths, images, ties, left_out, spots)
     return Report(summary=summary, weak_spots=spots, notes=tuple(notes), charts=images, page=page)
 
 
-def _drawn(figures: dict[str, tuple[str, Callable[[], Figure]]], pool: Executor | None,
-           here: set[str]) -> dict[str, tuple[str, bytes]]:
-    """Each chart of `figures` as (caption, PNG bytes), in its order. With a pool, the charts not named `here` are
-    sent to its worker while this process draws those (the latency chart reads every row, which would all be
-    sent; the others are drawn from small summary frames), then takes back, the last first, each still queued for
-    the worker. The worker sends back PNG bytes, the same as drawn here."""
-    sent = {name: pool.submit(_png, draw) for name, (_, draw) in figures.items()
-            if pool is not None and name not in here}
+def _drawn(figures: dict[str, tuple[str, Callable[[], Figure]]],
+           sent: dict[str, Future]) -> dict[str, tuple[str, bytes]]:
+    """Each chart of `figures` as (caption, PNG bytes): those not `sent` to the worker drawn here first, then each
+    sent chart still queued taken back, the last sent first, and drawn here too (rather than wait for a worker
+    still busy), then the worker's. The worker sends back PNG bytes, the same as drawn here."""
     drawn = {name: _png(draw) for name, (_, draw) in figures.items() if name not in sent}
-    for name in reversed(sent):  # rather than wait for a worker still busy with the weak spots or other charts
+    for name in reversed(sent):
         if sent[name].cancel():
             drawn[name] = _png(figures[name][1])
     return {name: (caption, drawn[name] if name in drawn else sent[name].result())
