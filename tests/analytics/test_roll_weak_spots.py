@@ -146,9 +146,9 @@ def test_a_frame_without_the_rolls_cells_reads_them_for_the_recent_answers_only_
     # The report and the progress page read the log without its dice and positions: the fit reads those of the
     # answers it needs from the log by their lines (here counting line ends a few rows at a time), and finds what a
     # full read finds.
-    from diavolo_stats.drill.log import reader
+    from diavolo_stats.drill.log import line_marks
 
-    monkeypatch.setattr(reader, "SCAN_BYTES", 4096)
+    monkeypatch.setattr(line_marks, "SCAN_BYTES", 4096)
     monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 500)
     light = load_logs([log], columns=COLUMNS, lines=True)
     assert "positions" not in light.columns

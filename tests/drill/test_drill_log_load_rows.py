@@ -19,6 +19,7 @@ from diavolo_stats.drill.log import (
     FollowedLog,
     SkippedRowsWarning,
     TruncatedLogWarning,
+    line_marks,
     load_logs,
     load_rows,
     reader,
@@ -35,7 +36,7 @@ def blocks(request, monkeypatch):
     """Every test with Arrow parsing the logs in blocks of `param` bytes (the reader marks where each starts, and
     `load_rows` counts from the marks), and with no marks from other tests."""
     monkeypatch.setattr(reader, "BLOCK_BYTES", request.param)
-    monkeypatch.setattr(reader, "_MARKS", reader._LineMarks())
+    monkeypatch.setattr(line_marks, "MARKS", line_marks.LineMarks())
 
 
 def read_from(monkeypatch, read) -> tuple[object, int]:
@@ -97,7 +98,7 @@ def test_load_rows_gives_the_rows_at_those_lines_as_load_logs_types_them_whateve
     path = log_of(tmp_path / "drills.csv", range(1, 40))
     every = load_logs([path], lines=True)
     wanted = every[every["trial"].isin([1, 5, 6, 7, 17, 39])]  # the first line, a run of three, the last line
-    monkeypatch.setattr(reader, "SCAN_BYTES", block)
+    monkeypatch.setattr(line_marks, "SCAN_BYTES", block)
     got = quietly(lambda: load_rows(wanted[["session_id", "trial", "source", "line"]], COLUMNS))
     assert_same_rows(got, wanted)
     assert got["line"].tolist() == [2, 6, 7, 8, 18, 40]
@@ -228,13 +229,13 @@ def test_rows_read_without_their_lines_are_refused_saying_how_to_read_them(tmp_p
 
 def test_load_rows_counts_line_ends_from_the_reads_marks_near_its_lines_and_finds_the_same_rows(tmp_path, monkeypatch):
     monkeypatch.setattr(reader, "BLOCK_BYTES", 4096)
-    monkeypatch.setattr(reader, "SCAN_BYTES", 512)
+    monkeypatch.setattr(line_marks, "SCAN_BYTES", 512)
     path = log_of(tmp_path / "drills.csv", range(1, 301))
     every = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
     wanted = every.iloc[[240, 296, 297, 299]]
     marked, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
     assert start > path.stat().st_size * 3 // 4  # the file's first three quarters are never read
-    monkeypatch.setattr(reader, "_MARKS", reader._LineMarks())  # no marks: counted from the header
+    monkeypatch.setattr(line_marks, "MARKS", line_marks.LineMarks())  # no marks: counted from the header
     counted, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
     assert start < 4096
     assert_same_rows(marked, counted)
@@ -257,7 +258,7 @@ def test_a_log_grown_since_its_first_read_is_marked_as_it_is_read_again(tmp_path
 
 
 def test_a_log_rewritten_in_place_since_its_read_is_named_whatever_its_marks_say(tmp_path, monkeypatch):
-    monkeypatch.setattr(reader, "SCAN_BYTES", 256)  # counted from the mark before each line wanted
+    monkeypatch.setattr(line_marks, "SCAN_BYTES", 256)  # counted from the mark before each line wanted
     path = log_of(tmp_path / "drills.csv", range(1, 60))
     every = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
     other = log_of(tmp_path / "other.csv", range(1, 80), session_id="session-b", player="Bartholomew",

@@ -31,6 +31,7 @@ import pandas as pd
 
 from diavolo_stats.core.variant import GREY
 from diavolo_stats.core.workers import CORES
+from diavolo_stats.drill.log import line_marks
 from diavolo_stats.drill.log.cells import DiceRead, json_object, read_dice
 from diavolo_stats.drill.log.roll import listed
 from diavolo_stats.drill.log.rules import command_order, rules_problems, value_range, values_problem
@@ -67,18 +68,9 @@ _TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", 
 MAX_NAMED = 5
 """A SkippedRowsWarning names at most this many lines, and counts the rest."""
 
-SCAN_BYTES = 1 << 20
-"""`load_rows` counts a file's line ends this many bytes at a time, to find where the lines it reads start."""
-
 BLOCK_BYTES = 1 << 20
 """Arrow parses a log this many bytes at a time (its own default); the reader marks which line holds the first byte
-of each block (`_LineMarks`)."""
-
-MARKED_LOGS = 16
-"""The reader keeps the line marks of at most this many logs, those read last."""
-
-_NEWLINE = ord("\n")
-
+of each block (`line_marks.LineMarks`)."""
 
 class SkippedRowsWarning(UserWarning):
     """Rows of a drill log the reader cannot use (a cell its column's rule refuses, a line that is not a row of
@@ -119,8 +111,8 @@ def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     rows: from `load_logs(..., lines=True)` with `session_id` and `trial` (at least `source`, `line`,
     `session_id`, `trial`; InputError without them). A file's line ends are counted SCAN_BYTES at a time, with
     numpy, from the last place before each line wanted whose line an earlier read of the file marked
-    (`_LineMarks`; else from its header), and the runs of lines wanted are parsed as one text by the reader's own
-    path: every check of `columns` applies, and a row the schema refuses is skipped without a warning
+    (`line_marks.LineMarks`; else from its header), and the runs of lines wanted are parsed as one text by the
+    reader's own path: every check of `columns` applies, and a row the schema refuses is skipped without a warning
     (`load_rows` is a second look at logs `load_logs` has read, and warned about). Rows come file by file, in
     the order of `rows`' first row of each, in line order. A drill log is append-only, so the lines read hold
     the same trials as at the first read; if one holds another trial (its session id and trial number), or the
@@ -160,50 +152,14 @@ def _rows_at(path: Path, lines: np.ndarray, columns: Sequence[str]) -> pd.DataFr
         header = _header(path, head, status.st_size)
         runs = None
         if header is not None:
-            marks = np.vstack([[len(header[1]), 2], _MARKS.of((status.st_dev, status.st_ino), header[1])])
-            runs = _line_runs(descriptor, marks, status.st_size, lines)
+            known = line_marks.MARKS.of((status.st_dev, status.st_ino), header[1])
+            marks = np.vstack([[len(header[1]), 2], known])
+            runs = line_marks.line_runs(descriptor, marks, status.st_size, lines)
         if runs is None:
             raise InputError(f"{path}: the drill log ends before line {int(lines[-1])}, read before: it was replaced "
                              "or cut while it was read; read it again", field="log")
         cells, found, _, _ = _cells(_Span(descriptor, runs), columns, header[0])
     return _typed(cells, columns, str(path), header[0], found, with_lines=True)[0]
-
-
-def _line_runs(descriptor: int, marks: np.ndarray, size: int,
-               lines: np.ndarray) -> list[tuple[int, int, int]] | None:
-    """The runs of consecutive lines among `lines` (sorted, unique, from 2) of the open log of `size` bytes, as
-    (first byte, byte past the last line end, first line), found by counting line ends from the last of `marks`
-    before each line end wanted; None when the file ends before the last of `lines`.
-
-    marks: (marks, 2) int64, (byte, the line holding it) by byte, the first the header's end (line 2)."""
-    ends_wanted = np.union1d(lines - 1, lines)  # a line starts where the one before it ends
-    ends = np.empty(len(ends_wanted), dtype=np.int64)  # the byte past each of those lines' line end
-    found = int(ends_wanted[0] == 1)
-    ends[:found] = marks[0, 0]  # the header, line 1
-    position, line = 0, 2  # `line`: the line holding byte `position`
-    while found < len(ends_wanted):
-        mark = marks[np.searchsorted(marks[:, 1], ends_wanted[found], side="right") - 1]
-        if mark[0] > position:  # lines not wanted up to a mark: counting starts again there
-            position, line = int(mark[0]), int(mark[1])
-        if position >= size:
-            break
-        block = os.pread(descriptor, min(SCAN_BYTES, size - position), position)
-        if not block:
-            break
-        is_end = np.frombuffer(block, np.uint8) == _NEWLINE
-        count = int(np.count_nonzero(is_end))  # lines `line` to `line + count - 1` end in this block
-        last = int(np.searchsorted(ends_wanted, line + count))
-        if last > found:
-            ends[found:last] = position + np.flatnonzero(is_end)[ends_wanted[found:last] - line] + 1
-            found = last
-        position, line = position + len(block), line + count
-    if found < len(ends_wanted):
-        return None
-    firsts = np.flatnonzero(np.diff(lines, prepend=-1) != 1)  # where each run of consecutive lines starts
-    lasts = np.append(firsts[1:], len(lines)) - 1
-    starts, stops = ends[np.searchsorted(ends_wanted, lines[firsts] - 1)], ends[np.searchsorted(ends_wanted,
-                                                                                               lines[lasts])]
-    return [(int(begin), int(stop), int(first)) for begin, stop, first in zip(starts, stops, lines[firsts])]
 
 
 class FollowedLog:
@@ -266,7 +222,7 @@ class FollowedLog:
             end = _last_line_end(descriptor, self._offset, status.st_size)
             span = _Span(descriptor, [(self._offset, end, self._line)])
             cells, lines, problems, read_lines = _cells(span, self.columns, self._version)
-            _MARKS.add((status.st_dev, status.st_ino), self._header, span.marks, whole=self._line == 2)
+            line_marks.MARKS.add((status.st_dev, status.st_ino), self._header, span.marks, whole=self._line == 2)
         if warn_cut and end < status.st_size:  # every row is written with its line end in one write: this was cut
             warnings.warn(f"{path}: line {self._line + read_lines} is incomplete (the writer stopped mid-row); "
                           f"skipped (the next drill moves it to {path}.partial)", TruncatedLogWarning, stacklevel=4)
@@ -380,41 +336,6 @@ def _appended(drills: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([drills, rows], ignore_index=True)
 
 
-class _LineMarks:
-    """Which line holds the first byte of each block the reader gave Arrow, for the logs read last (MARKED_LOGS),
-    by file (device, inode) and header: where `load_rows` starts counting line ends, near the lines it reads
-    again, instead of at the header. A drill log is only appended to, so a mark holds while the file is the same
-    one; a log replaced is another file, with no marks, and a read from the header on replaces a file's marks.
-    A log emptied and written again in place before the next read can make a mark wrong; `load_rows` still gives
-    no row but the trial asked for, since it checks the trial each line holds (see docs/architecture.md)."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._logs: dict[tuple[int, int], tuple[bytes, np.ndarray]] = {}  # by file: (header, marks)
-
-    def add(self, identity: tuple[int, int], header: bytes, marks: Sequence[tuple[int, int]], whole: bool) -> None:
-        """Keep `marks` [(byte, the line holding it)] of the log `identity` (st_dev, st_ino) whose header is
-        `header`, with those kept of it; whole: a read from the header on, whose marks replace those kept."""
-        new = np.array(marks, dtype=np.int64).reshape(-1, 2)
-        with self._lock:
-            kept = self._logs.pop(identity, None)
-            if kept is not None and kept[0] == header and not whole:
-                both = np.concatenate([kept[1], new])
-                new = both[np.unique(both[:, 0], return_index=True)[1]]
-            self._logs[identity] = (header, new)  # the last read last: the first is the one to drop
-            while len(self._logs) > MARKED_LOGS:
-                del self._logs[next(iter(self._logs))]
-
-    def of(self, identity: tuple[int, int], header: bytes) -> np.ndarray:
-        """The marks kept of that log, (marks, 2) int64, (byte, line) by byte; none when its header changed."""
-        with self._lock:
-            kept = self._logs.get(identity)
-        return kept[1] if kept is not None and kept[0] == header else np.zeros((0, 2), dtype=np.int64)
-
-
-_MARKS = _LineMarks()
-
-
 class _Span(io.RawIOBase):
     """Runs of whole lines of an open file, read by pyarrow one after the other as one text: each run is (first
     byte, byte past its last line end, its first line). Counts the line ends of each run as it gives them, and
@@ -460,7 +381,7 @@ class _Span(io.RawIOBase):
             self.run = len(self.runs)
             return b""
         self.position += len(data)
-        self.counts[self.run] += int(np.count_nonzero(np.frombuffer(data, np.uint8) == _NEWLINE))
+        self.counts[self.run] += int(np.count_nonzero(np.frombuffer(data, np.uint8) == line_marks.NEWLINE))
         return data
 
 
