@@ -80,10 +80,12 @@ FALLBACK_SEED = 1
 """Without saved results the report simulates this many rounds itself: about 0.2 s, intervals near ±0.1 %."""
 
 
-AFTER_THE_READ = ("diavolo_stats.analytics.charts", "diavolo_stats.plots", "scipy.optimize")
-"""What a report needs once its logs are read, not before: the charts (matplotlib, half a second of mostly Python
-to import) and the summary's fits (scipy.optimize, a third). `build_report` imports them on a thread beside the
-read, whose parsing and checks run in Arrow and numpy with the GIL released."""
+CHART_MODULES = ("diavolo_stats.analytics.charts", "diavolo_stats.plots")
+AFTER_THE_READ = (*CHART_MODULES, "scipy.optimize")
+"""What a report needs once its logs are read, not before: the charts (matplotlib, a third of a second of mostly
+Python to import) and the summary's fits (scipy.optimize, a quarter). `build_report` imports them on a thread
+beside the read, whose parsing and checks run in Arrow and numpy with the GIL released; a worker process, forked
+before the read, imports the CHART_MODULES meanwhile on the other core."""
 
 
 PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",
@@ -175,33 +177,51 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
 
     Simulated tie odds come from `simulation_path`; without it, from
     data/simulation_<variant>.csv when it exists, else from a fresh
-    simulation of FALLBACK_ROUNDS rounds. workers: above 1 fits the weak
-    spots and draws all charts but the latency one in a forked worker process
-    while this one summarizes and draws that one, the same report sooner on
-    two cores (`diavolo report` passes `workers.CORES`; a server, whose
-    threads a fork would not carry, keeps 1). InputError (one line) for a
-    missing or malformed log, a log with no trials, an unknown player.
+    simulation of FALLBACK_ROUNDS rounds. workers: above 1 forks a worker
+    process before the read, which imports the charts, fits the weak spots
+    and draws all charts but the latency one while this one reads, summarizes
+    and draws that one, the same report sooner on two cores (`diavolo
+    report` passes `workers.CORES`; a server, whose threads a fork would not
+    carry, keeps 1). InputError (one line) for a missing or malformed log, a
+    log with no trials, an unknown player.
     """
     paths = [Path(p) for p in log_paths]
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
-    with ThreadPoolExecutor(max_workers=1) as aside:  # joined before the worker is forked
-        for module in AFTER_THE_READ:
-            aside.submit(importlib.import_module, module)
-        drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
-    if drills.empty:
-        raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
-    chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
-    # The weak spots' rows are taken from their own columns: the first take of a million-row text column (the
-    # dice's above all) costs more than the take of the rest. The dice are read for their checks only, the
-    # dice's numbers are no figure's, and where each row is (source, line) is the weak spots' alone.
-    recent = roll_weak_spots.recent_answers(drills[[*roll_weak_spots.COLUMNS, "source", "line"]])
-    drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])
     with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
-        # Every player of the log is fitted (the club the chosen borrow from), from their recent answers.
-        weak_spots = _weak_spots_later(recent, sorted(chosen), pool)
+        if pool is not None:
+            _forked(pool, _imported, CHART_MODULES)  # before this process starts a thread of its own
+        with ThreadPoolExecutor(max_workers=1) as aside:
+            for module in AFTER_THE_READ:
+                aside.submit(importlib.import_module, module)
+            drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
+            if drills.empty:
+                raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
+            chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
+            # The weak spots' rows are taken from their own columns: the first take of a million-row text column
+            # (the dice's above all) costs more than the take of the rest. The dice are read for their checks only,
+            # the dice's numbers are no figure's, and where each row is (source, line) is the weak spots' alone.
+            recent = roll_weak_spots.recent_answers(drills[[*roll_weak_spots.COLUMNS, "source", "line"]])
+            drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])
+            # Every player of the log is fitted (the club the chosen borrow from), from their recent answers: sent
+            # to the worker before the imports beside are waited for.
+            weak_spots = _weak_spots_later(recent, sorted(chosen), pool)
         return _built(drills, players, paths, simulation_path, weak_spots, pool)
+
+
+def _forked(pool: Executor, function: Callable, *args) -> None:
+    """Send `pool` its first call, which forks its worker."""
+    with warnings.catch_warnings():
+        # Python 3.12 on warns of any fork beside threads; this process's are Arrow's and OpenBLAS's pools, which
+        # both start afresh in a forked child.
+        warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
+        pool.submit(function, *args)
+
+
+def _imported(modules: Sequence[str]) -> None:
+    for module in modules:
+        importlib.import_module(module)
 
 
 def _weak_spots_later(recent: pd.DataFrame, players: list[str],
@@ -211,11 +231,7 @@ def _weak_spots_later(recent: pd.DataFrame, players: list[str],
     if pool is None:
         spots = roll_weak_spots.roll_weak_spots(recent, players)
         return lambda: spots
-    with warnings.catch_warnings():
-        # Python 3.12 on warns of any fork beside threads; this process's are Arrow's and OpenBLAS's pools, which
-        # both start afresh in a forked child.
-        warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
-        return pool.submit(roll_weak_spots.roll_weak_spots, recent, players).result
+    return pool.submit(roll_weak_spots.roll_weak_spots, recent, players).result
 
 
 def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path],

@@ -5,9 +5,12 @@ from __future__ import annotations
 import csv
 import functools
 import gc
+import importlib
 import json
 import re
 import shutil
+import threading
+import types
 from concurrent.futures import Executor, Future
 
 import pandas as pd
@@ -182,22 +185,65 @@ def test_a_report_whose_weak_spots_and_charts_are_made_in_a_worker_process_is_th
     monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", recording_pool)
     beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
     # Each chart as soon as its figures are worked out, the summary's (with its fits) last; the latency chart, which
-    # reads every row, is drawn in this process.
-    assert sent == ["roll_weak_spots", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
-                    "accuracy_chart"]
+    # reads every row, is drawn in this process. The worker imports the charts first.
+    assert sent == ["_imported", "roll_weak_spots", "tie_frequency_chart", "learning_curve_chart",
+                    "tie_versus_non_tie_chart", "accuracy_chart"]
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
     assert beside.contents() == alone.contents()
 
 
+def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the_imports_beside_it_end(
+        monkeypatch):
+    """The worker imports the charts on the other core while this process reads and imports; the weak spots are
+    sent to it as soon as their rows are taken, not once this process's imports are done."""
+    import diavolo_stats.analytics.report as report
+
+    events = []
+    fit_sent = threading.Event()
+
+    def recording_pool(workers):
+        pool = worker_pool(workers)
+        submit = pool.submit
+
+        def recorded(function, *args):
+            events.append(function.__name__)
+            future = submit(function, *args)
+            if function.__name__ == "roll_weak_spots":
+                fit_sent.set()
+            return future
+
+        pool.submit = recorded
+        return pool
+
+    def read(*args, **kwargs):
+        events.append("read")
+        return load_logs(*args, **kwargs)
+
+    waited = []
+
+    def held_import(module):  # the imports beside the read end only once the fit is sent (or a minute has passed)
+        if not waited:
+            waited.append(fit_sent.wait(timeout=60))
+        return importlib.import_module(module)
+
+    monkeypatch.setattr(report, "worker_pool", recording_pool)
+    monkeypatch.setattr(report, "load_logs", read)
+    monkeypatch.setattr(report, "importlib", types.SimpleNamespace(import_module=held_import))
+    build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv", workers=2)
+    assert events[:3] == ["_imported", "read", "roll_weak_spots"]
+    assert waited == [True], "the fit was sent only after the imports beside the read had ended"
+
+
 class _StalledWorker(Executor):
-    """A worker that fits the weak spots at once, then never starts anything else it is sent."""
+    """A worker that imports the charts and fits the weak spots at once, then never starts anything else it is
+    sent."""
 
     def __init__(self):
         self.sent = []
 
     def submit(self, function, *args):
         future = _NeverWaitedFor()
-        if not self.sent:
+        if len(self.sent) < 2:
             future.set_result(function(*args))
         self.sent.append(future)
         return future
@@ -215,7 +261,8 @@ def test_a_report_draws_here_the_charts_its_worker_has_not_started(monkeypatch):
     worker = _StalledWorker()
     monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", lambda workers: worker)
     beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
-    assert [future.cancelled() for future in worker.sent] == [False, True, True, True, True]  # the fit, 4 charts
+    assert [future.cancelled() for future in worker.sent] == [False, False, True, True, True, True]  # the
+    # imports, the fit, 4 charts
     assert beside.contents() == alone.contents()
 
 
