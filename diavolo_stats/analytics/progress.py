@@ -6,7 +6,7 @@ interval) for their last session and for the last 7 days of their drilling,
 each against the time before it; their personal bests; the figures of every
 session, for the chart; and their weak spots: the commands they are slowest
 at or most often wrong on (from the raw figures of their recent trials), and
-what near ties, grey rolls and extra dice cost them (from their reading model,
+what near ties, grey rolls and extra dice cost them (from their fitted model,
 `roll_weak_spots`). Every figure is
 the one `summaries.summarize` gives for the same rows (`performance` is the
 one definition of accuracy and latency), so the page, the report and the
@@ -45,7 +45,7 @@ WEAK_SPOTS_SHOWN = 3
 
 WEAK_SPOT_KINDS: Mapping[str, str] = {"command": "commands"}
 """The columns weak spots are looked for in by their raw figures, and what their values are called. The kinds of
-roll (near ties, grey, more dice) are judged by the reading model instead (`roll_weak_spots`), which sets each
+roll (near ties, grey, more dice) are judged by the player's fitted model instead (`roll_weak_spots`), which sets each
 apart from the command it came with."""
 
 
@@ -112,7 +112,7 @@ class PlayerProgress:
 
 def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     """The progress of `player` in `drills` (rows from `load_logs`, any players: every column, or at least
-    FIGURE_COLUMNS read with lines=True, and the reading model's fit reads the rest of the player's recent
+    FIGURE_COLUMNS read with lines=True, and the model's fit reads the rest of the player's recent
     answers from their logs by their lines); InputError if they have none."""
     summaries.check_players(drills, [player])
     with ThreadPoolExecutor(max_workers=1) as aside:

@@ -19,7 +19,7 @@ from diavolo_stats.stats import MIN_FIT_ANSWERS
 
 WEAK_SPOTS_HEADING = f"weak spots by roll type (each player's most recent {RECENT_ANSWERS:,} answers)"
 WEAK_SPOTS_EXPLAINED = ("What a near tie, a grey roll or an extra die costs each player in time and in accuracy, "
-                        "from the reading model fitted to every player of the log (see diavolo players), "
+                        "from the drift-diffusion model fitted to every player of the log (see diavolo players), "
                         "with 95 % intervals; a feature is named only when its whole interval is a cost.")
 
 _TEMPLATES = Environment(loader=PackageLoader("diavolo_stats.analytics", "templates"), autoescape=True,

@@ -86,7 +86,7 @@ def time_change(change_ms: float) -> str:
 
 
 def reading_cost(what: str, cost: Estimate, answers: int, unit: str = "ms") -> str:
-    """What a feature of a roll costs a player, from their reading model: "near ties on highest total cost you
+    """What a feature of a roll costs a player, from their fitted model: "near ties on highest total cost you
     180 ms (120-240 ms), from 57 of your answers"; "each extra die costs you 2 points of accuracy (1-3 points),
     ..." with `unit` "points" (`cost` a probability lost). `what` is plural, or starts with "each"."""
     verb = "costs" if what.startswith("each ") else "cost"
@@ -98,7 +98,7 @@ def reading_cost(what: str, cost: Estimate, answers: int, unit: str = "ms") -> s
 
 
 def reading_accuracy(what: str, on: Estimate, otherwise: float, answers: int) -> str:
-    """A player's accuracy on some rolls against the others, from their reading model: "you answer grey right
+    """A player's accuracy on some rolls against the others, from their fitted model: "you answer grey right
     71 % of the time (60-80 %) vs 90 % otherwise, from 40 of your answers"."""
     return (f"you answer {what} right {percent(on.value)} of the time ({percent_range(on)}) vs "
             f"{percent(otherwise)} otherwise, from {answers} of your answers")

@@ -45,7 +45,7 @@ def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | P
                      command_first: bool = False) -> Player:
     """A player from a command-line spec: `preset:NAME`, a `.toml` file, or a name in the drill log.
 
-    A name is their reading model fitted with the other players of the log
+    A name is their model (a diffusion by default) fitted with the other players of the log
     (`fit`, or the log at `log_path`, default `drill_log.default_log_path()`).
     With `command_first`, a player none of whose answers had the command die
     shown first is warned about: their figure for it is the club's. Errors

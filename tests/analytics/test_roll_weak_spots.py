@@ -1,4 +1,4 @@
-"""Weak spots by roll type, from the reading model: what they name, in words, on how many answers, and when not."""
+"""Weak spots by roll type, from the fitted model: what they name, in words, on how many answers, and when not."""
 
 from __future__ import annotations
 
