@@ -263,11 +263,10 @@ class _Answers:
         wrong way) and a backtracking line search, a parameter on one of its bounds held there while the slope
         pushes it out: 5 to 40 steps from the prior's centre, each a Hessian (about one and a half likelihood
         evaluations' work) and one or two evaluations. (A quasi-Newton search takes over a hundred evaluations and
-        can stop short of the mode by tens of log-likelihood.)"""
-        from threadpoolctl import threadpool_limits
-
+        can stop short of the mode by tens of log-likelihood.) Runs within a BLAS limit of one thread, which the
+        caller holds (`fit_diffusion`: the fits run side by side on threads)."""
         low, high = np.array(_BOUNDS).T
-        with np.errstate(all="ignore"), threadpool_limits(limits=1, user_api="blas"):
+        with np.errstate(all="ignore"):
             theta = np.clip(start, low, high)
             value, gradient = self.negative_log_posterior(theta, prior_mean, prior_variance)
             shortest = 0  # the line search starts one halving short of the last step's (Newton steps overshoot
@@ -361,18 +360,20 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     center[_LAPSE] = math.log(PRIOR_LAPSE / (1 - PRIOR_LAPSE))
     wide = DIFFUSION_PRIOR_SPREAD**2 + DIFFUSION_PRIOR_MEAN_SPREAD**2
     start = center.copy()
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import ThreadpoolController
 
-    # Each player's first fit is their own, on a thread (numpy releases the GIL in most of a Newton step). The BLAS
-    # limit is held around the threads too: each `mode` sets and restores it, and two restoring at once would
-    # otherwise leave it at one thread.
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=CORES) as pool:
+    # Each player's fits are their own, on threads (numpy releases the GIL in most of a Newton step): first about
+    # the prior's centre, then, from there, about the club's. `mode` runs within a BLAS limit of one thread, set
+    # once around the threads (the BLAS libraries found once: each search reads the process's maps).
+    blas = ThreadpoolController()
+    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=CORES) as pool:
         first = list(pool.map(lambda player: player.mode(_started(start, player), center, wide), answers))
     club, club_variance, spread = _club(first, center, wide)
+    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=CORES) as pool:
+        second = list(pool.map(lambda player, found: player.mode(found[0], club, spread), answers, first))
     fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)
-    for index, player, (mode, hessian) in zip(kept, answers, first):
+    for index, player, (theta, hessian) in zip(kept, answers, second):
         name = str(names[index])
-        theta, hessian = player.mode(mode, club, spread)
         covariance = widened(np.linalg.inv(hessian)[None], spread, club_variance)[0]
         try:
             if not finite(theta, covariance):

@@ -241,6 +241,30 @@ def test_every_fitted_figure_is_finite_with_an_interval(small_log):
         assert estimate.low < estimate.value < estimate.high
 
 
+def test_each_players_two_fits_run_on_one_blas_thread_and_the_limit_is_given_back(small_log, monkeypatch):
+    """The players' fits run side by side on threads: BLAS threads there would only contend for the cores. `mode`
+    runs within the limit `fit_diffusion` holds around the threads."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> set[int]:
+        return {library["num_threads"] for library in threadpool_info() if library["user_api"] == "blas"}
+
+    seen = []
+    real_mode = _Answers.mode
+
+    def mode(self, *args):
+        seen.append(blas_threads())
+        return real_mode(self, *args)
+
+    monkeypatch.setattr(_Answers, "mode", mode)
+    with threadpool_limits(limits=2, user_api="blas"):  # two threads outside the fit, whatever the machine's default
+        assert blas_threads() == {2}
+        fit_diffusion(small_log)
+        assert blas_threads() == {2}
+    assert len(seen) == 4  # two players, fitted about the prior's centre then about the club's
+    assert all(threads == {1} for threads in seen)
+
+
 def test_one_fast_answer_does_not_move_the_non_decision_time(small_log):
     before = fit_diffusion(small_log).player("synthetic-steady").model.nondecision_ms
     changed = small_log.copy()
