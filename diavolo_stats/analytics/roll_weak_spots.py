@@ -24,7 +24,7 @@ import pandas as pd
 from diavolo_stats.analytics import wording
 from diavolo_stats.analytics.player_figures import FigureDraws, figure_draws, informed_answers
 from diavolo_stats.core.variant import ALL_COMMANDS
-from diavolo_stats.drill.log import load_rows
+from diavolo_stats.drill.log import kept_rows, load_rows
 from diavolo_stats.drill.performance import anticipated
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit
@@ -123,9 +123,7 @@ def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
     from_the_end = ends[players[order]] - np.arange(len(order)) - 1
     kept = np.zeros(len(drills), dtype=bool)
     kept[answered[order[from_the_end < RECENT_ANSWERS]]] = True
-    # Column by column through a mask: Arrow filters a text column chunk by chunk, where a take (`iloc`) first
-    # copies all of its chunks into one (tens of MB for a large log's session ids).
-    return pd.DataFrame({column: drills[column].array[kept] for column in drills.columns}, index=drills.index[kept])
+    return kept_rows(drills, kept)
 
 
 def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str],

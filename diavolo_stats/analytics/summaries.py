@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.drill.log import kept_rows
 from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.errors import InputError
@@ -144,7 +145,7 @@ def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.Da
     if not players:
         return drills
     check_players(drills, players)
-    return drills[drills["player"].isin(list(players))]
+    return kept_rows(drills, drills["player"].isin(list(players)).to_numpy(dtype=bool))
 
 
 def check_players(drills: pd.DataFrame, players: Sequence[str]) -> None:

@@ -204,6 +204,8 @@ def test_unknown_player_is_named(drills):
     with pytest.raises(InputError, match=r"^players: no trials for 'zoe'.*ann, bob"):
         summaries.select_players(drills, ["zoe"])
     assert set(summaries.select_players(drills, ["bob"])["player"]) == {"bob"}
+    pd.testing.assert_frame_equal(summaries.select_players(drills, ["bob", "ann"]),
+                                  drills[drills["player"].isin(["bob", "ann"])])
 
 
 # The malformed-file cases, through the one reader of drill logs (drill_log.load_logs).

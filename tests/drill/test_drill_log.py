@@ -454,3 +454,18 @@ def test_two_processes_appending_at_once_never_interleave_rows(tmp_path):
         assert rows["trial"].tolist() == list(range(1, 151))
         assert (rows["player"] == name * 40).all()
     assert path.read_text(encoding="utf-8").count("\n") == 301  # one header, no torn or merged lines
+
+
+def test_kept_rows_are_the_frames_rows_as_a_mask_gives_them_from_columns_of_several_chunks(tmp_path):
+    # A large log's columns come in many Arrow chunks (one a megabyte parsed): every column type of the frame (text,
+    # categories, times, numbers, flags, the dice's lists) keeps its rows, types and index labels.
+    from diavolo_stats.drill.log import kept_rows
+
+    log = DrillLog(tmp_path / "drills.csv")
+    log.append_rows([trial_row(trial, player=("Ana", "Bo")[trial % 2]) for trial in range(1, 31)])
+    drills = load_logs([log.path], lines=True)
+    chunked = pd.concat([drills.iloc[:10], drills.iloc[10:20], drills.iloc[20:]])
+    assert chunked["session_id"].array._pa_array.num_chunks == 3
+    kept = (chunked["player"] == "Bo").to_numpy()
+    pd.testing.assert_frame_equal(kept_rows(chunked, kept), chunked[kept])
+    pd.testing.assert_frame_equal(kept_rows(chunked, np.zeros(len(chunked), dtype=bool)), chunked.iloc[:0])

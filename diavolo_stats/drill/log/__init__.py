@@ -16,7 +16,7 @@ from diavolo_stats import lazy_exports
 # Each name is loaded from its module on first use (PEP 562): the name rule and the log's place cost no
 # pandas, so the drill's settings (and the command line's help) read them without loading the reader.
 _LOG_HOMES = {name: f"diavolo_stats.drill.log.{module}" for module, names in {
-    "reader": ("FIGURE_COLUMNS", "LOADED_COLUMNS", "FollowedLog", "SkippedRowsWarning", "load_logs",
+    "reader": ("FIGURE_COLUMNS", "LOADED_COLUMNS", "FollowedLog", "SkippedRowsWarning", "kept_rows", "load_logs",
                "load_rows"),
     "schema": ("BROWSER_INTERFACE", "CELLS", "COLUMNS", "COLUMNS_V1", "GAME_INTERFACE", "HEADER_LINE",
                "HEADER_LINE_V1", "INTERFACES", "NO_ANSWER", "SCHEMA_VERSION", "TERMINAL_INTERFACE",
