@@ -81,11 +81,12 @@ FALLBACK_SEED = 1
 
 
 CHART_MODULES = ("diavolo_stats.analytics.charts", "diavolo_stats.plots")
-AFTER_THE_READ = (*CHART_MODULES, "scipy.optimize")
+AFTER_THE_READ = (*CHART_MODULES, "scipy.optimize", "jinja2")
 """What a report needs once its logs are read, not before: the charts (matplotlib, a third of a second of mostly
-Python to import) and the summary's fits (scipy.optimize, a quarter). `build_report` imports them on a thread
-beside the read, whose parsing and checks run in Arrow and numpy with the GIL released; a worker process, forked
-before the read, imports the CHART_MODULES meanwhile on the other core."""
+Python to import), the summary's fits (scipy.optimize, a quarter) and the page's templates (Jinja, a few
+hundredths). `build_report` imports them on a thread beside the read, whose parsing and checks run in Arrow and
+numpy with the GIL released; a worker process, forked before the read, imports the CHART_MODULES meanwhile on the
+other core."""
 
 
 PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",

@@ -8,22 +8,33 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from jinja2 import Environment, PackageLoader
 from markupsafe import Markup
 
 from diavolo_stats.analytics import wording
 from diavolo_stats.analytics.roll_weak_spots import RECENT_ANSWERS, RollWeakSpots
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
 WEAK_SPOTS_HEADING = f"weak spots by roll type (each player's most recent {RECENT_ANSWERS:,} answers)"
 WEAK_SPOTS_EXPLAINED = ("What a near tie, a grey roll or an extra die costs each player in time and in accuracy, "
                         "from the drift-diffusion model fitted to every player of the log (see diavolo players), "
                         "with 95 % intervals; a feature is named only when its whole interval is a cost.")
 
-_TEMPLATES = Environment(loader=PackageLoader("diavolo_stats.analytics", "templates"), autoescape=True,
-                         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+@cache
+def _jinja_environment() -> Environment:
+    """The page's Jinja environment, made when first asked for: Jinja takes some 0.04 s to import, which `diavolo
+    report` spends on a thread beside its read (`report.AFTER_THE_READ`), not before its worker is forked."""
+    from jinja2 import Environment, PackageLoader
+
+    return Environment(loader=PackageLoader("diavolo_stats.analytics", "templates"), autoescape=True,
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 
 def render_page(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[str],
@@ -32,7 +43,7 @@ def render_page(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[str
     """The page's HTML: the header (players, trials, sessions, logs), the summary table, the weak spots, each chart
     (file name -> caption, PNG) with the tie table of its game under it (file name -> note, frame), then `notes`."""
     players = ", ".join(sorted(str(player) for player in drills["player"].unique()))
-    return _TEMPLATES.get_template("report.html").render(
+    return _jinja_environment().get_template("report.html").render(
         players=players, sessions=int(drills["session_id"].nunique()),
         # The header counts what the table counts: trials are answers and timeouts, anticipations apart.
         trials=int(summary["trials"].sum()), early=int(summary["anticipations"].sum()),

@@ -9,6 +9,8 @@ import importlib
 import json
 import re
 import shutil
+import subprocess
+import sys
 import threading
 import types
 from concurrent.futures import Executor, Future
@@ -190,6 +192,14 @@ def test_a_report_whose_weak_spots_and_charts_are_made_in_a_worker_process_is_th
                     "tie_versus_non_tie_chart", "accuracy_chart"]
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
     assert beside.contents() == alone.contents()
+
+
+def test_the_report_s_module_leaves_jinja_to_the_imports_beside_the_read():
+    """Jinja is imported on the thread beside the read (`report.AFTER_THE_READ`), not before the worker's fork."""
+    code = "import sys, diavolo_stats.analytics.report\nprint('jinja2' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False"]
 
 
 def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the_imports_beside_it_end(
