@@ -184,12 +184,15 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     and draws that one, the same report sooner on two cores (`diavolo
     report` passes `workers.CORES`; a server, whose threads a fork would not
     carry, keeps 1). InputError (one line) for a missing or malformed log, a
-    log with no trials, an unknown player.
+    log with no trials, an unknown player, a missing or malformed
+    `simulation_path` (before the logs are read).
     """
     paths = [Path(p) for p in log_paths]
     for path in paths:
         if not path.is_file():
             raise InputError(missing_log_message(path), field="log_paths")
+    given = None if simulation_path is None else (load_simulation(simulation_path),
+                                                  f"simulated odds from {simulation_path}")
     with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
         if pool is not None:
             _forked(pool, _imported, CHART_MODULES)  # before this process starts a thread of its own
@@ -208,7 +211,7 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
             # Every player of the log is fitted (the club the chosen borrow from), from their recent answers: sent
             # to the worker before the imports beside are waited for.
             weak_spots = _weak_spots_later(recent, sorted(chosen), pool)
-        return _built(drills, players, paths, simulation_path, weak_spots, pool)
+        return _built(drills, players, paths, given, weak_spots, pool)
 
 
 def _forked(pool: Executor, function: Callable, *args) -> None:
@@ -236,7 +239,7 @@ def _weak_spots_later(recent: pd.DataFrame, players: list[str],
 
 
 def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path],
-           simulation_path: str | Path | None, weak_spots: Callable[[], dict[str, RollWeakSpots]],
+           given: tuple[pd.DataFrame, str] | None, weak_spots: Callable[[], dict[str, RollWeakSpots]],
            pool: Executor | None) -> Report:
     """The report of the rows read (`build_report`): summaries, charts (in `pool`'s worker but the latency chart,
     when there is one), tie odds and the page."""
@@ -259,7 +262,7 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
     ties = {}  # chart file name -> (note, tie frequency frame)
     games, left_out = _games_played(drills)
     for key, shown, variant in games:
-        saved, note = _simulated_odds(key, shown, variant, simulation_path)
+        saved, note = _simulated_odds(key, shown, variant, given)
         frame = tie_frequency_frame(variant, saved)
         title = f"Tie frequency per command, {shown} game"
         to_draw(f"tie_frequency_{key}.png", title, partial(charts.tie_frequency_chart, frame, title=title))
@@ -340,12 +343,13 @@ def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]],
 
 
 def _simulated_odds(key: str, shown: str, variant: Variant,
-                    simulation_path: str | Path | None) -> tuple[pd.DataFrame, str]:
-    """The simulated odds of a game played (its key: a preset's name, or a logged game's): for a preset, from
-    `simulation_path`, else data/simulation_<preset>.csv, else a fresh simulation; for a logged game, fresh."""
+                    given: tuple[pd.DataFrame, str] | None) -> tuple[pd.DataFrame, str]:
+    """The simulated odds of a game played (its key: a preset's name, or a logged game's) and where they come from:
+    for a preset, those `given` (`simulation_path`'s, with its note), else data/simulation_<preset>.csv, else
+    a fresh simulation; for a logged game, fresh."""
     if key in PRESETS:
-        if simulation_path is not None:
-            return load_simulation(simulation_path), f"simulated odds from {simulation_path}"
+        if given is not None:
+            return given
         saved = Path("data") / SIMULATION_FILE.format(variant=key)
         if saved.is_file():
             return load_simulation(saved), f"simulated odds from {saved}"

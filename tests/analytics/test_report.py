@@ -24,6 +24,7 @@ from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.report import build_report, write_report
 from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.errors import InputError
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 PRINTED_FIRST = ["player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
@@ -313,6 +314,14 @@ def test_text_in_a_saved_simulation_is_one_line_naming_file_line_and_column(tmp_
     result = run_diavolo("report", "--log", str(SAMPLE), "--simulation", str(bad), "--out", str(out))
     assert_one_line_error(result, "bad.csv", "line 2", "ci95_low must be a finite number, got 'low'")
     assert not out.exists()
+
+
+def test_a_missing_simulation_file_is_refused_before_the_logs_are_read(tmp_path, monkeypatch):
+    read = []
+    monkeypatch.setattr("diavolo_stats.analytics.report.load_logs", lambda *args, **kwargs: read.append(args))
+    with pytest.raises(InputError, match="no such file"):
+        build_report([SAMPLE], simulation_path=tmp_path / "missing.csv")
+    assert read == []  # a log of a million rows takes seconds to read before such an error
 
 
 def test_a_custom_games_trials_get_a_note_instead_of_another_games_tie_odds(tmp_path):
