@@ -7,6 +7,7 @@ import csv
 import io
 import os
 import warnings
+from unittest import mock
 
 import pandas as pd
 import pytest
@@ -39,19 +40,11 @@ def blocks(request, monkeypatch):
     monkeypatch.setattr(line_marks, "MARKS", line_marks.LineMarks())
 
 
-def read_from(monkeypatch, read) -> tuple[object, int]:
+def read_from(read) -> tuple[object, int]:
     """(`read()`, the first byte it read of a log past the first 100, where `_opened` reads the header)."""
-    starts = []
-    pread = os.pread
-
-    def recorded(descriptor, size, offset):
-        starts.append(offset)
-        return pread(descriptor, size, offset)
-
-    monkeypatch.setattr(os, "pread", recorded)
-    got = read()
-    monkeypatch.setattr(os, "pread", pread)
-    return got, min(start for start in starts if start > 100)
+    with mock.patch.object(os, "pread", wraps=os.pread) as pread:
+        got = read()
+    return got, min(offset for _, _, offset in (call.args for call in pread.call_args_list) if offset > 100)
 
 
 def log_of(path, trials, **changes):
@@ -233,10 +226,10 @@ def test_load_rows_counts_line_ends_from_the_reads_marks_near_its_lines_and_find
     path = log_of(tmp_path / "drills.csv", range(1, 301))
     every = load_logs([path], columns=FIGURE_COLUMNS, lines=True)
     wanted = every.iloc[[240, 296, 297, 299]]
-    marked, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
+    marked, start = read_from(lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
     assert start > path.stat().st_size * 3 // 4  # the file's first three quarters are never read
     monkeypatch.setattr(line_marks, "MARKS", line_marks.LineMarks())  # no marks: counted from the header
-    counted, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
+    counted, start = read_from(lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
     assert start < 4096
     assert_same_rows(marked, counted)
     assert_same_rows(marked, load_logs([path], lines=True).iloc[[240, 296, 297, 299]])
@@ -250,9 +243,9 @@ def test_a_log_grown_since_its_first_read_is_marked_as_it_is_read_again(tmp_path
     DrillLog(path).append_rows([trial_row(trial) for trial in range(101, 201)])
     grown = followed.frame()  # the appended rows only: their marks join the first read's
     wanted = grown.iloc[[5, 99, 100, 180, 199]]  # from both reads
-    got, _ = read_from(monkeypatch, lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
+    got, _ = read_from(lambda: quietly(lambda: load_rows(wanted, COLUMNS)))
     assert_same_rows(got, load_logs([path], lines=True).iloc[[5, 99, 100, 180, 199]])
-    late, start = read_from(monkeypatch, lambda: quietly(lambda: load_rows(grown.iloc[[190]], COLUMNS)))
+    late, start = read_from(lambda: quietly(lambda: load_rows(grown.iloc[[190]], COLUMNS)))
     assert start > path.stat().st_size // 2  # counted from a mark of the second read
     assert late["trial"].tolist() == [191]
 

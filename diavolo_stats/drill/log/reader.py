@@ -72,6 +72,7 @@ BLOCK_BYTES = 1 << 20
 """Arrow parses a log this many bytes at a time (its own default); the reader marks which line holds the first byte
 of each block (`line_marks.LineMarks`)."""
 
+
 class SkippedRowsWarning(UserWarning):
     """Rows of a drill log the reader cannot use (a cell its column's rule refuses, a line that is not a row of
     the schema): skipped, named by line, so that no row can stop a report, a drill or a page."""
@@ -116,8 +117,8 @@ def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     columns, lines=True)` gives them; the bytes of their lines are the only ones parsed.
 
     rows: from `load_logs(..., lines=True)` with `session_id` and `trial` (at least `source`, `line`,
-    `session_id`, `trial`; InputError without them). A file's line ends are counted SCAN_BYTES at a time, with
-    numpy, from the last place before each line wanted whose line an earlier read of the file marked
+    `session_id`, `trial`; InputError without them). A file's line ends are counted `line_marks.SCAN_BYTES` at a
+    time, with numpy, from the last place before each line wanted whose line an earlier read of the file marked
     (`line_marks.LineMarks`; else from its header), and the runs of lines wanted are parsed as one text by the
     reader's own path: every check of `columns` applies, and a row the schema refuses is skipped without a warning
     (`load_rows` is a second look at logs `load_logs` has read, and warned about). Rows come file by file, in
