@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers.drill_logs import trial_row
+from helpers.drill_logs import appended, trial_row
 
 from diavolo_stats.core.rules import resolve, roll
 from diavolo_stats.core.table_model import TableModel
@@ -64,10 +64,8 @@ def test_a_folder_is_created_for_a_new_log(tmp_path):
 
 def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
-    log.append(trial_row(2, answer="none", correct=False, latency_ms=None, timed_out=True, seed=None,
-                        expected="grey", command_first=True))
+    appended(path, trial_row(1), trial_row(2, answer="none", correct=False, latency_ms=None, timed_out=True,
+                                          seed=None, expected="grey", command_first=True))
     frame = load_logs([path])
     assert tuple(frame.columns) == LOADED_COLUMNS
     assert str(frame["timestamp"].dtype) == "datetime64[ns, UTC]"
@@ -181,9 +179,8 @@ def test_a_row_whose_verdict_does_not_follow_from_its_answer_is_refused(changes,
 
 def test_correct_is_true_for_any_accepted_answer(tmp_path):
     path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1, expected="grey", accepted=("grey", "red"), answer="red", correct=True))
-    log.append(trial_row(2, expected="grey", accepted=("grey", "red"), answer="grey", correct=True))
+    appended(path, trial_row(1, expected="grey", accepted=("grey", "red"), answer="red", correct=True),
+             trial_row(2, expected="grey", accepted=("grey", "red"), answer="grey", correct=True))
     frame = load_logs([path])
     assert frame["correct"].tolist() == [True, True]
     assert [json.loads(cell) for cell in frame["accepted"]] == [["grey", "red"], ["grey", "red"]]
@@ -214,9 +211,7 @@ def test_load_logs_names_a_missing_file(tmp_path):
 
 def test_a_truncated_last_row_is_skipped_with_a_warning_naming_file_and_line(tmp_path):
     path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
-    log.append(trial_row(2))
+    appended(path, trial_row(1), trial_row(2))
     data = path.read_bytes()
     path.write_bytes(data[:-25])  # a crash in the middle of writing row 2
     with pytest.warns(TruncatedLogWarning, match=f"{path}: line 3 "):
@@ -227,8 +222,7 @@ def test_a_truncated_last_row_is_skipped_with_a_warning_naming_file_and_line(tmp
 def test_appending_after_a_crash_mid_row_moves_the_partial_row_aside_and_keeps_the_log_loadable(tmp_path):
     path = tmp_path / "drills.csv"
     partial = tmp_path / "drills.csv.partial"
-    log = DrillLog(path)
-    log.append(trial_row(1))
+    log = appended(path, trial_row(1))
     for crashed in ("1,session-a,Ana,2,2024-05", "1,session-a,Ana,4,"):
         with open(path, "a") as file:
             file.write(crashed)
@@ -243,9 +237,7 @@ def test_a_last_row_without_its_line_end_is_moved_aside_even_when_it_looks_whole
     # The writer writes each row with its line end in one write: a row without one was cut, even where
     # the cut fell after its last cell (app_version "0.1.0" cut to "0.1" still parses).
     path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
-    log.append(trial_row(2))
+    log = appended(path, trial_row(1), trial_row(2))
     whole = path.read_bytes()
     path.write_bytes(whole.removesuffix(b"\n")[:-2])
     with pytest.warns(TruncatedLogWarning, match=re.escape(f"{path}: line 3 is incomplete")):
@@ -328,8 +320,7 @@ def test_a_log_that_becomes_unwritable_mid_session_is_an_input_error_naming_it(t
 
 def test_a_full_disk_while_writing_a_row_is_an_input_error_and_the_log_recovers(tmp_path, monkeypatch):
     path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
+    log = appended(path, trial_row(1))
     real_write = os.write
     calls = []
 
@@ -414,9 +405,7 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
 ])
 def test_a_malformed_complete_row_is_skipped_with_a_warning_naming_file_and_line(tmp_path, edit, message):
     path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
-    log.append(trial_row(2))
+    appended(path, trial_row(1), trial_row(2))
     header, first, second = path.read_text(encoding="utf-8").splitlines()
     path.write_text("\n".join([header, edit(first), second]) + "\n", encoding="utf-8")
     with pytest.warns(SkippedRowsWarning, match=f"^{re.escape(str(path))}: skipped 1 row .*: {message}"):

@@ -6,53 +6,47 @@ import multiprocessing
 import threading
 
 import pytest
-from helpers.drill_logs import lock_waits, trial_row
+from helpers.drill_logs import appended, lock_waits, trial_row
 
 from diavolo_stats.drill.log import COLUMNS, DrillLog, load_logs
 from diavolo_stats.errors import InputError
 
 
-def test_a_log_moved_over_the_open_one_is_refused_and_left_as_it_was(tmp_path):
-    path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
-    other = tmp_path / "other.csv"
+def another_log_moved_over(path):
+    other = path.with_name("other.csv")
     DrillLog(other).append(trial_row(5, session_id="someone-else"))
     other.replace(path)  # a log of the same schema, but another file
-    before = path.read_bytes()
-    with pytest.raises(InputError, match=f"^log: {path} was replaced by another file since this program opened it"):
-        log.append(trial_row(2))
-    assert path.read_bytes() == before
 
 
-def test_a_foreign_csv_moved_over_the_open_log_is_refused_and_left_as_it_was(tmp_path):
-    path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
-    foreign = tmp_path / "scores.csv"
+def a_foreign_csv_moved_over(path):
+    foreign = path.with_name("scores.csv")
     foreign.write_text("name,score\nada,3\n")
     foreign.replace(path)
-    with pytest.raises(InputError, match="^log: "):
-        log.append(trial_row(2))
-    assert path.read_text() == "name,score\nada,3\n"
 
 
-def test_a_header_changed_in_place_is_refused(tmp_path):
-    path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
+def its_header_changed_in_place(path):
     with open(path, "r+b") as file:  # the same file (inode), its header overwritten
         file.write(b"name")
+
+
+@pytest.mark.parametrize("change, refusal", [
+    (another_log_moved_over, "^log: {path} was replaced by another file since this program opened it"),
+    (a_foreign_csv_moved_over, "^log: "),
+    (its_header_changed_in_place, "is not a drill log of schema 2"),
+], ids=["another log moved over", "a foreign csv moved over", "header changed in place"])
+def test_a_log_changed_under_its_open_writer_is_refused_and_left_as_it_was(tmp_path, change, refusal):
+    path = tmp_path / "drills.csv"
+    log = appended(path, trial_row(1))
+    change(path)
     before = path.read_bytes()
-    with pytest.raises(InputError, match="is not a drill log of schema 2"):
+    with pytest.raises(InputError, match=refusal.format(path=path)):
         log.append(trial_row(2))
     assert path.read_bytes() == before
 
 
 def test_a_deleted_log_is_started_again_with_its_header(tmp_path):
     path = tmp_path / "drills.csv"
-    log = DrillLog(path)
-    log.append(trial_row(1))
+    log = appended(path, trial_row(1))
     path.unlink()
     log.append(trial_row(2))
     assert path.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)

@@ -97,6 +97,14 @@ def write_log(path: Path, rows: Iterable[TrialRow], numbered: bool = False) -> P
     return path
 
 
+def appended(path: Path, *rows: TrialRow) -> DrillLog:
+    """The drill log at `path` opened for writing, `rows` appended to it one at a time, as a drill appends them."""
+    log = DrillLog(path)
+    for row in rows:
+        log.append(row)
+    return log
+
+
 def write_v1_log(path: Path, rows: list[TrialRow], tail: str = "", crlf_row: int | None = None) -> bytes:
     """A log as the version-1 writer wrote it (schema_version 1, no interface or accepted), then `tail`; its bytes.
     `crlf_row` ends that line (0: the header) with CRLF."""

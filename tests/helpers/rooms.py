@@ -85,6 +85,14 @@ def join(client, code: str, name: str | None, **keys):
     return socket, joined
 
 
+def seated(client, host: str, *names: str, **choices) -> tuple[dict, list]:
+    """A room opened with `choices`, `host` seated with its host key and then each of `names`: the room and each
+    seat's (socket, joined message), the host's first."""
+    room = open_room(client, **choices)
+    seats = [join(client, room["code"], host, host_key=room["host_key"])]
+    return room, seats + [join(client, room["code"], name) for name in names]
+
+
 def send_answer(socket, roll: dict, answer: str, latency_ms: float) -> None:
     """Send `answer` to `roll` as the room page does, timed `latency_ms` after the roll's frame."""
     socket.send_json({"type": "answer", "round": roll["round"], "answer": answer, "latency_ms": latency_ms,

@@ -62,14 +62,15 @@ def test_negative_inputs_are_refused_by_name():
         score_round(1, -1, 3)
 
 
-HEADER = "round,player,bid,tricks,griffins_beaten,mermaid_tricks\n"
-TWO_ROUNDS = HEADER + """1,Ann,1,1,0,0
-1,Bea,0,0,0,0
-1,Cid,1,0,0,0
-2,Ann,1,0,0,0
-2,Bea,2,2,1,0
-2,Cid,0,0,0,0
-"""
+def sheet_text(*rounds: dict[str, tuple[int, ...]], last_column: str = "mermaid_tricks") -> str:
+    """A score sheet's text, a round a mapping of each player to their (bid, tricks, griffins_beaten, `last_column`);
+    the counts left out are 0."""
+    rows = [f"{number},{player}," + ",".join(str(count) for count in (*counts, 0, 0, 0, 0)[:4])
+            for number, players in enumerate(rounds, 1) for player, counts in players.items()]
+    return "".join(f"{line}\n" for line in [f"round,player,bid,tricks,griffins_beaten,{last_column}", *rows])
+
+
+TWO_ROUNDS = sheet_text({"Ann": (1, 1), "Bea": (0, 0), "Cid": (1, 0)}, {"Ann": (1, 0), "Bea": (2, 2, 1), "Cid": (0, 0)})
 
 
 def sheet(tmp_path, text):
@@ -93,7 +94,7 @@ def test_the_sheet_gives_round_scores_running_totals_and_the_winner(tmp_path):
 
 
 def test_players_can_share_first_place(tmp_path):
-    text = HEADER + "1,Ann,0,0,0,0\n1,Bea,0,0,0,0\n1,Cid,0,1,0,0\n1,Dan,1,0,0,0\n"
+    text = sheet_text({"Ann": (0, 0), "Bea": (0, 0), "Cid": (0, 1), "Dan": (1, 0)})
     game = score_sheet(sheet(tmp_path, text))
     assert game.document()["winner"] == ["Ann", "Bea"]
     assert game.notes() == ["leading (shared): Ann, Bea with 10 points after round 1 of 8"]
@@ -101,8 +102,8 @@ def test_players_can_share_first_place(tmp_path):
 
 def test_a_full_game_ends_after_the_rounds_of_its_player_count(tmp_path):
     players = ["A", "B", "C", "D", "E"]
-    rows = [f"{r},{p},0,{r if p == 'A' else 0},0,0" for r in range(1, rounds_for_players(5) + 1) for p in players]
-    game = score_sheet(sheet(tmp_path, HEADER + "\n".join(rows) + "\n"))
+    rounds = [{p: (0, r if p == "A" else 0) for p in players} for r in range(1, rounds_for_players(5) + 1)]
+    game = score_sheet(sheet(tmp_path, sheet_text(*rounds)))
     assert game.rounds_played == game.rounds_in_game == 7
     assert game.notes() == [f"winners (shared first place): B, C, D, E with {10 * sum(range(1, 8))} points"]
     assert game.totals["B"] == 10 * sum(range(1, 8)) and game.totals["A"] == -10 * sum(range(1, 8))
@@ -124,18 +125,12 @@ def test_a_trick_winner_can_beat_every_other_players_die(tmp_path):
     assert game.totals["Bea"] == 10 + 2 * 20 + 2 * 30 + 1 * 50
 
 
-MERMAID_SHEET = """round,player,bid,tricks,griffins_beaten,{column}
-1,Ann,1,1,0,0
-1,Bea,0,0,0,0
-1,Cid,0,0,0,0
-1,Dan,0,0,0,0
-2,Ann,0,0,0,0
-2,Bea,0,0,0,0
-2,Cid,0,0,0,0
-2,Dan,2,2,0,{count}
-"""
-# Hand-scored: in round 2 Dan's mermaid beat the minotaurs of Ann and Bea in one trick and he won
-# the other with a number: mermaid_tricks 1, minotaurs_beaten 2.
+def mermaid_sheet(column: str, count: int) -> str:
+    """Four players' two rounds, `count` in `column` for Dan's round 2. Hand-scored: in round 2 Dan's mermaid beat
+    the minotaurs of Ann and Bea in one trick and he won the other with a number: mermaid_tricks 1,
+    minotaurs_beaten 2."""
+    return sheet_text({"Ann": (1, 1), "Bea": (0, 0), "Cid": (0, 0), "Dan": (0, 0)},
+                      {"Ann": (0, 0), "Bea": (0, 0), "Cid": (0, 0), "Dan": (2, 2, 0, count)}, last_column=column)
 
 
 @pytest.mark.parametrize("rules, column, count, dan", [
@@ -143,7 +138,7 @@ MERMAID_SHEET = """round,player,bid,tricks,griffins_beaten,{column}
     (Rules(mermaid_bonus="per-minotaur"), "minotaurs_beaten", 2, 10 + 40 + 100),
 ])
 def test_a_sheet_records_the_count_its_mermaid_reading_needs(tmp_path, rules, column, count, dan):
-    game = score_sheet(sheet(tmp_path, MERMAID_SHEET.format(column=column, count=count)), rules)
+    game = score_sheet(sheet(tmp_path, mermaid_sheet(column, count)), rules)
     assert game.totals == {"Ann": 20 + 20, "Bea": 10 + 20, "Cid": 10 + 20, "Dan": dan}
     assert game.columns[:6] == ("round", "player", "bid", "tricks", "griffins_beaten", column)
     assert game.rows()[-1][column] == count
@@ -155,23 +150,17 @@ def test_a_sheet_records_the_count_its_mermaid_reading_needs(tmp_path, rules, co
 ])
 def test_a_sheet_for_the_other_mermaid_reading_is_refused_naming_the_column_it_lacks(tmp_path, rules, column,
                                                                                       lacking):
-    path = sheet(tmp_path, MERMAID_SHEET.format(column=column, count=1))
+    path = sheet(tmp_path, mermaid_sheet(column, 1))
     with pytest.raises(InputError, match=f"missing column '{lacking}'.*{column} is the count of the"):
         score_sheet(path, rules)
 
 
 def test_a_mermaid_trick_is_one_of_the_tricks_won(tmp_path):
     with pytest.raises(InputError, match="line 9: mermaid_tricks 3 is above tricks 2"):
-        score_sheet(sheet(tmp_path, MERMAID_SHEET.format(column="mermaid_tricks", count=3)))
+        score_sheet(sheet(tmp_path, mermaid_sheet("mermaid_tricks", 3)))
 
 
-FLAG_SHEET = HEADER + """1,Ann,1,1,0,0
-1,Bea,0,0,0,0
-1,Cid,0,0,0,0
-2,Ann,1,1,0,0
-2,Bea,1,0,0,0
-2,Cid,0,0,0,0
-"""
+FLAG_SHEET = sheet_text({"Ann": (1, 1), "Bea": (0, 0), "Cid": (0, 0)}, {"Ann": (1, 1), "Bea": (1, 0), "Cid": (0, 0)})
 # Hand-scored: in round 2 every die of one trick showed a flag and nobody took it.
 
 

@@ -10,7 +10,18 @@ from pathlib import Path
 import pytest
 from helpers.asyncio_run import run
 from helpers.browser import ORIGIN
-from helpers.rooms import FAST, WS, AppClient, join, open_room, right_answer, send_answer, until, wrong_answer
+from helpers.rooms import (
+    FAST,
+    WS,
+    AppClient,
+    join,
+    open_room,
+    right_answer,
+    seated,
+    send_answer,
+    until,
+    wrong_answer,
+)
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -39,9 +50,7 @@ def test_a_room_plays_a_whole_game_refereed_by_the_library_and_logs_each_answer_
     # The room's clock moves only as the test says: its seats' links, which answer no ping, hold a claim to what
     # that clock saw pass, whatever the pace of a busy machine.
     client, clock = clocked
-    room = open_room(client)
-    host, host_joined = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, _ = join(client, room["code"], "Bea")
+    _, [(host, host_joined), (bea, _)] = seated(client, "Ann", "Bea")
     assert host_joined["host"] and host_joined["seat"] == 0
     host.send_json({"type": "start"})
     sent = {}
@@ -76,10 +85,7 @@ def test_a_room_plays_a_whole_game_refereed_by_the_library_and_logs_each_answer_
 def test_an_answer_under_the_human_floor_is_too_early_and_a_claim_is_held_to_the_time_that_passed(clocked,
                                                                                                    log_path):
     client, clock = clocked
-    room = open_room(client, foreperiod_ms=[500, 500])
-    host, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, _ = join(client, room["code"], "Bea")
-    cid, _ = join(client, room["code"], "Cid")
+    _, [(host, _), (bea, _), (cid, _)] = seated(client, "Ann", "Bea", "Cid", foreperiod_ms=[500, 500])
     host.send_json({"type": "start"})
     roll = until(host, "roll")
     for socket in (bea, cid):
@@ -109,9 +115,7 @@ def test_an_answer_under_the_human_floor_is_too_early_and_a_claim_is_held_to_the
 
 def test_a_seat_that_reloads_after_the_roll_is_timed_from_the_first_send(clocked, log_path):
     client, clock = clocked
-    room = open_room(client, foreperiod_ms=[500, 500])
-    host, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, bea_joined = join(client, room["code"], "Bea")
+    room, [(host, _), (bea, bea_joined)] = seated(client, "Ann", "Bea", foreperiod_ms=[500, 500])
     host.send_json({"type": "start"})
     roll = until(bea, "roll")
     clock.advance(2.0)  # Bea peeks at the roll, then reloads her page
@@ -131,9 +135,7 @@ def test_a_seat_that_reloads_after_the_roll_is_timed_from_the_first_send(clocked
 
 def test_a_grab_is_awarded_to_every_seat_once_no_seat_still_to_answer_could_be_judged_faster(clocked):
     client, clock = clocked
-    room = open_room(client)
-    sockets = [join(client, room["code"], "Ann", host_key=room["host_key"])[0],
-               *(join(client, room["code"], name)[0] for name in ("Bea", "Cid"))]
+    sockets = [socket for socket, _ in seated(client, "Ann", "Bea", "Cid")[1]]
     sockets[0].send_json({"type": "start"})
     roll = until(sockets[0], "roll")
     assert roll["devils_per_color"] == 2
@@ -199,9 +201,7 @@ def test_a_seat_150_ms_further_away_wins_when_its_player_is_faster_by_more_than_
 
 
 def test_one_grab_per_player_and_a_reload_takes_its_seat_back(client):
-    room = open_room(client)
-    host, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, bea_joined = join(client, room["code"], "Bea")
+    room, [(host, _), (bea, bea_joined)] = seated(client, "Ann", "Bea")
     host.send_json({"type": "start"})
     roll = until(bea, "roll")
     send_answer(bea, roll, "red", 300)
@@ -312,9 +312,7 @@ def test_the_hosts_screen_gets_the_join_link_as_a_qr_code_of_the_address_it_was_
 def test_a_claim_faster_than_the_players_own_drill_log_makes_plausible_is_flagged_in_the_result(clocked, log_path):
     shutil.copy(SAMPLE_LOG, log_path)  # the sample log's players, each with hundreds of answers
     client, clock = clocked
-    room = open_room(client)
-    host, _ = join(client, room["code"], "synthetic-average", host_key=room["host_key"])
-    bea, _ = join(client, room["code"], "Bea")
+    _, [(host, _), (bea, _)] = seated(client, "synthetic-average", "Bea")
     host.send_json({"type": "start"})
     roll = until(host, "roll")
     state = until(host, "state")

@@ -8,7 +8,7 @@ import contextlib
 
 import pytest
 from helpers.browser import ORIGIN
-from helpers.rooms import WS, join, open_room, right_answer, send_answer, until, wrong_answer
+from helpers.rooms import WS, join, open_room, right_answer, seated, send_answer, until, wrong_answer
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from diavolo_stats.drill.log import load_logs, writer
@@ -47,9 +47,7 @@ def test_a_room_whose_disk_is_full_keeps_the_answers_plays_on_and_stores_them_on
     monkeypatch.setattr(writer, "_write_synced", write)
     monkeypatch.setattr(rooms, "UNSAVED_NOTICE_S", 0.05)
     client.app.state.rooms.queue.retry_s = 0.02
-    room = open_room(client)
-    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, _ = join(client, room["code"], "Bea")
+    _, [(ann, _), (bea, _)] = seated(client, "Ann", "Bea")
     ann.send_json({"type": "start"})
     roll = kinds_until(ann, {"roll"})["roll"]
     kinds_until(bea, {"roll"})
@@ -78,9 +76,7 @@ def test_a_socket_that_never_reads_is_dropped_its_seat_away_and_the_room_plays_o
 
     monkeypatch.setattr(WebSocket, "send_text", maybe_never)
     monkeypatch.setattr(sockets, "SEND_DEADLINE_S", 0.2)
-    room = open_room(client)
-    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, _ = join(client, room["code"], "Bea")
+    room, [(ann, _), (bea, _)] = seated(client, "Ann", "Bea")
     with client.websocket_connect(f"{WS}/ws/rooms/{room['code']}?reader=never", headers={"Origin": ORIGIN}) as cid:
         cid.send_json({"type": "join", "name": "Cid"})
         until(cid, "joined")
@@ -130,9 +126,7 @@ def test_a_join_message_passes_the_checks_of_an_http_body(client, message, said)
 
 
 def test_an_answer_with_a_number_out_of_range_is_refused_and_the_game_goes_on(client):
-    room = open_room(client)
-    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, _ = join(client, room["code"], "Bea")
+    _, [(ann, _), (bea, _)] = seated(client, "Ann", "Bea")
     ann.send_json({"type": "start"})
     roll = until(ann, "roll")
     ann.send_text(f'{{"type": "answer", "round": {roll["round"]}, "answer": "grey", "latency_ms": 1{"0" * 400}, '
@@ -147,9 +141,7 @@ def test_an_answer_with_a_number_out_of_range_is_refused_and_the_game_goes_on(cl
 
 
 def test_one_seat_key_holds_two_connections_and_its_rejoins_push_no_states_to_the_others(client):
-    room = open_room(client)
-    ann, _ = join(client, room["code"], "Ann", host_key=room["host_key"])
-    bea, joined = join(client, room["code"], "Bea")
+    room, [(ann, _), (bea, joined)] = seated(client, "Ann", "Bea")
     again, _ = join(client, room["code"], None, seat_key=joined["seat_key"])  # a reload whose old page is open
     with pytest.raises(WebSocketDisconnect):
         join(client, room["code"], None, seat_key=joined["seat_key"])
