@@ -69,10 +69,11 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     frame = load_logs([path])
     assert tuple(frame.columns) == LOADED_COLUMNS
     assert str(frame["timestamp"].dtype) == "datetime64[ns, UTC]"
-    for column in ("session_id", "player", "variant", "app_version", "interface", "source"):
+    for column in ("session_id", "player", "variant", "app_version", "interface"):
         assert isinstance(frame[column].dtype, pd.StringDtype), column
-    for column in ("command", "expected", "answer"):
+    for column in ("command", "expected", "answer", "source"):
         assert isinstance(frame[column].dtype, pd.CategoricalDtype), column
+    assert list(frame["source"].cat.categories) == [str(path)]
     assert list(frame["command"].cat.categories) == [c.value for c in Command]
     for column in ("correct", "too_early", "timed_out", "command_first", "is_tie"):
         assert frame[column].dtype == bool, column
@@ -110,7 +111,9 @@ def test_load_logs_joins_several_files_and_names_the_source_of_each_row(tmp_path
             log.append(trial_row(trial))
     frame = load_logs(paths)
     assert list(frame["source"]) == [str(paths[0])] + [str(paths[1])] * 2
+    assert list(frame["source"].cat.categories) == [str(path) for path in paths]
     assert list(frame.index) == [0, 1, 2]
+    assert list(load_logs(paths[::-1])["source"].cat.categories) == [str(path) for path in paths[::-1]]
 
 
 @pytest.mark.parametrize("name", ["Ana Maria", "Σοφία", "Дмитрий", "=cmd|' /C calc'!A0", "+1", "-2", "@SUM(A1)",

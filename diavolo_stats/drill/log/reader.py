@@ -61,8 +61,7 @@ LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie", "color_dice", "
 the dice cell's numbers (then, with lines=True, `line`: the row's line in its file)."""
 
 _STRING = pd.StringDtype()
-_TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted",
-                 "source")
+_TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted")
 
 
 MAX_NAMED = 5
@@ -89,9 +88,9 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None,
     read applies, and a row's command, dice and positions are checked against the rules its `variant` names (read
     to check the dice's values whenever the dice are).
     Dtypes: `timestamp` datetime64[ns, UTC]; `command`, `expected`, `answer` category (commands in die order,
-    then games' own; one set of answers for both); flags bool; `latency_ms`, `foreperiod_ms` float64 ms (NaN
-    when empty); whole numbers int64, `seed` Int64; text, JSON cells included, pandas "string" (player names
-    without the spreadsheet guard).
+    then games' own; one set of answers for both); `source` category (the files, in the order given); flags
+    bool; `latency_ms`, `foreperiod_ms` float64 ms (NaN when empty); whole numbers int64, `seed` Int64; text,
+    JSON cells included, pandas "string" (player names without the spreadsheet guard).
 
     A row that breaks a rule is skipped with one SkippedRowsWarning per file naming its lines; a last row
     without its line end (a crash mid-write) with a TruncatedLogWarning. A file holding only the start of the
@@ -101,15 +100,16 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None,
     frames = [FollowedLog(path, wanted, lines).new_rows(warn_cut=True)[0] for path in paths]
     if not frames:
         frames = [_no_rows(wanted, "", lines)]
-    drills = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    return _categorized(drills)
+    return _categorized(_joined(frames))
 
 
 def kept_rows(drills: pd.DataFrame, kept: np.ndarray) -> pd.DataFrame:
     """The rows of `drills` (a frame from `load_logs`) where `kept` ((rows,) bool) is True, as `drills[kept]` gives
     them. Column by column: Arrow filters a text column chunk by chunk, where a frame's take first copies all of a
-    column's chunks into one (tens of MB for a large log's session ids, most of it the system's zeroing)."""
-    return pd.DataFrame({column: drills[column].array[kept] for column in drills.columns}, index=drills.index[kept])
+    column's chunks into one (tens of MB for a large log's session ids, most of it the system's zeroing); each
+    column taken is the frame's as it is (copy=False: pandas would copy the numbers into blocks again)."""
+    return pd.DataFrame({column: drills[column].array[kept] for column in drills.columns}, index=drills.index[kept],
+                        copy=False)
 
 
 def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
@@ -148,8 +148,7 @@ def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         frames.append(again.drop(columns=[column for column in ("session_id", "trial") if column not in wanted]))
     if not frames:
         frames = [_no_rows(wanted, "", lines=True)]
-    drills = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    return _categorized(drills)
+    return _categorized(_joined(frames))
 
 
 def _rows_at(path: Path, lines: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
@@ -303,6 +302,16 @@ def _checked_columns(wanted: Sequence[str]) -> list[str]:
 def _no_rows(wanted: Sequence[str], source: str, lines: bool) -> pd.DataFrame:
     empty = pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted})
     return _typed(empty, wanted, source, SCHEMA_VERSION, np.zeros(0, dtype=np.int64), lines)[0]
+
+
+def _joined(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The frames of some files one after the other, numbered from 0; `source` of them all (the categories of
+    each file's `source`, joined in order: pd.concat makes text of categories that differ)."""
+    if len(frames) == 1:
+        return frames[0]
+    sources = list(dict.fromkeys(source for frame in frames for source in frame["source"].cat.categories))
+    return pd.concat([frame.assign(source=frame["source"].cat.set_categories(sources)) for frame in frames],
+                     ignore_index=True)
 
 
 def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
@@ -491,12 +500,12 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
             typed["dice_values"] = listed(dice.values, dice.counts[:, 1], cells.index)
         elif "command" in cells:
             _check_rules(cells, refuse)
-    typed["source"] = source
+    typed["source"] = pd.Categorical.from_codes(np.zeros(len(cells), dtype=np.int8), categories=[source])
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
     if with_lines:
         typed["line"] = lines
-    rows = pd.DataFrame(typed, index=cells.index)
+    rows = pd.DataFrame(typed, index=cells.index, copy=False)  # each column as read: no block copied together
     rows = rows[[column for column in (*LOADED_COLUMNS, "line") if column in rows]]
     for column in _TEXT_COLUMNS:
         if column in rows:
