@@ -53,6 +53,19 @@ def unguard_cell(value: object) -> object:
     return value
 
 
+def not_a_file(path: str | Path) -> str | None:
+    """Why `path` is not a regular file (through a link), as an error says it: a folder, or a FIFO, device or socket,
+    which a read would block on or never end; None when it is a regular file or is not there. Checked from its
+    status, without opening it."""
+    try:
+        mode = Path(path).stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
+        return f"{str(path)!r} is a folder, not a file"
+    return None if stat.S_ISREG(mode) else f"{str(path)!r} is not a regular file (a FIFO, a device or a socket)"
+
+
 def check_target(path: str | Path) -> None:
     """InputError unless `path` may be written: not a link, and a regular file if it exists, in a folder that does."""
     path = Path(path)
@@ -65,10 +78,9 @@ def check_target(path: str | Path) -> None:
         mode = None
     except OSError as error:
         raise InputError(f"cannot use {str(path)!r} ({error.strerror})") from None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError(f"{str(path)!r} is a folder, not a file")
-    if mode is not None and not stat.S_ISREG(mode):
-        raise InputError(f"{str(path)!r} is not a regular file")
+    problem = not_a_file(path)
+    if problem is not None:
+        raise InputError(problem)
     if not folder.is_dir():
         raise InputError(f"folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK) or (mode is not None and not os.access(path, os.W_OK)):

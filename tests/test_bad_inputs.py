@@ -114,6 +114,32 @@ T = "{t}"
 SIM = ["--simulation", str(SIMULATION)]
 HAND = ["bid", "--hand", "black", "--round", "1", "--players", "3"]
 
+READ = {  # each flag that reads a file, the command line its path ends
+    "report log": ["report", "--log"],
+    "report simulation": ["report", "--log", f"{T}/log.csv", "--simulation"],
+    "game log": ["game", "--players", "ana", "preset:novice", "--log"],
+    "players log": ["players", "--log"],
+    "log upgrade": ["log", "upgrade"],
+    "score": ["minodice", "score"],
+    "minodice odds dice": ["minodice", "odds", "--dice"],
+    "odds variant": ["odds", "--variant"],
+}
+NOT_FILES = {"a folder": f"{T}/adir", "a fifo": f"{T}/fifo"}
+WRITTEN = {  # each flag that writes a file
+    "simulate out": ["simulate", "--out"],
+    "game out": ["game", "--players", "preset:novice", "preset:expert", "--out"],
+    "sweep out": ["sweep", "--out"],
+    "synth-log replace": ["synth-log", "--replace", "--log"],
+}
+BAD_TARGETS = {"a folder": f"{T}/adir", "a link": f"{T}/link.csv", "a fifo": f"{T}/fifo",
+               "in a missing folder": f"{T}/nofolder/x.csv", "a device": "/dev/null", "stdout link": "/proc/self/fd/1",
+               "a newline name": f"{T}/no\nfolder/x.csv"}
+FOLDERS = {  # each flag that writes a folder
+    "report out": ["report", "--log", f"{T}/log.csv", *SIM, "--out"],
+    "sweep plot": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--out", f"{T}/sweep.csv", "--plot"],
+}
+NOT_FOLDERS = {"a file": f"{T}/foreign.csv", "under a file": f"{T}/foreign.csv/r"}
+
 CASES: dict[str, list[str]] = {
     # -- no command, unknown command ---------------------------------------------------------------
     "no command": [],
@@ -176,13 +202,6 @@ CASES: dict[str, list[str]] = {
     "simulate seed negative": ["simulate", "--seed", "-1"],
     "simulate seed word": ["simulate", "--seed", "abc"],
     "simulate seed fullwidth": ["simulate", "--seed", "\uff15"],
-    "simulate out in a missing folder": ["simulate", "--out", f"{T}/nofolder/x.csv"],
-    "simulate out a folder": ["simulate", "--out", f"{T}/adir"],
-    "simulate out a link": ["simulate", "--out", f"{T}/link.csv"],
-    "simulate out a fifo": ["simulate", "--out", f"{T}/fifo"],
-    "simulate out a device": ["simulate", "--out", "/dev/null"],
-    "simulate out stdout link": ["simulate", "--out", "/proc/self/fd/1"],
-    "simulate out a newline name": ["simulate", "--out", f"{T}/no\nfolder/x.csv"],
     "simulate unknown format": ["simulate", "--format", "yaml"],
     "simulate rounds missing": ["simulate", "--rounds"],
     "simulate too many dice": ["simulate", "--dice-per-color", "13"],
@@ -229,10 +248,6 @@ CASES: dict[str, list[str]] = {
     "synth-log no log": ["synth-log"],
     "synth-log existing log": ["synth-log", "--log", f"{T}/log.csv"],
     "synth-log replace a foreign file": ["synth-log", "--log", f"{T}/foreign.csv", "--replace"],
-    "synth-log replace through a link": ["synth-log", "--log", f"{T}/link.csv", "--replace"],
-    "synth-log a fifo": ["synth-log", "--log", f"{T}/fifo", "--replace"],
-    "synth-log a folder": ["synth-log", "--log", f"{T}/adir"],
-    "synth-log missing folder": ["synth-log", "--log", f"{T}/nofolder/x.csv"],
     "synth-log sessions 0": ["synth-log", "--log", f"{T}/new.csv", "--sessions", "0"],
     "synth-log sessions 1001": ["synth-log", "--log", f"{T}/new.csv", "--sessions", "1001"],
     "synth-log trials 0": ["synth-log", "--log", f"{T}/new.csv", "--trials", "0"],
@@ -254,15 +269,11 @@ CASES: dict[str, list[str]] = {
     "report only a bidi name in log": ["report", "--log", f"{T}/bidi.csv"],
     "report log without trials": ["report", "--log", f"{T}/header_only.csv"],
     "report log not utf-8": ["report", "--log", f"{T}/notutf8.csv"],
-    "report log a folder": ["report", "--log", f"{T}/adir"],
-    "report log a fifo": ["report", "--log", f"{T}/fifo"],
     "report unknown player": ["report", "--log", f"{T}/log.csv", "--player", "zoe"],
     "report out a linked folder": ["report", "--log", f"{T}/log.csv", "--out", f"{T}/linked_dir", *SIM],
     "report out a folder of other files": ["report", "--log", f"{T}/log.csv", "--out", f"{T}/foreign_dir", *SIM],
     "report out with report.html a folder": ["report", "--log", f"{T}/log.csv", "--out", f"{T}/html_dir", *SIM],
     "report out with a linked member": ["report", "--log", f"{T}/log.csv", "--out", f"{T}/member_dir", *SIM],
-    "report out a file": ["report", "--log", f"{T}/log.csv", "--out", f"{T}/foreign.csv", *SIM],
-    "report out under a file": ["report", "--log", f"{T}/log.csv", "--out", f"{T}/foreign.csv/r", *SIM],
     "report missing simulation": ["report", "--log", f"{T}/log.csv", "--simulation", f"{T}/missing.csv"],
     "report simulation not one": ["report", "--log", f"{T}/log.csv", "--simulation", f"{T}/foreign.csv"],
     "report simulation with a word": ["report", "--log", f"{T}/log.csv", "--simulation", f"{T}/badsim.csv"],
@@ -291,11 +302,6 @@ CASES: dict[str, list[str]] = {
     "game design games 10**10": ["game", "--players", "preset:novice", "preset:expert",
                                  "--design-games", str(10**10)],
     "game unknown end": ["game", "--players", "preset:novice", "preset:expert", "--end", "sudden-death"],
-    "game out a link": ["game", "--players", "preset:novice", "preset:expert", "--out", f"{T}/link.csv"],
-    "game out a fifo": ["game", "--players", "preset:novice", "preset:expert", "--out", f"{T}/fifo"],
-    "game out a folder": ["game", "--players", "preset:novice", "preset:expert", "--out", f"{T}/adir"],
-    "game out in a missing folder": ["game", "--players", "preset:novice", "preset:expert",
-                                     "--out", f"{T}/nofolder/g.csv"],
     "game seed word": ["game", "--players", "preset:novice", "preset:expert", "--seed", "x"],
     "game tolerance 2": ["game", "--players", "preset:novice", "preset:expert", "--tolerance", "2"],
     "game no players": ["game", "--players"],
@@ -312,7 +318,6 @@ CASES: dict[str, list[str]] = {
     "score empty file": ["minodice", "score", f"{T}/sheet_empty.csv"],
     "score more tricks than dice": ["minodice", "score", f"{T}/sheet_impossible.csv"],
     "score latin-1 file": ["minodice", "score", f"{T}/sheet_latin1.csv"],
-    "score a folder": ["minodice", "score", f"{T}/adir"],
     "score a drill log": ["minodice", "score", f"{T}/log.csv"],
     "score no sheet": ["minodice", "score"],
     "minodice no command": ["minodice"],
@@ -328,7 +333,6 @@ CASES: dict[str, list[str]] = {
     "minodice odds missing dice file": ["minodice", "odds", "--dice", f"{T}/missing.toml"],
     "minodice odds dice not toml": ["minodice", "odds", "--dice", f"{T}/notoml.toml"],
     "minodice odds face out of range": ["minodice", "odds", "--dice", f"{T}/baddice.toml"],
-    "minodice odds dice a folder": ["minodice", "odds", "--dice", f"{T}/adir"],
     "minodice odds unknown rule": ["minodice", "odds", "--equal-specials", "nobody"],
     # -- minodice bid ------------------------------------------------------------------------------
     "bid no hand": ["minodice", "bid", "--round", "1", "--players", "3"],
@@ -370,8 +374,6 @@ CASES: dict[str, list[str]] = {
     "sweep local cluster of 0": ["sweep", "--scheduler", "local:0"],
     "sweep scheduler not an address": ["sweep", "--scheduler", "somewhere:8786"],
     "sweep out not csv or parquet": ["sweep", "--out", f"{T}/sweep.txt"],
-    "sweep out a link": ["sweep", "--out", f"{T}/link.csv"],
-    "sweep out a fifo": ["sweep", "--out", f"{T}/fifo"],
     "sweep out exists without resume": ["sweep", "--out", f"{T}/log.csv"],
     "sweep resume a file that is not a sweep": ["sweep", "--out", f"{T}/foreign.csv", "--resume"],
     "sweep resume without out": ["sweep", "--resume"],
@@ -383,13 +385,18 @@ CASES: dict[str, list[str]] = {
                                                 f"{T}/foreign_dir", "--out", f"{T}/sweep.csv"],
     "sweep plot axes unknown": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--plot", f"{T}/plots",
                                 "--plot-axes", "sides,weight"],
+    # -- a path of the wrong kind, for every flag that reads or writes one ---------------------------
+    **{f"{flag} {what}": [*argv, path] for flag, argv in READ.items() for what, path in NOT_FILES.items()},
+    **{f"{flag} {what}": [*argv, path] for flag, argv in WRITTEN.items() for what, path in BAD_TARGETS.items()},
+    **{f"{flag} {what}": [*argv, path] for flag, argv in FOLDERS.items() for what, path in NOT_FOLDERS.items()},
 }
 
 
 def test_the_module_covers_at_least_150_bad_invocations_of_every_command():
     commands = {argv[0] for argv in CASES.values() if argv}
     assert len(CASES) >= 150
-    assert commands == {"odds", "simulate", "sweep", "drill", "synth-log", "report", "game", "minodice", "oddz"}
+    assert commands == {"odds", "simulate", "sweep", "drill", "synth-log", "report", "game", "minodice", "players",
+                        "log", "oddz"}
 
 
 @pytest.mark.parametrize("argv", list(CASES.values()), ids=list(CASES))

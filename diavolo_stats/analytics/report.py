@@ -39,7 +39,7 @@ from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.drill.log.rules import UNKNOWN_RULES, played_variant, with_command_labels
 from diavolo_stats.errors import InputError, about
-from diavolo_stats.files import check_folder, frame_csv_text, write_folder
+from diavolo_stats.files import check_folder, frame_csv_text, not_a_file, write_folder
 from diavolo_stats.results import TextResult, render_fitted, wrap
 
 if TYPE_CHECKING:
@@ -190,9 +190,10 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     paths = [Path(p) for p in log_paths]
     for path in paths:
         if not path.is_file():
-            raise InputError(missing_log_message(path), field="log_paths")
-    given = None if simulation_path is None else (load_simulation(simulation_path),
-                                                  f"simulated odds from {simulation_path}")
+            raise InputError(not_a_file(path) or missing_log_message(path), field="log_paths")
+    with about("simulation_path"):
+        given = None if simulation_path is None else (load_simulation(simulation_path),
+                                                      f"simulated odds from {simulation_path}")
     with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
         if pool is not None:
             _forked(pool, _imported, CHART_MODULES)  # before this process starts a thread of its own

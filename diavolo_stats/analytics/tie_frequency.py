@@ -24,7 +24,7 @@ from diavolo_stats.core.odds import exact_odds, fraction_text
 from diavolo_stats.core.simulate import SimulationResult, simulate
 from diavolo_stats.core.variant import DEFAULT_COLORS, Command, Variant
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import read_frame_csv
+from diavolo_stats.files import not_a_file, read_frame_csv
 
 SIMULATION_COLUMNS = ("command", "rounds", "ties", "tie_probability", "ci95_low", "ci95_high")
 """Columns `load_simulation` needs in a saved result (a saved simulation has more)."""
@@ -48,6 +48,8 @@ def load_simulation(path: str | Path) -> pd.DataFrame:
     ci95_high that is not a finite number.
     """
     path = Path(path)
+    if not_a_file(path) is not None:
+        raise InputError(f"simulation results {not_a_file(path)}; give the CSV file the simulate command saved")
     if not path.is_file():
         raise InputError(f"simulation results {str(path)!r}: no such file (save one from the simulate command)")
     try:

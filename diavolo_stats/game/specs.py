@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import not_a_file
 from diavolo_stats.game.diffusion import DiffusionModel
 from diavolo_stats.game.diffusion_fit import fit_diffusion
 from diavolo_stats.game.player_file import read_player
@@ -130,8 +131,8 @@ def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL) -> R
 
     path = Path(log_path) if log_path is not None else drill_log.default_log_path()
     if not path.is_file():
-        raise InputError(drill_log.missing_log_message(path, "use preset:novice|average|expert players"),
-                         field="log_path")
+        raise InputError(not_a_file(path) or drill_log.missing_log_message(path, "use preset:novice|average|expert "
+                                                                                 "players"), field="log_path")
     try:
         return fit_players(drill_log.load_logs([path], columns=FIT_COLUMNS), model, MIN_FIT_ANSWERS)
     except InputError as error:

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import not_a_file
 from diavolo_stats.minodice.options import MAX_PLAYERS, MERMAID_COLUMNS, MIN_PLAYERS, Rules, rounds_for_players
 from diavolo_stats.results import NotedRows
 
@@ -85,6 +86,9 @@ def read_score_sheet(path: str | Path, rules: Rules = Rules()) -> tuple[SheetRow
     refused with an error naming the column it lacks.
     """
     columns = sheet_columns(rules)
+    problem = not_a_file(path)  # a FIFO would hold the open until something writes to it
+    if problem is not None:
+        raise InputError(problem)
     try:
         with open(path, newline="", encoding="utf-8-sig") as file:  # a BOM from spreadsheets is fine
             reader = csv.DictReader(file)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -90,3 +91,21 @@ def test_a_parser_lists_what_its_help_shows_in_the_same_sections(parser):
         assert all(" ".join(help_line.split()) in " ".join(shown.split())
                    for help_line, _ in parser.subcommands().values())
     assert headings == list(parser.sections())
+
+
+@pytest.mark.parametrize("kind, said", [("folder", "is a folder, not a file"),
+                                        ("fifo", "is not a regular file (a FIFO, a device or a socket)")])
+@pytest.mark.parametrize("args, flag", [
+    (("report", "--log", "log.csv", "--simulation", "{path}"), "--simulation: simulation results "),
+    (("report", "--log", "{path}"), "--log: "),
+    (("game", "--players", "ann", "preset:novice", "--log", "{path}"), "--log: "),
+    (("players", "--log", "{path}"), ""),
+    (("log", "upgrade", "{path}"), ""),
+    (("minodice", "score", "{path}"), ""),
+])
+def test_a_folder_or_a_fifo_where_a_file_is_read_is_refused_as_what_it_is(tmp_path, kind, said, args, flag):
+    (tmp_path / "log.csv").write_text("")  # a file, for a flag beside the one tried; the refusal comes first
+    path = tmp_path / kind
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    result = run_diavolo(*(arg.format(path=path) for arg in args), cwd=tmp_path)
+    assert_one_line_error(result, f"diavolo: error: {flag}{str(path)!r} {said}")

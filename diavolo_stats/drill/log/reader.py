@@ -51,6 +51,7 @@ from diavolo_stats.drill.log.schema import (
     v1_extra_cells,
 )
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import not_a_file
 
 FIGURE_COLUMNS: tuple[str, ...] = tuple(column for column in COLUMNS if column not in ("dice", "positions", "accepted"))
 """Every column but the roll's JSON cells: what summaries, the adaptive scheduler and player fits read (the JSON
@@ -253,7 +254,7 @@ def _opened(path: Path) -> Iterator[tuple[int, os.stat_result, bytes]]:
         if not path.exists():
             raise InputError(f"{path}: no such drill log")
         if not path.is_file():
-            raise InputError(f"{path}: not a file")
+            raise InputError(not_a_file(path))
         with open(path, "rb") as file:
             descriptor = file.fileno()
             yield descriptor, os.fstat(descriptor), os.pread(descriptor, len(HEADER_LINE) + 2, 0)
