@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from statistics import NormalDist
 
 import numpy as np
@@ -35,6 +35,8 @@ MIN_SIGMA_MS = 10.0
 """The least sigma an ex-Gaussian is fitted with, ms: about the jitter of a keyboard's and a screen's timing.
 Latencies with a sharp leading edge otherwise drive sigma toward 0 and the density there toward infinity, and
 held-out answers just before the edge toward a log density of minus hundreds."""
+
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
 @dataclass(frozen=True)
@@ -140,24 +142,33 @@ class ExGaussian(Configuration):
     def pdf(self, latency_ms) -> np.ndarray:
         """Probability density per ms at each latency (ms), same shape as the input."""
         offset = np.asarray(latency_ms, dtype=np.float64) - self.mu_ms
-        log_pdf, _, _ = _log_pdf(offset, self.sigma_ms, self.tau_ms, math.log(self.tau_ms))
+        log_pdf, _, _, _ = _log_pdf(offset, self.sigma_ms, self.tau_ms, math.log(self.tau_ms),
+                                    np.empty((4, *offset.shape)))
         return np.exp(log_pdf)
 
 
-def _log_pdf(offset: np.ndarray, sigma: float, tau: float, log_tau: float) -> tuple[np.ndarray, np.ndarray,
-                                                                                      np.ndarray]:
+def _log_pdf(offset: np.ndarray, sigma: float, tau: float, log_tau: float,
+             out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ex-Gaussian's log density at offset = latency - mu (sigma, tau and offset in one unit), with
-    z = offset / sigma - sigma / tau and log Phi(z), which the fit's gradient reuses.
+    z = offset / sigma - sigma / tau, log Phi(z) and offset / tau, which the fit's gradient reuses: `out`'s four
+    rows, written in place (the fit evaluates it some ten times over tens of thousands of answers, where fresh
+    arrays for each step cost as much as the arithmetic).
 
     A sum of logs, as `scipy.stats.exponnorm` computes it: the exp(sigma^2 / (2 tau^2)) of the textbook
     formula overflows once sigma is some 40 times tau, this never does.
     """
-    # offset: any shape, float64; returns three arrays of its shape
+    # offset: any shape, float64; out: (4, *offset's shape) float64, returned as its four rows
     from scipy import special
 
-    z = offset / sigma - sigma / tau
-    log_cdf = special.log_ndtr(z)
-    return -log_tau - offset / tau + sigma * sigma / (2 * tau * tau) + log_cdf, z, log_cdf
+    log_pdf, z, log_cdf, scaled = (out[row, ...] for row in range(4))  # views, also of a 0-d offset
+    np.divide(offset, sigma, out=z)
+    z -= sigma / tau
+    special.log_ndtr(z, out=log_cdf)
+    np.divide(offset, tau, out=scaled)
+    np.subtract(-log_tau, scaled, out=log_pdf)
+    log_pdf += sigma * sigma / (2 * tau * tau)
+    log_pdf += log_cdf
+    return log_pdf, z, log_cdf, scaled
 
 
 def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | None:
@@ -185,18 +196,8 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     floor = min(math.log(MIN_SIGMA_MS / spread), 3.0)  # log sigma's least value, on the standardized scale
     start = np.array([-tau, max(0.5 * math.log(1 - tau**2), floor), math.log(tau)])  # mu, log sigma, log tau
 
-    def negative_log_likelihood(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        mu, sigma, tau = theta[0], math.exp(theta[1]), math.exp(theta[2])
-        offset = standard - mu
-        log_pdf, z, log_cdf = _log_pdf(offset, sigma, tau, theta[2])
-        mills = np.exp(-0.5 * z * z - 0.5 * math.log(2 * math.pi) - log_cdf)  # pdf(z) / cdf(z)
-        gradient = np.array([
-            np.mean(1 / tau - mills / sigma),
-            np.mean(sigma * sigma / (tau * tau) - mills * (offset / sigma + sigma / tau)),
-            np.mean(-1 + offset / tau - sigma * sigma / (tau * tau) + mills * sigma / tau),
-        ])
-        return -float(np.mean(log_pdf)), -gradient
-
+    work = np.empty((7, values.size))  # the likelihood's arrays, written over at each of its evaluations
+    negative_log_likelihood = partial(_negative_log_likelihood, standard=standard, work=work)
     # The optimizer probes extreme shapes on its way (not the user's concern), and its linear algebra is on three
     # parameters: BLAS threads only wake, contend for the cores and sleep again (on a busy 2-core machine the fits
     # took three times as long with them), and the answer is the same to the bit without.
@@ -206,6 +207,39 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     mu, log_sigma, log_tau = found.x
     return ExGaussian(mu_ms=center + spread * float(mu), sigma_ms=spread * math.exp(log_sigma),
                       tau_ms=spread * math.exp(log_tau))
+
+
+def _negative_log_likelihood(theta: np.ndarray, standard: np.ndarray, work: np.ndarray) -> tuple[float, np.ndarray]:
+    """The ex-Gaussian's mean negative log-likelihood over `standard` at theta = (mu, log sigma, log tau), and its
+    gradient; each step in place in the rows of `work`, as `_log_pdf`."""
+    # standard: (answers,) float64; work: (7, answers) float64
+    mu, sigma, tau = theta[0], math.exp(theta[1]), math.exp(theta[2])
+    offset, mills, term = work[:3]
+    np.subtract(standard, mu, out=offset)
+    log_pdf, z, log_cdf, scaled = _log_pdf(offset, sigma, tau, theta[2], work[3:])
+    np.multiply(-0.5, z, out=mills)  # pdf(z) / cdf(z), from logs
+    mills *= z
+    mills -= _HALF_LOG_2PI
+    mills -= log_cdf
+    np.exp(mills, out=mills)
+    # The mean log-likelihood's slope in mu: 1 / tau - mills / sigma
+    np.divide(mills, sigma, out=term)
+    np.subtract(1 / tau, term, out=term)
+    by_mu = np.mean(term)
+    # in log sigma: sigma^2 / tau^2 - mills (offset / sigma + sigma / tau)
+    np.divide(offset, sigma, out=offset)
+    offset += sigma / tau
+    offset *= mills
+    np.subtract(sigma * sigma / (tau * tau), offset, out=offset)
+    by_log_sigma = np.mean(offset)
+    # in log tau: -1 + offset / tau - sigma^2 / tau^2 + mills sigma / tau
+    scaled += -1
+    scaled -= sigma * sigma / (tau * tau)
+    np.multiply(mills, sigma, out=term)
+    term /= tau
+    scaled += term
+    by_log_tau = np.mean(scaled)
+    return -float(np.mean(log_pdf)), -np.array([by_mu, by_log_sigma, by_log_tau])
 
 
 @cache

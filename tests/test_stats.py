@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from diavolo_stats import stats
 from diavolo_stats.stats import MIN_SIGMA_MS, ExGaussian, fit_ex_gaussian, median_estimate
 
 
@@ -95,3 +96,65 @@ def test_a_sharp_leading_edge_leaves_sigma_at_its_floor_not_near_zero():
     assert fit.sigma_ms >= MIN_SIGMA_MS
     # The floor leaves a latency just under the edge possible.
     assert np.log(fit.pdf(390.0)) > -20
+
+
+def plain_negative_log_likelihood(theta: np.ndarray, standard: np.ndarray, work: np.ndarray) -> tuple[float,
+                                                                                                     np.ndarray]:
+    """The fit's likelihood and gradient written plainly, a new array at each step: what the fit computes in place
+    must be these numbers to the bit."""
+    from scipy import special
+
+    mu, sigma, tau = theta[0], math.exp(theta[1]), math.exp(theta[2])
+    offset = standard - mu
+    z = offset / sigma - sigma / tau
+    log_cdf = special.log_ndtr(z)
+    log_pdf = -theta[2] - offset / tau + sigma * sigma / (2 * tau * tau) + log_cdf
+    mills = np.exp(-0.5 * z * z - 0.5 * math.log(2 * math.pi) - log_cdf)
+    gradient = np.array([
+        np.mean(1 / tau - mills / sigma),
+        np.mean(sigma * sigma / (tau * tau) - mills * (offset / sigma + sigma / tau)),
+        np.mean(-1 + offset / tau - sigma * sigma / (tau * tau) + mills * sigma / tau),
+    ])
+    return -float(np.mean(log_pdf)), -gradient
+
+
+def ex_gaussian_latencies(count: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.normal(1700, 380, count) + rng.exponential(860, count)
+
+
+@pytest.mark.parametrize("latencies", [
+    ex_gaussian_latencies(30, 1), ex_gaussian_latencies(2000, 2), ex_gaussian_latencies(50_000, 3),
+    np.random.default_rng(4).gamma(0.5, 100, 1000) + 300,  # all tail
+    np.r_[np.full(5, 400.0), 400 + np.random.default_rng(3).exponential(300, 100)],  # sigma at its floor
+], ids=["30", "2000", "50000", "tail", "edge"])
+def test_the_fit_in_place_is_the_fit_of_the_likelihood_written_plainly_to_the_bit(latencies, monkeypatch):
+    """The report's summary shows every digit of the fits: computing them faster must not move one."""
+    fast = fit_ex_gaussian(latencies)
+    monkeypatch.setattr(stats, "_negative_log_likelihood", plain_negative_log_likelihood)
+    assert fit_ex_gaussian(latencies) == fast
+
+
+def test_the_likelihood_in_place_is_the_plain_one_to_the_bit_over_its_whole_search_box():
+    standard = ex_gaussian_latencies(5000, 5)
+    standard = (standard - standard.mean()) / standard.std()
+    work = np.empty((7, standard.size))
+    thetas = np.random.default_rng(6).uniform([-10, -6, -9], [10, 3, 3], (300, 3))  # the fit's bounds, and more
+    with np.errstate(all="ignore"):  # the box's corners overflow, as the optimizer's probes can
+        for theta in thetas:
+            value, gradient = stats._negative_log_likelihood(theta, standard, work)
+            plain_value, plain_gradient = plain_negative_log_likelihood(theta, standard, work)
+            assert np.float64(value).tobytes() == np.float64(plain_value).tobytes()
+            assert gradient.tobytes() == plain_gradient.tobytes()
+
+
+def test_the_density_drawn_is_the_plain_formula_to_the_bit():
+    model = ExGaussian(mu_ms=1700.0, sigma_ms=380.0, tau_ms=860.0)
+    grid = np.linspace(0, 9000, 300)
+    from scipy import special
+
+    offset = grid - model.mu_ms
+    z = offset / model.sigma_ms - model.sigma_ms / model.tau_ms
+    plain = np.exp(-math.log(model.tau_ms) - offset / model.tau_ms
+                   + model.sigma_ms * model.sigma_ms / (2 * model.tau_ms * model.tau_ms) + special.log_ndtr(z))
+    assert model.pdf(grid).tobytes() == plain.tobytes()
