@@ -108,7 +108,7 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
     MIN_HISTOGRAM_ANSWERS correct answers at it; the others are named in a
     sentence under the panels (the whole chart when none has), a player with
     too few in a drawn panel in its corner. fits: the ex-Gaussian fit drawn
-    dashed over each (command, player)'s histogram (`summary_fits` of a
+    dashed over each (command, player)'s histogram (`summaries.summary_fits` of a
     `summaries.summarize` frame), none when None. With more than MANY_PLAYERS
     players each panel shows all players' answers as one histogram and each
     player's median as a tick below it.
@@ -176,14 +176,6 @@ def correct_latencies(drills: pd.DataFrame) -> dict[tuple[str, str], tuple[dict,
     return {pair: (figures, latencies)
             for pair, (figures, latencies) in zip(itertools.product(commands, players), pairs)
             if figures["trials"] + figures["anticipations"]}
-
-
-def summary_fits(summary: pd.DataFrame) -> dict[tuple[str, str], ExGaussian]:
-    """(command, player) -> the ex-Gaussian fit of a `summaries.summarize` frame, where it has one."""
-    fitted = summary[np.isfinite(summary["exgauss_mu_ms"].to_numpy(dtype=np.float64))]
-    return {(str(command), str(player)): ExGaussian(mu_ms=float(mu), sigma_ms=float(sigma), tau_ms=float(tau))
-            for command, player, mu, sigma, tau in zip(fitted["command"], fitted["player"], fitted["exgauss_mu_ms"],
-                                                       fitted["exgauss_sigma_ms"], fitted["exgauss_tau_ms"])}
 
 
 def _latency_axis_end(latencies: np.ndarray) -> tuple[float, int]:

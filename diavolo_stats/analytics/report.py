@@ -24,7 +24,6 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -41,9 +40,6 @@ from diavolo_stats.drill.log.rules import UNKNOWN_RULES, played_variant, with_co
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import check_folder, frame_csv_text, not_a_file, write_folder
 from diavolo_stats.results import TextResult, render_fitted, wrap
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 DEFAULT_OUT = Path("data") / "reports"
 
@@ -81,12 +77,12 @@ FALLBACK_SEED = 1
 
 
 CHART_MODULES = ("diavolo_stats.analytics.charts", "diavolo_stats.plots")
-AFTER_THE_READ = (*CHART_MODULES, "scipy.optimize", "jinja2")
-"""What a report needs once its logs are read, not before: the charts (matplotlib, a third of a second of mostly
-Python to import), the summary's fits (scipy.optimize, a quarter) and the page's templates (Jinja, a few
-hundredths). `build_report` imports them on a thread beside the read, whose parsing and checks run in Arrow and
-numpy with the GIL released; a worker process, forked before the read, imports the CHART_MODULES meanwhile on the
-other core."""
+AFTER_THE_READ = ("scipy.optimize", "jinja2", *CHART_MODULES)
+"""What a report needs once its logs are read, not before: the summary's fits (scipy.optimize, a quarter of a
+second of mostly Python to import), the page's templates (Jinja, a few hundredths) and the charts (matplotlib, a
+third). `build_report` imports them on a thread beside the read, whose parsing and checks run in Arrow and numpy
+with the GIL released; a worker process, forked before the read, imports the CHART_MODULES meanwhile on the other
+core. The charts come last: where the worker draws them all (a short read), they are not imported here."""
 
 
 PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",
@@ -179,11 +175,13 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     Simulated tie odds come from `simulation_path`; without it, from
     data/simulation_<variant>.csv when it exists, else from a fresh
     simulation of FALLBACK_ROUNDS rounds. workers: above 1 forks a worker
-    process before the read, which imports the charts, fits the weak spots
-    and draws all charts but the latency one while this one reads, summarizes
-    and draws that one, the same report sooner on two cores (`diavolo
-    report` passes `workers.CORES`; a server, whose threads a fork would not
-    carry, keeps 1). InputError (one line) for a missing or malformed log, a
+    process before the read, which imports the charts while this one reads;
+    then, if it is ready, it fits the weak spots and draws all charts but the
+    latency one, which this one draws; if it is still importing (a short
+    read), it draws every chart and this one fits the weak spots, without
+    matplotlib. The same report sooner on two cores (`diavolo report` passes
+    `workers.CORES`; a server, whose threads a fork would not carry, keeps
+    1). InputError (one line) for a missing or malformed log, a
     log with no trials, an unknown player, a missing or malformed
     `simulation_path` (before the logs are read).
     """
@@ -195,11 +193,10 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
         given = None if simulation_path is None else (load_simulation(simulation_path),
                                                       f"simulated odds from {simulation_path}")
     with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
-        if pool is not None:
-            _forked(pool, _imported, CHART_MODULES)  # before this process starts a thread of its own
+        # Sent before this process starts a thread of its own: its first call forks the worker.
+        worker_ready = None if pool is None else _forked(pool, _imported, CHART_MODULES)
         with ThreadPoolExecutor(max_workers=1) as aside:
-            for module in AFTER_THE_READ:
-                aside.submit(importlib.import_module, module)
+            imports = {module: aside.submit(importlib.import_module, module) for module in AFTER_THE_READ}
             drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
             if drills.empty:
                 raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
@@ -209,19 +206,27 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
             # the dice's numbers are no figure's, and where each row is (source, line) is the weak spots' alone.
             recent = roll_weak_spots.recent_answers(drills[[*roll_weak_spots.COLUMNS, "source", "line"]])
             drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])
-            # Every player of the log is fitted (the club the chosen borrow from), from their recent answers: sent
-            # to the worker before the imports beside are waited for.
-            weak_spots = _weak_spots_later(recent, sorted(chosen), pool)
-        return _built(drills, players, paths, given, weak_spots, pool)
+            # Every player of the log is fitted (the club the chosen borrow from), from their recent answers.
+            fitted = partial(roll_weak_spots.roll_weak_spots, recent, sorted(chosen))
+            if worker_ready is not None and not worker_ready.done():
+                # A short read, the worker still importing the charts: it draws them all, and this process fits the
+                # weak spots once it has sent them, with no matplotlib of its own.
+                for module in CHART_MODULES:
+                    imports[module].cancel()
+                return _built(drills, players, paths, given, fitted, pool, drawing_here=False)
+            # A long read (or no worker): the worker, ready, fits them meanwhile (sent before the imports beside
+            # are waited for), and this process draws the latency chart, which reads every row.
+            weak_spots = _weak_spots_later(fitted, pool)
+        return _built(drills, players, paths, given, weak_spots, pool, drawing_here=True)
 
 
-def _forked(pool: Executor, function: Callable, *args) -> None:
+def _forked(pool: Executor, function: Callable, *args) -> Future:
     """Send `pool` its first call, which forks its worker."""
     with warnings.catch_warnings():
         # Python 3.12 on warns of any fork beside threads; this process's are Arrow's and OpenBLAS's pools, which
         # both start afresh in a forked child.
         warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
-        pool.submit(function, *args)
+        return pool.submit(function, *args)
 
 
 def _imported(modules: Sequence[str]) -> None:
@@ -229,80 +234,81 @@ def _imported(modules: Sequence[str]) -> None:
         importlib.import_module(module)
 
 
-def _weak_spots_later(recent: pd.DataFrame, players: list[str],
+def _weak_spots_later(fitted: Callable[[], dict[str, RollWeakSpots]],
                       pool: Executor | None) -> Callable[[], dict[str, RollWeakSpots]]:
-    """`roll_weak_spots` of `players` from every player's `recent` answers, as a call that gives them: fitted now
-    without a pool, else in the pool's worker meanwhile (only `recent` is sent to it)."""
+    """The weak spots `fitted` gives, as a call that gives them: fitted now without a pool, else in the pool's
+    worker meanwhile (only the recent answers are sent to it)."""
     if pool is None:
-        spots = roll_weak_spots.roll_weak_spots(recent, players)
+        spots = fitted()
         return lambda: spots
-    return pool.submit(roll_weak_spots.roll_weak_spots, recent, players).result
+    return pool.submit(fitted).result
 
 
 def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path],
            given: tuple[pd.DataFrame, str] | None, weak_spots: Callable[[], dict[str, RollWeakSpots]],
-           pool: Executor | None) -> Report:
-    """The report of the rows read (`build_report`): summaries, charts (in `pool`'s worker but the latency chart,
-    when there is one), tie odds and the page."""
-    from diavolo_stats.analytics import charts  # AFTER_THE_READ
-
+           pool: Executor | None, drawing_here: bool) -> Report:
+    """The report of the rows read (`build_report`): summaries, charts, tie odds and the page. With a `pool`, its
+    worker draws the charts but, when `drawing_here`, the latency chart, which this process draws before it takes
+    back the charts still queued (without matplotlib, importing it would cost more than the worker's last chart);
+    `weak_spots` is called once every chart is sent or drawn here."""
     drills = with_command_labels(summaries.select_players(drills, players))
     # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
     drills["player"] = drills["player"].astype("category")
-    figures = {}  # file name -> (caption, the call that draws the chart)
+    figures = {}  # file name -> (caption, the call that draws the chart's PNG)
     sent = {}  # file name -> the PNG bytes the worker will send back
 
-    def to_draw(name: str, caption: str, draw: Callable[[], Figure]) -> None:
-        # Sent as soon as what it draws is worked out: the worker goes on from the weak spots to a chart.
-        figures[name] = (caption, draw)
-        if pool is not None:
-            sent[name] = pool.submit(_png, draw)
+    def to_draw(name: str, caption: str, chart: str, *args, **kwargs) -> None:
+        # Sent as soon as what it draws is worked out: the worker goes on from what it was doing to a chart.
+        figures[name] = (caption, partial(_chart_png, chart, *args, **kwargs))
+        if pool is not None and not (drawing_here and name == "latency.png"):
+            sent[name] = pool.submit(_chart_png, chart, *args, **kwargs)
 
     # The charts needing the least work first: the tie odds, the learning curve and the tie rolls, then the accuracy,
-    # after the summary's fits. This process then draws the latency chart, which needs the fits and reads every row.
+    # after the summary's fits, and the latency chart, which needs the fits and reads every row.
     ties = {}  # chart file name -> (note, tie frequency frame)
     games, left_out = _games_played(drills)
     for key, shown, variant in games:
         saved, note = _simulated_odds(key, shown, variant, given)
         frame = tie_frequency_frame(variant, saved)
         title = f"Tie frequency per command, {shown} game"
-        to_draw(f"tie_frequency_{key}.png", title, partial(charts.tie_frequency_chart, frame, title=title))
+        to_draw(f"tie_frequency_{key}.png", title, "tie_frequency_chart", frame, title=title)
         ties[f"tie_frequency_{key}.png"] = (note, frame)
-    to_draw("learning_curve.png", "Learning curve over sessions",
-            partial(charts.learning_curve_chart, summaries.learning_curve(drills, fit=False)))
-    to_draw("tie_vs_non_tie.png", "Tie rolls against non-tie rolls",
-            partial(charts.tie_versus_non_tie_chart, summaries.tie_versus_non_tie(drills, fit=False)))
+    to_draw("learning_curve.png", "Learning curve over sessions", "learning_curve_chart",
+            summaries.learning_curve(drills, fit=False))
+    to_draw("tie_vs_non_tie.png", "Tie rolls against non-tie rolls", "tie_versus_non_tie_chart",
+            summaries.tie_versus_non_tie(drills, fit=False))
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
-    to_draw("accuracy.png", "Accuracy per command", partial(charts.accuracy_chart, summary))
+    to_draw("accuracy.png", "Accuracy per command", "accuracy_chart", summary)
     # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
-    figures["latency.png"] = ("Latency of correct answers per command",
-                              partial(charts.latency_chart, drills, fits=charts.summary_fits(summary)))
-    drawn = _drawn(figures, sent)
-    order = ["accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png", *ties]  # the page's
-    images = {name: drawn[name] for name in order}
-    notes = [note for note, _ in ties.values()] + ([CLOSEST_JUDGING] if ties else []) + left_out
+    to_draw("latency.png", "Latency of correct answers per command", "latency_chart", drills,
+            fits=summaries.summary_fits(summary))
+    drawn = _drawn_here(figures, sent, take_back=drawing_here)
     spots = weak_spots()
+    order = ["accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png", *ties]  # the page's
+    images = {name: (figures[name][0], drawn[name] if name in drawn else sent[name].result()) for name in order}
+    notes = [note for note, _ in ties.values()] + ([CLOSEST_JUDGING] if ties else []) + left_out
     page = render_page(summary, drills, paths, images, ties, left_out, spots)
     return Report(summary=summary, weak_spots=spots, notes=tuple(notes), charts=images, page=page)
 
 
-def _drawn(figures: dict[str, tuple[str, Callable[[], Figure]]],
-           sent: dict[str, Future]) -> dict[str, tuple[str, bytes]]:
-    """Each chart of `figures` as (caption, PNG bytes): those not `sent` to the worker drawn here first, then each
-    sent chart still queued taken back, the last sent first, and drawn here too (rather than wait for a worker
-    still busy), then the worker's. The worker sends back PNG bytes, the same as drawn here."""
-    drawn = {name: _png(draw) for name, (_, draw) in figures.items() if name not in sent}
-    for name in reversed(sent):
+def _drawn_here(figures: dict[str, tuple[str, Callable[[], bytes]]], sent: dict[str, Future],
+                take_back: bool) -> dict[str, bytes]:
+    """The PNG bytes of each chart of `figures` drawn in this process: those not `sent` to the worker, then, to
+    `take_back`, each sent chart still queued, the last sent first (rather than wait for a worker still busy). The
+    worker sends back the same PNG bytes as drawn here."""
+    drawn = {name: draw() for name, (_, draw) in figures.items() if name not in sent}
+    for name in reversed(sent) if take_back else ():
         if sent[name].cancel():
-            drawn[name] = _png(figures[name][1])
-    return {name: (caption, drawn[name] if name in drawn else sent[name].result())
-            for name, (caption, _) in figures.items()}
+            drawn[name] = figures[name][1]()
+    return drawn
 
 
-def _png(draw: Callable[[], Figure]) -> bytes:
-    from diavolo_stats.plots import figure_png  # AFTER_THE_READ
+def _chart_png(chart: str, *args, **kwargs) -> bytes:
+    """The PNG bytes of `charts.<chart>(*args, **kwargs)`, in whichever process draws it."""
+    from diavolo_stats.analytics import charts  # AFTER_THE_READ
+    from diavolo_stats.plots import figure_png
 
-    return figure_png(draw())
+    return figure_png(getattr(charts, chart)(*args, **kwargs))
 
 
 def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]], list[str]]:

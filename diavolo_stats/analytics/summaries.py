@@ -19,7 +19,7 @@ from diavolo_stats.drill.log import kept_rows
 from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.errors import InputError
-from diavolo_stats.stats import fit_ex_gaussian, proportion_estimate
+from diavolo_stats.stats import ExGaussian, fit_ex_gaussian, proportion_estimate
 
 SUMMARY_FIGURES = (
     "trials", "correct", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "timeouts", "anticipations",
@@ -55,6 +55,15 @@ def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), f
     if "command" in by:
         summary["command"] = pd.Categorical(summary["command"], categories=order)
     return summary
+
+
+def summary_fits(summary: pd.DataFrame) -> dict[tuple[str, str], ExGaussian]:
+    """(command, player) -> the ex-Gaussian fit of a `summarize` frame, where it has one (what
+    `charts.latency_chart` draws over the histograms)."""
+    fitted = summary[np.isfinite(summary["exgauss_mu_ms"].to_numpy(dtype=np.float64))]
+    return {(str(command), str(player)): ExGaussian(mu_ms=float(mu), sigma_ms=float(sigma), tau_ms=float(tau))
+            for command, player, mu, sigma, tau in zip(fitted["command"], fitted["player"], fitted["exgauss_mu_ms"],
+                                                       fitted["exgauss_sigma_ms"], fitted["exgauss_tau_ms"])}
 
 
 def _summarized(drills: pd.DataFrame, keys: pd.DataFrame, groups: np.ndarray, fit: bool) -> pd.DataFrame:

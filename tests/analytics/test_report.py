@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import functools
 import gc
 import importlib
 import json
@@ -169,23 +168,37 @@ def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkey
     assert written.page == report.page and "wrote 7 files" in written.text() and "wrote" not in report.text()
 
 
-def test_a_report_whose_weak_spots_and_charts_are_made_in_a_worker_process_is_the_same_report(monkeypatch):
-    simulation = REPO / "data" / "simulation_standard.csv"
-    alone = build_report([SAMPLE], simulation_path=simulation)
-    sent = []  # what the worker was given: the fit, then each chart drawn there
+def _recording_pool(sent: list[str], importing: str):
+    """A `worker_pool` that records, in `sent`, each call's function (a chart's name for `_chart_png`), and whose
+    worker is seen by the report as ready (`importing` "done": the imports are waited for) or still importing
+    ("held": the report is given a future that never ends)."""
 
-    def recording_pool(workers):
+    def pool(workers):
         pool = worker_pool(workers)
         submit = pool.submit
 
-        def recorded(function, *args):
-            sent.append(args[0].func.__name__ if isinstance(args[0], functools.partial) else function.__name__)
-            return submit(function, *args)
+        def recorded(function, *args, **kwargs):
+            name = getattr(function, "func", function).__name__
+            sent.append(args[0] if name == "_chart_png" else name)
+            future = submit(function, *args, **kwargs)
+            if name == "_imported":
+                if importing == "held":
+                    return Future()
+                future.result()
+            return future
 
         pool.submit = recorded
         return pool
 
-    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", recording_pool)
+    return pool
+
+
+def test_a_report_whose_worker_is_ready_after_the_read_sends_it_the_fit_and_draws_the_latency_chart_itself(
+        monkeypatch):
+    simulation = REPO / "data" / "simulation_standard.csv"
+    alone = build_report([SAMPLE], simulation_path=simulation)
+    sent = []  # what the worker was given: the fit, then each chart drawn there
+    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "done"))
     beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
     # Each chart as soon as its figures are worked out, the summary's (with its fits) last; the latency chart, which
     # reads every row, is drawn in this process. The worker imports the charts first.
@@ -193,6 +206,40 @@ def test_a_report_whose_weak_spots_and_charts_are_made_in_a_worker_process_is_th
                     "tie_versus_non_tie_chart", "accuracy_chart"]
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
     assert beside.contents() == alone.contents()
+
+
+def test_a_report_whose_worker_still_imports_after_the_read_sends_it_every_chart_and_fits_here(monkeypatch):
+    simulation = REPO / "data" / "simulation_standard.csv"
+    alone = build_report([SAMPLE], simulation_path=simulation)
+    sent = []
+    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "held"))
+    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
+    assert sent == ["_imported", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
+                    "accuracy_chart", "latency_chart"]
+    assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
+    assert beside.contents() == alone.contents()
+
+
+def test_a_short_report_s_own_process_never_imports_matplotlib():
+    """Where the worker draws every chart, this process leaves matplotlib (a third of a second) to it: the charts'
+    imports beside the read, queued behind scipy's and Jinja's, are called off, and no chart is taken back."""
+    code = f"""
+import sys
+from concurrent.futures import Future
+from diavolo_stats.analytics import report
+forked = report._forked
+
+def still_importing(pool, function, *args):  # the worker, as the report sees it, has not imported the charts yet
+    forked(pool, function, *args)
+    return Future()
+
+report._forked = still_importing
+report.build_report([{str(SAMPLE)!r}], simulation_path={str(REPO / "data" / "simulation_standard.csv")!r}, workers=2)
+print(sorted(name for name in sys.modules if name.split(".")[0] == "matplotlib"))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]"]
 
 
 def test_the_report_s_module_leaves_jinja_to_the_imports_beside_the_read():
@@ -216,10 +263,12 @@ def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the
         pool = worker_pool(workers)
         submit = pool.submit
 
-        def recorded(function, *args):
-            events.append(function.__name__)
-            future = submit(function, *args)
-            if function.__name__ == "roll_weak_spots":
+        def recorded(function, *args, **kwargs):
+            events.append(getattr(function, "func", function).__name__)
+            future = submit(function, *args, **kwargs)
+            if events[-1] == "_imported":
+                future.result()  # the worker is ready when the read ends: the fit goes to it
+            if events[-1] == "roll_weak_spots":
                 fit_sent.set()
             return future
 
@@ -246,16 +295,16 @@ def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the
 
 
 class _StalledWorker(Executor):
-    """A worker that imports the charts and fits the weak spots at once, then never starts anything else it is
-    sent."""
+    """A worker that runs the first `started` calls it is sent at once, then never starts anything else."""
 
-    def __init__(self):
+    def __init__(self, started: int):
+        self.started = started
         self.sent = []
 
-    def submit(self, function, *args):
+    def submit(self, function, *args, **kwargs):
         future = _NeverWaitedFor()
-        if len(self.sent) < 2:
-            future.set_result(function(*args))
+        if len(self.sent) < self.started:
+            future.set_result(function(*args, **kwargs))
         self.sent.append(future)
         return future
 
@@ -269,11 +318,11 @@ class _NeverWaitedFor(Future):
 def test_a_report_draws_here_the_charts_its_worker_has_not_started(monkeypatch):
     simulation = REPO / "data" / "simulation_standard.csv"
     alone = build_report([SAMPLE], simulation_path=simulation)
-    worker = _StalledWorker()
+    worker = _StalledWorker(started=2)
     monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", lambda workers: worker)
     beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
     assert [future.cancelled() for future in worker.sent] == [False, False, True, True, True, True]  # the
-    # imports, the fit, 4 charts
+    # imports, the fit, 4 charts (the latency chart is drawn here)
     assert beside.contents() == alone.contents()
 
 
