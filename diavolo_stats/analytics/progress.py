@@ -43,6 +43,11 @@ MIN_WEAK_SPOT_TRIALS = 5
 WEAK_SPOTS_SHOWN = 3
 """At most this many weak spots of each kind (slowest, most wrong)."""
 
+PROGRESS_COLUMNS = ("player", "session_id", "timestamp", "command", "correct", "latency_ms", "too_early",
+                    "timed_out")
+"""The columns the figures of the player's own rows read (the weak spots by roll type read theirs): only these are
+taken from a large log's rows (its text columns are most of what a take copies)."""
+
 WEAK_SPOT_KINDS: Mapping[str, str] = {"command": "commands"}
 """The columns weak spots are looked for in by their raw figures, and what their values are called. The kinds of
 roll (near ties, grey, more dice) are judged by the player's fitted model instead (`roll_weak_spots`), which sets each
@@ -119,7 +124,8 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
         # The weak spots by roll type (the recent answers' cells read again, every player fitted) take longer
         # than all the rest: they are worked out beside it from the start, on a second core when there is one.
         by_roll = aside.submit(roll_weak_spots, drills, [player])
-        return _progress(summaries.select_players(drills, [player]), player, by_roll.result)
+        mine = summaries.checked_players_rows(drills[list(PROGRESS_COLUMNS)], [player])
+        return _progress(mine, player, by_roll.result)
 
 
 def _progress(mine: pd.DataFrame, player: str, by_roll: Callable[[], dict[str, RollWeakSpots]]) -> PlayerProgress:

@@ -154,6 +154,11 @@ def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.Da
     if not players:
         return drills
     check_players(drills, players)
+    return checked_players_rows(drills, players)
+
+
+def checked_players_rows(drills: pd.DataFrame, players: Sequence[str]) -> pd.DataFrame:
+    """The rows of `players`, whom `check_players` has found in `drills`."""
     return kept_rows(drills, drills["player"].isin(list(players)).to_numpy(dtype=bool))
 
 

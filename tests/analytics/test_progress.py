@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from helpers.cli import REPO
@@ -100,3 +101,10 @@ def test_one_session_has_nothing_to_compare_and_unknown_players_are_named(tmp_pa
     assert progress.fastest is None  # one trial sets no record
     with pytest.raises(InputError, match=r"^players: no trials for 'bob'; players in the log: ann$"):
         player_progress(load_logs([log]), "bob")
+
+
+def test_the_player_is_looked_for_once(sample, monkeypatch):
+    check = mock.Mock(wraps=summaries.check_players)
+    monkeypatch.setattr(summaries, "check_players", check)
+    player_progress(sample, "synthetic-novice")
+    assert check.call_count == 1  # before any work: a million rows' names are not read twice
