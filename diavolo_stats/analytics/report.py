@@ -30,7 +30,12 @@ import pandas as pd
 from diavolo_stats.analytics import roll_weak_spots, summaries
 from diavolo_stats.analytics.report_page import WEAK_SPOTS_HEADING, render_page
 from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots
-from diavolo_stats.analytics.tie_frequency import load_simulation, simulation_frame, tie_frequency_frame
+from diavolo_stats.analytics.tie_frequency import (
+    load_simulation,
+    simulation_frame,
+    simulation_mismatch,
+    tie_frequency_frame,
+)
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
@@ -267,6 +272,8 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
     # after the summary's fits, and the latency chart, which needs the fits and reads every row.
     ties = {}  # chart file name -> (note, tie frequency frame)
     games, left_out = _games_played(drills)
+    if given is not None:
+        _check_given_simulation(given[0], games)
     for key, shown, variant in games:
         saved, note = _simulated_odds(key, shown, variant, given)
         frame = tie_frequency_frame(variant, saved)
@@ -349,22 +356,35 @@ def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]],
     return games, notes
 
 
+def _check_given_simulation(simulated: pd.DataFrame, games: list[tuple[str, str, Variant]]) -> None:
+    """InputError (`simulation_path`) when the log played games whose rules it holds and the saved results given were
+    simulated for none of them (a log of none, `custom` trials alone, has no odds to set them against: a note)."""
+    mismatches = [(shown, simulation_mismatch(variant, simulated)) for _, shown, variant in games]
+    if mismatches and all(mismatch is not None for _, mismatch in mismatches):
+        why = "; ".join(f"{shown}: {mismatch}" for shown, mismatch in mismatches)
+        raise InputError(f"{simulated.attrs['source']} is for none of the games the log played ({why}); simulate one "
+                         "of them and save it", field="simulation_path")
+
+
 def _simulated_odds(key: str, shown: str, variant: Variant,
                     given: tuple[pd.DataFrame, str] | None) -> tuple[pd.DataFrame, str]:
     """The simulated odds of a game played (its key: a preset's name, or a logged game's) and where they come from:
-    for a preset, those `given` (`simulation_path`'s, with its note), else data/simulation_<preset>.csv, else
-    a fresh simulation; for a logged game, fresh."""
+    those `given` (`simulation_path`'s, with its note) when they were simulated for this game
+    (`simulation_mismatch`); else, for a preset, data/simulation_<preset>.csv, else a fresh simulation; for a
+    logged game, fresh. A game the given results are not for says so in its note."""
+    if given is not None and simulation_mismatch(variant, given[0]) is None:
+        return given
+    reasons = [] if given is None else [f"{given[0].attrs['source']} was simulated for another game"]
     if key in PRESETS:
-        if given is not None:
-            return given
         saved = Path("data") / SIMULATION_FILE.format(variant=key)
         if saved.is_file():
-            return load_simulation(saved), f"simulated odds from {saved}"
-        missing = f" (no saved results at {saved})"
+            return load_simulation(saved), f"simulated odds from {saved}" + "".join(f" ({why})" for why in reasons)
+        reasons.insert(0, f"no saved results at {saved}")
     else:
-        missing = " (its rules as its trials logged them)"
+        reasons.insert(0, "its rules as its trials logged them")
     fresh = simulation_frame(simulate(variant, FALLBACK_ROUNDS, seed=FALLBACK_SEED))
-    return fresh, f"simulated odds for {shown}: {FALLBACK_ROUNDS:,} rounds, seed {FALLBACK_SEED}{missing}"
+    return fresh, (f"simulated odds for {shown}: {FALLBACK_ROUNDS:,} rounds, seed {FALLBACK_SEED} "
+                   f"({'; '.join(reasons)})")
 
 
 def is_report_file(name: str) -> bool:

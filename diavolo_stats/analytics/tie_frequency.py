@@ -79,22 +79,31 @@ def simulation_frame(result: SimulationResult) -> pd.DataFrame:
     return pd.DataFrame(result.rows(), columns=list(result.columns))
 
 
-def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
-    """InputError naming the file (when known) if saved results were simulated for another game than `variant`."""
-    source = simulated.attrs.get("source", "the simulation results")
-    label = variant.label  # what the simulate command saves in its `dice` column
+def simulation_mismatch(variant: Variant, simulated: pd.DataFrame) -> str | None:
+    """Why saved results were simulated for another game than `variant` (other dice, or `closest` on another table
+    model), as an error says it; None when they are this game's. The dice are what the simulate command saves in
+    its `dice` column (`Variant.label`); a game's value commands have the odds of its dice, whatever its rules."""
+    label = variant.label
     # Files saved before the column was named `dice` call it `variant`.
     column = "dice" if "dice" in simulated.columns else "variant"
     saved = set(simulated[column].astype(str)) if column in simulated.columns else {label}
     if saved != {label}:
-        raise InputError(f"{source}: simulated for {', '.join(sorted(saved))}, not for {label}; "
-                         f"simulate this game and save it")
+        return f"simulated for {', '.join(sorted(saved))}, not for {label}"
     if "table_model" in simulated.columns:
         closest = simulated.loc[simulated["command"].astype(str) == Command.CLOSEST.value, "table_model"]
         models = set(closest.dropna().astype(str))
         if models and models != {variant.table.describe()}:
-            raise InputError(f"{source}: closest was simulated with another table model "
-                             f"({next(iter(models))}); expected {variant.table.describe()}")
+            return (f"closest was simulated with another table model ({next(iter(models))}), "
+                    f"not {variant.table.describe()}")
+    return None
+
+
+def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
+    """InputError naming the file (when known) if saved results were simulated for another game than `variant`."""
+    mismatch = simulation_mismatch(variant, simulated)
+    if mismatch is not None:
+        raise InputError(f"{simulated.attrs.get('source', 'the simulation results')}: {mismatch}; "
+                         "simulate this game and save it")
 
 
 def tie_frequency_frame(variant: Variant, simulated: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -27,9 +27,9 @@ def register(subparsers) -> None:
     parser.add_argument("--out", dest="out_dir", metavar="DIR",
                         help="folder to write into, created if needed (default data/reports)")
     parser.add_argument("--simulation", dest="simulation_path", metavar="FILE.csv",
-                        help="saved `diavolo simulate --out` results to set against the exact odds "
-                             "(default: data/simulation_<variant>.csv if present, else a fresh "
-                             "1,000,000-round simulation)")
+                        help="saved `diavolo simulate --out` results to set against the exact odds of the game "
+                             "of the log they were simulated for (default, and for the log's other games: "
+                             "data/simulation_<variant>.csv if present, else a fresh 1,000,000-round simulation)")
     add_format_argument(parser)
 
 

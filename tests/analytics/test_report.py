@@ -21,6 +21,10 @@ from helpers.drill_logs import answered, write_log
 
 from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.report import build_report, write_report
+from diavolo_stats.analytics.synthetic import write_synthetic_log
+from diavolo_stats.analytics.tie_frequency import simulation_frame
+from diavolo_stats.core.simulate import simulate
+from diavolo_stats.core.variant import Variant
 from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.errors import InputError
@@ -363,6 +367,47 @@ def test_text_in_a_saved_simulation_is_one_line_naming_file_line_and_column(tmp_
     result = run_diavolo("report", "--log", str(SAMPLE), "--simulation", str(bad), "--out", str(out))
     assert_one_line_error(result, "bad.csv", "line 2", "ci95_low must be a finite number, got 'low'")
     assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def standard_and_kids_log(tmp_path_factory):
+    """A log of both presets, session by session, and saved results of each: the box's and a kids game's."""
+    folder = tmp_path_factory.mktemp("two_games")
+    write_synthetic_log(folder / "log.csv", ["preset:average"], sessions=2, trials=30,
+                        variant_names=("standard", "kids"))
+    kids = simulation_frame(simulate(Variant.preset("kids"), 10_000, seed=1))
+    kids.to_csv(folder / "kids.csv", index=False)
+    return folder / "log.csv", {"standard": REPO / "data" / "simulation_standard.csv", "kids": folder / "kids.csv"}
+
+
+@pytest.mark.parametrize("given, other", [("standard", "kids"), ("kids", "standard")])
+def test_saved_results_are_set_against_the_game_they_were_simulated_for_alone(standard_and_kids_log, tmp_path,
+                                                                              monkeypatch, given, other):
+    log, saved = standard_and_kids_log
+    monkeypatch.chdir(tmp_path)  # no data/simulation_<preset>.csv here: the other game is simulated afresh
+    report = build_report([log], simulation_path=saved[given])
+    assert set(report.charts) >= {"tie_frequency_standard.png", "tie_frequency_kids.png"}
+    ties = [note for note in report.notes if note.startswith("simulated odds")]
+    assert sorted(ties) == sorted([
+        f"simulated odds from {saved[given]}",
+        f"simulated odds for {other}: 1,000,000 rounds, seed 1 (no saved results at data/simulation_{other}.csv; "
+        f"{saved[given]} was simulated for another game)"])
+    page = report.page
+    assert f"simulated odds from {saved[given]}" in page and f"{saved[given]} was simulated for another game" in page
+
+
+def test_saved_results_of_no_game_the_log_played_are_refused_in_one_line_naming_each(standard_and_kids_log,
+                                                                                      tmp_path):
+    one_die = simulation_frame(simulate(Variant(dice_per_color=1), 1_000, seed=1))
+    one_die.to_csv(tmp_path / "one_die.csv", index=False)
+    log, _ = standard_and_kids_log
+    result = run_diavolo("report", "--log", str(log), "--simulation", str(tmp_path / "one_die.csv"), "--out",
+                         str(tmp_path / "out"))
+    assert_one_line_error(result, f"diavolo: error: --simulation: {tmp_path / 'one_die.csv'} is for none of the "
+                                  "games the log played (kids: simulated for black,red,white;1d6, not for "
+                                  "black,red,white;2d6; standard: simulated for black,red,white;1d6, not for "
+                                  "black,red,white;3d6); simulate one of them and save it")
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_missing_simulation_file_is_refused_before_the_logs_are_read(tmp_path, monkeypatch):
