@@ -101,16 +101,24 @@ def tie_versus_non_tie(drills: pd.DataFrame, by: Sequence[str] = ("player",), fi
 
 def with_session_numbers(drills: pd.DataFrame) -> pd.DataFrame:
     """A copy of `drills` with `session_number`: 1 for each player's earliest session, 2 for the next..."""
+    return drills.assign(session_number=_session_numbers(drills))
+
+
+def _session_numbers(drills: pd.DataFrame) -> np.ndarray:
+    """Each row's `session_number` (int)."""
     sessions, of_rows = grouped_rows(drills, ["player", "session_id"])
     starts = sessions.assign(start=_earliest(drills["timestamp"], of_rows))
     numbers = starts.groupby("player", observed=True)["start"].rank(method="first").astype(int).to_numpy()
     # Each row takes the number of its session (sessions in the order of `starts`): no join of the rows.
-    return drills.assign(session_number=numbers[of_rows])
+    return numbers[of_rows]
 
 
 def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: bool = True) -> pd.DataFrame:
     """`summarize` per player's session, in order: `by`, `session_number`, `session_start` (UTC), then the figures."""
-    numbered = with_session_numbers(drills)
+    numbers = _session_numbers(drills)
+    # As categories 1, 2, ...: the curve groups by their codes, where a column of numbers would be hashed again.
+    numbered = drills.assign(session_number=pd.Categorical.from_codes(
+        numbers - 1, categories=pd.RangeIndex(1, numbers.max(initial=0) + 1)))
     _require_columns(numbered, by)
     keys, groups = grouped_rows(numbered, [*by, "session_number"])
     curve = _summarized(numbered, keys, groups, fit)

@@ -124,6 +124,8 @@ def test_each_session_of_the_learning_curve_starts_at_its_first_trial(drills):
                         & (numbered["session_number"] == row.session_number)]
         assert row.session_start == rows["timestamp"].min() and row.trials + row.anticipations == len(rows)
     assert list(curve.columns) == ["player", "hand", "session_number", "session_start", *summaries.SUMMARY_FIGURES]
+    # Grouped by the numbers as categories, shown as the numbers themselves.
+    assert curve["session_number"].dtype == np.int64 and numbered["session_number"].dtype == np.int64
 
 
 def test_accuracy_interval_is_wilson_95(drills):
