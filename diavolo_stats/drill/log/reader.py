@@ -68,9 +68,9 @@ _TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", 
 MAX_NAMED = 5
 """A SkippedRowsWarning names at most this many lines, and counts the rest."""
 
-BLOCK_BYTES = 1 << 20
-"""Arrow parses a log this many bytes at a time (its own default); the reader marks which line holds the first byte
-of each block (`line_marks.LineMarks`)."""
+BLOCK_BYTES = 4 << 20
+"""Arrow parses a log this many bytes at a time (four times its default: a third fewer pages touched on a large
+log); the reader marks which line holds the first byte of each block (`line_marks.LineMarks`)."""
 
 
 class SkippedRowsWarning(UserWarning):
