@@ -8,7 +8,6 @@ renders PNG), a notebook shows them as the cell's result.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -18,9 +17,14 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from diavolo_stats.analytics.latency_figures import (
+    LATENCY_UNIT_MS,
+    MIN_HISTOGRAM_ANSWERS,
+    PERCENT_PER_UNIT,
+    LatencyFigures,
+    latency_figures,
+)
 from diavolo_stats.analytics.summaries import NON_TIE, TIE
-from diavolo_stats.drill.log.rules import command_order
-from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.plots import plot_curves
 from diavolo_stats.stats import ExGaussian
 
@@ -34,14 +38,6 @@ TITLE_Y = 1.0
 """Where an axes' title sits (a fraction of its height) in charts whose x ticks are below and whose y values need
 no offset label: given, the title stays there, where matplotlib would measure the y axis at every pass of
 laying out and drawing to lift it over those (some 15 % of such a chart's PNG), and find nothing to lift it over."""
-# Quantile of all latencies that ends the histogram axis: one 9-second lapse would squash the rest.
-LATENCY_AXIS_QUANTILE = 0.99
-MIN_HISTOGRAM_ANSWERS = 5
-"""A player's histogram in a latency panel needs this many correct answers on the axis; fewer are named instead."""
-LATENCY_UNIT_MS = 100
-"""Latency histograms show the % of a player's correct answers per this many ms."""
-PERCENT_PER_UNIT = 100 * LATENCY_UNIT_MS
-"""A density per ms times this is the % of answers per LATENCY_UNIT_MS."""
 
 
 def player_colors(players: Sequence[str]) -> dict[str, tuple]:
@@ -111,16 +107,16 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
     dashed over each (command, player)'s histogram (`summaries.summary_fits` of a
     `summaries.summarize` frame), none when None. With more than MANY_PLAYERS
     players each panel shows all players' answers as one histogram and each
-    player's median as a tick below it.
+    player's median as a tick below it. (`latency_figures` has these constants.)
     """
-    answers = correct_latencies(drills)
+    return latency_figures_chart(latency_figures(drills, fits))
+
+
+def latency_figures_chart(figures: LatencyFigures) -> Figure:
+    """`latency_chart` of figures already worked out (`latency_figures`)."""
+    answers, commands, left_out, most, top = (figures.answers, figures.commands, figures.left_out, figures.most,
+                                              figures.top)
     players = sorted({player for _, player in answers})
-    most = {}  # command -> the most correct answers one player has at it
-    for (command, _), (_, latencies) in answers.items():
-        most[command] = max(most.get(command, 0), latencies.size)
-    order = [command for command in command_order(list(most)) if command in most]  # built-ins, then a game's own
-    commands = [command for command in order if most[command] >= MIN_HISTOGRAM_ANSWERS]
-    left_out = [command for command in order if command not in commands]
     sentence = (f"Too few correct answers to draw ({MIN_HISTOGRAM_ANSWERS} needed from one player; the most "
                 "one player has): " + ", ".join(f"{command} {most[command]}" for command in left_out) + ".")
     if not commands:
@@ -128,7 +124,6 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
         figure.text(0.5, 0.5, "Latency per command: " + sentence[0].lower() + sentence[1:], ha="center",
                     va="center", wrap=True)
         return figure
-    top, slower = _latency_axis_end(np.concatenate([latencies for _, latencies in answers.values()]))
     bins = np.linspace(0, top, 31)
     many = len(players) > MANY_PLAYERS
     colors = player_colors(players)
@@ -146,9 +141,10 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
             _latency_spread(axes, list(drilled.values()), bins)
         else:
             _player_histograms(axes, command, {player: values for player, (_, values) in drilled.items()}, bins,
-                               colors, fits or {})
+                               colors, figures)
         axes.set_ylim(bottom=0)  # after drawing: set first, it would freeze the top at 1
-    last_bar = f"; the last bar also holds every answer from {top:,.0f} ms on ({slower})" if slower else ""
+    last_bar = (f"; the last bar also holds every answer from {top:,.0f} ms on ({figures.slower})" if figures.slower
+                else "")
     figure.supxlabel("latency of correct answers (ms)" + last_bar
                      + ("\n" + sentence if left_out else ""), fontsize="medium")
     if many:
@@ -162,36 +158,15 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
     # One legend for every player, even those with no correct answer in the first panel.
     panels[0].legend(handles=[Line2D([], [], color=color, label=player) for player, color in colors.items()],
                      fontsize="small")
-    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if fits is not None else ""))
+    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if figures.curves is not None else ""))
     return figure
 
 
-def correct_latencies(drills: pd.DataFrame) -> dict[tuple[str, str], tuple[dict, np.ndarray]]:
-    """(command, player) -> (their `performance` figures, their correct latencies in ms), for each player who
-    drilled the command, from one pass over the rows (a report's log can hold a million)."""
-    command_codes, commands = pd.factorize(drills["command"])
-    player_codes, players = pd.factorize(drills["player"])
-    commands, players = [str(command) for command in commands], [str(player) for player in players]
-    pairs = grouped_performance(drills, command_codes * len(players) + player_codes, len(commands) * len(players))
-    return {pair: (figures, latencies)
-            for pair, (figures, latencies) in zip(itertools.product(commands, players), pairs)
-            if figures["trials"] + figures["anticipations"]}
-
-
-def _latency_axis_end(latencies: np.ndarray) -> tuple[float, int]:
-    """Where the latency axis ends (ms: the LATENCY_AXIS_QUANTILE, rounded up to whole LATENCY_UNIT_MS) and how
-    many answers are slower."""
-    top = float(np.quantile(latencies, LATENCY_AXIS_QUANTILE))
-    top = max(LATENCY_UNIT_MS, LATENCY_UNIT_MS * np.ceil(top / LATENCY_UNIT_MS))
-    return top, int((latencies > top).sum())
-
-
 def _player_histograms(axes, command: str, latencies: dict[str, np.ndarray], bins: np.ndarray,
-                       colors: dict[str, tuple], fits: Mapping[tuple[str, str], ExGaussian]) -> None:
-    """Each player's correct latencies (ms) at `command` as an outline, their fit dashed over it where `fits` has
-    one; the players with fewer than MIN_HISTOGRAM_ANSWERS named in the corner instead."""
+                       colors: dict[str, tuple], figures: LatencyFigures) -> None:
+    """Each player's correct latencies (ms) at `command` as an outline, their fit's curve dashed over it where
+    `figures` has one; the players with fewer than MIN_HISTOGRAM_ANSWERS named in the corner instead."""
     top = bins[-1]
-    grid = np.linspace(0, top, 300)
     too_few = []
     for player, values in latencies.items():
         if values.size < MIN_HISTOGRAM_ANSWERS:
@@ -201,9 +176,9 @@ def _player_histograms(axes, command: str, latencies: dict[str, np.ndarray], bin
         weights = np.full(values.size, PERCENT_PER_UNIT / (values.size * (bins[1] - bins[0])))
         axes.hist(np.minimum(values, top), bins=bins, weights=weights, histtype="step", color=colors[player],
                   label=player)
-        fit = fits.get((command, player))
-        if fit is not None:
-            axes.plot(grid, PERCENT_PER_UNIT * fit.pdf(grid), color=colors[player], linestyle="--", linewidth=1)
+        curve = (figures.curves or {}).get((command, player))
+        if curve is not None:
+            axes.plot(figures.grid, curve, color=colors[player], linestyle="--", linewidth=1)
     if too_few:
         axes.text(0.98, 0.95, "too few answers:\n" + "\n".join(too_few), transform=axes.transAxes,
                   ha="right", va="top", fontsize="small", color="dimgrey")

@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from diavolo_stats.analytics import roll_weak_spots, summaries
+from diavolo_stats.analytics.latency_figures import latency_figures
 from diavolo_stats.analytics.report_page import WEAK_SPOTS_HEADING, render_page
 from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots
 from diavolo_stats.analytics.tie_frequency import (
@@ -287,8 +288,8 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
     to_draw("accuracy.png", "Accuracy per command", "accuracy_chart", summary)
     # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
-    to_draw("latency.png", "Latency of correct answers per command", "latency_chart", drills,
-            fits=summaries.summary_fits(summary))
+    to_draw("latency.png", "Latency of correct answers per command", "latency_figures_chart",
+            latency_figures(drills, summaries.summary_fits(summary)))
     drawn = _drawn_here(figures, sent, take_back=drawing_here)
     spots = weak_spots()
     order = ["accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png", *ties]  # the page's

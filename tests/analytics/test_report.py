@@ -6,6 +6,7 @@ import csv
 import gc
 import importlib
 import json
+import pickle
 import re
 import shutil
 import subprocess
@@ -172,10 +173,10 @@ def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkey
     assert written.page == report.page and "wrote 7 files" in written.text() and "wrote" not in report.text()
 
 
-def _recording_pool(sent: list[str], importing: str):
-    """A `worker_pool` that records, in `sent`, each call's function (a chart's name for `_chart_png`), and whose
-    worker is seen by the report as ready (`importing` "done": the imports are waited for) or still importing
-    ("held": the report is given a future that never ends)."""
+def _recording_pool(sent: list[str], importing: str, charts: list | None = None):
+    """A `worker_pool` that records, in `sent`, each call's function (a chart's name for `_chart_png`, whose
+    arguments go to `charts` too), and whose worker is seen by the report as ready (`importing` "done": the imports
+    are waited for) or still importing ("held": the report is given a future that never ends)."""
 
     def pool(workers):
         pool = worker_pool(workers)
@@ -184,6 +185,8 @@ def _recording_pool(sent: list[str], importing: str):
         def recorded(function, *args, **kwargs):
             name = getattr(function, "func", function).__name__
             sent.append(args[0] if name == "_chart_png" else name)
+            if name == "_chart_png" and charts is not None:
+                charts.append((args, kwargs))
             future = submit(function, *args, **kwargs)
             if name == "_imported":
                 if importing == "held":
@@ -219,7 +222,7 @@ def test_a_report_whose_worker_still_imports_after_the_read_sends_it_every_chart
     monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "held"))
     beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
     assert sent == ["_imported", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
-                    "accuracy_chart", "latency_chart"]
+                    "accuracy_chart", "latency_figures_chart"]
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
     assert beside.contents() == alone.contents()
 
@@ -240,6 +243,26 @@ def still_importing(pool, function, *args):  # the worker, as the report sees it
 report._forked = still_importing
 report.build_report([{str(SAMPLE)!r}], simulation_path={str(REPO / "data" / "simulation_standard.csv")!r}, workers=2)
 print(sorted(name for name in sys.modules if name.split(".")[0] == "matplotlib"))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]"]
+
+
+def test_the_worker_draws_the_charts_it_is_sent_without_scipy(monkeypatch, tmp_path):
+    """The latency chart's figures, its fits' curves included, are worked out here (`latency_figures`): the worker
+    draws every chart from what it is sent without importing scipy (scipy.special, for a fit's density)."""
+    sent, calls = [], []
+    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "held", calls))
+    build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv", workers=2)
+    assert [args[0] for args, _ in calls] == sent[1:] and "latency_figures_chart" in sent
+    (tmp_path / "calls.pickle").write_bytes(pickle.dumps(calls))
+    code = f"""
+import pickle, sys
+from diavolo_stats.analytics.report import _chart_png
+for args, kwargs in pickle.loads(open({str(tmp_path / "calls.pickle")!r}, "rb").read()):
+    assert _chart_png(*args, **kwargs).startswith({PNG_MAGIC!r})
+print(sorted(name for name in sys.modules if name.split(".")[0] == "scipy"))
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
