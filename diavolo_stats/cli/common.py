@@ -180,6 +180,13 @@ def writable_path():
     return parse
 
 
+def add_out_argument(parser: argparse.ArgumentParser, rows: str) -> None:
+    """`--out FILE.csv`: also save `rows` as CSV, whole or not at all and never through a link, the path checked
+    (`writable_path`) before any work."""
+    parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",
+                        help=f"also save {rows} as CSV (written whole or not at all; not through a link)")
+
+
 def print_result(result: Result, output_format: str) -> None:
     """Print any command's result in the chosen `--format` (the one printer every subcommand uses)."""
     print(render(result, output_format))

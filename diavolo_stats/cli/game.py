@@ -7,14 +7,15 @@ import warnings
 
 from diavolo_stats.cli.common import (
     add_format_argument,
+    add_out_argument,
     add_seed_argument,
     add_variant_arguments,
     print_result,
     value_type,
     variant_from_args,
-    writable_path,
 )
 from diavolo_stats.game.settings import (
+    COUNTS,
     DEFAULT_DESIGN_GAMES,
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
@@ -27,10 +28,11 @@ from diavolo_stats.game.settings import (
     EndRule,
     GameRules,
 )
-from diavolo_stats.validation import Whole
 
 
 def register(subparsers) -> None:
+    # Each count is read by the rule the functions that play games declare for it: stated once, in COUNTS.
+    counts = {name: value_type(rule) for name, rule in COUNTS.items()}
     parser = subparsers.add_parser(
         "game", handler=run, help="play many whole games between modelled players: win chances, length, design metrics",
         description="Play many whole Diavolo games at once between players fitted from the drill log, "
@@ -39,7 +41,7 @@ def register(subparsers) -> None:
     parser.add_argument("--players", nargs="+", required=True, metavar="PLAYER",
                         help=f"2 to {MAX_PLAYERS} players: a name in the drill log (fitted from their trials), "
                              "preset:novice, preset:average, preset:expert, or a FILE.toml")
-    parser.add_argument("--games", type=value_type(Whole(1, MAX_GAMES)), default=DEFAULT_GAMES, metavar="N",
+    parser.add_argument("--games", type=counts["games"], default=DEFAULT_GAMES, metavar="N",
                         help=f"games to play, 1 to {MAX_GAMES:,} (default {DEFAULT_GAMES:,}); memory stays flat")
     add_seed_argument(parser)
     parser.add_argument("--end", choices=[rule.value for rule in EndRule], default=EndRule.LAST_STANDING.value,
@@ -51,11 +53,11 @@ def register(subparsers) -> None:
     parser.add_argument("--command-first", action="store_true",
                         help="the rulebook's easier variant: the command die is shown first; players named "
                              "from the drill log are fitted from their rows of that variant")
-    parser.add_argument("--max-rounds", type=value_type(Whole(1, MAX_GAME_ROUNDS)), default=DEFAULT_MAX_ROUNDS,
+    parser.add_argument("--max-rounds", type=counts["max_rounds"], default=DEFAULT_MAX_ROUNDS,
                         metavar="N",
                         help=f"stop a game after N rounds with no winner, 1 to {MAX_GAME_ROUNDS:,} "
                              f"(default {DEFAULT_MAX_ROUNDS})")
-    parser.add_argument("--design-games", type=value_type(Whole(0, MAX_GAMES)), default=DEFAULT_DESIGN_GAMES,
+    parser.add_argument("--design-games", type=counts["design_games"], default=DEFAULT_DESIGN_GAMES,
                         metavar="N",
                         help=f"games per reference lineup for balance and skill, 0 to {MAX_GAMES:,} "
                              f"(default {DEFAULT_DESIGN_GAMES:,}; 0 skips them)")
@@ -66,8 +68,7 @@ def register(subparsers) -> None:
                              f"drift-diffusion process) or reading (the ex-Gaussian reading model); default "
                              f"{DEFAULT_MODEL}, the better in benchmarks/bench_players.py")
     add_format_argument(parser)
-    parser.add_argument("--out", type=writable_path(), metavar="FILE.csv",
-                        help="also save one row per game as CSV (written whole or not at all; not through a link)")
+    add_out_argument(parser, "one row per game")
     add_variant_arguments(parser)
 
 

@@ -25,18 +25,17 @@ from diavolo_stats.drill.roll_features import RollFeatures, figure_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.reading import Lineup
 from diavolo_stats.game.settings import (
+    COUNTS,
     DEFAULT_MAX_ROUNDS,
     GREY_DEVILS,
     MAX_DEVILS_PER_COLOR,
-    MAX_GAME_ROUNDS,
-    MAX_GAMES,
     MAX_PLAYERS,
     MIN_PLAYERS,
     EndRule,
     GameRules,
 )
 from diavolo_stats.game.specs import Player
-from diavolo_stats.validation import Instance, Whole, checked
+from diavolo_stats.validation import Instance, checked
 
 START_GEMS = 5
 MAX_GEMS = 5
@@ -179,7 +178,7 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator,
     return accepted, features, command_index
 
 
-@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
+@checked(variant=Instance(Variant), games=COUNTS["games"], max_rounds=COUNTS["max_rounds"])
 def play_games(variant: Variant, players: Sequence[Player], games: int,
                seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                max_rounds: int = DEFAULT_MAX_ROUNDS) -> GameRecords:
@@ -194,7 +193,7 @@ def play_games(variant: Variant, players: Sequence[Player], games: int,
     return GameRecords(players=chunks[0].players, rules=rules, max_rounds=max_rounds, **columns)
 
 
-@checked(variant=Instance(Variant), games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS))
+@checked(variant=Instance(Variant), games=COUNTS["games"], max_rounds=COUNTS["max_rounds"])
 def game_chunks(variant: Variant, players: Sequence[Player], games: int,
                 seed: int | np.random.SeedSequence | None = None, rules: GameRules = GameRules(),
                 max_rounds: int = DEFAULT_MAX_ROUNDS) -> Iterator[GameRecords]:

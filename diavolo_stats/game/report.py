@@ -23,19 +23,18 @@ from diavolo_stats.files import atomic_file, check_target, write_frame_csv
 from diavolo_stats.game.design import DesignMetrics, design_metrics
 from diavolo_stats.game.engine import GameRecords, Outcome, check_player_count, game_chunks
 from diavolo_stats.game.settings import (
+    COUNTS,
     DEFAULT_DESIGN_GAMES,
     DEFAULT_GAMES,
     DEFAULT_MAX_ROUNDS,
     DEFAULT_MODEL,
-    MAX_GAME_ROUNDS,
-    MAX_GAMES,
     MODELS,
     GameRules,
 )
 from diavolo_stats.game.specs import extrapolation_notes, players_from_specs, specs_fit
 from diavolo_stats.game.tally import GameSummary, GameTally
 from diavolo_stats.results import TextResult, render_fitted, wrap
-from diavolo_stats.validation import Instance, Maybe, OneOf, Whole, checked
+from diavolo_stats.validation import Instance, Maybe, OneOf, checked
 
 
 def records_frame(records: GameRecords, names: Sequence[str] | None = None, first_game: int = 0) -> pd.DataFrame:
@@ -144,8 +143,7 @@ class GameReport(TextResult):
         return "\n".join(lines)
 
 
-@checked(games=Whole(1, MAX_GAMES), max_rounds=Whole(1, MAX_GAME_ROUNDS), design_games=Whole(0, MAX_GAMES),
-         variant=Maybe(Instance(Variant)), model=OneOf(MODELS))
+@checked(**COUNTS, variant=Maybe(Instance(Variant)), model=OneOf(MODELS))
 def game_report(players: Sequence[str], games: int = DEFAULT_GAMES, seed: int | None = None,
                 rules: GameRules = GameRules(), variant: Variant | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS, log_path: str | Path | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from diavolo_stats.validation import Configuration, Flag, OneOf, Rule, check_value, setting
+from diavolo_stats.validation import Configuration, Flag, OneOf, Rule, Whole, check_value, setting
 
 MAX_DEVILS_PER_COLOR = 3
 """The rulebook's cap on devils per color (4, 5 and 6 players use 3)."""
@@ -34,6 +34,10 @@ DEFAULT_GAMES = 10_000
 
 DEFAULT_DESIGN_GAMES = 20_000
 """Games per reference lineup for the design metrics: a 95 % interval of about +-0.006 on a win probability."""
+
+COUNTS = {"games": Whole(1, MAX_GAMES), "max_rounds": Whole(1, MAX_GAME_ROUNDS), "design_games": Whole(0, MAX_GAMES)}
+"""The rules of a run's counts, by parameter name: the functions that play games check them, and the command line
+reads its flags by them."""
 
 
 def devil_cap(devils: str) -> int | None:
