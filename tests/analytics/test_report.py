@@ -200,29 +200,22 @@ def _recording_pool(sent: list[str], importing: str, charts: list | None = None)
     return pool
 
 
-def test_a_report_whose_worker_is_ready_after_the_read_sends_it_the_fit_and_draws_the_latency_chart_itself(
-        monkeypatch):
+@pytest.mark.parametrize("importing, calls", [
+    # Ready after the read: the fit, then each chart as soon as its figures are worked out, the summary's (with its
+    # fits) last; the latency chart, which reads every row, is drawn in this process.
+    ("done", ["_imported", "roll_weak_spots", "tie_frequency_chart", "learning_curve_chart",
+              "tie_versus_non_tie_chart", "accuracy_chart"]),
+    # Still importing after the read: every chart, the latency chart from its figures; the weak spots are fitted here.
+    ("held", ["_imported", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
+              "accuracy_chart", "latency_figures_chart"]),
+], ids=["worker ready after the read", "worker still importing after the read"])
+def test_a_report_sends_its_worker_what_it_can_take_and_is_the_same_as_without(monkeypatch, importing, calls):
     simulation = REPO / "data" / "simulation_standard.csv"
     alone = build_report([SAMPLE], simulation_path=simulation)
-    sent = []  # what the worker was given: the fit, then each chart drawn there
-    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "done"))
+    sent = []  # what the worker was given, after its imports (first)
+    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, importing))
     beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
-    # Each chart as soon as its figures are worked out, the summary's (with its fits) last; the latency chart, which
-    # reads every row, is drawn in this process. The worker imports the charts first.
-    assert sent == ["_imported", "roll_weak_spots", "tie_frequency_chart", "learning_curve_chart",
-                    "tie_versus_non_tie_chart", "accuracy_chart"]
-    assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
-    assert beside.contents() == alone.contents()
-
-
-def test_a_report_whose_worker_still_imports_after_the_read_sends_it_every_chart_and_fits_here(monkeypatch):
-    simulation = REPO / "data" / "simulation_standard.csv"
-    alone = build_report([SAMPLE], simulation_path=simulation)
-    sent = []
-    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "held"))
-    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
-    assert sent == ["_imported", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
-                    "accuracy_chart", "latency_figures_chart"]
+    assert sent == calls
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
     assert beside.contents() == alone.contents()
 
