@@ -54,15 +54,18 @@ def parse_values(text: str, field: str, integer: bool) -> tuple:
     """The values a grid flag lists: `4,6,8`, `2..6`, `0.05..0.2:0.05`, or a mix, in the order given.
 
     Only ASCII digits count, at most 20 either side of the point. Raises
-    InputError (naming `field`) for an empty list or range, a reversed range, a
+    InputError (naming `field`) for an empty list, value or range, a reversed range, a
     range of decimals without a step, a range whose end is not reached by
     whole steps, a range of more than MAX_VARIANTS values, or a value given twice.
     """
     number = _INTEGER if integer else _DECIMAL
     convert = int if integer else float
     items = [item.strip() for item in text.split(",")]
-    if not text.strip() or not all(items):
+    if not text.strip():
         raise InputError(f"empty list in {shown(text)}; give values like 4,6,8 or a range like 2..6", field=field)
+    if not all(items):
+        raise InputError(f"has an empty value (nothing between two commas, or at an end), got {shown(text)}; give "
+                         "values like 4,6,8 or a range like 2..6", field=field)
     values: list = []
     for item in items:
         if re.fullmatch(number, item, flags=re.ASCII):

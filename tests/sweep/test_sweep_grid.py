@@ -25,7 +25,7 @@ def test_values_are_lists_ranges_and_mixes(text, integer, values):
 
 @pytest.mark.parametrize("text, integer, fragment", [
     ("", True, "empty list"),
-    ("4,,6", True, "empty list"),
+    ("4,,6", True, "has an empty value (nothing between two commas, or at an end), got '4,,6'"),
     ("4..", True, "empty range"),
     ("..6", True, "empty range"),
     ("6..2", True, "reversed range"),
