@@ -360,29 +360,47 @@ def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]],
 def _check_given_simulation(simulated: pd.DataFrame, games: list[tuple[str, str, Variant]]) -> None:
     """InputError (`simulation_path`) when the log played games whose rules it holds and the saved results given were
     simulated for none of them (a log of none, `custom` trials alone, has no odds to set them against: a note)."""
-    mismatches = [(shown, simulation_mismatch(variant, simulated)) for _, shown, variant in games]
+    mismatches = [(shown, _not_for(variant, simulated)) for _, shown, variant in games]
     if mismatches and all(mismatch is not None for _, mismatch in mismatches):
         why = "; ".join(f"{shown}: {mismatch}" for shown, mismatch in mismatches)
         raise InputError(f"{simulated.attrs['source']} is for none of the games the log played ({why}); simulate one "
                          "of them and save it", field="simulation_path")
 
 
+def _not_for(variant: Variant, simulated: pd.DataFrame) -> str | None:
+    """Why saved results cannot serve as `variant`'s simulated odds: simulated for another game
+    (`simulation_mismatch`), or without a row for one of its commands (results of some commands only, or a variant's
+    own command); None when they can."""
+    mismatch = simulation_mismatch(variant, simulated)
+    if mismatch is not None:
+        return mismatch
+    missing = [command.value for command in variant.commands
+               if command.value not in set(simulated["command"].astype(str))]
+    return f"no results for {', '.join(missing)}" if missing else None
+
+
 def _simulated_odds(key: str, shown: str, variant: Variant,
                     given: tuple[pd.DataFrame, str] | None) -> tuple[pd.DataFrame, str]:
     """The simulated odds of a game played (its key: a preset's name, or a logged game's) and where they come from:
-    those `given` (`simulation_path`'s, with its note) when they were simulated for this game
-    (`simulation_mismatch`); else, for a preset, data/simulation_<preset>.csv, else a fresh simulation; for a
-    logged game, fresh. A game the given results are not for says so in its note."""
-    if given is not None and simulation_mismatch(variant, given[0]) is None:
-        return given
-    reasons = [] if given is None else [f"{given[0].attrs['source']} was simulated for another game"]
-    if key in PRESETS:
-        saved = Path("data") / SIMULATION_FILE.format(variant=key)
-        if saved.is_file():
-            return load_simulation(saved), f"simulated odds from {saved}" + "".join(f" ({why})" for why in reasons)
+    those `given` (`simulation_path`'s, with its note) if they hold this game's (`_not_for`), else for a preset
+    data/simulation_<preset>.csv if it does, else a fresh simulation, whose note says why the others were not used."""
+    reasons = []
+    if given is not None:
+        why_not = _not_for(variant, given[0])
+        if why_not is None:
+            return given
+        reasons.append(f"{given[0].attrs['source']}: {why_not}")
+    saved = Path("data") / SIMULATION_FILE.format(variant=key)
+    if key not in PRESETS:
+        reasons.insert(0, "its rules as its trials logged them")
+    elif not saved.is_file():
         reasons.insert(0, f"no saved results at {saved}")
     else:
-        reasons.insert(0, "its rules as its trials logged them")
+        simulated = load_simulation(saved)
+        why_not = _not_for(variant, simulated)
+        if why_not is None:
+            return simulated, f"simulated odds from {saved}" + "".join(f" ({why})" for why in reasons)
+        reasons.insert(0, f"{saved}: {why_not}")
     fresh = simulation_frame(simulate(variant, FALLBACK_ROUNDS, seed=FALLBACK_SEED))
     return fresh, (f"simulated odds for {shown}: {FALLBACK_ROUNDS:,} rounds, seed {FALLBACK_SEED} "
                    f"({'; '.join(reasons)})")

@@ -18,7 +18,7 @@ from concurrent.futures import Executor, Future
 import pandas as pd
 import pytest
 from helpers.cli import REPO, assert_one_line_error, run_diavolo, run_diavolo_process
-from helpers.drill_logs import answered, write_log
+from helpers.drill_logs import answered, modelled_rows, write_log
 
 from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.report import build_report, write_report
@@ -26,9 +26,11 @@ from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.analytics.tie_frequency import simulation_frame
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.errors import InputError
+from diavolo_stats.game.players import PlayerModel
 
 SAMPLE = REPO / "data" / "sample_drills.csv"
 PRINTED_FIRST = ["player", "command", "trials", "accuracy", "accuracy_ci_low", "accuracy_ci_high",
@@ -396,6 +398,36 @@ def standard_and_kids_log(tmp_path_factory):
     return folder / "log.csv", {"standard": REPO / "data" / "simulation_standard.csv", "kids": folder / "kids.csv"}
 
 
+def test_saved_results_without_a_games_command_are_passed_over_for_that_game_saying_which(tmp_path, monkeypatch):
+    # The box's saved results have the sixes game's dice but no row for its own command, most-sixes: that game is
+    # simulated afresh, while the box's game of the same log takes them.
+    sixes = read_variant(REPO / "examples" / "variants" / "sixes.toml")
+    log = write_log(tmp_path / "log.csv", modelled_rows("ann", PlayerModel.preset("average"), 40, 3, variant=sixes)
+                    + modelled_rows("bo", PlayerModel.preset("expert"), 40, 4))
+    box = REPO / "data" / "simulation_standard.csv"
+    monkeypatch.chdir(tmp_path)
+    report = build_report([log], simulation_path=box)
+    ties = [note for note in report.notes if note.startswith("simulated odds")]
+    assert sorted(ties) == [f"simulated odds for sixes: 1,000,000 rounds, seed 1 (its rules as its trials logged "
+                            f"them; {box}: no results for most-sixes)", f"simulated odds from {box}"]
+    assert "tie_frequency_sixes.png" in report.charts and ties[0] in report.page
+
+
+def test_saved_results_of_some_commands_alone_are_refused_in_one_line_naming_those_missing(tmp_path):
+    result = run_diavolo("simulate", "--rounds", "1000", "--seed", "1", "--commands", "highest-total,closest",
+                         "--out", str(tmp_path / "some.csv"))
+    assert result.returncode == 0, result.stderr
+    result = run_diavolo("report", "--log", str(SAMPLE), "--simulation", str(tmp_path / "some.csv"), "--out",
+                         str(tmp_path / "out"))
+    assert_one_line_error(result, f"diavolo: error: --simulation: {tmp_path / 'some.csv'} is for none of the games "
+                                  "the log played (standard: no results for lowest-total, largest-spread, most-odd, "
+                                  "highest-die); simulate one of them and save it")
+    assert not (tmp_path / "out").exists()
+
+
+DICE = {"standard": "black,red,white;3d6", "kids": "black,red,white;2d6"}  # each preset's `dice` column
+
+
 @pytest.mark.parametrize("given, other", [("standard", "kids"), ("kids", "standard")])
 def test_saved_results_are_set_against_the_game_they_were_simulated_for_alone(standard_and_kids_log, tmp_path,
                                                                               monkeypatch, given, other):
@@ -407,9 +439,9 @@ def test_saved_results_are_set_against_the_game_they_were_simulated_for_alone(st
     assert sorted(ties) == sorted([
         f"simulated odds from {saved[given]}",
         f"simulated odds for {other}: 1,000,000 rounds, seed 1 (no saved results at data/simulation_{other}.csv; "
-        f"{saved[given]} was simulated for another game)"])
+        f"{saved[given]}: simulated for {DICE[given]}, not for {DICE[other]})"])
     page = report.page
-    assert f"simulated odds from {saved[given]}" in page and f"{saved[given]} was simulated for another game" in page
+    assert f"simulated odds from {saved[given]}" in page and f"{saved[given]}: simulated for {DICE[given]}" in page
 
 
 def test_saved_results_of_no_game_the_log_played_are_refused_in_one_line_naming_each(standard_and_kids_log,
