@@ -38,6 +38,8 @@ TITLE_Y = 1.0
 """Where an axes' title sits (a fraction of its height) in charts whose x ticks are below and whose y values need
 no offset label: given, the title stays there, where matplotlib would measure the y axis at every pass of
 laying out and drawing to lift it over those (some 15 % of such a chart's PNG), and find nothing to lift it over."""
+LATENCY_HEADROOM = 1.08
+"""The learning curve's latency axis ends this many times the slowest session's median."""
 
 
 def player_colors(players: Sequence[str]) -> dict[str, tuple]:
@@ -227,7 +229,10 @@ def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
             axes.plot([], [], color="grey", alpha=0.6, linewidth=0.8, label="one player")
     accuracy_axes.set_ylim(0, 1.02)
     accuracy_axes.set_ylabel("accuracy" if many else "accuracy (95 % interval)")
-    latency_axes.set_ylim(bottom=0)  # a short log's few sessions would otherwise magnify a small change
+    # From 0: a short log's few sessions would otherwise magnify a small change. The top clear of the slowest
+    # session's marker, which matplotlib's margin (5 % of the medians' range, not of the axis) would cut in half.
+    slowest = np.nanmax(curve["median_latency_ms"].to_numpy(dtype=np.float64), initial=-np.inf)
+    latency_axes.set_ylim(0, LATENCY_HEADROOM * slowest if np.isfinite(slowest) and slowest > 0 else None)
     latency_axes.set_ylabel("median time of correct answers (ms)")
     for axes in (accuracy_axes, latency_axes):
         axes.set_xlabel("session")

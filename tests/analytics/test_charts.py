@@ -70,13 +70,14 @@ def test_a_panel_names_the_players_too_few_to_draw_beside_those_drawn(tmp_path):
     assert drawn.patches and "too few answers:\nbo: 1 correct" in texts(drawn)
 
 
-def test_the_learning_curve_latency_axis_starts_at_zero_on_a_short_log(tmp_path):
+def test_the_learning_curve_latency_axis_starts_at_zero_and_ends_clear_of_the_slowest_session(tmp_path):
     log = write_log(tmp_path / "log.csv", [answered("ann", "s1", "highest-total", "red", 2000.0 + i) for i in range(5)]
                     + [answered("ann", "s2", "highest-total", "red", 1900.0 + i, start=DAY_ONE.replace(day=2))
                        for i in range(5)], numbered=True)
     figure = charts.learning_curve_chart(summaries.learning_curve(load_logs([log])))
     latency_axes = figure.axes[1]
-    assert latency_axes.get_ylim()[0] == 0 and latency_axes.get_ylim()[1] > 2000
+    slowest = 2002.0  # the first session's median
+    assert latency_axes.get_ylim() == (0, charts.LATENCY_HEADROOM * slowest)  # its marker whole, below the top
 
 
 def test_curves_that_coincide_stay_visible_and_say_so():
