@@ -7,6 +7,7 @@ latencies, where the axis ends, and each fit's curve.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -69,9 +70,9 @@ def latency_figures(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGauss
     if fits is None:
         return figures
     grid = figures.grid
-    curves = {pair: PERCENT_PER_UNIT * fits[pair].pdf(grid) for pair, (_, latencies) in answers.items()
-              if pair[0] in commands and latencies.size >= MIN_HISTOGRAM_ANSWERS and pair in fits}
-    return LatencyFigures(answers, commands, left_out, most, top, slower, curves)
+    return dataclasses.replace(figures, curves={
+        pair: PERCENT_PER_UNIT * fits[pair].pdf(grid) for pair, (_, latencies) in answers.items()
+        if pair[0] in commands and latencies.size >= MIN_HISTOGRAM_ANSWERS and pair in fits})
 
 
 def correct_latencies(drills: pd.DataFrame) -> dict[tuple[str, str], tuple[dict, np.ndarray]]:

@@ -374,8 +374,8 @@ def _not_for(variant: Variant, simulated: pd.DataFrame) -> str | None:
     mismatch = simulation_mismatch(variant, simulated)
     if mismatch is not None:
         return mismatch
-    missing = [command.value for command in variant.commands
-               if command.value not in set(simulated["command"].astype(str))]
+    saved = set(simulated["command"].astype(str))
+    missing = [command.value for command in variant.commands if command.value not in saved]
     return f"no results for {', '.join(missing)}" if missing else None
 
 
