@@ -31,6 +31,7 @@ from diavolo_stats.drill.log import (
     TruncatedLogWarning,
     default_log_path,
     load_logs,
+    load_rows,
     logged_positions,
 )
 from diavolo_stats.errors import InputError
@@ -101,6 +102,15 @@ def test_load_logs_of_no_files_is_an_empty_frame_with_the_same_columns_and_dtype
     empty, full = load_logs([]), load_logs([path])
     assert len(empty) == 0
     assert empty.dtypes.astype(str).to_dict() == full.dtypes.astype(str).to_dict()
+
+
+@pytest.mark.parametrize("read", [lambda: load_logs([], lines=True),
+                                  lambda: load_rows(load_logs([], ["session_id", "trial"], lines=True), COLUMNS)])
+def test_rows_of_no_files_come_from_no_source(tmp_path, read):
+    path = tmp_path / "drills.csv"
+    DrillLog(path).append(trial_row())
+    sources, theirs = read()["source"].cat.categories, load_logs([path])["source"].cat.categories
+    assert list(sources) == [] and sources.dtype == theirs.dtype
 
 
 def test_load_logs_joins_several_files_and_names_the_source_of_each_row(tmp_path):

@@ -100,7 +100,7 @@ def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None,
     wanted = _wanted_columns(columns)
     frames = [FollowedLog(path, wanted, lines).new_rows(warn_cut=True)[0] for path in paths]
     if not frames:
-        frames = [_no_rows(wanted, "", lines)]
+        frames = [_no_rows(wanted, None, lines)]
     return _categorized(_joined(frames))
 
 
@@ -148,7 +148,7 @@ def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
                              field="log")
         frames.append(again.drop(columns=[column for column in ("session_id", "trial") if column not in wanted]))
     if not frames:
-        frames = [_no_rows(wanted, "", lines=True)]
+        frames = [_no_rows(wanted, None, lines=True)]
     return _categorized(_joined(frames))
 
 
@@ -300,9 +300,12 @@ def _checked_columns(wanted: Sequence[str]) -> list[str]:
     return [column for column in COLUMNS if column in wanted or (column == "variant" and "dice" in wanted)]
 
 
-def _no_rows(wanted: Sequence[str], source: str, lines: bool) -> pd.DataFrame:
+def _no_rows(wanted: Sequence[str], source: str | None, lines: bool) -> pd.DataFrame:
+    """No rows, with the columns and dtypes of `wanted` read from the file `source` (None: from no file, so
+    `source` has no category)."""
     empty = pd.DataFrame({column: pd.Series([], dtype=object) for column in wanted})
-    return _typed(empty, wanted, source, SCHEMA_VERSION, np.zeros(0, dtype=np.int64), lines)[0]
+    rows = _typed(empty, wanted, source or "", SCHEMA_VERSION, np.zeros(0, dtype=np.int64), lines)[0]
+    return rows if source is not None else rows.assign(source=rows["source"].cat.remove_categories([""]))
 
 
 def _joined(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
