@@ -118,6 +118,7 @@ READ = {  # each flag that reads a file, the command line its path ends
     "report log": ["report", "--log"],
     "report simulation": ["report", "--log", f"{T}/log.csv", "--simulation"],
     "game log": ["game", "--players", "ana", "preset:novice", "--log"],
+    "drill log": ["drill", "--player", "ana", "--log"],
     "players log": ["players", "--log"],
     "log upgrade": ["log", "upgrade"],
     "score": ["minodice", "score"],

@@ -16,6 +16,7 @@ from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SEED, MAX_SESSION_MINUTES, M
 from diavolo_stats.drill.log.place import default_log_path
 from diavolo_stats.drill.looks import check_colors
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import not_a_file
 from diavolo_stats.names import PLAYER_NAME
 from diavolo_stats.validation import (
     Configuration,
@@ -88,6 +89,9 @@ class DrillSettings(Configuration):
             raise InputError(f"need whole ms MIN,MAX with MIN <= MAX, got {shortest},{longest}", field="foreperiod_ms")
         object.__setattr__(self, "keys", answer_keys(self.variant, self.keys or {}))
         object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
+        problem = not_a_file(self.log)  # refused here, before the drill asks for a terminal
+        if problem is not None:
+            raise InputError(problem, field="log")
 
 
 def answer_keys(variant: Variant, chosen: Mapping[str, str]) -> dict[str, str]:
