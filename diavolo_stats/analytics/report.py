@@ -207,13 +207,14 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
             if drills.empty:
                 raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
             chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
-            # The weak spots' rows are taken from their own columns: the first take of a million-row text column
-            # (the dice's above all) costs more than the take of the rest. The dice are read for their checks only,
-            # the dice's numbers are no figure's, and where each row is (source, line) is the weak spots' alone.
-            recent = roll_weak_spots.recent_answers(drills[[*roll_weak_spots.COLUMNS, "source", "line"]])
+            # Every player of the log is fitted (the club the chosen borrow from), from their recent answers, read
+            # again here, where the read left the log's line marks (the worker has none). Their rows are taken from
+            # their own columns: the first take of a million-row text column (the dice's above all) costs more than
+            # the take of the rest.
+            fitted = roll_weak_spots.weak_spots_to_fit(drills, sorted(chosen))
+            # The dice are read for their checks only, the dice's numbers are no figure's, and where each row is
+            # (source, line) is the weak spots' alone.
             drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])
-            # Every player of the log is fitted (the club the chosen borrow from), from their recent answers.
-            fitted = partial(roll_weak_spots.roll_weak_spots, recent, sorted(chosen))
             if worker_ready is not None and not worker_ready.done():
                 # A short read, the worker still importing the charts: it draws them all, and this process fits the
                 # weak spots once it has sent them, with no matplotlib of its own.

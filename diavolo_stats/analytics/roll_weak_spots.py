@@ -15,8 +15,9 @@ Why it works as it does: docs/architecture.md, "Weak spots by roll".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -130,12 +131,31 @@ def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str],
                     model: str = DEFAULT_MODEL) -> dict[str, RollWeakSpots]:
     """The weak spots by roll type of each of `players` (see the module docstring), from a drill log frame
     read with COLUMNS and lines=True (or with FIT_COLUMNS); every player of the frame is fitted with them (the
-    club they borrow from), by `model` (one of `settings.MODELS`). InputError as `load_rows` when a log was
-    replaced since `drills` was read."""
+    club they borrow from), by `model` (one of `settings.MODELS`). A player who cannot be fitted, or every player
+    when a log was replaced since `drills` was read (`load_rows`), gets a note saying why instead."""
+    return weak_spots_to_fit(drills, players, model)()
+
+
+def weak_spots_to_fit(drills: pd.DataFrame, players: Sequence[str],
+                      model: str = DEFAULT_MODEL) -> Callable[[], dict[str, RollWeakSpots]]:
+    """`roll_weak_spots(drills, players, model)` as a call that fits them, to make later or in another process
+    (it pickles): the rows it fits are read here and now (`recent_rows`), where the read of `drills` left its
+    logs' line marks; a forked process has none and would count a large log's line ends from its header."""
     try:
-        fit = fit_recent(drills, model)
+        rows = recent_rows(drills)
     except InputError as error:
-        return {player: RollWeakSpots(player, (), 0, _no_fit(error)) for player in players}
+        return partial(_unfitted, players, _no_fit(error))
+    return partial(fitted_weak_spots, rows, players, model)
+
+
+def fitted_weak_spots(rows: pd.DataFrame, players: Sequence[str],
+                      model: str = DEFAULT_MODEL) -> dict[str, RollWeakSpots]:
+    """`roll_weak_spots` of the rows `recent_rows` gives: every player of them fitted by `model`, then the weak
+    spots of each of `players`."""
+    try:
+        fit = fit_players(rows, model)
+    except InputError as error:
+        return _unfitted(players, _no_fit(error))
     spots = {}
     for player in players:
         try:
@@ -154,12 +174,24 @@ def roll_weak_spots(drills: pd.DataFrame, players: Sequence[str],
 
 def fit_recent(drills: pd.DataFrame, model: str = DEFAULT_MODEL) -> ReadingFit:
     """Every player of a drill log frame (COLUMNS and lines=True, or FIT_COLUMNS) fitted by `model` on their
-    RECENT_ANSWERS most recent answers: the work bounded by the players, not by the log's length. InputError
-    as `fit_players`, or as `load_rows` when a log was replaced since `drills` was read."""
+    `recent_rows`. InputError as `fit_players`, or as `load_rows` when a log was replaced since `drills` was
+    read."""
+    return fit_players(recent_rows(drills), model)
+
+
+def recent_rows(drills: pd.DataFrame) -> pd.DataFrame:
+    """Each player's RECENT_ANSWERS most recent answers of a drill log frame (COLUMNS and lines=True, or
+    FIT_COLUMNS) with FIT_COLUMNS, what a fit reads: the work bounded by the players, not by the log's length.
+    Without FIT_COLUMNS the rows are read again from the logs (`load_rows`); InputError as `load_rows` when a log
+    was replaced since `drills` was read."""
     if set(FIT_COLUMNS) <= set(drills.columns):
-        return fit_players(recent_answers(drills), model)
+        return recent_answers(drills)
     # only the columns that find the rest of each answer: a take from a text column of a large log is dear
-    return fit_players(load_rows(recent_answers(drills[[*COLUMNS, "source", "line"]]), FIT_COLUMNS), model)
+    return load_rows(recent_answers(drills[[*COLUMNS, "source", "line"]]), FIT_COLUMNS)
+
+
+def _unfitted(players: Sequence[str], note: str) -> dict[str, RollWeakSpots]:
+    return {player: RollWeakSpots(player, (), 0, note) for player in players}
 
 
 def _no_fit(error: InputError) -> str:

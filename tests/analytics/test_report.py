@@ -6,6 +6,7 @@ import csv
 import gc
 import importlib
 import json
+import os
 import pickle
 import re
 import shutil
@@ -20,7 +21,7 @@ import pytest
 from helpers.cli import REPO, assert_one_line_error, run_diavolo, run_diavolo_process
 from helpers.drill_logs import answered, modelled_rows, write_log
 
-from diavolo_stats.analytics import summaries, wording
+from diavolo_stats.analytics import roll_weak_spots, summaries, wording
 from diavolo_stats.analytics.report import build_report, write_report
 from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.analytics.tie_frequency import simulation_frame
@@ -205,7 +206,7 @@ def _recording_pool(sent: list[str], importing: str, charts: list | None = None)
 @pytest.mark.parametrize("importing, calls", [
     # Ready after the read: the fit, then each chart as soon as its figures are worked out, the summary's (with its
     # fits) last; the latency chart, which reads every row, is drawn in this process.
-    ("done", ["_imported", "roll_weak_spots", "tie_frequency_chart", "learning_curve_chart",
+    ("done", ["_imported", "fitted_weak_spots", "tie_frequency_chart", "learning_curve_chart",
               "tie_versus_non_tie_chart", "accuracy_chart"]),
     # Still importing after the read: every chart, the latency chart from its figures; the weak spots are fitted here.
     ("held", ["_imported", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
@@ -290,7 +291,7 @@ def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the
             future = submit(function, *args, **kwargs)
             if events[-1] == "_imported":
                 future.result()  # the worker is ready when the read ends: the fit goes to it
-            if events[-1] == "roll_weak_spots":
+            if events[-1] == "fitted_weak_spots":
                 fit_sent.set()
             return future
 
@@ -312,8 +313,28 @@ def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the
     monkeypatch.setattr(report, "load_logs", read)
     monkeypatch.setattr(report, "importlib", types.SimpleNamespace(import_module=held_import))
     build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv", workers=2)
-    assert events[:3] == ["_imported", "read", "roll_weak_spots"]
+    assert events[:3] == ["_imported", "read", "fitted_weak_spots"]
     assert waited == [True], "the fit was sent only after the imports beside the read had ended"
+
+
+def test_a_report_s_worker_fits_the_weak_spots_without_reading_a_line_of_the_log(monkeypatch):
+    """The weak spots' rows are read again where the read left the log's line marks (a forked worker has none and
+    would count a large log's line ends from its header): the worker is sent the rows, not their lines."""
+    simulation = REPO / "data" / "simulation_standard.csv"
+    alone = build_report([SAMPLE], simulation_path=simulation)
+    here = os.getpid()
+    load_rows = roll_weak_spots.load_rows
+
+    def only_here(*args, **kwargs):
+        if os.getpid() != here:
+            raise InputError("read a line of the log in the worker")
+        return load_rows(*args, **kwargs)
+
+    monkeypatch.setattr(roll_weak_spots, "load_rows", only_here)
+    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent := [], "done"))
+    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
+    assert "fitted_weak_spots" in sent
+    assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
 
 
 class _StalledWorker(Executor):

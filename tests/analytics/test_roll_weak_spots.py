@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import warnings
 from dataclasses import replace
 
@@ -14,7 +15,13 @@ from helpers.drill_logs import modelled_rows, write_log
 from diavolo_stats.analytics import roll_weak_spots as spots_module
 from diavolo_stats.analytics import wording
 from diavolo_stats.analytics.player_figures import figure_draws, reading_figures
-from diavolo_stats.analytics.roll_weak_spots import COLUMNS, MIN_FEATURE_ANSWERS, recent_answers, roll_weak_spots
+from diavolo_stats.analytics.roll_weak_spots import (
+    COLUMNS,
+    MIN_FEATURE_ANSWERS,
+    recent_answers,
+    roll_weak_spots,
+    weak_spots_to_fit,
+)
 from diavolo_stats.analytics.synthetic import write_reading_log
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.core.variant_file import read_variant
@@ -191,3 +198,29 @@ def test_the_report_of_a_variant_game_names_her_grey_rolls_without_a_warning(var
     # grey rolls are ties to her model, which reads a tie slower.
     ann = result.stdout.split("weak spots by roll type")[1].split("  bo:")[0]
     assert "grey rolls cost you" in ann
+
+
+def test_the_weak_spots_to_fit_read_their_rows_when_made_and_pickle_for_a_worker(tmp_path):
+    # The report makes the call where its read left the log's line marks and sends it to a worker that has none:
+    # the rows are read when the call is made, so the worker (here, a log rewritten since) reads no line.
+    path = tmp_path / "drills.csv"
+    write_reading_log(path, [TANGLED], sessions=2, trials=150, seed=2, practice=False)
+    read = load_logs([path], columns=COLUMNS, lines=True)
+    expected = roll_weak_spots(read, ["synthetic-tangled"])
+    to_fit = weak_spots_to_fit(read, ["synthetic-tangled"])
+    write_reading_log(path, [STEADY], sessions=2, trials=150, seed=3, practice=False, replace=True)
+    assert "no longer holds the trial read there" in roll_weak_spots(read, ["synthetic-tangled"])[
+        "synthetic-tangled"].note  # read now, the rows are gone
+    assert to_fit() == expected and pickle.loads(pickle.dumps(to_fit))() == expected
+    assert expected["synthetic-tangled"].costs
+
+
+def test_weak_spots_to_fit_of_a_log_replaced_since_its_read_say_so_for_each_player(tmp_path):
+    path = tmp_path / "drills.csv"
+    write_reading_log(path, [TANGLED], sessions=1, trials=100, seed=2, practice=False)
+    read = load_logs([path], columns=COLUMNS, lines=True)
+    path.write_text(path.read_text(encoding="utf-8").splitlines(keepends=True)[0], encoding="utf-8")
+    spots = pickle.loads(pickle.dumps(weak_spots_to_fit(read, ["synthetic-tangled", "nobody"])))()
+    assert [(spot.costs, spot.answers) for spot in spots.values()] == [((), 0), ((), 0)]
+    assert all(spot.note.startswith("no weak spot by roll type: ") and "it was replaced or cut" in spot.note
+               for spot in spots.values())
