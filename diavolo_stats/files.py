@@ -53,17 +53,22 @@ def unguard_cell(value: object) -> object:
     return value
 
 
+def wrong_kind(mode: int) -> str | None:
+    """What a file of `mode` (its status' st_mode) is, in the words every error about it uses, when it is not a
+    regular file: a folder, or a FIFO, device or socket, which a read would block on or never end; else None."""
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    return None if stat.S_ISREG(mode) else "is not a regular file (a FIFO, a device or a socket)"
+
+
 def not_a_file(path: str | Path) -> str | None:
-    """Why `path` is not a regular file (through a link), as an error says it: a folder, or a FIFO, device or socket,
-    which a read would block on or never end; None when it is a regular file or is not there. Checked from its
-    status, without opening it."""
+    """Why `path` is not a regular file (through a link), as an error says it (`'PATH' ` and its `wrong_kind`);
+    None when it is a regular file or is not there. Checked from its status, without opening it."""
     try:
-        mode = Path(path).stat().st_mode
+        problem = wrong_kind(Path(path).stat().st_mode)
     except OSError:
         return None
-    if stat.S_ISDIR(mode):
-        return f"{str(path)!r} is a folder, not a file"
-    return None if stat.S_ISREG(mode) else f"{str(path)!r} is not a regular file (a FIFO, a device or a socket)"
+    return None if problem is None else f"{str(path)!r} {problem}"
 
 
 def check_target(path: str | Path) -> None:
@@ -160,12 +165,12 @@ def open_regular(path: str | Path, flags: int, create: bool = False) -> int:
         if error.errno == errno.ELOOP:
             raise InputError(f"{str(path)!r} is a symbolic link; use the file itself") from None
         if error.errno == errno.EISDIR:
-            raise InputError(f"{str(path)!r} is a folder, not a file") from None
+            raise InputError(f"{str(path)!r} {wrong_kind(stat.S_IFDIR)}") from None
         raise InputError(f"cannot open {str(path)!r} ({error.strerror})") from None
-    mode = os.fstat(descriptor).st_mode
-    if not stat.S_ISREG(mode):
+    problem = wrong_kind(os.fstat(descriptor).st_mode)
+    if problem is not None:
         os.close(descriptor)
-        raise InputError(f"{str(path)!r} is not a regular file")
+        raise InputError(f"{str(path)!r} {problem}")
     os.set_blocking(descriptor, True)
     return descriptor
 

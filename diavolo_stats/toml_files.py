@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.files import wrong_kind
 from diavolo_stats.validation import MAX_DIGITS
 
 try:
@@ -57,11 +57,9 @@ def read_toml(path: str | Path, source: str | None = None) -> dict[str, Any]:
     except OSError as error:
         raise InputError(f"{source}: cannot read it ({error.strerror})") from None
     try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError(f"{source}: is a folder; give a TOML file")
-        if not stat.S_ISREG(mode):
-            raise InputError(f"{source}: is not a regular file (a FIFO, a device or a socket); give a TOML file")
+        problem = wrong_kind(os.fstat(descriptor).st_mode)
+        if problem is not None:
+            raise InputError(f"{source}: {problem}; give a TOML file")
         stream = os.fdopen(descriptor, "rb")
     except BaseException:
         os.close(descriptor)

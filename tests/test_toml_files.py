@@ -40,9 +40,10 @@ def hostile(tmp_path) -> dict[str, Path]:
     return hostile_files(tmp_path)
 
 
+NOT_REGULAR = "is not a regular file (a FIFO, a device or a socket)"
 WHY = {"nested": f"nest more than {MAX_TOML_DEPTH} deep", "huge-number": f"at most {MAX_DIGITS} digits",
-       "dotted": f"nest at most {MAX_TOML_DEPTH} deep", "dev-zero": "not a regular file",
-       "fifo": "not a regular file", "folder": "is a folder", "sparse": f"at most {MAX_TOML_BYTES:,} bytes"}
+       "dotted": f"nest at most {MAX_TOML_DEPTH} deep", "dev-zero": NOT_REGULAR,
+       "fifo": NOT_REGULAR, "folder": "is a folder, not a file", "sparse": f"at most {MAX_TOML_BYTES:,} bytes"}
 
 
 def bytes_read() -> int:

@@ -100,6 +100,7 @@ def test_a_parser_lists_what_its_help_shows_in_the_same_sections(parser):
     (("report", "--log", "{path}"), "--log: "),
     (("game", "--players", "ann", "preset:novice", "--log", "{path}"), "--log: "),
     (("drill", "--player", "ann", "--log", "{path}"), "--log: "),  # before the drill asks for a terminal
+    (("serve", "--log", "{path}"), "--log: "),  # before anything listens
     (("players", "--log", "{path}"), ""),
     (("log", "upgrade", "{path}"), ""),
     (("minodice", "score", "{path}"), ""),

@@ -69,10 +69,6 @@ class DrillLog:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        with os_errors(f"cannot read {self.path}"):
-            is_folder = self.path.is_dir() and not self.path.is_symlink()
-        if is_folder:
-            raise InputError(f"{self.path} is a folder, not a file", field="log")
         with os_errors(f"cannot create the folder for {self.path}"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
