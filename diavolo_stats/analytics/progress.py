@@ -130,8 +130,8 @@ def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
 
 def _progress(mine: pd.DataFrame, player: str, by_roll: Callable[[], dict[str, RollWeakSpots]]) -> PlayerProgress:
     """`player_progress` of the rows `mine` of `player`, their weak spots by roll type from `by_roll`."""
-    sessions = summaries.learning_curve(mine, fit=False)
     numbered = summaries.with_session_numbers(mine)
+    sessions = summaries.learning_curve(numbered, fit=False)
     last = int(sessions["session_number"].max())
     last_session = _period("last session", numbered[numbered["session_number"] == last],
                            "the session before", numbered[numbered["session_number"] == last - 1])

@@ -114,8 +114,10 @@ def _session_numbers(drills: pd.DataFrame) -> np.ndarray:
 
 
 def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: bool = True) -> pd.DataFrame:
-    """`summarize` per player's session, in order: `by`, `session_number`, `session_start` (UTC), then the figures."""
-    numbers = _session_numbers(drills)
+    """`summarize` per player's session, in order: `by`, `session_number`, `session_start` (UTC), then the figures.
+    The sessions are numbered as `with_session_numbers` numbers them, which is not done again for its frame."""
+    numbers = (drills["session_number"].to_numpy(dtype=np.int64) if "session_number" in drills
+               else _session_numbers(drills))
     # As categories 1, 2, ...: the curve groups by their codes, where a column of numbers would be hashed again.
     numbered = drills.assign(session_number=pd.Categorical.from_codes(
         numbers - 1, categories=pd.RangeIndex(1, numbers.max(initial=0) + 1)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from unittest import mock
 
+import pandas as pd
 import pytest
 from helpers.cli import REPO
 from helpers.drill_logs import DAY_ONE, answered, write_log
@@ -36,6 +37,15 @@ def test_last_session_is_the_summary_of_the_players_last_session(sample, player)
     assert shown.median_ms.low <= shown.median_ms.value <= shown.median_ms.high
     assert shown.accuracy_change == pytest.approx(last["accuracy"] - before["accuracy"])
     assert shown.median_change_ms == pytest.approx(last["median_latency_ms"] - before["median_latency_ms"])
+
+
+def test_a_players_progress_numbers_their_sessions_once(sample, monkeypatch):
+    numbering = mock.Mock(wraps=summaries._session_numbers)
+    monkeypatch.setattr(summaries, "_session_numbers", numbering)
+    progress = player_progress(sample, "synthetic-novice")
+    assert numbering.call_count == 1
+    mine = sample[sample["player"] == "synthetic-novice"]
+    pd.testing.assert_frame_equal(progress.sessions, summaries.learning_curve(mine, fit=False), check_exact=True)
 
 
 def test_last_week_is_the_summary_of_the_seven_days_up_to_the_last_trial(sample):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -170,6 +171,15 @@ def test_learning_curve_numbers_sessions_by_time(drills):
     assert ann.loc[2, "median_latency_ms"] == pytest.approx(800.0)
     assert ann.loc[1, "session_start"] < ann.loc[2, "session_start"]
     assert curve[curve["player"] == "bob"]["session_number"].tolist() == [1]
+
+
+def test_the_learning_curve_of_a_numbered_frame_keeps_its_numbers_and_is_the_same(drills, monkeypatch):
+    numbered = summaries.with_session_numbers(drills)
+    expected = summaries.learning_curve(drills)
+    numbering = mock.Mock(wraps=summaries._session_numbers)
+    monkeypatch.setattr(summaries, "_session_numbers", numbering)
+    pd.testing.assert_frame_equal(summaries.learning_curve(numbered), expected, check_exact=True)
+    assert numbering.call_count == 0
 
 
 def test_ex_gaussian_columns_need_30_correct_answers(tmp_path):
