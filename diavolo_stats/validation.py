@@ -24,7 +24,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,14 @@ def shown(value: Any, spelled: Callable[[Any], str] = repr) -> str:
 def json_spelled(value: Any) -> str:
     """`value` as JSON spells it (true, null, "text"): how a message to a web client quotes what it sent."""
     return json.dumps(value, default=str)
+
+
+def empty_item(items: Iterable[Any], noun: str) -> str | None:
+    """Why a list is refused when one of its `items` (its text split at the commas, or its values) is empty text,
+    in the words of every list: `has an empty NOUN (nothing between two commas, or at an end)`; else None."""
+    if any(isinstance(item, str) and not item.strip() for item in items):
+        return f"has an empty {noun} (nothing between two commas, or at an end)"
+    return None
 
 
 class Refused(ValueError):
@@ -283,8 +291,9 @@ class Several(Rule):
     def normalize(self, value: Any) -> tuple:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise ValueError(f"must be a list of {self.noun}s")
-        if any(isinstance(item, str) and not item.strip() for item in value):
-            raise ValueError(f"has an empty {self.noun} (nothing between two commas, or at an end)")
+        problem = empty_item(value, self.noun)
+        if problem is not None:
+            raise ValueError(problem)
         items = tuple(self._item(item) for item in value)
         count = (f"{self.least} to {self.most} {self.noun}s" if self.most is not None
                  else f"at least one {self.noun}" if self.least == 1 else f"at least {self.least} {self.noun}s")
@@ -344,6 +353,9 @@ class TextMap(Rule):
     pair: str = "NAME=VALUE"
 
     def normalize(self, value: Any) -> dict[str, str]:
+        problem = empty_item(value.split(","), self.pair) if isinstance(value, str) else None
+        if problem is not None:  # text `from_text` could not read as pairs
+            raise ValueError(problem)
         if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                      for k, v in value.items()):
             raise ValueError(f"must map text to text: {self.pair} pairs separated by commas")

@@ -22,7 +22,19 @@ import numpy as np
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.toml_files import parse_toml, read_toml
-from diavolo_stats.validation import Configuration, Flag, Instance, Rule, Several, Text, Whole, check_value, setting
+from diavolo_stats.validation import (
+    Configuration,
+    Flag,
+    Instance,
+    Rule,
+    Several,
+    Text,
+    Whole,
+    check_value,
+    empty_item,
+    setting,
+    shown,
+)
 
 FACES_PER_DIE = 6
 MAX_NUMBER = 7
@@ -203,9 +215,12 @@ class Bag(Configuration):
 
     def parse_hand(self, hand: str | list[str] | tuple[str, ...]) -> tuple[int, ...]:
         """Type indices of a hand given as "black,mermaid,yellow" or a list of names; InputError for an unknown name."""
-        names = hand.split(",") if isinstance(hand, str) else list(hand)
-        if not names or any(not name.strip() for name in names):
-            raise InputError(f"must be die names separated by commas, got {hand!r}", field="hand")
+        names = (hand.split(",") if hand.strip() else []) if isinstance(hand, str) else list(hand)
+        if not names:
+            raise InputError(f"must be die names separated by commas, got {shown(hand)}", field="hand")
+        problem = empty_item(names, "die name")
+        if problem is not None:
+            raise InputError(f"{problem}, got {shown(hand)}", field="hand")
         return tuple(self.index(name, field="hand") for name in names)
 
 

@@ -37,7 +37,19 @@ from diavolo_stats.core.variant import (
     Variant,
 )
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import Configuration, Instance, Maybe, Number, Rule, Several, Text, Whole, setting, shown
+from diavolo_stats.validation import (
+    Configuration,
+    Instance,
+    Maybe,
+    Number,
+    Rule,
+    Several,
+    Text,
+    Whole,
+    empty_item,
+    setting,
+    shown,
+)
 
 PALETTE = DEFAULT_COLORS + ("blue", "green", "yellow", "purple", "orange")
 """Color names of a grid over the number of colors: n colors are the first n of these."""
@@ -63,9 +75,9 @@ def parse_values(text: str, field: str, integer: bool) -> tuple:
     items = [item.strip() for item in text.split(",")]
     if not text.strip():
         raise InputError(f"empty list in {shown(text)}; give values like 4,6,8 or a range like 2..6", field=field)
-    if not all(items):
-        raise InputError(f"has an empty value (nothing between two commas, or at an end), got {shown(text)}; give "
-                         "values like 4,6,8 or a range like 2..6", field=field)
+    problem = empty_item(items, "value")
+    if problem is not None:
+        raise InputError(f"{problem}, got {shown(text)}; give values like 4,6,8 or a range like 2..6", field=field)
     values: list = []
     for item in items:
         if re.fullmatch(number, item, flags=re.ASCII):

@@ -20,6 +20,7 @@ from diavolo_stats import files
 from diavolo_stats.errors import InputError, about
 from diavolo_stats.plots import figure_png
 from diavolo_stats.sweep.grid import AXES, GRID_PARAMETERS, SweepGrid
+from diavolo_stats.validation import empty_item, shown
 
 LABELS = {"colors": "colors", "dice_per_color": "dice per color", "sides": "sides per die",
           "tolerance": "tolerance", "scatter_mm": "scatter area (mm)", "die_mm": "die edge (mm)"}
@@ -41,6 +42,9 @@ def choose_axes(grid: SweepGrid, chosen: Sequence[str] | None = None) -> tuple[s
                              f"{', '.join(varying) or 'none'}", field="plot")
         chosen = varying[:3]
     chosen = tuple(chosen)
+    problem = empty_item(chosen, "parameter")
+    if problem is not None:
+        raise InputError(f"{problem}, got {shown(','.join(chosen))}", field="plot_axes")
     unknown = [axis for axis in chosen if axis not in AXES]
     if unknown or not 2 <= len(chosen) <= 3 or len(set(chosen)) != len(chosen):
         raise InputError(f"need two or three different parameters (x, y, facet) among {', '.join(AXES)}; "

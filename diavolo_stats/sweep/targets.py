@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from diavolo_stats.core.commands import BUILTIN_COMMANDS
 from diavolo_stats.core.variant import Command
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import empty_item, shown
 
 OVERALL = "overall"
 """A target on the overall grey rate: the tie probability averaged over the command die's faces."""
@@ -55,8 +56,12 @@ class Target:
     @classmethod
     def parse(cls, text: str, commands: Sequence[Command]) -> Target:
         """The target `text` describes, over the sweep's `commands`; InputError if malformed."""
+        items = [part.strip() for part in text.split(",")]
+        problem = empty_item(items, "COMMAND=RANGE") if len(items) > 1 else None  # blank: no COMMAND=RANGE
+        if problem is not None:
+            raise InputError(f"{problem}, got {shown(text)}", field="target")
         ranges = []
-        for item in (part.strip() for part in text.split(",")):
+        for item in items:
             name, equals, bounds = item.partition("=")
             if not equals:
                 raise InputError(f"{item!r} is not COMMAND=RANGE, e.g. highest-total=0.10..0.20", field="target")

@@ -78,7 +78,8 @@ EMPTY_ITEMS = {
 @pytest.mark.parametrize("argv, flag", EMPTY_ITEMS.values(), ids=list(EMPTY_ITEMS))
 def test_an_empty_item_of_any_list_is_refused_naming_the_flag_and_nothing_is_written(tmp_path, argv, flag):
     result = run_diavolo(*argv, cwd=tmp_path)
-    assert_one_line_error(result, flag)
+    # In the words of every list: `--flag: has an empty NOUN (nothing between two commas, or at an end), got ...`.
+    assert_one_line_error(result, f"{flag}: has an empty ", "(nothing between two commas, or at an end), got ")
     assert list(tmp_path.iterdir()) == []
 
 
