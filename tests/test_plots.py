@@ -14,7 +14,7 @@ from diavolo_stats.plots import PNG_COMPRESSION, figure_png
 
 
 def test_a_chart_s_png_is_byte_for_byte_what_savefig_writes_once_laid_out():
-    # Six panels laid out by constrained layout, each with a title, a legend, a label across the figure.
+    # Six panels laid out as they are drawn (chart_layout), each with a title, a legend, a label across the figure.
     figure = charts.latency_chart(load_logs([REPO / "data" / "sample_drills.csv"]))
     saved = io.BytesIO()
     pickle.loads(pickle.dumps(figure)).savefig(saved, format="png", dpi=100,

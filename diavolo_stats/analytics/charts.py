@@ -3,7 +3,8 @@
 Each function takes a DataFrame from `summaries` or `tie_frequency` and
 returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
 no display or global figure list is involved: the report saves them (Agg
-renders PNG), a notebook shows them as the cell's result.
+renders PNG), a notebook shows them as the cell's result. Each is laid out
+by `chart_layout.FittedLayout` as it is drawn.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from diavolo_stats.analytics.chart_layout import LINE_INCHES, PAD_INCHES, FittedLayout, wrapped
 from diavolo_stats.analytics.latency_figures import (
     LATENCY_UNIT_MS,
     MIN_HISTOGRAM_ANSWERS,
@@ -38,6 +40,9 @@ TITLE_Y = 1.0
 """Where an axes' title sits (a fraction of its height) in charts whose x ticks are below and whose y values need
 no offset label: given, the title stays there, where matplotlib would measure the y axis at every pass of
 laying out and drawing to lift it over those (some 15 % of such a chart's PNG), and find nothing to lift it over."""
+NAME_CHARACTERS = 24
+"""A player's name in a chart is cut to this many characters, the last an ellipsis: a longer one would take the
+plots' room (the report's tables give it whole)."""
 LATENCY_HEADROOM = 1.08
 """The learning curve's latency axis ends this many times the slowest session's median."""
 
@@ -48,6 +53,11 @@ def player_colors(players: Sequence[str]) -> dict[str, tuple]:
     return {player: palette[i % len(palette)] for i, player in enumerate(sorted(set(players)))}
 
 
+def shown_name(player: str) -> str:
+    """`player` as the charts name them: cut to NAME_CHARACTERS."""
+    return player if len(player) <= NAME_CHARACTERS else player[:NAME_CHARACTERS - 1] + "…"
+
+
 def accuracy_chart(summary: pd.DataFrame) -> Figure:
     """Accuracy per command with its 95 % interval, one series per player (`summary` by player, command)."""
     commands = list(dict.fromkeys(summary["command"].astype(str)))
@@ -55,7 +65,7 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
     if len(players) > MANY_PLAYERS:
         return _accuracy_heatmap(summary, players, commands)
     colors = player_colors(players)
-    figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 3.8), layout="constrained")
+    figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 3.8), layout=FittedLayout())
     axes = figure.add_subplot()
     offsets = _offsets(len(players))
     for player, offset in zip(players, offsets):
@@ -63,7 +73,7 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
         x = np.array([commands.index(c) for c in rows["command"].astype(str)]) + offset
         accuracy = rows["accuracy"].to_numpy()
         error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
-        axes.errorbar(x, accuracy, yerr=error, fmt="o", capsize=3, color=colors[player], label=player)
+        axes.errorbar(x, accuracy, yerr=error, fmt="o", capsize=3, color=colors[player], label=shown_name(player))
     axes.set_xticks(range(len(commands)), commands, rotation=20, ha="right")
     axes.set_ylim(0, 1.02)
     axes.set_ylabel("accuracy (95 % interval)")
@@ -80,18 +90,22 @@ def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[
                                       summary["accuracy"]):
         accuracy[players.index(player), commands.index(command)] = value
     figure = Figure(figsize=(max(6.0, 1.1 * len(commands) + 3.0), 1.6 + PLAYER_ROW_INCHES * len(players)),
-                    layout="constrained")
-    axes = figure.add_subplot()
+                    layout=FittedLayout())
+    grid = figure.add_gridspec(1, 2, width_ratios=(1, 0.045))
+    axes = figure.add_subplot(grid[0, 0])
+    shrink = min(1.0, 12 / len(players) + 0.3)  # the color bar no taller than a dozen rows and a bit
+    bar = figure.add_subplot(grid[0, 1].subgridspec(3, 1, hspace=0, height_ratios=(1 - shrink, 2 * shrink,
+                                                                                   1 - shrink))[1])
     image = axes.imshow(accuracy, aspect="auto", vmin=0, vmax=1, cmap="viridis", interpolation="nearest")
     for (row, column), value in np.ndenumerate(accuracy):
         if np.isfinite(value):
             axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
                       color="white" if value < 0.6 else "black")
     axes.set_xticks(range(len(commands)), commands, rotation=20, ha="right")
-    axes.set_yticks(range(len(players)), players, fontsize="small")
+    axes.set_yticks(range(len(players)), list(map(shown_name, players)), fontsize="small")
     axes.xaxis.tick_top()
     axes.tick_params(axis="x", labelrotation=20)
-    figure.colorbar(image, ax=axes, label="accuracy", shrink=min(1.0, 12 / len(players) + 0.3))
+    figure.colorbar(image, cax=bar, label="accuracy")
     axes.set_title(f"Accuracy per command, {len(players)} players")
     return figure
 
@@ -122,9 +136,9 @@ def latency_figures_chart(figures: LatencyFigures) -> Figure:
     sentence = (f"Too few correct answers to draw ({MIN_HISTOGRAM_ANSWERS} needed from one player; the most "
                 "one player has): " + ", ".join(f"{command} {most[command]}" for command in left_out) + ".")
     if not commands:
-        figure = Figure(figsize=(8, 0.9), layout="constrained")
-        figure.text(0.5, 0.5, "Latency per command: " + sentence[0].lower() + sentence[1:], ha="center",
-                    va="center", wrap=True)
+        text = wrapped("Latency per command: " + sentence[0].lower() + sentence[1:], 8 - 2 * PAD_INCHES)
+        figure = Figure(figsize=(8, max(0.9, LINE_INCHES * (text.count("\n") + 1) + 2 * PAD_INCHES)))
+        figure.text(0.5, 0.5, text, ha="center", va="center")
         return figure
     bins = np.linspace(0, top, 31)
     many = len(players) > MANY_PLAYERS
@@ -158,8 +172,8 @@ def latency_figures_chart(figures: LatencyFigures) -> Figure:
         return figure
     figure.supylabel(f"% of a player's correct answers per {LATENCY_UNIT_MS} ms")
     # One legend for every player, even those with no correct answer in the first panel.
-    panels[0].legend(handles=[Line2D([], [], color=color, label=player) for player, color in colors.items()],
-                     fontsize="small")
+    panels[0].legend(handles=[Line2D([], [], color=color, label=shown_name(player))
+                              for player, color in colors.items()], fontsize="small")
     figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if figures.curves is not None else ""))
     return figure
 
@@ -172,12 +186,12 @@ def _player_histograms(axes, command: str, latencies: dict[str, np.ndarray], bin
     too_few = []
     for player, values in latencies.items():
         if values.size < MIN_HISTOGRAM_ANSWERS:
-            too_few.append(f"{player}: {values.size} correct")
+            too_few.append(f"{shown_name(player)}: {values.size} correct")
             continue
         # Slower answers go in the last bar: each answer weighs its share of the player's answers.
         weights = np.full(values.size, PERCENT_PER_UNIT / (values.size * (bins[1] - bins[0])))
         axes.hist(np.minimum(values, top), bins=bins, weights=weights, histtype="step", color=colors[player],
-                  label=player)
+                  label=shown_name(player))
         curve = (figures.curves or {}).get((command, player))
         if curve is not None:
             axes.plot(figures.grid, curve, color=colors[player], linestyle="--", linewidth=1)
@@ -207,7 +221,7 @@ def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
     narrow: the two panels one above the other, for a phone's screen, instead of side by side.
     """
     colors = player_colors(curve["player"].astype(str))
-    figure = Figure(figsize=(4.2, 6.4) if narrow else (10, 3.6), layout="constrained")
+    figure = Figure(figsize=(4.2, 6.4) if narrow else (10, 3.6), layout=FittedLayout())
     accuracy_axes, latency_axes = figure.subplots(2 if narrow else 1, 1 if narrow else 2, sharex=True)
     many = len(colors) > MANY_PLAYERS
     for player, rows in curve.groupby(curve["player"].astype(str), sort=True):
@@ -219,8 +233,9 @@ def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
         accuracy = rows["accuracy"].to_numpy()
         error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
         accuracy_axes.errorbar(sessions, accuracy, yerr=error, marker="o", capsize=3, color=colors[player],
-                               label=player)
-        latency_axes.plot(sessions, rows["median_latency_ms"], marker="o", color=colors[player], label=player)
+                               label=shown_name(player))
+        latency_axes.plot(sessions, rows["median_latency_ms"], marker="o", color=colors[player],
+                          label=shown_name(player))
     if many:
         mean = curve.groupby("session_number")[["accuracy", "median_latency_ms"]].mean()
         for axes, column in ((accuracy_axes, "accuracy"), (latency_axes, "median_latency_ms")):
@@ -249,7 +264,7 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
     # Many players: horizontal bars, one row per player, the figure as tall as they need.
     horizontal = len(players) > MANY_PLAYERS
     size = (10, 1.6 + 2 * PLAYER_ROW_INCHES * len(players)) if horizontal else (10, 3.6)
-    figure = Figure(figsize=size, layout="constrained")
+    figure = Figure(figsize=size, layout=FittedLayout())
     accuracy_axes, latency_axes = figure.subplots(1, 2, sharey=horizontal)
     width = 0.38
     x = np.arange(len(players))
@@ -270,10 +285,10 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
     value_axis = "x" if horizontal else "y"
     for axes in (accuracy_axes, latency_axes):
         if horizontal:
-            axes.set_yticks(x, players, fontsize="small")
+            axes.set_yticks(x, list(map(shown_name, players)), fontsize="small")
             axes.set_ylim(len(players) - 0.5, -0.5)  # the first player on top, as in the tables
         else:
-            axes.set_xticks(x, players, rotation=20, ha="right")
+            axes.set_xticks(x, list(map(shown_name, players)), rotation=20, ha="right")
         axes.grid(axis=value_axis, alpha=0.3)
     getattr(accuracy_axes, f"set_{value_axis}lim")(0, 1.18)
     getattr(accuracy_axes, f"set_{value_axis}ticks")(np.linspace(0, 1, 6))
@@ -297,7 +312,7 @@ def tie_frequency_chart(frame: pd.DataFrame, title: str = "Tie frequency per com
     """
     commands = frame["command"].astype(str).tolist()
     x = np.arange(len(commands))
-    figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 5.4), layout="constrained")
+    figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 5.4), layout=FittedLayout())
     odds_axes, gap_axes = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1))
     exact = frame["exact_tie_probability"].to_numpy(dtype=np.float64)
     simulated = frame["simulated_tie_probability"].to_numpy(dtype=np.float64)
@@ -349,7 +364,7 @@ def convergence_chart(convergence: pd.DataFrame) -> Figure:
 
 def parameter_chart(odds: pd.DataFrame, parameter: str) -> Figure:
     """Exact tie probability per command against one variant parameter (from `tie_frequency.odds_by_parameter`)."""
-    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    figure = Figure(figsize=(6.4, 4.0), layout=FittedLayout())
     axes = figure.add_subplot()
     styles = ("-", "--", "-.", ":")
     markers = ("o", "s", "^", "D", "v", "P")
@@ -373,7 +388,7 @@ def tolerance_chart(closest: pd.DataFrame) -> Figure:
 
     `frame` is what `tie_frequency.closest_by_tolerance` returns.
     """
-    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    figure = Figure(figsize=(6.4, 4.0), layout=FittedLayout())
     axes = figure.add_subplot()
     tolerance = 100 * closest["tolerance"].to_numpy(dtype=np.float64)
     simulated = closest["simulated_tie_probability"].to_numpy(dtype=np.float64)
@@ -392,7 +407,7 @@ def tolerance_chart(closest: pd.DataFrame) -> Figure:
 def _panel_grid(count: int, sharex: bool) -> tuple[Figure, list]:
     columns = _columns(count)
     rows = -(-count // columns)
-    figure = Figure(figsize=(PANEL_INCHES[0] * columns, PANEL_INCHES[1] * rows), layout="constrained")
+    figure = Figure(figsize=(PANEL_INCHES[0] * columns, PANEL_INCHES[1] * rows), layout=FittedLayout())
     panels = figure.subplots(rows, columns, sharex=sharex, squeeze=False).ravel().tolist()
     for spare in panels[count:]:
         spare.set_visible(False)

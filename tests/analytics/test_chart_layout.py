@@ -1,0 +1,59 @@
+"""Charts laid out from their texts' sizes: on awkward logs every text is inside the figure, and no two parts of a
+chart (a panel's tick labels and the next panel's, a title and the suptitle, ...) are drawn over each other."""
+
+from __future__ import annotations
+
+import pytest
+from helpers.chart_cases import CASES, chart_calls
+from helpers.chart_geometry import layout_faults
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import text_to_path
+
+from diavolo_stats.analytics import charts
+from diavolo_stats.analytics.chart_layout import wrapped
+from diavolo_stats.analytics.tie_frequency import closest_by_tolerance, convergence, odds_by_parameter
+from diavolo_stats.core.variant import Variant
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_chart_of_an_awkward_log_fits_its_figure_without_parts_over_each_other(case, tmp_path, monkeypatch):
+    calls = chart_calls(case, tmp_path, monkeypatch)
+    assert calls
+    faults = {f"{chart} {kwargs}": layout_faults(getattr(charts, chart)(*args, **kwargs))
+              for chart, args, kwargs in calls}
+    assert {chart: found for chart, found in faults.items() if found} == {}
+
+
+@pytest.mark.parametrize("figure", [
+    lambda: charts.convergence_chart(convergence(Variant(), [100, 1_000, 10_000], seed=1)),
+    lambda: charts.parameter_chart(odds_by_parameter("dice_per_color", range(1, 4)), "dice_per_color"),
+    lambda: charts.tolerance_chart(closest_by_tolerance([0.0, 0.1, 0.2], 1_000, seed=1)),
+], ids=["convergence", "parameter", "tolerance"])
+def test_the_explorer_s_charts_fit_their_figure_too(figure):
+    assert layout_faults(figure()) == []
+
+
+def test_the_check_finds_a_chart_laid_out_by_matplotlib_s_defaults_cut_and_crowded(tmp_path, monkeypatch):
+    # The long name's tie rolls with the figure's default margins: the rotated names and the labels pass its edges.
+    (chart, args, kwargs), = [call for call in chart_calls("long name", tmp_path, monkeypatch)
+                              if call[0] == "tie_versus_non_tie_chart"]
+    figure = getattr(charts, chart)(*args, **kwargs)
+    figure.set_layout_engine("none")
+    faults = layout_faults(figure)
+    assert any("leaves the figure" in fault for fault in faults)
+
+
+def test_a_sentence_is_broken_at_spaces_into_lines_no_wider_than_asked():
+    sentence = "Too few correct answers to draw (5 needed from one player; the most one player has): " + ", ".join(
+        f"command-{number} {number}" for number in range(30))
+    lines = wrapped(sentence, 3.0).split("\n")
+    assert len(lines) > 3 and " ".join(lines) == sentence
+    widths = [text_to_path.get_text_width_height_descent(line, FontProperties(), ismath=False)[0] for line in lines]
+    assert max(widths) <= 3.0 * 72
+    assert wrapped("first line\nsecond", 30.0) == "first line\nsecond"  # the chart's own breaks are kept
+
+
+def test_a_long_player_name_is_cut_in_the_charts_with_an_ellipsis():
+    assert charts.shown_name("bo") == "bo"
+    name = "x" * 55
+    assert charts.shown_name(name) == "x" * (charts.NAME_CHARACTERS - 1) + "…"
