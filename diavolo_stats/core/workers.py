@@ -30,10 +30,20 @@ this many threads and the diffusion fit runs the players' first fits on as many 
 which release the GIL), and `diavolo report` passes it as its `workers`: this process and one worker process (its
 charts are drawn by matplotlib, which holds the GIL). Each of these jobs has about two long parts, so more would
 mostly wait, and on one core two cost little more than one. The simulator and the sweep take their own number of
-workers (`simulate.MAX_WORKERS`)."""
+workers (`simulate.MAX_WORKERS`). In a worker of `worker_pool` those splits run on one thread (`threads`)."""
+
+_in_a_worker = False
+"""Set in each worker of `worker_pool` as it starts (`_start_worker`)."""
 
 _PR_SET_PDEATHSIG = 1
 """prctl(2)'s option: the signal the calling process gets when its parent dies."""
+
+
+def threads() -> int:
+    """How many threads the library's own splits of one job (the reader's checks, the diffusion fit's players) use
+    in this process: CORES, or 1 in a worker of `worker_pool`, which already runs beside its parent on the cores,
+    where a second thread would only take a core from the parent."""
+    return 1 if _in_a_worker else CORES
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
@@ -66,6 +76,8 @@ def _sigint_held():
 
 
 def _start_worker(parent: int) -> None:
+    global _in_a_worker
+    _in_a_worker = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held since the fork; a Ctrl-C since is dropped

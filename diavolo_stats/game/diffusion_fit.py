@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import ALL_COMMANDS
-from diavolo_stats.core.workers import CORES
+from diavolo_stats.core.workers import threads
 from diavolo_stats.drill.roll_features import logged_features
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.diffusion import (
@@ -366,10 +366,10 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     # the prior's centre, then, from there, about the club's. `mode` runs within a BLAS limit of one thread, set
     # once around the threads (the BLAS libraries found once: each search reads the process's maps).
     blas = ThreadpoolController()
-    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=CORES) as pool:
+    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=threads()) as pool:
         first = list(pool.map(lambda player: player.mode(_started(start, player), center, wide), answers))
     club, club_variance, spread = _club(first, center, wide)
-    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=CORES) as pool:
+    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=threads()) as pool:
         second = list(pool.map(lambda player, found: player.mode(found[0], club, spread), answers, first))
     fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)
     for index, player, (theta, hessian) in zip(kept, answers, second):

@@ -10,10 +10,12 @@ import pytest
 from scipy import stats
 
 from diavolo_stats.analytics.synthetic import write_reading_log
+from diavolo_stats.core import workers
 from diavolo_stats.core.variant import ALL_COMMANDS, Variant
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.roll_features import RollFeatures
 from diavolo_stats.errors import InputError
+from diavolo_stats.game import diffusion_fit
 from diavolo_stats.game.diffusion import (
     TIMEOUT_MS,
     DiffusionModel,
@@ -263,6 +265,28 @@ def test_each_players_two_fits_run_on_one_blas_thread_and_the_limit_is_given_bac
         assert blas_threads() == {2}
     assert len(seen) == 4  # two players, fitted about the prior's centre then about the club's
     assert all(threads == {1} for threads in seen)
+
+
+def test_the_players_fits_run_on_one_thread_in_a_pool_worker_and_are_the_same_to_the_bit(small_log, monkeypatch):
+    """In a worker of `worker_pool` (the report's, beside its parent on the cores) the players are fitted one
+    after the other, with the same figures as side by side."""
+    side_by_side = fit_diffusion(small_log)
+    made = []
+    real = diffusion_fit.ThreadPoolExecutor
+
+    def recording(max_workers):
+        made.append(max_workers)
+        return real(max_workers=max_workers)
+
+    monkeypatch.setattr(diffusion_fit, "ThreadPoolExecutor", recording)
+    monkeypatch.setattr(workers, "_in_a_worker", True)
+    alone = fit_diffusion(small_log)
+    assert made == [1, 1]
+    assert set(alone.players) == set(side_by_side.players) == {"synthetic-steady", "synthetic-quick"}
+    for name, reading in side_by_side.players.items():
+        assert np.array_equal(alone.players[name].parameters, reading.parameters)
+        assert np.array_equal(alone.players[name].covariance, reading.covariance)
+    assert np.array_equal(alone.club.parameters, side_by_side.club.parameters)
 
 
 def test_one_fast_answer_does_not_move_the_non_decision_time(small_log):

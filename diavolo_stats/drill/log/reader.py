@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import GREY
-from diavolo_stats.core.workers import CORES
+from diavolo_stats.core.workers import threads
 from diavolo_stats.drill.log import line_marks
 from diavolo_stats.drill.log.cells import DiceRead, json_object, read_dice
 from diavolo_stats.drill.log.roll import listed
@@ -484,7 +484,7 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     typed: dict[str, object] = {}
     # The longest reads first (the dice's, the positions' regular expression over half a log's bytes): Arrow's and
     # numpy's kernels release the GIL, so they run side by side.
-    with ThreadPoolExecutor(max_workers=CORES) as pool:
+    with ThreadPoolExecutor(max_workers=threads()) as pool:
         dice_read = pool.submit(read_dice, cells["dice"]) if "dice" in cells else None
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
