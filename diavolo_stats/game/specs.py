@@ -13,7 +13,7 @@ every modelled player slower and more error-prone, whoever they are.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -59,7 +59,7 @@ def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | P
     try:
         if spec.startswith(PRESET_PREFIX):
             return PlayerModel.preset(spec[len(PRESET_PREFIX):])
-        if spec.lower().endswith(".toml"):
+        if not _named(spec):
             return read_player(spec)
         reading = (fit or fit_log(log_path)).player(spec)
     except InputError as error:
@@ -84,9 +84,32 @@ def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
 
 def specs_fit(specs: Sequence[str], log_path: str | Path | None = None,
               model: str = DEFAULT_MODEL) -> ReadingFit | None:
-    """The drill log fitted by `model` (`fit_log`) if a spec names a player of it, else None."""
-    named = [spec for spec in specs if not spec.startswith(PRESET_PREFIX) and not spec.lower().endswith(".toml")]
-    return fit_log(log_path, model) if named else None
+    """The drill log fitted by `model` (`fit_log`) if a spec names a player of it, else None. A name that is no
+    player of the log (or there is none) but a folder or a FIFO on disk is refused as what it is (InputError,
+    field `players`): a path given where a player file was meant."""
+    named = [spec for spec in specs if _named(spec)]
+    if not named:
+        return None
+    try:
+        fit = fit_log(log_path, model)
+    except InputError:
+        _refuse_paths(named, ())
+        raise
+    _refuse_paths(named, fit.players)
+    return fit
+
+
+def _named(spec: str) -> bool:
+    """Whether `spec` names a player of the drill log: neither `preset:NAME` nor a player file (`.toml`)."""
+    return not spec.startswith(PRESET_PREFIX) and not spec.lower().endswith(".toml")
+
+
+def _refuse_paths(names: Sequence[str], players: Collection[str]) -> None:
+    for name in names:
+        problem = None if name in players else not_a_file(name)
+        if problem is not None:
+            raise InputError(f"{problem}; a player is preset:NAME, a player file ending in .toml, or a name in the "
+                             "drill log", field="players")
 
 
 def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pandas as pd
 import pytest
@@ -113,6 +114,38 @@ def test_a_player_missing_from_the_log_gets_a_one_line_error(tmp_path):
     write_log(log, modelled_rows("ann", PlayerModel.preset("average"), 40, seed=4))
     result = run_diavolo("game", "--players", "alice", "preset:average", *FAST, "--log", str(log))
     assert_one_line_error(result, "--players: 'alice' is not a player of the drill log; its players: ann")
+
+
+@pytest.mark.parametrize("kind, said", [("folder", "is a folder, not a file"),
+                                        ("fifo", "is not a regular file (a FIFO, a device or a socket)")])
+@pytest.mark.parametrize("with_log", [True, False])
+def test_a_folder_or_a_fifo_given_as_a_player_is_refused_as_what_it_is(tmp_path, kind, said, with_log):
+    from helpers.drill_logs import modelled_rows, write_log
+
+    from diavolo_stats.game.players import PlayerModel
+
+    log = tmp_path / "drills.csv"
+    if with_log:
+        write_log(log, modelled_rows("ann", PlayerModel.preset("average"), 40, seed=4))
+    path = tmp_path / kind
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    result = run_diavolo("game", "--players", f"{path}/" if kind == "folder" else str(path), "preset:average",
+                         *FAST, "--log", str(log))
+    shown = f"{path}/" if kind == "folder" else str(path)
+    assert_one_line_error(result, f"--players: {shown!r} {said}; a player is preset:NAME, a player file ending "
+                                  "in .toml, or a name in the drill log")
+
+
+def test_a_player_of_the_log_named_as_a_folder_is_taken_as_the_player(tmp_path):
+    from helpers.drill_logs import modelled_rows, write_log
+
+    from diavolo_stats.game.players import PlayerModel
+
+    log = tmp_path / "drills.csv"
+    write_log(log, modelled_rows("ann", PlayerModel.preset("average"), 40, seed=4))
+    (tmp_path / "ann").mkdir()  # a folder of the same name where the game runs
+    result = run_diavolo("game", "--players", "ann", "preset:average", *FAST, "--log", str(log), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_log_too_short_to_fit_says_how_many_answers_a_fit_needs(tmp_path):
