@@ -124,3 +124,18 @@ def test_two_programs_storing_the_same_trials_at_once_store_each_once(tmp_path):
         writer.join(120)
         assert writer.exitcode == 0
     assert sorted(load_logs([path])["trial"]) == list(range(1, 201))
+
+
+def test_a_row_is_formatted_once_when_made_and_written_as_formatted(tmp_path, monkeypatch):
+    from diavolo_stats.drill.log import schema
+
+    formatted = []
+    real = schema.format_row
+    monkeypatch.setattr(schema, "format_row", lambda row: formatted.append(row) or real(row))
+    rows = [trial_row(trial) for trial in (1, 2)]
+    assert len(formatted) == 2  # the schema's checks, when each row is made
+    DrillLog(tmp_path / "drills.csv").append_rows(rows)
+    assert len(formatted) == 2  # written as they were formatted then
+    written = (tmp_path / "drills.csv").read_text(encoding="utf-8").split("\n", 1)[1]
+    assert written == "".join(schema.csv_line(real({name: getattr(row, name) for name in row.__dataclass_fields__}))
+                              for row in rows)

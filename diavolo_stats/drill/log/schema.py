@@ -236,11 +236,14 @@ class TrialRow:
     def __post_init__(self) -> None:
         if isinstance(self.accepted, (list, tuple)):
             object.__setattr__(self, "accepted", tuple(self.accepted))
-        cells = dict(zip(COLUMNS, self.cells()))  # every check of the schema
+        # Every check of the schema; the cells are kept, to be written as they are (not formatted again).
+        object.__setattr__(self, "_cells", tuple(format_row({f.name: getattr(self, f.name)
+                                                              for f in dataclasses.fields(self)})))
+        cells = dict(zip(COLUMNS, self._cells))
         if not isinstance(self.command, Command):  # a built-in's name (format_row checked it is one)
             object.__setattr__(self, "command", Command(cells["command"]))
         object.__setattr__(self, "timestamp", datetime.fromisoformat(cells["timestamp"]))
 
     def cells(self) -> list[str]:
-        """The row's cells in COLUMNS order, as written."""
-        return format_row({f.name: getattr(self, f.name) for f in dataclasses.fields(self)})
+        """The row's cells in COLUMNS order, as written: formatted once, when the row was made."""
+        return list(self._cells)
