@@ -171,34 +171,36 @@ def _overhang(axes, renderer, written: dict, sizes: dict) -> tuple[float, float,
 
 
 def _tick_label_boxes(axis, renderer, sizes: dict) -> list[Bbox]:
-    """Where the labels of the major ticks inside the axis's view will be drawn, in pixels: the locator's values
+    """Where the labels of the ticks inside the axis's view will be drawn, in pixels: the locators' values
     formatted as the draw will format them, each text measured once (`sizes`, by text and look) and placed at
-    its tick, as the axis's first tick places its labels."""
-    locator = axis.get_major_locator()
-    if isinstance(locator, NullLocator):
-        return []
-    locations = locator()
-    texts = axis.get_major_formatter().format_ticks(locations)
+    its tick, as the axis's first major or minor tick places its labels."""
     low, high = sorted(axis.get_view_interval())
     slack = (high - low) * 1e-9
-    first = axis.majorTicks[0]  # the look every tick copies
     boxes = []
-    for label, at in ((first.label1, 0.0), (first.label2, 1.0)):
-        if not label.get_visible():
+    for locator, locations, formatter, ticks in (
+            (axis.get_major_locator(), axis.get_majorticklocs, axis.get_major_formatter(), axis.majorTicks),
+            (axis.get_minor_locator(), axis.get_minorticklocs, axis.get_minor_formatter(), axis.minorTicks)):
+        if isinstance(locator, NullLocator):
             continue
-        place = label.get_transform()
-        look = (label.get_fontproperties(), label.get_rotation(), label.get_horizontalalignment(),
-                label.get_verticalalignment(), label.get_rotation_mode())
-        for location, text in zip(locations, texts):
-            if not text or not low - slack <= location <= high + slack:
+        locations = locations()
+        texts = formatter.format_ticks(locations)
+        first = ticks[0]  # the look every tick copies
+        for label, at in ((first.label1, 0.0), (first.label2, 1.0)):
+            if not label.get_visible():
                 continue
-            if (text, look) not in sizes:
-                probe = Text(0, 0, text, fontproperties=look[0], rotation=look[1], horizontalalignment=look[2],
-                             verticalalignment=look[3], rotation_mode=look[4], transform=IdentityTransform())
-                probe.set_figure(axis.get_figure(root=True))
-                sizes[text, look] = probe.get_window_extent(renderer)
-            x, y = place.transform((location, at) if axis.axis_name == "x" else (at, location))
-            boxes.append(sizes[text, look].translated(x, y))
+            place = label.get_transform()
+            look = (label.get_fontproperties(), label.get_rotation(), label.get_horizontalalignment(),
+                    label.get_verticalalignment(), label.get_rotation_mode())
+            for location, text in zip(locations, texts):
+                if not text or not low - slack <= location <= high + slack:
+                    continue
+                if (text, look) not in sizes:
+                    probe = Text(0, 0, text, fontproperties=look[0], rotation=look[1], horizontalalignment=look[2],
+                                 verticalalignment=look[3], rotation_mode=look[4], transform=IdentityTransform())
+                    probe.set_figure(axis.get_figure(root=True))
+                    sizes[text, look] = probe.get_window_extent(renderer)
+                x, y = place.transform((location, at) if axis.axis_name == "x" else (at, location))
+                boxes.append(sizes[text, look].translated(x, y))
     return boxes
 
 

@@ -26,9 +26,11 @@ def test_every_chart_of_an_awkward_log_fits_its_figure_without_parts_over_each_o
 
 @pytest.mark.parametrize("figure", [
     lambda: charts.convergence_chart(convergence(Variant(), [100, 1_000, 10_000], seed=1)),
+    # Within a decade a log axis labels its minor ticks too (2x10^3, 3x10^3, ...).
+    lambda: charts.convergence_chart(convergence(Variant(), [2_000, 3_000, 5_000, 8_000], seed=1)),
     lambda: charts.parameter_chart(odds_by_parameter("dice_per_color", range(1, 4)), "dice_per_color"),
     lambda: charts.tolerance_chart(closest_by_tolerance([0.0, 0.1, 0.2], 1_000, seed=1)),
-], ids=["convergence", "parameter", "tolerance"])
+], ids=["convergence", "convergence within a decade", "parameter", "tolerance"])
 def test_the_explorer_s_charts_fit_their_figure_too(figure):
     assert layout_faults(figure()) == []
 
