@@ -9,6 +9,8 @@ that matplotlib would not break. See docs/architecture.md, "Charts".
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from matplotlib.font_manager import FontProperties
 from matplotlib.layout_engine import LayoutEngine
 from matplotlib.text import Text
@@ -44,7 +46,8 @@ def fit(figure, written: dict[Text, str] | None = None) -> None:
 
     written: each label's text as the chart wrote it, kept from one draw to the next, so that a label broken into
     lines to fit is broken afresh at each draw. Reads matplotlib's private names for the sup-labels, the renderer
-    and whether a title is placed by matplotlib (no public getter)."""
+    and whether a title is placed by matplotlib (no public getter), and `get_figure(root=True)` (matplotlib
+    3.10 on)."""
     written = {} if written is None else written
     panels = [axes for axes in figure.axes if axes.get_visible() and axes.get_subplotspec() is not None]
     if not panels:
@@ -230,12 +233,8 @@ def wrapped(text: str, inches: float, font: FontProperties | None = None) -> str
     return "\n".join(lines)
 
 
-_WIDTHS: dict[tuple[str, int], float] = {}
-
-
+@lru_cache(maxsize=4096)
 def _points_wide(line: str, prop: FontProperties) -> float:
-    """The width of `line` in `prop`, in points; measured once per text and font."""
-    key = (line, hash(prop))
-    if key not in _WIDTHS:
-        _WIDTHS[key] = text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0]
-    return _WIDTHS[key]
+    """The width of `line` in `prop`, in points; measured once per text and font (the last 4,096 kept: a
+    server draws charts of every player it is asked about)."""
+    return text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0]
