@@ -174,7 +174,8 @@ def latency_figures_chart(figures: LatencyFigures) -> Figure:
     # One legend for every player, even those with no correct answer in the first panel.
     panels[0].legend(handles=[Line2D([], [], color=color, label=shown_name(player))
                               for player, color in colors.items()], fontsize="small")
-    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if figures.curves is not None else ""))
+    # The title names the dashed curves only where one is drawn: a fit needs more answers than a histogram.
+    figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if figures.curves else ""))
     return figure
 
 

@@ -42,6 +42,18 @@ def test_latency_has_a_labelled_scale_and_commands_with_too_few_answers_are_name
     assert label.count("Too few correct answers") == 1 and "highest-die 1" in label
 
 
+def test_the_latency_title_names_the_fits_only_where_one_is_drawn(tmp_path):
+    # 12 answers are enough for a histogram, not for a fit (MIN_FIT_ANSWERS); 40 are enough for both.
+    for answers, drawn in ((12, False), (40, True)):
+        trials = [answered("ann", "s1", "highest-total", "red", 900.0 + 7 * (i % 13) ** 1.5) for i in range(answers)]
+        drills = load_logs([write_log(tmp_path / f"{answers}.csv", trials, numbered=True)])
+        fits = summaries.summary_fits(summaries.summarize(drills))
+        figure = charts.latency_chart(drills, fits)
+        curves = [line for line in panel(figure, "highest-total").lines if line.get_linestyle() == "--"]
+        assert bool(curves) is drawn
+        assert ("dashed: ex-Gaussian fit" in figure.get_suptitle()) is drawn
+
+
 def test_every_latency_panel_with_no_panel_below_shows_the_axis_values(tmp_path):
     # Four commands: three panels on the first row, one under the first: the second and third have none below.
     commands = ["highest-total", "lowest-total", "largest-spread", "most-odd"]
