@@ -21,6 +21,8 @@ from diavolo_stats.game.settings import (
     DEFAULT_MAX_ROUNDS,
     DEFAULT_MODEL,
     DEVILS,
+    DEVILS_WORDS,
+    END_WORDS,
     MAX_GAME_ROUNDS,
     MAX_GAMES,
     MAX_PLAYERS,
@@ -45,11 +47,11 @@ def register(subparsers) -> None:
                         help=f"games to play, 1 to {MAX_GAMES:,} (default {DEFAULT_GAMES:,}); memory stays flat")
     add_seed_argument(parser)
     parser.add_argument("--end", choices=[rule.value for rule in EndRule], default=EndRule.LAST_STANDING.value,
-                        help="last-standing: the last player with gems wins (rulebook, default); "
-                             "first-out: the game ends at the first player out, most gems wins")
+                        help=f"when the game ends; last-standing (rulebook, default): "
+                             f"{END_WORDS[EndRule.LAST_STANDING]}; first-out: {END_WORDS[EndRule.FIRST_OUT]}")
     parser.add_argument("--devils", choices=DEVILS, default=GameRules().devils,
-                        help="devils per color: one fewer than the players still in, at most 3 (rulebook, "
-                             "default) or with no cap (review, the French review's reading)")
+                        help=f"devils per color; rulebook (default): {DEVILS_WORDS['rulebook']}; review (the French "
+                             f"review's reading): {DEVILS_WORDS['review']}")
     parser.add_argument("--command-first", action="store_true",
                         help="the rulebook's easier variant: the command die is shown first; players named "
                              "from the drill log are fitted from their rows of that variant")

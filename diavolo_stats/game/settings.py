@@ -18,6 +18,10 @@ GREY_DEVILS = 1
 
 DEVILS = ("rulebook", "review")
 """The readings of the devils per color: capped at MAX_DEVILS_PER_COLOR (rulebook) or not (review)."""
+DEVILS_WORDS = {"rulebook": f"one fewer than the players in, at most {MAX_DEVILS_PER_COLOR}",
+                "review": "one fewer than the players in, no cap"}
+"""Each reading of DEVILS in words (`engine.devils_per_color`), as the command line's help and a page's form
+say it."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DEFAULT_MAX_ROUNDS = 500
 """Far beyond any real game (a 6-player game lasts well under 100 rounds); only a degenerate model reaches it."""
@@ -58,6 +62,11 @@ class EndRule(str, Enum):
     def parse(cls, name: str) -> EndRule:
         """The end rule called `name` (or given itself); InputError naming `end` otherwise."""
         return check_value("end", name, EndRuleName())
+
+
+END_WORDS = {EndRule.LAST_STANDING: "the last player with gems wins",
+             EndRule.FIRST_OUT: "at the first player out, most gems wins"}
+"""Each end rule in words, as the command line's help and a page's form say it."""
 
 
 class EndRuleName(Rule):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.settings import FOREPERIOD_MS, DrillSettings
-from diavolo_stats.game.settings import DEVILS, EndRule, GameRules
+from diavolo_stats.game.settings import DEVILS_WORDS, END_WORDS, GameRules
 from diavolo_stats.validation import declared
 from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.trials import GAME_NAME, default_drill_variant, offered_games
@@ -21,7 +21,8 @@ each roll and the seconds to answer a roll (the drill's, as `DrillSettings` decl
 
 def game_form(held: Variant | None) -> dict:
     """What the form of a page that starts a game offers (the template's context): the games, the one chosen
-    first, the devils' readings, the end rules and the seconds to answer a roll (its default and most)."""
-    return {"variants": offered_games(held), "chosen": default_drill_variant(held), "devils": DEVILS,
-            "ends": [end.value for end in EndRule], "timeout_s": _window_default["timeout_s"],
+    first, the devils' readings and the end rules (each name -> its words), and the seconds to answer a roll (its
+    default and most)."""
+    return {"variants": offered_games(held), "chosen": default_drill_variant(held), "devils": DEVILS_WORDS,
+            "ends": {end.value: words for end, words in END_WORDS.items()}, "timeout_s": _window_default["timeout_s"],
             "most_timeout_s": _window["timeout_s"].at_most}

@@ -187,3 +187,11 @@ def test_fitted_players_play_as_the_model_asked_for(tmp_path):
     result = run_diavolo("game", "--players", "synthetic-novice", "preset:average", "--log", sample,
                          "--model", "guess")
     assert_one_line_error(result, "--model")
+
+
+def test_the_help_says_each_reading_of_the_rules_in_the_librarys_words():
+    from diavolo_stats.game.settings import DEVILS_WORDS, END_WORDS
+
+    help_text = " ".join(run_diavolo("game", "--help").stdout.split())
+    for words in [*DEVILS_WORDS.values(), *END_WORDS.values()]:
+        assert words in help_text, words

@@ -511,6 +511,20 @@ def test_an_answer_is_any_color_of_the_trials_game_and_no_other(log_path):
     assert load_logs([log_path])["answer"].tolist() == ["green"]
 
 
+def test_the_game_forms_say_each_reading_of_the_rules_in_the_librarys_words(client, monkeypatch):
+    # The pages state no rule of their own (the devils' cap, who wins): what the library says, they show.
+    from diavolo_stats.game.settings import DEVILS, DEVILS_WORDS, END_WORDS, EndRule
+
+    monkeypatch.setitem(DEVILS_WORDS, "rulebook", "a cap the test chose")
+    monkeypatch.setitem(END_WORDS, EndRule.FIRST_OUT, "an end the test chose")
+    for path in ("/play", "/room"):
+        page = client.get(path).text
+        shown = dict(re.findall(r'<option value="([a-z-]+)">\1: ([^<]*)</option>', page))
+        assert {name: shown[name] for name in DEVILS} == DEVILS_WORDS, path
+        assert {EndRule(name): shown[name] for name in (rule.value for rule in EndRule)} == END_WORDS, path
+        assert shown["rulebook"] == "a cap the test chose" and shown["first-out"] == "an end the test chose"
+
+
 def test_the_page_scripts_name_no_built_in_command_and_the_play_pages_serve_the_librarys_table(client):
     from pathlib import Path
 
