@@ -9,7 +9,7 @@ by `chart_layout.FittedLayout` as it is drawn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -53,9 +53,53 @@ def player_colors(players: Sequence[str]) -> dict[str, tuple]:
     return {player: palette[i % len(palette)] for i, player in enumerate(sorted(set(players)))}
 
 
-def shown_name(player: str) -> str:
-    """`player` as the charts name them: cut to NAME_CHARACTERS."""
-    return player if len(player) <= NAME_CHARACTERS else player[:NAME_CHARACTERS - 1] + "…"
+def shown_names(players: Iterable[str]) -> dict[str, str]:
+    """Each of `players` as one chart names them, no two alike: a name of NAME_CHARACTERS or fewer whole, a
+    longer one cut to NAME_CHARACTERS, the last an ellipsis. Long names whose cuts would be alike (or be a
+    short name) are cut before the ellipsis instead, for the end from where each differs from the others to
+    show ("Tournament player …north", "…south"); failing that (the end too long), numbered ("…#2")."""
+    players = sorted(set(players))
+    shown = {player: player if len(player) <= NAME_CHARACTERS else player[:NAME_CHARACTERS - 1] + "…"
+             for player in players}
+    alike: dict[str, list[str]] = {}
+    for player in players:
+        if len(player) > NAME_CHARACTERS:
+            alike.setdefault(shown[player], []).append(player)
+    for cut, group in alike.items():
+        if len(group) == 1 and cut not in shown:
+            continue
+        taken = {name for player, name in shown.items() if player not in group}
+        names = [_ending(player, max((_common(player, other) for other in {*group, cut} - {player}), default=0))
+                 for player in group]
+        if None in names or len(set(names)) < len(names) or not taken.isdisjoint(names):
+            names = _numbered(group, taken)
+        shown.update(zip(group, names))
+    return shown
+
+
+def _common(name: str, other: str) -> int:
+    """How many first characters `name` and `other` share."""
+    return next((i for i, (a, b) in enumerate(zip(name, other)) if a != b), min(len(name), len(other)))
+
+
+def _ending(player: str, differs: int) -> str | None:
+    """`player` cut to NAME_CHARACTERS with its end from character `differs` on after the ellipsis; None when that
+    end leaves no room for a first character."""
+    end = player[differs:]
+    room = NAME_CHARACTERS - 1 - len(end)
+    return player[:room] + "…" + end if room >= 1 else None
+
+
+def _numbered(group: list[str], taken: set[str]) -> list[str]:
+    """The cut names of `group` told apart by a number after the ellipsis ("…#1", "…#2"), none in `taken`."""
+    names, number = [], 0
+    for player in group:
+        name = None
+        while name is None or name in taken:
+            number += 1
+            name = f"{player[:NAME_CHARACTERS - 2 - len(str(number))]}…#{number}"
+        names.append(name)
+    return names
 
 
 def accuracy_chart(summary: pd.DataFrame) -> Figure:
@@ -64,7 +108,7 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
     players = list(dict.fromkeys(summary["player"].astype(str)))
     if len(players) > MANY_PLAYERS:
         return _accuracy_heatmap(summary, players, commands)
-    colors = player_colors(players)
+    colors, names = player_colors(players), shown_names(players)
     figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 3.8), layout=FittedLayout())
     axes = figure.add_subplot()
     offsets = _offsets(len(players))
@@ -73,7 +117,7 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
         x = np.array([commands.index(c) for c in rows["command"].astype(str)]) + offset
         accuracy = rows["accuracy"].to_numpy()
         error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
-        axes.errorbar(x, accuracy, yerr=error, fmt="o", capsize=3, color=colors[player], label=shown_name(player))
+        axes.errorbar(x, accuracy, yerr=error, fmt="o", capsize=3, color=colors[player], label=names[player])
     axes.set_xticks(range(len(commands)), commands, rotation=20, ha="right")
     axes.set_ylim(0, 1.02)
     axes.set_ylabel("accuracy (95 % interval)")
@@ -102,7 +146,8 @@ def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[
             axes.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
                       color="white" if value < 0.6 else "black")
     axes.set_xticks(range(len(commands)), commands, rotation=20, ha="right")
-    axes.set_yticks(range(len(players)), list(map(shown_name, players)), fontsize="small")
+    names = shown_names(players)
+    axes.set_yticks(range(len(players)), list(map(names.get, players)), fontsize="small")
     axes.xaxis.tick_top()
     axes.tick_params(axis="x", labelrotation=20)
     figure.colorbar(image, cax=bar, label="accuracy")
@@ -142,7 +187,7 @@ def latency_figures_chart(figures: LatencyFigures) -> Figure:
         return figure
     bins = np.linspace(0, top, 31)
     many = len(players) > MANY_PLAYERS
-    colors = player_colors(players)
+    colors, names = player_colors(players), shown_names(players)
     # Each panel gets the same axis, not a shared one: matplotlib would work out every sibling's ticks for each.
     figure, panels = _panel_grid(len(commands), sharex=False)
     for index, axes in enumerate(panels):
@@ -157,7 +202,7 @@ def latency_figures_chart(figures: LatencyFigures) -> Figure:
             _latency_spread(axes, list(drilled.values()), bins)
         else:
             _player_histograms(axes, command, {player: values for player, (_, values) in drilled.items()}, bins,
-                               colors, figures)
+                               colors, names, figures)
         axes.set_ylim(bottom=0)  # after drawing: set first, it would freeze the top at 1
     last_bar = (f"; the last bar also holds every answer from {top:,.0f} ms on ({figures.slower})" if figures.slower
                 else "")
@@ -172,7 +217,7 @@ def latency_figures_chart(figures: LatencyFigures) -> Figure:
         return figure
     figure.supylabel(f"% of a player's correct answers per {LATENCY_UNIT_MS} ms")
     # One legend for every player, even those with no correct answer in the first panel.
-    panels[0].legend(handles=[Line2D([], [], color=color, label=shown_name(player))
+    panels[0].legend(handles=[Line2D([], [], color=color, label=names[player])
                               for player, color in colors.items()], fontsize="small")
     # The title names the dashed curves only where one is drawn: a fit needs more answers than a histogram.
     figure.suptitle("Latency per command" + (" (dashed: ex-Gaussian fit)" if figures.curves else ""))
@@ -180,19 +225,20 @@ def latency_figures_chart(figures: LatencyFigures) -> Figure:
 
 
 def _player_histograms(axes, command: str, latencies: dict[str, np.ndarray], bins: np.ndarray,
-                       colors: dict[str, tuple], figures: LatencyFigures) -> None:
+                       colors: dict[str, tuple], names: dict[str, str], figures: LatencyFigures) -> None:
     """Each player's correct latencies (ms) at `command` as an outline, their fit's curve dashed over it where
-    `figures` has one; the players with fewer than MIN_HISTOGRAM_ANSWERS named in the corner instead."""
+    `figures` has one; the players with fewer than MIN_HISTOGRAM_ANSWERS named in the corner instead (each
+    player named as `names` says)."""
     top = bins[-1]
     too_few = []
     for player, values in latencies.items():
         if values.size < MIN_HISTOGRAM_ANSWERS:
-            too_few.append(f"{shown_name(player)}: {values.size} correct")
+            too_few.append(f"{names[player]}: {values.size} correct")
             continue
         # Slower answers go in the last bar: each answer weighs its share of the player's answers.
         weights = np.full(values.size, PERCENT_PER_UNIT / (values.size * (bins[1] - bins[0])))
         axes.hist(np.minimum(values, top), bins=bins, weights=weights, histtype="step", color=colors[player],
-                  label=shown_name(player))
+                  label=names[player])
         curve = (figures.curves or {}).get((command, player))
         if curve is not None:
             axes.plot(figures.grid, curve, color=colors[player], linestyle="--", linewidth=1)
@@ -222,6 +268,7 @@ def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
     narrow: the two panels one above the other, for a phone's screen, instead of side by side.
     """
     colors = player_colors(curve["player"].astype(str))
+    names = shown_names(colors)
     figure = Figure(figsize=(4.2, 6.4) if narrow else (10, 3.6), layout=FittedLayout())
     accuracy_axes, latency_axes = figure.subplots(2 if narrow else 1, 1 if narrow else 2, sharex=True)
     many = len(colors) > MANY_PLAYERS
@@ -234,9 +281,9 @@ def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
         accuracy = rows["accuracy"].to_numpy()
         error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
         accuracy_axes.errorbar(sessions, accuracy, yerr=error, marker="o", capsize=3, color=colors[player],
-                               label=shown_name(player))
+                               label=names[player])
         latency_axes.plot(sessions, rows["median_latency_ms"], marker="o", color=colors[player],
-                          label=shown_name(player))
+                          label=names[player])
     if many:
         mean = curve.groupby("session_number")[["accuracy", "median_latency_ms"]].mean()
         for axes, column in ((accuracy_axes, "accuracy"), (latency_axes, "median_latency_ms")):
@@ -284,12 +331,13 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
             accuracy_axes.bar(x + shift, accuracy, width, yerr=error, capsize=3, **style)
             latency_axes.bar(x + shift, rows["median_latency_ms"], width, **style)
     value_axis = "x" if horizontal else "y"
+    names = list(map(shown_names(players).get, players))
     for axes in (accuracy_axes, latency_axes):
         if horizontal:
-            axes.set_yticks(x, list(map(shown_name, players)), fontsize="small")
+            axes.set_yticks(x, names, fontsize="small")
             axes.set_ylim(len(players) - 0.5, -0.5)  # the first player on top, as in the tables
         else:
-            axes.set_xticks(x, list(map(shown_name, players)), rotation=20, ha="right")
+            axes.set_xticks(x, names, rotation=20, ha="right")
         axes.grid(axis=value_axis, alpha=0.3)
     getattr(accuracy_axes, f"set_{value_axis}lim")(0, 1.18)
     getattr(accuracy_axes, f"set_{value_axis}ticks")(np.linspace(0, 1, 6))

@@ -4,9 +4,10 @@ chart (a panel's tick labels and the next panel's, a title and the suptitle, ...
 from __future__ import annotations
 
 import pytest
-from helpers.chart_cases import CASES, chart_calls
+from helpers.chart_cases import ALIKE_NAMES, CASES, chart_calls
 from helpers.chart_geometry import layout_faults
 from matplotlib.font_manager import FontProperties
+from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
 
 from diavolo_stats.analytics import charts
@@ -56,6 +57,28 @@ def test_a_sentence_is_broken_at_spaces_into_lines_no_wider_than_asked():
 
 
 def test_a_long_player_name_is_cut_in_the_charts_with_an_ellipsis():
-    assert charts.shown_name("bo") == "bo"
-    name = "x" * 55
-    assert charts.shown_name(name) == "x" * (charts.NAME_CHARACTERS - 1) + "…"
+    short, longest = "x" * charts.NAME_CHARACTERS, "x" * 55
+    assert charts.shown_names(["bo", short, longest]) == {
+        "bo": "bo", short: short, longest: "x" * (charts.NAME_CHARACTERS - 1) + "…"}
+
+
+def test_names_a_cut_would_make_alike_show_the_ends_that_tell_them_apart():
+    north, south = ALIKE_NAMES
+    assert north[:charts.NAME_CHARACTERS - 1] == south[:charts.NAME_CHARACTERS - 1]
+    assert charts.shown_names([south, "bo", north]) == {
+        north: "Tournament player …north", south: "Tournament player …south", "bo": "bo"}
+    # A cut alike a short player's name shows its end; only a number tells apart names that differ in the middle.
+    cut = "abcdefghijklmnopqrstuvw…"
+    assert charts.shown_names([cut, "abcdefghijklmnopqrstuvwxyz"])["abcdefghijklmnopqrstuvwxyz"] == \
+        "abcdefghijklmnopqrst…xyz"
+    middle = ["a" * 30 + "1" + "b" * 30, "a" * 30 + "2" + "b" * 30, "a" * 23 + "…"]
+    assert sorted(charts.shown_names(middle).values()) == sorted(["a" * 21 + "…#1", "a" * 21 + "…#2", "a" * 23 + "…"])
+
+
+def test_every_chart_names_two_players_alike_up_to_the_cut_apart(tmp_path, monkeypatch):
+    shown = {"Tournament player …north", "Tournament player …south"}
+    for chart, args, kwargs in chart_calls("alike long names", tmp_path, monkeypatch):
+        figure = getattr(charts, chart)(*args, **kwargs)
+        named = {text.get_text() for text in figure.findobj(Text) if text.get_text().startswith("Tournament")}
+        if chart != "tie_frequency_chart":
+            assert named == shown, chart

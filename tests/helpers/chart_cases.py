@@ -19,8 +19,10 @@ from helpers.cli import REPO
 from helpers.drill_logs import DAY_ONE, answered, modelled_rows, write_log
 
 LONG_NAME = "Maximiliana Bartholomew-Featherstonehaugh of Llanfairpwll"[:55]
-CASES = ("sample", "long name", "14 players", "sixes", "one command", "every command left out", "narrow",
-         "5-digit latencies")
+ALIKE_NAMES = ("Tournament player from the north", "Tournament player from the south")
+"""Two names that share more than a chart's cut (`charts.NAME_CHARACTERS`)."""
+CASES = ("sample", "long name", "alike long names", "14 players", "sixes", "one command", "every command left out",
+         "narrow", "5-digit latencies")
 
 
 def _log(case: str, folder: Path) -> Path:
@@ -30,6 +32,9 @@ def _log(case: str, folder: Path) -> Path:
     if case == "long name":
         rows = modelled_rows(LONG_NAME, average, 60, 1) + modelled_rows(LONG_NAME, average, 60, 2)
         rows += modelled_rows("bo", expert, 60, 3)
+    elif case == "alike long names":
+        rows = [row for seed, name in enumerate(ALIKE_NAMES, 1) for session in (seed, seed + 2)
+                for row in modelled_rows(name, average if seed == 1 else expert, 60, session)]
     elif case == "14 players":
         rows = [row for number in range(14) for seed in (2 * number + 1, 2 * number + 2)
                 for row in modelled_rows(f"player {number + 1:02}", average if number % 2 else expert, 30, seed)]
