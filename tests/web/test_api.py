@@ -525,6 +525,17 @@ def test_the_game_forms_say_each_reading_of_the_rules_in_the_librarys_words(clie
         assert shown["rulebook"] == "a cap the test chose" and shown["first-out"] == "an end the test chose"
 
 
+def test_every_pages_name_field_lets_in_what_the_library_says_a_log_may_hold(client, monkeypatch):
+    from diavolo_stats.names import MAX_PLAYER_LENGTH
+    from diavolo_stats.web.templating import templates
+
+    assert templates.env.globals["max_player_length"] == MAX_PLAYER_LENGTH
+    monkeypatch.setitem(templates.env.globals, "max_player_length", 7)  # the pages say the library's, not their own
+    fields = {path: re.findall(r'<input name="(?:player|name)"[^>]*maxlength="([^"]*)"', client.get(path).text)
+              for path in ("/drill", "/play", "/room")}
+    assert fields == {"/drill": ["7"], "/play": ["7"], "/room": ["7", "7"]}
+
+
 def test_the_page_scripts_name_no_built_in_command_and_the_play_pages_serve_the_librarys_table(client):
     from pathlib import Path
 
