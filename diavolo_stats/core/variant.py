@@ -171,11 +171,6 @@ class Variant(Configuration):
         faces = tuple(by_name[name] for name in self.command_die if name in by_name)
         return faces or self.commands
 
-    def die_weight(self, command: Command) -> float:
-        """The share of the command die's faces that show `command`."""
-        faces = self.die
-        return faces.count(command) / len(faces)
-
     def command(self, name: str, field: str = "commands") -> Command:
         """The command of this variant (or a built-in) named `name`; InputError naming `field` if there is none."""
         return Command.parse(name, field, among=self.commands)
