@@ -191,6 +191,14 @@ def module_imports() -> dict[str, set[str]]:
     return graph
 
 
+def test_no_module_imports_relatively():
+    # The layers and circles tests read absolute imports only: a relative one would pass them unseen.
+    relative = [f"{'/'.join(parts)}:{node.lineno}" for path, parts in modules()
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) and node.level > 0]
+    assert not relative, relative
+
+
 def test_no_circle_of_imports_between_modules():
     # A circle (a imports b, b imports a, however far round) is hidden behind an import inside a function; the
     # layers test above sees packages only. Depth-first search for a way back to where it started.
