@@ -29,7 +29,7 @@ PRIOR_WRONG_ANSWERS = 5
 
 PRESET_PREFIX = "preset:"
 MAX_NAME_LENGTH = 200
-"""A player's name: a drill log's (at most 100 characters) with a prefix, or a file's stem."""
+"""A player's name: a drill log's (at most names.MAX_PLAYER_LENGTH characters) with a prefix, or a file's stem."""
 
 # Average player, non-tie rolls: (mean latency ms, accuracy); why these: docs/architecture.md.
 _AVERAGE = {
@@ -63,7 +63,7 @@ class Skill(Configuration):
 
     @property
     def mean_ms(self) -> float:
-        """Mean latency, ms (before the 100 ms floor, which almost never acts)."""
+        """Mean latency, ms (before the MIN_LATENCY_MS floor, which almost never acts)."""
         return self.mu_ms + self.tau_ms
 
 

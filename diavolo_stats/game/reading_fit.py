@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.core.variant import GREY
+from diavolo_stats.drill.log import NO_ANSWER
 from diavolo_stats.drill.log.roll import ROLL_COLUMNS, LoggedRolls, read_rolls
 from diavolo_stats.drill.performance import answered_correctly, anticipated
 from diavolo_stats.drill.roll_features import RollFeatures, logged_features, readable_rolls
@@ -350,9 +352,9 @@ def _roll_types(features: RollFeatures) -> np.ndarray:
 
 def wrong_grey_shares(rows: pd.DataFrame, player_codes: np.ndarray, players: int) -> list[float]:
     """Each player's share of grey among their wrong answers on rolls that were not grey (as `PlayerModel`)."""
-    wrong = (~rows["correct"].to_numpy(dtype=bool) & (rows["expected"] != "grey").to_numpy(dtype=bool)
-             & (rows["answer"] != "none").to_numpy(dtype=bool))
-    grey = wrong & (rows["answer"] == "grey").to_numpy(dtype=bool)
+    wrong = (~rows["correct"].to_numpy(dtype=bool) & (rows["expected"] != GREY).to_numpy(dtype=bool)
+             & (rows["answer"] != NO_ANSWER).to_numpy(dtype=bool))
+    grey = wrong & (rows["answer"] == GREY).to_numpy(dtype=bool)
     wrong_count = np.bincount(player_codes[wrong], minlength=players)
     grey_count = np.bincount(player_codes[grey], minlength=players)
     return ((grey_count + PRIOR_WRONG_ANSWERS / 3) / (wrong_count + PRIOR_WRONG_ANSWERS)).tolist()
