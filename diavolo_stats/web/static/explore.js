@@ -375,12 +375,17 @@ function clearResults(message, field) {
   }
 }
 
+// An answer to a form that has changed since is never shown; the page counts them (data-dropped).
+function dropped() {
+  document.body.dataset.dropped = String(Number(document.body.dataset.dropped ?? 0) + 1);
+}
+
 async function update() {
   const mine = ++asked;
   try {
     // asked again by the requests' policy (the server's heavy requests all taken: 503) while still the latest
     const view = await requestJson("/api/explore", { payload: bodyOf(documentOf()), wanted: () => mine === asked });
-    if (mine !== asked) return;
+    if (mine !== asked) return dropped();
     clearResults("", null);
     drawOverall(view);
     const bars = [];
@@ -399,7 +404,7 @@ async function update() {
     drawFile(view);
     setState("ready");
   } catch (failure) {
-    if (mine !== asked) return;
+    if (mine !== asked) return dropped();
     clearResults(failure.message, failure.field);
     setState("error");
   }
