@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -26,6 +27,16 @@ def fail(message: str) -> int:
     """Print a one-line error and return the usage exit status."""
     print(f"diavolo: error: {one_line(message)}", file=sys.stderr)
     return EXIT_USAGE
+
+
+_ARGPARSE_NAMING = re.compile(r"^argument (\S+): ")
+"""How argparse names the flag (or argument) a refusal is about: `argument --out: ...`."""
+
+
+def _flag_first(message: str) -> str:
+    """An argparse refusal in the library's form, `--out: ...`: the flag (its longest spelling) first, as
+    `error_line` names a field's flag."""
+    return _ARGPARSE_NAMING.sub(lambda named: max(named[1].split("/"), key=len) + ": ", message)
 
 
 class Subcommand(NamedTuple):
@@ -56,7 +67,7 @@ class OneLineErrorParser(argparse.ArgumentParser):
         self.set_defaults(**{COMMAND_PARSER: self})
 
     def error(self, message: str):  # type: ignore[override]
-        sys.exit(fail(message))
+        sys.exit(fail(_flag_first(message)))
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         return self._named(super().add_argument(*args, **kwargs))

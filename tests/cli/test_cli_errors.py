@@ -14,15 +14,34 @@ from diavolo_stats.errors import InputError
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("simulate", "--rounds", "0"), "argument --rounds: must be a whole number from 1 to 1,000,000,000,000, got 0"),
-    (("game", "--players", "preset:novice", "--games", "zero"), "argument --games: must be a whole number"),
+    (("simulate", "--rounds", "0"), "--rounds: must be a whole number from 1 to 1,000,000,000,000, got 0"),
+    (("game", "--players", "preset:novice", "--games", "zero"), "--games: must be a whole number"),
     (("minodice", "bid", "--hand", "black"), "the following arguments are required"),
-    (("nosuchcommand",), "invalid choice: 'nosuchcommand'"),
+    (("nosuchcommand",), "COMMAND: invalid choice: 'nosuchcommand'"),
 ])
 def test_argument_errors_and_library_errors_share_one_prefix(args, fragment):
     result = run_diavolo(*args)
     assert_one_line_error(result, fragment)
     assert result.stderr.startswith("diavolo: error: ")
+
+
+@pytest.mark.parametrize("args, flag", [
+    # Refused by argparse: a value the flag's type refuses, no value, a value not among the choices.
+    (("simulate", "--rounds", "0"), "--rounds"),
+    (("odds", "--colors", "black"), "--colors"),
+    (("simulate", "--seed"), "--seed"),
+    (("odds", "--format", "xml"), "--format"),
+    (("game", "--players"), "--players"),
+    # Refused by the library, the field named by its flag.
+    (("odds", "--commands", "tallest"), "--commands"),
+    (("odds", "--scatter-mm", "10", "--die-mm", "16"), "--scatter-mm"),
+    (("sweep", "--sides", "1"), "--sides"),
+    (("game", "--players", "ann", "preset:novice", "--log", "missing.csv"), "--log"),
+])
+def test_every_refusal_of_a_flag_starts_with_the_flag_alone(tmp_path, args, flag):
+    result = run_diavolo(*args, cwd=tmp_path)
+    assert_one_line_error(result)
+    assert result.stderr.startswith(f"diavolo: error: {flag}: "), result.stderr
 
 
 @pytest.mark.parametrize("args, line", [

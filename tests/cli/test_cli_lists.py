@@ -42,9 +42,10 @@ def test_a_bad_list_is_refused_by_the_command_line_in_the_library_s_words(tmp_pa
         library()
     result = run_diavolo(*argv, cwd=tmp_path)
     assert_one_line_error(result)
-    # argparse says `argument --colors: ...` for a flag it reads, the command `--commands: ...` for a field the
-    # library checks; either way the flag, then the library's own message.
-    assert result.stderr.strip().endswith(f"{flag}: {refused.value.message}"), (result.stderr, refused.value)
+    # argparse refuses a flag it reads (--colors), the command a field the library checks (--commands); either
+    # way the flag, then the library's own message.
+    assert result.stderr.strip() == f"diavolo: error: {flag}: {refused.value.message}", (result.stderr,
+                                                                                         refused.value)
 
 
 # Every flag that takes a comma-separated list, with an empty item: (the command line, the flag).
