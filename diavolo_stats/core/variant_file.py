@@ -16,7 +16,8 @@ import tomli_w
 from diavolo_stats.core.commands import BUILTIN_COMMANDS, Command
 from diavolo_stats.core.table_model import TableModel
 from diavolo_stats.core.variant import PRESETS, ColorDice, Variant
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
+from diavolo_stats.files import not_a_file
 from diavolo_stats.toml_files import read_toml
 from diavolo_stats.validation import check_value, declared
 
@@ -35,13 +36,19 @@ MAX_DIE_FACES = 60
 
 
 def variant_named(name_or_path: str | Path) -> Variant:
-    """A preset by its name (`standard`, `kids`), else the variant file at that path (a `.toml` file)."""
-    if str(name_or_path) in PRESETS:
-        return Variant.preset(str(name_or_path))
-    if not str(name_or_path).endswith(".toml"):
-        raise InputError(f"unknown variant {str(name_or_path)!r}; allowed: {', '.join(PRESETS)}, "
-                         "or a variant file ending in .toml", field="variant")
-    return read_variant(name_or_path)
+    """A preset by its name (`standard`, `kids`), else the variant file at that path (a `.toml` file).
+    InputError about the field `variant` if it is neither or the file is not allowed; a folder or a FIFO is
+    refused as what it is, whatever its name ends in."""
+    name = str(name_or_path)
+    if name in PRESETS:
+        return Variant.preset(name)
+    allowed = f"allowed: {', '.join(PRESETS)}, or a variant file ending in .toml"
+    if not name.endswith(".toml"):
+        problem = not_a_file(name)
+        raise InputError(f"{problem}; {allowed}" if problem else f"unknown variant {name!r}; {allowed}",
+                         field="variant")
+    with about("variant"):
+        return read_variant(name_or_path)
 
 
 def read_variant(path: str | Path) -> Variant:

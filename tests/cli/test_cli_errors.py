@@ -130,3 +130,21 @@ def test_a_folder_or_a_fifo_where_a_file_is_read_is_refused_as_what_it_is(tmp_pa
     path.mkdir() if kind == "folder" else os.mkfifo(path)
     result = run_diavolo(*(arg.format(path=path) for arg in args), cwd=tmp_path)
     assert_one_line_error(result, f"diavolo: error: {flag}{str(path)!r} {said}")
+
+
+@pytest.mark.parametrize("name, said", [
+    ("rules.toml", "rules.toml: is a folder, not a file; give a TOML file"),
+    ("fifo.toml", "fifo.toml: is not a regular file (a FIFO, a device or a socket); give a TOML file"),
+    ("missing.toml", "missing.toml: cannot read it (No such file"),
+    ("rules/", "'rules/' is a folder, not a file; allowed: standard, kids, or a variant file ending in .toml"),
+    ("fifo", "'fifo' is not a regular file (a FIFO, a device or a socket); allowed: standard, kids"),
+])
+@pytest.mark.parametrize("command", [("odds",), ("sweep",), ("serve", "--port", "0")])
+def test_a_variant_that_is_no_file_is_refused_naming_the_variant_flag(tmp_path, command, name, said):
+    (tmp_path / "rules.toml").mkdir()
+    (tmp_path / "rules").mkdir()
+    os.mkfifo(tmp_path / "fifo.toml")
+    os.mkfifo(tmp_path / "fifo")
+    result = run_diavolo(*command, "--variant", name, cwd=tmp_path)
+    assert_one_line_error(result)
+    assert result.stderr.startswith(f"diavolo: error: --variant: {said}"), result.stderr

@@ -58,7 +58,7 @@ def test_a_bad_variant_file_is_one_line_naming_the_file_and_the_key(name, tmp_pa
     assert str(error.value).startswith(f"{path}: ") and NAMED[name] in str(error.value), str(error.value)
     assert main(["odds", "--variant", str(path)]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err == f"diavolo: error: {error.value}\n"
+    assert out == "" and err == f"diavolo: error: --variant: {error.value}\n"
 
 
 def test_the_box_file_is_the_standard_game():
