@@ -356,22 +356,14 @@ _NODES, _NODE_WEIGHTS = (part / 2 for part in np.polynomial.legendre.leggauss(5)
 # Where the non-decision time falls, as fractions of its spread about its mean (-1/2 to 1/2), and the chances.
 
 
-def joint_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s, lapse, correct: np.ndarray,
-                         latency_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each answer's joint log-likelihood (log density per second of right or wrong at its latency; log
-    probability of a time-out where latency_s is NaN) and its gradient: (rows,) and (4, rows), the
-    derivatives in the drift, the boundary, the non-decision time (s) and logit(lapse)."""
-    # drift, boundary: (rows,) > 0; nondecision_s, lapse: scalars or (rows,); correct: (rows,) bool;
-    # latency_s: (rows,) float64 s, NaN for a time-out
-    values, gradient, _ = _mixed_log_likelihood(drift, boundary, nondecision_s, 0.0, np.zeros(1), np.ones(1), lapse,
-                                                correct, latency_s)
-    return values, gradient[:4]
-
-
 def spread_log_likelihood(drift, boundary, nondecision_s, spread_s, lapse, correct, latency_s):
-    """`joint_log_likelihood` with the non-decision time at one of five points spread about its mean (at
-    nondecision + spread * _NODES, chances _NODE_WEIGHTS): (rows,) and (5, rows), the last row the derivative
-    in the spread (s). The five-point mixture is the model, not an approximation of one."""
+    """Each answer's joint log-likelihood (log density per second of right or wrong at its latency; log
+    probability of a time-out where latency_s is NaN), the non-decision time at one of five points spread about
+    its mean (at nondecision + spread * _NODES, chances _NODE_WEIGHTS), and its gradient: (rows,) and (5, rows),
+    the derivatives in the drift, the boundary, the non-decision time (s), logit(lapse) and the spread (s). The
+    five-point mixture is the model, not an approximation of one."""
+    # drift, boundary: (rows,) > 0; nondecision_s, spread_s, lapse: scalars or (rows,); correct: (rows,) bool;
+    # latency_s: (rows,) float64 s, NaN for a time-out
     values, gradient, _ = _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, _NODES, _NODE_WEIGHTS,
                                                 lapse, correct, latency_s)
     return values, gradient

@@ -20,7 +20,6 @@ from diavolo_stats.game.diffusion import (
     TIMEOUT_MS,
     DiffusionModel,
     distinct_rolls,
-    joint_log_likelihood,
     mean_decision_s,
     spread_log_likelihood,
     spread_log_likelihood_hessian,
@@ -44,6 +43,12 @@ def plain_rolls(count: int, command: int = 0, dice: int = 9) -> RollFeatures:
     return RollFeatures(command=np.full(count, command, dtype=np.int8), dice=np.full(count, dice, dtype=np.int16),
                         near_tie=np.zeros(count, dtype=bool), grey=np.zeros(count, dtype=bool),
                         command_first=np.zeros(count, dtype=bool))
+
+
+def joint_log_likelihood(drift, boundary, nondecision_s, lapse, correct, latency_s):
+    """The model's log-likelihood with no spread of the non-decision time, and its first four derivatives."""
+    values, gradient = spread_log_likelihood(drift, boundary, nondecision_s, 0.0, lapse, correct, latency_s)
+    return values, gradient[:4]
 
 
 def density_on_grid(drift: float, boundary: float, nondecision_s: float, correct: bool,
