@@ -296,6 +296,7 @@ CASES: dict[str, list[str]] = {
     "game player a folder": ["game", "--players", f"{T}/adir/", "preset:novice", "--log", f"{T}/log.csv"],
     "game player a fifo": ["game", "--players", f"{T}/fifo", "preset:novice", "--log", f"{T}/log.csv"],
     "game player a folder, no log": ["game", "--players", f"{T}/adir", "preset:novice", "--log", f"{T}/missing.csv"],
+    "game player a drill log": ["game", "--players", f"{T}/log.csv", "preset:novice", "--log", f"{T}/log.csv"],
     "game player with too few trials": ["game", "--players", "ana", "preset:novice", "--log", f"{T}/log.csv"],
     "game games 0": ["game", "--players", "preset:novice", "preset:expert", "--games", "0"],
     "game games 10**12": ["game", "--players", "preset:novice", "preset:expert", "--games", str(10**12)],

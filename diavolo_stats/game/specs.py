@@ -85,8 +85,8 @@ def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None,
 def specs_fit(specs: Sequence[str], log_path: str | Path | None = None,
               model: str = DEFAULT_MODEL) -> ReadingFit | None:
     """The drill log fitted by `model` (`fit_log`) if a spec names a player of it, else None. A name that is no
-    player of the log (or there is none) but a folder or a FIFO on disk is refused as what it is (InputError,
-    field `players`): a path given where a player file was meant."""
+    player of the log (or there is none) but a folder, a FIFO or a file not ending in .toml on disk is refused as
+    what it is (InputError, field `players`): a path given where a player or a player file was meant."""
     named = [spec for spec in specs if _named(spec)]
     if not named:
         return None
@@ -106,10 +106,19 @@ def _named(spec: str) -> bool:
 
 def _refuse_paths(names: Sequence[str], players: Collection[str]) -> None:
     for name in names:
-        problem = None if name in players else not_a_file(name)
+        problem = None if name in players else _path_problem(name)
         if problem is not None:
             raise InputError(f"{problem}; a player is preset:NAME, a player file ending in .toml, or a name in the "
                              "drill log", field="players")
+
+
+def _path_problem(name: str) -> str | None:
+    """Why `name`, taken for a player of the drill log, is a path on disk no player can be: a folder or a FIFO
+    (`files.not_a_file`), or a file whose name does not end in .toml (a drill log given as a player); else None."""
+    problem = not_a_file(name)
+    if problem is None and Path(name).is_file():
+        problem = f"{name!r} is a file whose name does not end in .toml, not a player file"
+    return problem
 
 
 def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int) -> list[str]:

@@ -136,14 +136,30 @@ def test_a_folder_or_a_fifo_given_as_a_player_is_refused_as_what_it_is(tmp_path,
                                   "in .toml, or a name in the drill log")
 
 
-def test_a_player_of_the_log_named_as_a_folder_is_taken_as_the_player(tmp_path):
+@pytest.mark.parametrize("with_log", [True, False])
+def test_a_drill_log_given_as_a_player_is_refused_naming_the_three_forms_of_a_player(tmp_path, with_log):
+    from helpers.drill_logs import modelled_rows, write_log
+
+    from diavolo_stats.game.players import PlayerModel
+
+    log = write_log(tmp_path / "drills.csv", modelled_rows("ann", PlayerModel.preset("average"), 40, seed=4))
+    result = run_diavolo("game", "--players", "drills.csv", "preset:average", *FAST,
+                         *(["--log", str(log)] if with_log else []), cwd=tmp_path, env={"DIAVOLO_LOG": ""})
+    assert_one_line_error(result, "--players: 'drills.csv' is a file whose name does not end in .toml, not a player "
+                                  "file; a player is preset:NAME, a player file ending in .toml, or a name in the "
+                                  "drill log")
+
+
+@pytest.mark.parametrize("kind", ["folder", "file"])
+def test_a_player_of_the_log_named_as_a_folder_or_a_file_is_taken_as_the_player(tmp_path, kind):
     from helpers.drill_logs import modelled_rows, write_log
 
     from diavolo_stats.game.players import PlayerModel
 
     log = tmp_path / "drills.csv"
     write_log(log, modelled_rows("ann", PlayerModel.preset("average"), 40, seed=4))
-    (tmp_path / "ann").mkdir()  # a folder of the same name where the game runs
+    # A folder or a file of the same name where the game runs.
+    (tmp_path / "ann").mkdir() if kind == "folder" else (tmp_path / "ann").write_text("notes\n", encoding="utf-8")
     result = run_diavolo("game", "--players", "ann", "preset:average", *FAST, "--log", str(log), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
 
