@@ -114,6 +114,11 @@ def render_json(document: Any) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
+def counted(number: int, noun: str) -> str:
+    """`number` and its `noun` as a result's text says them: "1 variant", "2,000 variants" (a plural in s)."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
 def wrap(text: str, indent: str = "") -> str:
     """A line of prose folded to TEXT_WIDTH columns (continuation lines indented by `indent`)."""
     return textwrap.fill(text, TEXT_WIDTH, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)

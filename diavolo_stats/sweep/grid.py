@@ -37,6 +37,7 @@ from diavolo_stats.core.variant import (
     Variant,
 )
 from diavolo_stats.errors import InputError
+from diavolo_stats.results import counted
 from diavolo_stats.validation import (
     Configuration,
     Instance,
@@ -44,8 +45,8 @@ from diavolo_stats.validation import (
     Number,
     Rule,
     Several,
-    Text,
     Whole,
+    declared,
     empty_item,
     setting,
     shown,
@@ -147,8 +148,9 @@ class SweepGrid(Configuration):
     commands: the commands reported, among the base's; value commands are exact, `closest` is
     simulated for `rounds` rounds with a seed from `seed` and the variant.
     tolerance, scatter_mm, die_mm: the table model's values, for `closest` only.
-    Each list holds every value once; one left as None keeps the base's value. A variant's own limits (a
-    color name, the dice fitting on the table) are checked as its variants are built.
+    Each list holds every value once; one left as None keeps the base's value. `colors` is checked as a
+    Variant's colors are (names, 2 to MAX_COLORS of them) when given: no variant could take other colors. A
+    variant's own limits (the dice fitting on the table) are checked as its variants are built.
     """
 
     colors_count: tuple[int, ...] | None = setting(None, Maybe(_listed(Whole(2, MAX_COLORS))))
@@ -160,7 +162,7 @@ class SweepGrid(Configuration):
     die_mm: tuple[float, ...] | None = setting(None, Maybe(_listed(Number(above=0, unit="mm"))))
     rounds: int = setting(1_000_000, Whole(1, MAX_ROUNDS))
     seed: int = setting(0, Whole(0))
-    colors: tuple[str, ...] | None = setting(None, Maybe(Several(Text(max_length=40), noun="color")))
+    colors: tuple[str, ...] | None = setting(None, Maybe(declared(Variant, ("colors",))[0]["colors"]))
     base: Variant = setting(default_factory=Variant, rule=Instance(Variant))
     variants: tuple[Variant, ...] = field(init=False, repr=False, compare=False)
     keeps_faces: bool = field(init=False, repr=False, compare=False)
@@ -213,7 +215,7 @@ class SweepGrid(Configuration):
                                                            tables):
             colors = (self.colors if self.colors is not None else base.colors if count == len(base.colors)
                       else PALETTE[:count])
-            with _naming(f"{count} colors, {dice}d{sides}"):
+            with _naming(f"{counted(count, 'color')}, {dice}d{sides}"):
                 yield dataclasses.replace(base, colors=colors, dice_per_color=dice, sides=sides,
                                           faces=base.faces if self.keeps_faces else None, commands=self.commands,
                                           table=table)
@@ -227,11 +229,11 @@ class SweepGrid(Configuration):
         sides = f"faces {','.join(map(str, self.base.faces))}" if self.keeps_faces and self.base.faces else \
             f"sides {listed(self.sides)}"
         based = f" of {self.base.name}" if self.base.name else ""
-        line = (f"{self.size:,} variants{based}: colors {colors}, dice per color {listed(self.dice_per_color)}, "
-                f"{sides}; commands {', '.join(c.value for c in self.commands)}")
+        line = (f"{counted(self.size, 'variant')}{based}: colors {colors}, dice per color "
+                f"{listed(self.dice_per_color)}, {sides}; commands {', '.join(c.value for c in self.commands)}")
         if self.simulated:
-            line += (f"; closest simulated, {self.rounds:,} rounds per variant, tolerance {listed(self.tolerance)}, "
-                     f"scatter {listed(self.scatter_mm)} mm, die {listed(self.die_mm)} mm")
+            line += (f"; closest simulated, {counted(self.rounds, 'round')} per variant, tolerance "
+                     f"{listed(self.tolerance)}, scatter {listed(self.scatter_mm)} mm, die {listed(self.die_mm)} mm")
         return line + f"; seed {self.seed}"
 
     def identity(self) -> str:

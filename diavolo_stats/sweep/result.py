@@ -27,6 +27,7 @@ import pandas as pd
 
 from diavolo_stats.core.odds import exact_odds
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.results import counted
 from diavolo_stats.stats import Estimate, proportion_estimate
 from diavolo_stats.sweep.targets import OVERALL, Target, near_misses, select
 
@@ -191,8 +192,8 @@ class SweepResult:
             matched = len({variant_key(row) for row in self.records})
             found = (f"no variant meets it; the {matched} nearest of {self.variants} (dist: how far outside the "
                      f"ranges)" if self.near_misses else
-                     f"{matched} of {self.variants} variants, nearest first (dist: distance from the ranges' "
-                     f"centers)")
+                     f"{matched} of {counted(self.variants, 'variant')}, nearest first (dist: distance from the "
+                     f"ranges' centers)")
             lines += textwrap.wrap(f"Target: {self.target}: {found}", 80, subsequent_indent="  ",
                                    break_on_hyphens=False)
         if not self.records:

@@ -48,6 +48,22 @@ def test_target_keeps_the_variants_in_range_nearest_first():
     assert document["target"] == "highest-total 0.12..0.2, closest 0..0.2"
 
 
+def test_one_variant_is_counted_as_one():
+    result = run_diavolo("sweep", "--commands", "highest-total", "--target", "highest-total=0..1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Sweep: 1 variant: colors 3,") and "1 of 1 variant, nearest first" in result.stdout
+
+
+@pytest.mark.parametrize("colors, said", [
+    ("2..3", "each color must be a color name (lowercase letters, digits, _; grey is for ties), got '2..3'"),
+    ("red", "need 2 to 8 colors, got 1"),
+])
+def test_fixed_colors_are_refused_as_given_in_a_variant_s_words(colors, said):
+    result = run_diavolo("sweep", "--colors", colors, "--commands", "highest-total")
+    assert_one_line_error(result)
+    assert result.stderr.strip() == f"diavolo: error: --colors: {said}"
+
+
 def test_a_target_nothing_meets_says_so():
     result = run_diavolo(*SMALL, "--target", "most-odd=0.99..1")
     assert result.returncode == 0, result.stderr

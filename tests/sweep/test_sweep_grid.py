@@ -76,6 +76,12 @@ def test_values_out_of_range_are_refused(changes, field, fragment):
     assert field in str(caught.value) and fragment in str(caught.value)
 
 
+def test_a_grid_of_one_variant_and_one_round_says_each_in_the_singular():
+    line = SweepGrid(commands=(Command.CLOSEST,), rounds=1).describe()
+    assert line.startswith("1 variant: ") and "closest simulated, 1 round per variant," in line
+    assert SweepGrid(commands=(Command.CLOSEST,), rounds=1_000, sides=(4, 6)).describe().startswith("2 variants: ")
+
+
 def test_a_grid_over_the_maximum_says_how_to_split_it():
     with pytest.raises(InputError) as caught:
         SweepGrid(colors_count=tuple(range(2, 9)), dice_per_color=tuple(range(1, 13)), sides=tuple(range(2, 101)),
