@@ -536,6 +536,18 @@ def test_every_pages_name_field_lets_in_what_the_library_says_a_log_may_hold(cli
     assert fields == {"/drill": ["7"], "/play": ["7"], "/room": ["7", "7"]}
 
 
+def test_the_drills_help_names_the_ties_answer_and_its_key_as_the_library_does(client, monkeypatch):
+    from diavolo_stats.core.variant import GREY
+    from diavolo_stats.drill.settings import answer_keys
+    from diavolo_stats.web.templating import templates
+
+    keys = answer_keys(Variant(), {})
+    assert templates.env.globals["grey"] == GREY
+    assert f"<kbd>{keys[GREY]}</kbd> for {GREY}," in client.get("/drill").text
+    monkeypatch.setitem(templates.env.globals, "grey", "black")  # the page says the library's name, not its own
+    assert f"<kbd>{keys['black']}</kbd> for black," in client.get("/drill").text
+
+
 def test_the_page_scripts_name_no_built_in_command_and_the_play_pages_serve_the_librarys_table(client):
     from pathlib import Path
 
