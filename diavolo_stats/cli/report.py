@@ -62,12 +62,13 @@ def run(args: argparse.Namespace) -> int:
 
 @contextmanager
 def _freed_pages_kept() -> Iterator[None]:
-    """pyarrow's pool is jemalloc's, where this pyarrow has it, for this one batch; then the one it was.
+    """pyarrow's default pool is jemalloc's, where this pyarrow has it, for this one batch; then the one it was.
 
-    Arrow's default pool (mimalloc) gives freed pages back to the system within milliseconds, so the log's parser
-    faults them in again block after block (0.9 to 1.7 s of system time on a million-row log, 0.7 to 1 s with
-    jemalloc, which keeps them a while). A server keeps the default: it hands its memory back after each heavy
-    request (`web.busy`), which jemalloc's kept pages would outlast.
+    Arrow's default pool (mimalloc) gives freed pages back to the system within milliseconds, so the batch's
+    Arrow work after the read (columns cast, taken and compared; the log's parser has its own pool,
+    `reader.parse_pool`) faults them in again: on the million-row log 0.95 to 1.07 s of system time with this,
+    1.06 to 1.30 s without (three runs each, load 4.5 to 5.5). A server keeps the default: it hands its memory
+    back after each heavy request (`web.busy`).
     """
     import pyarrow  # the log's reader's: loaded here, not for every `diavolo` command
 

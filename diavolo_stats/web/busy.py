@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from diavolo_stats.core.budget import Stopped, WorkBudget
+from diavolo_stats.drill.log.reader import parse_pool
 
 HEAVY_AT_ONCE = 2
 """Heavy requests running at once (the machine's cores are shared with the drill); more get 503 at once."""
@@ -81,12 +82,13 @@ class Heavy:
 
 def _return_memory() -> None:
     """Hand the memory a heavy request freed back to the system (glibc keeps it in its arenas otherwise, and
-    Arrow's allocator, which holds what the log's reader read, its own: a burst of reports, or the first
-    adaptive roll's read of every roll's dice and positions, would leave the server large for good); glibc's
-    part only where there is glibc."""
+    Arrow's allocators, the log's parser's (`reader.parse_pool`) and the default that the rest of Arrow's work
+    draws on, their own: a burst of reports, or the first adaptive roll's read of every roll's dice and
+    positions, would leave the server large for good); glibc's part only where there is glibc."""
     import pyarrow  # loaded already: the log's reader reads through it
 
-    pyarrow.default_memory_pool().release_unused()
+    for pool in (pyarrow.default_memory_pool(), parse_pool()):  # the same pool twice where the default is jemalloc's
+        pool.release_unused()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
 

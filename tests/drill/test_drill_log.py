@@ -96,6 +96,24 @@ def test_load_logs_gives_back_every_value_with_the_documented_dtypes(tmp_path):
     assert set(frame["source"]) == {str(path)}
 
 
+def test_the_reader_parses_in_its_pool_jemallocs_where_pyarrow_has_it(tmp_path, monkeypatch):
+    import pyarrow as pa
+
+    from diavolo_stats.drill.log import reader
+
+    try:
+        assert reader.parse_pool().backend_name == pa.jemalloc_memory_pool().backend_name == "jemalloc"
+    except NotImplementedError:  # a pyarrow without it: Arrow's default
+        assert reader.parse_pool().backend_name == pa.default_memory_pool().backend_name
+    counted = pa.proxy_memory_pool(reader.parse_pool())  # what the parse takes from it, counted apart
+    monkeypatch.setattr(reader, "parse_pool", lambda: counted)
+    path = tmp_path / "drills.csv"
+    appended(path, trial_row(1), trial_row(2))
+    assert counted.max_memory() == 0
+    assert len(load_logs([path])) == 2
+    assert counted.max_memory() > 0
+
+
 def test_load_logs_of_no_files_is_an_empty_frame_with_the_same_columns_and_dtypes(tmp_path):
     path = tmp_path / "drills.csv"
     DrillLog(path).append(trial_row())

@@ -222,3 +222,21 @@ def test_the_server_remembers_a_bounded_number_of_deals_the_oldest_forgotten_fir
         check(trial)
     with pytest.raises(InputError, match="dealt no such roll"):
         check(1)
+
+
+def test_a_heavy_request_hands_back_the_unused_pages_of_the_log_parsers_pool(client, log_path, monkeypatch):
+    from helpers.drill_logs import appended, trial_row
+
+    from diavolo_stats.web import busy
+
+    released = []
+
+    class Pool:
+        def release_unused(self) -> None:
+            released.append(True)
+
+    appended(log_path, trial_row(1), trial_row(2))
+    monkeypatch.setattr(busy, "parse_pool", Pool)
+    assert not released
+    assert client.get("/me").status_code == 200
+    assert released == [True]
