@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from matplotlib.axis import Axis
 from matplotlib.font_manager import FontProperties
 from matplotlib.layout_engine import LayoutEngine
 from matplotlib.text import Text
@@ -36,9 +37,11 @@ class FittedLayout(LayoutEngine):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._written: dict[Text, str] = {}  # each label this engine breaks into lines -> its text as written
+        self._unplaced: set[Axis] = set()  # each axis whose empty label this engine keeps matplotlib from placing
 
     def execute(self, figure) -> None:
         fit(figure, self._written)
+        _unplaced_empty_labels(figure, self._unplaced)
 
 
 def fit(figure, written: dict[Text, str] | None = None) -> None:
@@ -81,6 +84,21 @@ def fit(figure, written: dict[Text, str] | None = None) -> None:
                     hspace=down / cell_height)
     else:  # the last pass's grid, not measured again
         _place(panels)
+
+
+def _unplaced_empty_labels(figure, unplaced: set[Axis]) -> None:
+    """Keep matplotlib from placing the empty label of each axis of `figure` (it would measure all the axis's tick
+    labels again to place a text it does not draw: some 3 % of the report's charts' CPU), and from not placing a
+    label it was kept from placing once it has a text. Reads the axis's private `_autolabelpos`, which
+    `Axis.set_label_coords` clears for good (a label placed by the chart is left as the chart placed it)."""
+    for axes in figure.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            if axis in unplaced and _has_text(axis.label):
+                axis._autolabelpos = True
+                unplaced.discard(axis)
+            elif axis._autolabelpos and not _has_text(axis.label):
+                axis._autolabelpos = False
+                unplaced.add(axis)
 
 
 def _place(panels: list) -> None:

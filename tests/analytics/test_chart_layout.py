@@ -6,14 +6,17 @@ from __future__ import annotations
 import pytest
 from helpers.chart_cases import ALIKE_NAMES, CASES, chart_calls
 from helpers.chart_geometry import layout_faults
+from matplotlib.axis import Axis
+from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
 
 from diavolo_stats.analytics import charts
-from diavolo_stats.analytics.chart_layout import wrapped
+from diavolo_stats.analytics.chart_layout import FittedLayout, wrapped
 from diavolo_stats.analytics.tie_frequency import closest_by_tolerance, convergence, odds_by_parameter
 from diavolo_stats.core.variant import Variant
+from diavolo_stats.plots import figure_png
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -82,3 +85,33 @@ def test_every_chart_names_two_players_alike_up_to_the_cut_apart(tmp_path, monke
         named = {text.get_text() for text in figure.findobj(Text) if text.get_text().startswith("Tournament")}
         if chart != "tie_frequency_chart":
             assert named == shown, chart
+
+
+def _one_panel(ylabel: str) -> Figure:
+    figure = Figure(figsize=(4, 3), layout=FittedLayout())
+    axes = figure.subplots()
+    axes.plot([0, 12_000], [0, 1])
+    axes.set_ylabel(ylabel)
+    return figure
+
+
+def _labels_placed(figure: Figure) -> int:
+    """How many times matplotlib places an axis label from its tick labels as `figure` is drawn."""
+    placed = []
+    real = Axis._get_tick_boxes_siblings
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Axis, "_get_tick_boxes_siblings", lambda axis, renderer: placed.append(axis) or real(axis,
+                                                                                                         renderer))
+        figure_png(figure)
+    return len(placed)
+
+
+def test_an_empty_axis_label_is_not_placed_and_one_given_after_a_draw_is_placed():
+    # Placing a label measures every tick label of its axis: for a label with no text, work for nothing.
+    assert _labels_placed(_one_panel("")) == 0
+    assert _labels_placed(_one_panel("latency (ms)")) == 1  # the y label; the x axis's is empty
+    figure = _one_panel("")
+    figure_png(figure)
+    figure.axes[0].set_ylabel("latency (ms)")
+    assert _labels_placed(figure) == 1
+    assert layout_faults(figure) == []  # beside its tick labels, not where an unplaced label is left
