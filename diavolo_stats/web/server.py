@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import ipaddress
 import os
 import secrets
@@ -106,10 +107,14 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     is one of this machine's own that other machines can reach, the others follow as `also on URL`.
     Binding an address other than loopback without a token makes one up. variant: the game the app holds
     (`create_app`), the standard one when None. nats: the URL of a NATS server through which this process
-    shares rooms with others (`shared_rooms`); None: rooms stay in this process. InputError when the token is
-    not one `security.TOKEN` allows (before anything listens), the address cannot be bound, the log is not a
-    drill log, or NATS cannot be reached.
+    shares rooms with others (`shared_rooms`); None: rooms stay in this process. InputError when the host is blank
+    or the token is not one `security.TOKEN` allows (before anything listens), the address cannot be bound (field
+    `host` when it is no address of this machine, `port` otherwise), the log is not a drill log, or NATS cannot
+    be reached.
     """
+    if not host.strip():  # the socket would listen on every address, and the address printed would be http://:PORT
+        raise InputError("must be an address or a host name to listen on (127.0.0.1: this machine only; 0.0.0.0: "
+                         f"every address), got {host!r}", field="host")
     if token is not None:
         check_value("token", token, TOKEN)
     if not is_loopback(host) and token is None:
@@ -119,9 +124,12 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     try:
         listener = socket.create_server((host.strip("[]"), port), family=socket.AF_INET6 if ":" in host
                                         else socket.AF_INET)
+    except socket.gaierror as error:  # a name no address answers to; its errno is a resolver's code, not errno's
+        raise InputError(f"cannot listen on {host}:{port} ({error.strerror})", field="host") from None
     except OSError as error:
         reason = os.strerror(error.errno) if error.errno else str(error)
-        raise InputError(f"cannot listen on {host}:{port} ({reason})", field="port") from None
+        raise InputError(f"cannot listen on {host}:{port} ({reason})",
+                         field="host" if error.errno == errno.EADDRNOTAVAIL else "port") from None
     bound = listener.getsockname()[1]
     urls = [f"http://{f'[{address}]' if ':' in address else address}:{bound}/" + (f"?token={token}" if token else "")
             for address in reachable_addresses(host.strip("[]"))]

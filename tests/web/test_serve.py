@@ -76,6 +76,27 @@ def test_a_port_in_use_is_a_one_line_error(diavolo, log_path):
     assert_one_line_error(result, "--port", "cannot listen on 127.0.0.1")
 
 
+@pytest.mark.parametrize("host", ["", " "])
+def test_a_blank_host_is_refused_naming_the_flag(diavolo, log_path, host):
+    # The socket would listen on every address, the address printed would be http://:8765/.
+    result = diavolo("serve", "--port", "0", "--host", host, "--log", str(log_path))
+    assert_one_line_error(result, "--host: must be an address or a host name to listen on", f"got {host!r}")
+    assert result.stdout == ""
+
+
+def test_an_address_not_of_this_machine_or_a_name_of_none_is_refused_naming_the_host(diavolo, log_path, monkeypatch):
+    # 192.0.2.1 is kept for documentation (RFC 5737): no machine has it, so it cannot be bound.
+    result = diavolo("serve", "--port", "0", "--host", "192.0.2.1", "--log", str(log_path))
+    assert_one_line_error(result, "--host: cannot listen on 192.0.2.1:0 (Cannot assign requested address)")
+
+    def unknown(*args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "create_server", unknown)  # as a resolver answers a name it does not know
+    result = diavolo("serve", "--port", "0", "--host", "nosuch.invalid", "--log", str(log_path))
+    assert_one_line_error(result, "--host: cannot listen on nosuch.invalid:0 (Name or service not known)")
+
+
 @pytest.mark.slow  # a real server process
 def test_a_token_is_asked_of_every_request(log_path):
     server = Server(log_path, 0, "--token", "t0ken")
