@@ -28,6 +28,7 @@ from diavolo_stats.drill.roll_features import RollFeatures, logged_features, rea
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import MAX_SKILL_MS, PRIOR_WRONG_ANSWERS, PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
+from diavolo_stats.results import counted
 from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
 
 FIT_COLUMNS = tuple(dict.fromkeys(("player", "answer", "correct", "latency_ms", "too_early", "timed_out")
@@ -102,8 +103,8 @@ class ReadingFit:
         if name in self.refused:
             raise InputError(self.refused[name], field="player")
         if name in self.too_few:
-            raise InputError(f"{name!r} has {self.too_few[name]} answers in the drill log; a fit needs at least "
-                             f"{self.min_answers}", field="player")
+            raise InputError(f"{name!r} has {counted(self.too_few[name], 'answer')} in the drill log; a fit needs "
+                             f"at least {self.min_answers}", field="player")
         known = ", ".join(list(self.players)[:10]) or "none"
         raise InputError(f"{name!r} is not a player of the drill log; its players: {known}", field="player")
 

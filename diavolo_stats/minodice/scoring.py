@@ -23,7 +23,7 @@ import numpy as np
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import not_a_file
 from diavolo_stats.minodice.options import MAX_PLAYERS, MERMAID_COLUMNS, MIN_PLAYERS, Rules, rounds_for_players
-from diavolo_stats.results import NotedRows
+from diavolo_stats.results import NotedRows, counted
 
 POINTS_PER_TRICK_BID = 20
 POINTS_PER_TRICK_MISSED = -10
@@ -242,8 +242,8 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
                              f"has {rounds_in_game} rounds")
         for column in ("bid", "tricks"):
             if getattr(row, column) > row.round:
-                raise InputError(f"{where}: {column} {getattr(row, column)} is above the {row.round} tricks "
-                                 f"of round {row.round}")
+                raise InputError(f"{where}: {column} {getattr(row, column)} is above the "
+                                 f"{counted(row.round, 'trick')} of round {row.round}")
         _check_bonus(row, len(players) - 1, rules, where)
         earlier = by_round.setdefault(row.round, {}).get(row.player)
         if earlier is not None:
@@ -262,7 +262,7 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
         if tricks > round_number or (tricks < round_number and not nobody_takes_flags):
             lines = ", ".join(str(row.line) for row in present.values())
             raise InputError(f"{sheet} round {round_number} (lines {lines}): tricks add up to {tricks}, "
-                             f"but round {round_number} has {round_number} tricks"
+                             f"but round {round_number} has {counted(round_number, 'trick')}"
                              f"{' (fewer only when nobody takes a trick of flags)' if nobody_takes_flags else ''}")
     totals = dict.fromkeys(players, 0)
     scored = []

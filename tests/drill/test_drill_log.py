@@ -412,6 +412,7 @@ def test_logged_positions_carry_the_whole_table_so_a_row_alone_gives_its_answer(
 @pytest.mark.parametrize("edit, message", [
     (lambda line: line.replace(",true,", ",yes,", 1), "line 2: correct must be true or false"),
     (lambda line: line.rsplit(",", 1)[0], "line 2: 21 cells, the schema has 22"),
+    (lambda line: line.split(",", 1)[0], "line 2: 1 cell, the schema has 22"),
     (lambda line: line.replace("highest-total", "fastest"), "line 2: command must be one of highest-total, "),
     (lambda line: line.replace("812.250", "fast"), "line 2: latency_ms must be"),
     (lambda line: line.replace("2024-05-01T", "yesterday "), "line 2: timestamp must be"),

@@ -129,5 +129,9 @@ def test_diavolo_log_upgrade_says_what_it_did_and_errors_are_one_line(tmp_path, 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (f"upgraded {path} to drill log schema 2 (2 rows); "
                                      f"the original is kept as {path}.schema1.bak")
+    one = tmp_path / "one.csv"
+    write_v1_log(one, [v2_row(1)])
+    assert diavolo("log", "upgrade", str(one), cwd=tmp_path).stdout.startswith(
+        f"upgraded {one} to drill log schema 2 (1 row); ")
     assert_one_line_error(diavolo("log", "upgrade", str(path), cwd=tmp_path), "already a drill log of schema 2")
     assert_one_line_error(diavolo("log", "upgrade", str(tmp_path / "none.csv"), cwd=tmp_path), "no such drill log")

@@ -126,6 +126,11 @@ def test_a_player_not_in_the_log_or_with_too_few_answers_is_refused_saying_what_
     fit = fit_reading(pd.concat([known_log, load_logs([path], columns=FIT_COLUMNS)], ignore_index=True))
     with pytest.raises(InputError, match=r"'synthetic-brief' has 12 answers in the drill log; a fit needs at least 30"):
         fit.player("synthetic-brief")
+    lone = tmp_path / "lone.csv"
+    write_reading_log(lone, [replace(AVERAGE, name="lone")], sessions=1, trials=1, seed=2)
+    fit = fit_reading(pd.concat([known_log, load_logs([lone], columns=FIT_COLUMNS)], ignore_index=True))
+    with pytest.raises(InputError, match=r"'synthetic-lone' has 1 answer in the drill log; a fit needs at least 30"):
+        fit.player("synthetic-lone")
     with pytest.raises(InputError, match="'nobody' is not a player of the drill log; its players: synthetic-steady"):
         fit.player("nobody")
     with pytest.raises(InputError, match="no player of the drill log has the 30 answers a fit needs .most: 12."):

@@ -177,8 +177,14 @@ def test_a_sheet_may_record_fewer_tricks_than_dice_only_when_nobody_takes_a_tric
         score_sheet(sheet(tmp_path, FLAG_SHEET.replace("2,Cid,0,0", "2,Cid,0,2")), Rules(all_flags="nobody"))
 
 
+def test_a_round_of_one_trick_is_said_in_the_singular(tmp_path):
+    with pytest.raises(InputError, match=r"round 1 \(lines 2, 3, 4\): tricks add up to 2, but round 1 has 1 trick$"):
+        score_sheet(sheet(tmp_path, TWO_ROUNDS.replace("1,Cid,1,0,0,0", "1,Cid,1,1,0,0")))
+
+
 @pytest.mark.parametrize("change, message", [
     (("2,Bea,2,2,1,0", "2,Bea,3,2,1,0"), "line 6: bid 3 is above the 2 tricks of round 2"),
+    (("1,Cid,1,0,0,0", "1,Cid,2,0,0,0"), "line 4: bid 2 is above the 1 trick of round 1"),
     (("2,Cid,0,0,0,0", "2,Cid,0,1,0,0"), "round 2 (lines 5, 6, 7): tricks add up to 3, but round 2 has 2 tricks"),
     (("2,Cid,0,0,0,0\n", ""), "no row for Cid in round 2"),
     (("2,Cid,0,0,0,0", "2,Ann,0,0,0,0"), "line 7: a second row for Ann in round 2 (the first is line 5)"),

@@ -26,6 +26,7 @@ from diavolo_stats.drill import MAX_SEED
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import GUARD, guard_cell
 from diavolo_stats.names import _NOT_IN_NAME_CHARACTERS, MAX_PLAYER_LENGTH, check_player, player_problem
+from diavolo_stats.results import counted
 from diavolo_stats.validation import CONTROL, CONTROL_CODES, Flag, Maybe, Number, OneOf, Rule, Whole, check_value
 
 _CONTROL_CHARACTERS = "[" + "".join(map(chr, CONTROL_CODES)) + "]"
@@ -251,8 +252,8 @@ class TimeCell(Cell):
             raise InputError(f"must be {self.allowed}, got {value.isoformat()!r}", field=column)
         ahead = utc - datetime.now(timezone.utc)
         if ahead > MAX_AHEAD:
-            raise InputError(f"{value.isoformat()!r} is {ahead.days} days ahead of this computer's clock (at most "
-                             f"{MAX_AHEAD.days} allowed)", field=column)
+            raise InputError(f"{value.isoformat()!r} is more than {counted(MAX_AHEAD.days, 'day')} ahead of this "
+                             "computer's clock", field=column)
         return utc.isoformat(timespec="microseconds")
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:

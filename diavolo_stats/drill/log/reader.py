@@ -52,6 +52,7 @@ from diavolo_stats.drill.log.schema import (
 )
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import not_a_file
+from diavolo_stats.results import counted
 
 FIGURE_COLUMNS: tuple[str, ...] = tuple(column for column in COLUMNS if column not in ("dice", "positions", "accepted"))
 """Every column but the roll's JSON cells: what summaries, the adaptive scheduler and player fits read (the JSON
@@ -477,7 +478,7 @@ def _cells_line_by_line(span: _Span, version: int) -> tuple[pd.DataFrame, np.nda
             problems.append((number, f"not a CSV row ({error})"))
             continue
         if len(cells) != len(columns):
-            problems.append((number, f"{len(cells)} cells, the schema has {len(columns)}"))
+            problems.append((number, f"{counted(len(cells), 'cell')}, the schema has {len(columns)}"))
             continue
         records.append(cells if columns is COLUMNS else cells + v1_extra_cells(cells))
         lines.append(number)

@@ -19,7 +19,7 @@ from diavolo_stats.drill.log.schema import (
 )
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import write_atomically
-from diavolo_stats.results import TextResult
+from diavolo_stats.results import TextResult, counted
 
 BACKUP_SUFFIX = ".schema1.bak"
 """`diavolo log upgrade` keeps the version-1 original as `<log>` + this."""
@@ -42,7 +42,7 @@ class LogUpgrade(TextResult):
                  "schema_version": SCHEMA_VERSION}]
 
     def text(self) -> str:
-        return (f"upgraded {self.log} to drill log schema {SCHEMA_VERSION} ({self.row_count} rows); "
+        return (f"upgraded {self.log} to drill log schema {SCHEMA_VERSION} ({counted(self.row_count, 'row')}); "
                 f"the original is kept as {self.backup}")
 
 
