@@ -143,11 +143,14 @@ COMMAND_PARSER = "command_parser"
 
 def value_type(rule: Rule):
     """An argparse type: the value a flag's text stands for, read by `rule.from_text` and kept as `rule` keeps it
-    (the library's own check), refused with the library's message (argparse names the flag)."""
+    (the library's own check), refused with the library's message (argparse names the flag). A list refused as
+    a whole is quoted as it was typed (`got 'red,red'`, not the tuple it was read into)."""
 
     def parse(text: str) -> Any:
+        value = rule.from_text(text)
         try:
-            return check_value("", rule.from_text(text), rule)
+            return check_value("", value, rule, lambda got: repr(text) if got is value and isinstance(got, tuple)
+                               else repr(got))
         except InputError as error:
             raise argparse.ArgumentTypeError(error.message) from None
 

@@ -132,7 +132,7 @@ def test_the_score_flags_choose_the_readings(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["odds", "--against", "6"], "--against: must be 1 to 5"),
     (["odds", "--against", "one"], "--against: each count must be a whole number of 1 or more, got 'one'"),
-    (["odds", "--against", "2,2"], "--against: 2 repeated; each count once, got (2, 2)"),
+    (["odds", "--against", "2,2"], "--against: 2 repeated; each count once, got '2,2'"),
     (["odds", "--against", ","], "--against: has an empty count (nothing between two commas, or at an end)"),
     (["odds", "--against", ""], "--against: need at least one count, got 0"),
     (["bid", "--hand", "black", "--round", "7", "--players", "6"], "--round: a 6-player game has rounds 1 to 6, got 7"),
