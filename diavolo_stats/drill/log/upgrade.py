@@ -59,7 +59,6 @@ def upgrade_log(path: str | Path) -> LogUpgrade:
     log (one that `load_logs` reads) or the backup already exists.
     """
     path = Path(path)
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncatedLogWarning)  # the cut line is carried over, not lost
         warnings.simplefilter("error", SkippedRowsWarning)  # every row checked before anything is written
@@ -67,6 +66,7 @@ def upgrade_log(path: str | Path) -> LogUpgrade:
             rows = len(load_logs([path]))
         except SkippedRowsWarning as skipped:
             raise InputError(f"{skipped}; nothing was upgraded: mend or remove those lines first") from None
+    backup = path.with_name(path.name + BACKUP_SUFFIX)  # a file's name: load_logs refuses a folder ('.', '/')
     with os_errors(f"cannot read {path}"):
         data = path.read_bytes()
     text = data.decode("utf-8")
