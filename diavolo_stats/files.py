@@ -63,7 +63,10 @@ def wrong_kind(mode: int) -> str | None:
 
 def not_a_file(path: str | Path) -> str | None:
     """Why `path` is not a regular file (through a link), as an error says it (`'PATH' ` and its `wrong_kind`);
-    None when it is a regular file or is not there. Checked from its status, without opening it."""
+    None when it is a regular file or is not there (an empty text names no file, though `Path("")` is the current
+    folder). Checked from its status, without opening it."""
+    if path == "":
+        return None
     try:
         problem = wrong_kind(Path(path).stat().st_mode)
     except OSError:

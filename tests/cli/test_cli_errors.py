@@ -138,6 +138,7 @@ def test_a_folder_or_a_fifo_where_a_file_is_read_is_refused_as_what_it_is(tmp_pa
     ("missing.toml", "missing.toml: cannot read it (No such file"),
     ("rules/", "'rules/' is a folder, not a file; allowed: standard, kids, or a variant file ending in .toml"),
     ("fifo", "'fifo' is not a regular file (a FIFO, a device or a socket); allowed: standard, kids"),
+    ("", "unknown variant ''; allowed: standard, kids, or a variant file ending in .toml"),  # not the folder '.'
 ])
 @pytest.mark.parametrize("command", [("odds",), ("sweep",), ("serve", "--port", "0")])
 def test_a_variant_that_is_no_file_is_refused_naming_the_variant_flag(tmp_path, command, name, said):
