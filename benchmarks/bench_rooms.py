@@ -220,7 +220,7 @@ def timed_answers(app) -> list[float]:
     """Wraps the app's rooms' answer handling to time the CPU the serving thread spends in each (ms,
     `time.thread_time`: what remains of the handling time is waiting for a core, or for other tasks); the list
     it appends to."""
-    from diavolo_stats.web.rooms import Room
+    from diavolo_stats.web.room_game import Room
 
     cpu: list[float] = []
     answer = Room.answer

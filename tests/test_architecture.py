@@ -219,3 +219,13 @@ def test_no_circle_of_imports_between_modules():
         if module not in done:
             visit(module, [module])
     assert not circles, "imports in a circle: " + "; ".join(" -> ".join(circle) for circle in circles[:5])
+
+
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_over_600_lines():
+    # A module is one concept a reader holds at once; past this many lines it holds two (split it along its seam).
+    long = {"/".join(parts): lines for path, parts in modules()
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, long

@@ -1,8 +1,8 @@
 """Rooms: friends at one table, each on their own phone, the server throwing the dice.
 
-The host creates a room (`POST /api/rooms`); each player joins it by its code and holds a WebSocket
-(`/ws/rooms/CODE`) for the whole game. The room's game is a `game.live.Table`, which this module only carries
-messages to; what a room, a seat, a connection and a message may hold are the bounds stated below.
+The host opens a room (`POST /api/rooms`); each player joins it by its code and holds a WebSocket
+(`/ws/rooms/CODE`) for the whole game. This module keeps the server's rooms and serves each connection, from
+its join message to its close, within the bounds stated below; one room and its game are `room_game.Room`.
 
 Why it works as it does: docs/architecture.md, "Rooms".
 """
@@ -16,9 +16,7 @@ import math
 import secrets
 import sys
 import time
-import traceback
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,6 +39,7 @@ from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.busy import NotStored
 from diavolo_stats.web.game_form import GAME_DEFAULTS, GAME_FIELDS, game_form
 from diavolo_stats.web.log_queue import LogQueue
+from diavolo_stats.web.room_game import Room, RoomRefusal
 from diavolo_stats.web.security import room_link
 from diavolo_stats.web.sockets import SEND_DEADLINE_S, Outbox
 from diavolo_stats.web.templating import templates
@@ -60,18 +59,11 @@ in about a thousand years (the manual gives the sums)."""
 MAX_ROOMS = 50
 MAX_ROOMS_PER_ADDRESS = 3
 """Rooms one address may have open at once (a host opens one; a family two or three)."""
-MAX_SOCKETS_PER_ROOM = 2 * MAX_PLAYERS
-"""Connections per room: a seat each, room for reloads whose old connection has not closed yet, the host."""
-MAX_SOCKETS_PER_SEAT = 2
-"""Connections one seat's key may hold: its page, and a reload whose old connection has not closed yet."""
 MAX_SOCKETS = 400
 """WebSockets open at once in all rooms, joined or not: below `server.MAX_CONNECTIONS` (500), so the pages and
 the API stay answered with every room full."""
 JOIN_TIMEOUT_S = 5.0
 """A WebSocket must send its join message within this long of opening, or it is closed."""
-JOINS_PER_SECOND = 1.0
-JOIN_BURST = 10
-"""Rejoins per second of one seat's key, after a burst (a phone reloading)."""
 ADDRESS_JOINS_PER_SECOND = 10.0
 ADDRESS_JOIN_BURST = MAX_SOCKETS
 """Joins per second from one address, after a burst (a club behind one router joins at once)."""
@@ -84,7 +76,6 @@ MAX_MESSAGE_BYTES = 1024
 MESSAGES_PER_SECOND = 10.0
 MESSAGE_BURST = 20
 ROOM_IDLE_S = 1800.0
-IDLE_ROUNDS = 2
 PING_INTERVAL_S = 1.0
 """How often each seat's link is measured (a ping after its last pong, or after PONG_WAIT_S without one)."""
 PONG_WAIT_S = 5.0
@@ -92,8 +83,6 @@ FIT_AGE_S = 600.0
 """A player's own model, which flags their implausible claims, is fitted from the log at most this often."""
 CLOSING_WRITE_S = 10.0
 """How long a stopping server still tries to write the answers waiting for the log."""
-UNSAVED_NOTICE_S = 2.0
-"""How long an answer may take to reach the disk before its seat is told why it has not yet."""
 HANDLING_SAMPLES = 100_000
 """The most answer handling times kept (the benchmark's figures)."""
 
@@ -130,280 +119,6 @@ PONG = Record("pong", {"type": OneOf(("pong",)), "id": Whole(0, 2**53)})
 START = Record("start", {"type": OneOf(("start",)), "again": Flag(json=True)}, defaults={"again": False})
 """The host starts the game (or, once it is over, another one with the same seats)."""
 
-
-class RoomRefusal(Exception):
-    """A connection broke a bound: it is closed with `code` and the reason."""
-
-    def __init__(self, code: int, reason: str):
-        super().__init__(reason)
-        self.code, self.reason = code, reason
-
-
-@dataclass
-class Room:
-    """One room: its table (`live.Table`: seats, game, the round on it), its seats' keys and connections, and
-    the task that plays its rounds."""
-
-    code: str
-    host_key: str
-    options: dict
-    address: str  # of the host who opened it
-    table: Table
-    queue: LogQueue
-    handling_ms: collections.deque
-    drawn: dict  # what the pages draw the game's rolls with (`trials.drawn_game`) and its answer keys
-    storing_ms: collections.deque
-    keys: list[str] = field(default_factory=list)  # per seat: the key a reload gives to take the seat back
-    connections: list[set] = field(default_factory=list)  # per seat: its open sockets
-    watchers: set = field(default_factory=set)
-    hosts: set = field(default_factory=set)  # the connections that gave the host's key
-    task: asyncio.Task | None = None
-    fitting: asyncio.Task | None = None
-    awarded: dict = field(default_factory=dict)  # the devils left as everyone was last told
-    everyone_answered: asyncio.Event = field(default_factory=asyncio.Event)
-    grabbed: asyncio.Event = field(default_factory=asyncio.Event)  # set by each answer taken
-    someone_joined: asyncio.Event = field(default_factory=asyncio.Event)
-    last_seen: float = field(default_factory=time.monotonic)
-    acknowledging: set = field(default_factory=set)  # the tasks telling seats their answers are stored
-    outboxes: dict = field(default_factory=dict)  # per socket, its Outbox
-    seat_joins: list = field(default_factory=list)  # per seat: its key's TokenBucket of joins
-
-    @property
-    def sockets(self) -> set:
-        return {socket for sockets in self.connections for socket in sockets} | self.watchers
-
-    def away(self, seat: int) -> bool:
-        return not self.connections[seat]
-
-    def seat_of(self, socket: WebSocket) -> int | None:
-        """The seat `socket` holds now (None: it watches, or left): seats freed before it move it up."""
-        return next((seat for seat, sockets in enumerate(self.connections) if socket in sockets), None)
-
-    def idle(self, seat: int) -> bool:
-        return self.table.seats[seat].missed >= IDLE_ROUNDS
-
-    def phase(self) -> str:
-        if self.table.referee is None:
-            return "lobby"
-        return "over" if self.table.over else "playing"
-
-    def seat_states(self) -> list[dict]:
-        return [{"name": seat.name, "gems": gems, "away": self.away(index), "idle": self.idle(index),
-                 "fitted": seat.fitted is not None}
-                for index, (seat, gems) in enumerate(zip(self.table.seats, self.table.gems()))]
-
-    def state(self, seat: int | None, host: bool) -> dict:
-        return {"type": "state", "code": self.code, "phase": self.phase(), "host": host, "you": seat,
-                "seats": self.seat_states(), **self.drawn, "timeout_s": self.options["timeout_s"],
-                "feedback_ms": self.options["feedback_ms"], "devils": self.options["devils"],
-                "end": str(self.options["end"])}
-
-    def join(self, asked: dict, socket: WebSocket) -> tuple[int | None, bool]:
-        """Seat (or watcher) for a connection's join message: (seat or None, whether it is the host's)."""
-        host = asked["host_key"] is not None and secrets.compare_digest(asked["host_key"], self.host_key)
-        if len(self.sockets) >= MAX_SOCKETS_PER_ROOM:
-            raise RoomRefusal(1008, f"room {self.code} has its {MAX_SOCKETS_PER_ROOM} connections")
-        if host:
-            self.hosts.add(socket)
-        if asked["seat_key"] is not None:
-            for index, key in enumerate(self.keys):
-                if secrets.compare_digest(asked["seat_key"], key):
-                    if len(self.connections[index]) >= MAX_SOCKETS_PER_SEAT:
-                        raise RoomRefusal(1008, f"this seat has its {MAX_SOCKETS_PER_SEAT} connections open")
-                    if not self.seat_joins[index].take():
-                        raise RoomRefusal(1008, f"this seat rejoined more than {JOINS_PER_SECOND:g} times a second")
-                    self.connections[index].add(socket)
-                    self.someone_joined.set()
-                    return index, host
-        if asked["name"] is None:
-            if not host:
-                raise RoomRefusal(1008, "name: give a name to take a seat")
-            self.watchers.add(socket)
-            return None, host
-        try:
-            seat = self.table.join(asked["name"])
-        except InputError as error:
-            raise RoomRefusal(1008, f"room {self.code}: {error}") from None
-        self.keys.append(secrets.token_urlsafe(16))
-        self.connections.append({socket})
-        self.seat_joins.append(TokenBucket(JOINS_PER_SECOND, JOIN_BURST))
-        return seat, host
-
-    def leave(self, socket: WebSocket) -> bool:
-        """Take `socket` out of the room; True when its seat left with it (away, or freed before the game)."""
-        outbox = self.outboxes.pop(socket, None)
-        if outbox is not None:
-            outbox.close()
-        self.watchers.discard(socket)
-        self.hosts.discard(socket)
-        seat = self.seat_of(socket)
-        self.last_seen = time.monotonic()
-        if seat is None:
-            return False
-        self.connections[seat].discard(socket)
-        if not self.away(seat):
-            return False
-        if self.table.referee is None:
-            self.table.leave(seat)
-            for per_seat in (self.keys, self.connections, self.seat_joins):
-                del per_seat[seat]
-        self._check_answered()
-        return True
-
-    def start(self, fit: Callable[[list[str]], Awaitable[dict]]) -> None:
-        """Start the game; `fit` gives the people's own fitted models by name (`Rooms.fitted`)."""
-        if self.task is not None and not self.task.done():
-            raise InputError("the game is already being played", field="start")
-        self.table.start()
-        self.task = asyncio.create_task(self._play())
-        self.fitting = asyncio.create_task(self._fit_people(fit))
-
-    async def _fit_people(self, fit: Callable[[list[str]], Awaitable[dict]]) -> None:
-        """Each person's own fitted model from the drill log, whose quantile flags an implausible claim; the
-        game does not wait for it (a large log takes seconds), and everyone is told who has one."""
-        fitted = await fit([seat.name for seat in self.table.seats if seat.model is None])
-        for seat in self.table.seats:
-            seat.fitted = fitted.get(seat.name, seat.fitted)
-        if fitted:
-            await self.broadcast_states()
-
-    async def answer(self, seat: int | None, asked: dict, at: float, socket: WebSocket,
-                     received: float) -> dict | None:
-        """Take a seat's answer (received at `at`, the table's clock; `received`, perf_counter's) to the round on
-        the table: everyone is told the grab at once, the seat that its answer is stored once it is on disk
-        (`LogQueue`); what to tell that seat now, if anything."""
-        if seat is None:
-            return {"type": "error", "message": "a screen that only watches has no answer to give"}
-        taken = self.table.answer(seat, asked["round"], asked["answer"], round(float(asked["latency_ms"]), 1),
-                                  asked["timestamp"], at)
-        acknowledging = asyncio.create_task(self._acknowledge(socket, asked["round"], self.queue.put_so_far,
-                                                              received))
-        self.acknowledging.add(acknowledging)
-        acknowledging.add_done_callback(self.acknowledging.discard)
-        self.awarded = self.table.devils_left(waiting=self._expected())
-        await self.broadcast({"type": "grabbed", "round": asked["round"], "seat": seat, "devils_left": self.awarded})
-        self.handling_ms.append(1000 * (time.perf_counter() - received))
-        self.grabbed.set()
-        self._check_answered()
-        return None if taken.counted else {"type": "refused", "round": asked["round"], "message": taken.reason}
-
-    async def _acknowledge(self, socket: WebSocket, round_number: int, place: int, received: float) -> None:
-        """Tell `socket` its answer to `round_number` (the queue's row `place`) is stored once it is on disk;
-        meanwhile, once, why the log does not take it yet."""
-        told = False
-        while True:
-            try:
-                await asyncio.wait_for(self.queue.stored(place), UNSAVED_NOTICE_S)
-                break
-            except asyncio.TimeoutError:
-                if self.queue.failure is not None and not told:
-                    told = True
-                    await self._send(socket, {"type": "unsaved", "round": round_number,
-                                              "message": f"your answer counts, but is not on disk yet: "
-                                                         f"{self.queue.failure}"})
-        self.storing_ms.append(1000 * (time.perf_counter() - received))
-        await self._send(socket, {"type": "stored", "round": round_number})
-
-    def _expected(self) -> list[int]:
-        """The seats the round waits for: still in, connected, not idle."""
-        return [seat for seat in self.table.referee.seats_in if not self.away(seat) and not self.idle(seat)]
-
-    def _check_answered(self) -> None:
-        if self.table.deal is not None and set(self._expected()) <= self.table.answered():
-            self.everyone_answered.set()
-
-    async def broadcast_states(self) -> None:
-        """Everyone's view of the room (each their own: their seat, whether they host)."""
-        for seat, sockets in enumerate(self.connections):
-            for socket in list(sockets):
-                await self._send(socket, self.state(seat, socket in self.hosts))
-        for socket in list(self.watchers):
-            await self._send(socket, self.state(None, True))
-
-    async def send_roll(self, seat: int | None, socket: WebSocket) -> None:
-        """The round on the table to one connection of `seat` (None: a watcher); the table notes the send."""
-        await self._send(socket, {"type": "roll", **self.table.send(seat)})
-
-    async def _send(self, socket: WebSocket, message: dict) -> None:
-        """Queue `message` for `socket` (`sockets.Outbox`: it never waits on the socket)."""
-        outbox = self.outboxes.get(socket)
-        if outbox is not None:
-            outbox.send(json.dumps(message))
-
-    async def broadcast(self, message: dict) -> None:
-        """`message` to every socket of the room at once (each its own queue)."""
-        text = json.dumps(message)
-        for socket in list(self.sockets):
-            outbox = self.outboxes.get(socket)
-            if outbox is not None:
-                outbox.send(text)
-
-    async def _play(self) -> None:
-        try:
-            await self._rounds()
-        except Exception as error:  # the server's own fault: said in its log, and to the room
-            traceback.print_exc()
-            await self.broadcast({"type": "error", "message": f"the game stopped: internal error ({error})"})
-
-    async def _rounds(self) -> None:
-        table = self.table
-        while not table.over:
-            await self._someone_back()
-            await self._deal()
-            await self._answers()
-            await self._settle()
-            await asyncio.sleep(self.options["feedback_ms"] / 1000)
-        await self.broadcast({"type": "over", "winners": list(table.referee.winners),
-                              "outcome": table.referee.outcome.label, "rounds": table.round_log(),
-                              "engine_check": table.engine_check(), "seats": self.seat_states()})
-
-    async def _someone_back(self) -> None:
-        """While nobody still in is connected, the game waits for someone to come back."""
-        while all(self.away(seat) for seat in self.table.referee.seats_in):
-            self.someone_joined.clear()
-            await self.someone_joined.wait()
-
-    async def _deal(self) -> None:
-        """The next round's roll, to every connection: the table notes every send before the first goes out, so each
-        gets the roll as dealt, before any answer to it came."""
-        self.table.deal_next()
-        self.everyone_answered = asyncio.Event()
-        self.awarded = self.table.devils_left()
-        sends = [(seat, socket) for seat, sockets in enumerate(self.connections) for socket in list(sockets)]
-        sends += [(None, socket) for socket in list(self.watchers)]
-        messages = [(socket, {"type": "roll", **self.table.send(seat)}) for seat, socket in sends]
-        for socket, message in messages:
-            await self._send(socket, message)
-        self._check_answered()  # no one to wait for (every player still in is away or idle)
-
-    async def _answers(self) -> None:
-        """Until every seat the round waits for answered, or the time is up and the round's grace after it (the
-        longest trip of its slowest link). Meanwhile a grab is awarded once final (no seat still to answer
-        could be judged faster, `Table.final_at`): everyone is sent the devils left then."""
-        loop = asyncio.get_running_loop()
-        deadline = (loop.time() + self.table.deal.foreperiod_ms / 1000 + self.options["timeout_s"]
-                    + self.table.grace_ms() / 1000)
-        while not self.everyone_answered.is_set() and (left_s := deadline - loop.time()) > 0:
-            final_at = self.table.final_at(self._expected())
-            wait_s = left_s if final_at is None else min(left_s, max(final_at - self.table.clock(), 0.0) + 1e-3)
-            self.grabbed.clear()
-            waits = {asyncio.ensure_future(self.grabbed.wait()), asyncio.ensure_future(self.everyone_answered.wait())}
-            done, pending = await asyncio.wait(waits, timeout=wait_s, return_when=asyncio.FIRST_COMPLETED)
-            for waiting in pending:
-                waiting.cancel()
-            if not done and (left := self.table.devils_left(waiting=self._expected())) != self.awarded:
-                self.awarded = left
-                await self.broadcast({"type": "devils", "round": self.table.number, "devils_left": left})
-
-    async def _settle(self) -> None:
-        """Referee the round (the seats away logged nothing), and tell everyone once its rows are on disk (or
-        the log said why not)."""
-        absent = [seat for seat in range(len(self.table.seats)) if self.away(seat)]
-        self.table.settle(absent)
-        # The result once the round's answers are on disk, or the log has said why not (the game goes on).
-        await self.queue.stored_or_failing(self.queue.put_so_far)
-        await self.broadcast({"type": "result", "round": self.table.round_document(),
-                              "devils_left": self.table.devils_left(), "seats": self.seat_states()})
 
 
 class Rooms:
@@ -537,12 +252,12 @@ class Rooms:
             seat, host = room.join(asked, socket)
             room.outboxes[socket] = outbox
             room.last_seen = time.monotonic()
-            await room._send(socket, {"type": "joined", "seat": seat, "host": host,
+            await room.send(socket, {"type": "joined", "seat": seat, "host": host,
                                       "seat_key": room.keys[seat] if seat is not None else None})
             if seat is not None and (seat >= seats or seat in away):
                 await room.broadcast_states()  # a new seat, or one back: everyone sees it
             else:
-                await room._send(socket, room.state(seat, host))  # one more screen of a seat present: nothing changed
+                await room.send(socket, room.state(seat, host))  # one more screen of a seat present: nothing changed
             if room.table.deal is not None:
                 await room.send_roll(seat, socket)  # a reload mid-round: the roll on the table, timed from before
             if seat is not None:
@@ -568,7 +283,7 @@ class Rooms:
                 except (InputError, NotStored) as error:
                     reply = {"type": "error", "message": str(error)}
                 if reply is not None:
-                    await room._send(socket, reply)
+                    await room.send(socket, reply)
         except InputError as error:
             await outbox.stop()
             await _close(socket, 1008, str(error))
@@ -593,7 +308,7 @@ class Rooms:
         PING_INTERVAL_S after its pong (or after PONG_WAIT_S without one)."""
         while (seat := room.seat_of(socket)) is not None:
             ponged.clear()
-            await room._send(socket, {"type": "ping", "id": room.table.ping(seat, self.clock())})
+            await room.send(socket, {"type": "ping", "id": room.table.ping(seat, self.clock())})
             try:
                 await asyncio.wait_for(ponged.wait(), PONG_WAIT_S)
             except asyncio.TimeoutError:

@@ -14,7 +14,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from diavolo_stats.drill.log import load_logs, writer
 from diavolo_stats.errors import InputError
 from diavolo_stats.game import fairness
-from diavolo_stats.web import rooms, server, sockets
+from diavolo_stats.web import room_game, rooms, server, sockets
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def test_a_room_whose_disk_is_full_keeps_the_answers_plays_on_and_stores_them_on
         write_synced(descriptor, path, data)
 
     monkeypatch.setattr(writer, "_write_synced", write)
-    monkeypatch.setattr(rooms, "UNSAVED_NOTICE_S", 0.05)
+    monkeypatch.setattr(room_game, "UNSAVED_NOTICE_S", 0.05)
     client.app.state.rooms.queue.retry_s = 0.02
     _, [(ann, _), (bea, _)] = seated(client, "Ann", "Bea")
     ann.send_json({"type": "start"})
