@@ -19,6 +19,7 @@ import numpy as np
 from diavolo_stats.core.rules import GREY_CODE
 from diavolo_stats.core.variant import ALL_COMMANDS, Command, CommandName
 from diavolo_stats.errors import InputError
+from diavolo_stats.names import MAX_PLAYER_LENGTH
 from diavolo_stats.validation import Configuration, Number, Rule, Text, checked, setting
 
 MAX_SKILL_MS = 60_000.0
@@ -28,8 +29,9 @@ PRIOR_WRONG_ANSWERS = 5
 """Pseudo-answers pulling a fitted `wrong_grey_share` toward 1/3 when a player has few wrong answers."""
 
 PRESET_PREFIX = "preset:"
-MAX_NAME_LENGTH = 200
-"""A player's name: a drill log's (at most names.MAX_PLAYER_LENGTH characters) with a prefix, or a file's stem."""
+MAX_NAME_LENGTH = MAX_PLAYER_LENGTH
+"""A modelled player's name: the longest is a drill log's player's, fitted (a preset's, a file's, the club's are
+shorter)."""
 
 # Average player, non-tie rolls: (mean latency ms, accuracy); why these: docs/architecture.md.
 _AVERAGE = {

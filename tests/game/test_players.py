@@ -20,6 +20,7 @@ from diavolo_stats.game.reading import Lineup, ReadingModel, reading_of
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, fit_reading
 from diavolo_stats.game.settings import MODELS
 from diavolo_stats.game.specs import fit_log, fit_players, player_from_spec, players_from_specs
+from diavolo_stats.names import MAX_PLAYER_LENGTH
 from diavolo_stats.stats import proportion_estimate
 
 Z_999 = 3.29
@@ -233,6 +234,15 @@ class TestFromTheLog:
     def test_a_game_with_the_command_shown_first_warns_about_a_player_who_never_drilled_it(self, drill_log_path):
         with pytest.warns(UserWarning, match="'ann': no drill rows with the command die shown first"):
             player_from_spec("ann", log_path=drill_log_path, command_first=True)
+
+    @pytest.mark.parametrize("model", MODELS)
+    def test_a_model_takes_the_longest_name_a_drill_log_holds_and_no_longer(self, tmp_path, model):
+        name = "x" * MAX_PLAYER_LENGTH
+        path = tmp_path / "drills.csv"
+        write_log(path, modelled_rows(name, PlayerModel.preset("average"), 60, seed=23))
+        assert player_from_spec(name, fit_log(path, model)).name == name
+        with pytest.raises(InputError, match=f"at most {MAX_PLAYER_LENGTH}"):
+            PlayerModel.preset("average").scaled(name=name + "x")
 
     def test_a_player_not_in_the_log_is_an_input_error_naming_the_players(self, drill_log_path):
         with pytest.raises(InputError, match="^players: 'zed' is not a player of the drill log; its players: ann"):
