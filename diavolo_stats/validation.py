@@ -334,11 +334,14 @@ class Several(Rule):
 
 @dataclasses.dataclass(frozen=True)
 class FilePath(Rule):
-    """A file's path, as text or a Path; kept as a Path."""
+    """A file's path (or a folder's, with `noun="folder"`), as text or a Path; kept as a Path. Empty or blank
+    text names nothing and is refused: `Path("")` would be the current folder."""
+
+    noun: str = "file"
 
     def normalize(self, value: Any) -> Path:
         if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
-            raise ValueError("must be a file path")
+            raise ValueError(f"must be a {self.noun} path")
         return Path(value)
 
     def bad_values(self) -> list[Any]:

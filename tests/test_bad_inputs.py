@@ -17,11 +17,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_diavolo
+from helpers.cli import assert_one_line_error, run_diavolo
 from helpers.drill_logs import trial_row
 from helpers.variants import BAD_VARIANT_FILES
 
-from diavolo_stats.cli import main
+from diavolo_stats.cli import build_parser, main
 from diavolo_stats.drill.log import COLUMNS, DrillLog, TrialRow
 
 REPO = Path(__file__).resolve().parent.parent
@@ -123,6 +123,8 @@ READ = {  # each flag that reads a file, the command line its path ends
     "log upgrade": ["log", "upgrade"],
     "score": ["minodice", "score"],
     "minodice odds dice": ["minodice", "odds", "--dice"],
+    "minodice bid dice": ["minodice", *HAND, "--dice"],
+    "serve log": ["serve", "--port", "0", "--log"],  # refused before anything listens
     "odds variant": ["odds", "--variant"],
 }
 NOT_FILES = {"a folder": f"{T}/adir", "a fifo": f"{T}/fifo"}
@@ -388,6 +390,8 @@ CASES: dict[str, list[str]] = {
     "sweep plot with one parameter varying": ["sweep", "--sides", "4,6", "--plot", f"{T}/plots"],
     "sweep plot into a folder of other files": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--plot",
                                                 f"{T}/foreign_dir", "--out", f"{T}/sweep.csv"],
+    "sweep plot axes empty": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--plot", f"{T}/plots",
+                              "--plot-axes", ""],  # not the default axes
     "sweep plot axes unknown": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--plot", f"{T}/plots",
                                 "--plot-axes", "sides,weight"],
     # -- a path of the wrong kind, for every flag that reads or writes one ---------------------------
@@ -401,7 +405,7 @@ def test_the_module_covers_at_least_150_bad_invocations_of_every_command():
     commands = {argv[0] for argv in CASES.values() if argv}
     assert len(CASES) >= 150
     assert commands == {"odds", "simulate", "sweep", "drill", "synth-log", "report", "game", "minodice", "players",
-                        "log", "oddz"}
+                        "log", "serve", "oddz"}
 
 
 @pytest.mark.parametrize("argv", list(CASES.values()), ids=list(CASES))
@@ -441,3 +445,39 @@ def test_a_report_leaves_out_a_row_it_cannot_read_and_names_its_line(tmp_path):
     assert warning.startswith("diavolo: warning: ") and "skipped 1 row" in warning
     assert "line 3: timestamp must be" in warning and "SkippedRowsWarning" not in warning
     assert (tmp_path / "report" / "report.html").is_file()
+
+
+PATH_METAVARS = {"PATH", "FILE", "FILE.csv", "SHEET.csv", "DIR", "NAME|FILE"}
+"""The placeholders a flag (or an argument) that names a file or a folder shows in its help."""
+PATHS = {**{name: (argv, "file") for name, argv in {**READ, **WRITTEN}.items()},
+         **{name: (argv, "folder") for name, argv in FOLDERS.items()}}
+
+
+def _command_and_flag(argv: list[str]) -> tuple[str, str | None]:
+    """The (sub)command of a path case and its flag (None for an argument): what its help calls it."""
+    first_flag = next((at for at, word in enumerate(argv) if word.startswith("-")), len(argv))
+    return " ".join(argv[:first_flag]), argv[-1] if argv[-1].startswith("--") else None
+
+
+@pytest.mark.parametrize("argv, noun", PATHS.values(), ids=list(PATHS))
+def test_an_empty_path_is_refused_naming_its_flag_never_taken_for_the_default(argv, noun, tmp_path, monkeypatch):
+    # Path("") is the current folder, and `path or DEFAULT` would put the default in its place; either way the
+    # command would run on something the user did not name. It is refused before any work, in FilePath's words.
+    build_world(tmp_path)
+    monkeypatch.setenv("DIAVOLO_LOG", str(tmp_path / "log.csv"))
+    before = snapshot(tmp_path)
+    result = run_diavolo(*(arg.replace(T, str(tmp_path)) for arg in argv), "", cwd=tmp_path)
+    command, flag = _command_and_flag(argv)
+    if flag is None:  # an argument is named by its placeholder
+        flag = {"log upgrade": "FILE", "minodice score": "SHEET.csv"}[command]
+    said = "unknown variant ''" if flag == "--variant" else f"must be a {noun} path, got ''"
+    assert_one_line_error(result, f"diavolo: error: {flag}: {said}")
+    assert snapshot(tmp_path) == before
+
+
+def test_the_path_cases_are_every_flag_that_names_a_file_or_a_folder():
+    # --variant (NAME|FILE) is the same flag, read by `variant_named`, on every command that has it: one case.
+    flags = {(parser.prog.removeprefix("diavolo "), max(action.option_strings, key=len) if action.option_strings
+              else None) for parser in build_parser().walk() for action in parser.options()
+             if action.metavar in PATH_METAVARS and action.metavar != "NAME|FILE"}
+    assert flags | {("odds", "--variant")} == {_command_and_flag(argv) for argv, _ in PATHS.values()}

@@ -13,7 +13,7 @@ from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.errors import InputError
 from diavolo_stats.files import check_target, csv_text, write_atomically
 from diavolo_stats.results import FORMATS, Result, render
-from diavolo_stats.validation import Rule, Whole, check_value, declared
+from diavolo_stats.validation import FilePath, Rule, Whole, check_value, declared
 
 EXIT_USAGE = 2
 
@@ -180,11 +180,25 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def path_type(noun: str = "file"):
+    """An argparse type for a flag that names a file (or a folder, `noun`): the path as typed, refused when it is
+    empty or blank (`FilePath`), which names nothing, where `Path("")` would be the current folder and `x or
+    DEFAULT` would put the default in its place."""
+    check = value_type(FilePath(noun))
+
+    def parse(text: str) -> str:
+        check(text)
+        return text
+
+    return parse
+
+
 def writable_path():
-    """An argparse type: a file path that may be written (`files.check_target`: no link, no device, a folder
-    that exists), checked before any work."""
+    """An argparse type: a file path that may be written (not empty, `path_type`; `files.check_target`: no link,
+    no device, a folder that exists), checked before any work."""
 
     def parse(text: str) -> Path:
+        path_type()(text)
         try:
             check_target(Path(text))
         except InputError as error:

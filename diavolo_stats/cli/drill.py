@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from diavolo_stats.cli.common import (
     add_format_argument,
     add_variant_arguments,
+    path_type,
     print_result,
     value_type,
     variant_from_args,
@@ -52,7 +52,7 @@ def register(subparsers) -> None:
     parser.add_argument("--adaptive", action="store_true",
                         help="choose the next command (and tie or not) where the log says you are slow or wrong")
     parser.add_argument("--seed", metavar="S", help="seed for rolls and foreperiods")
-    parser.add_argument("--log", type=Path, metavar="PATH",
+    parser.add_argument("--log", type=path_type(), metavar="PATH",
                         help="CSV log to append to (default: $DIAVOLO_LOG, else data/drills.csv)")
     parser.add_argument("--timeout", dest="timeout_s", metavar="S",
                         help=f"seconds to wait for an answer, up to {MAX_TIMEOUT_S:g} (default {TIMEOUT_S:g})")

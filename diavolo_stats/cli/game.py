@@ -10,6 +10,7 @@ from diavolo_stats.cli.common import (
     add_out_argument,
     add_seed_argument,
     add_variant_arguments,
+    path_type,
     print_result,
     value_type,
     variant_from_args,
@@ -63,7 +64,7 @@ def register(subparsers) -> None:
                         metavar="N",
                         help=f"games per reference lineup for balance and skill, 0 to {MAX_GAMES:,} "
                              f"(default {DEFAULT_DESIGN_GAMES:,}; 0 skips them)")
-    parser.add_argument("--log", dest="log_path", metavar="PATH",
+    parser.add_argument("--log", dest="log_path", type=path_type(), metavar="PATH",
                         help="drill log to fit named players from (default: $DIAVOLO_LOG or data/drills.csv)")
     parser.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
                         help=f"how named players are fitted: diffusion (answer and time drawn together from a "

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from diavolo_stats.cli.common import add_format_argument, print_result
+from diavolo_stats.cli.common import add_format_argument, path_type, print_result
 
 
 def register(subparsers) -> None:
@@ -19,7 +18,7 @@ def register(subparsers) -> None:
         description="Rewrite a drill log of schema 1 as schema 2: every row is kept as it was, with the "
                     "columns interface (terminal) and accepted (its expected answer) added. The original "
                     "is kept beside it as FILE.schema1.bak; the new log replaces it whole.")
-    upgrade.add_argument("file", type=Path, metavar="FILE", help="the drill log to upgrade")
+    upgrade.add_argument("file", type=path_type(), metavar="FILE", help="the drill log to upgrade")
     add_format_argument(upgrade)
 
 

@@ -12,6 +12,7 @@ import dataclasses
 from diavolo_stats.cli.common import (
     add_format_argument,
     add_seed_argument,
+    path_type,
     print_result,
     value_type,
 )
@@ -42,7 +43,7 @@ def register(subparsers) -> None:
                                             "griffins_beaten and mermaid_tricks, or minotaurs_beaten with "
                                             "--mermaid-bonus per-minotaur) and give per-round and running "
                                             "totals and the winner.")
-    score.add_argument("sheet", metavar="SHEET.csv", help="one row per player per round")
+    score.add_argument("sheet", type=path_type(), metavar="SHEET.csv", help="one row per player per round")
     readings = score.add_argument_group("rules the sources leave open")
     readings.add_argument("--all-flags", choices=ALL_FLAGS, default=Rules().all_flags,
                           help="who takes a trick of nothing but flags; with nobody, a round's tricks may add up "
@@ -80,7 +81,8 @@ def register(subparsers) -> None:
 
 
 def _add_shared_arguments(parser: argparse.ArgumentParser, follow: bool) -> None:
-    parser.add_argument("--dice", metavar="FILE", help="dice file (TOML) replacing the default, reconstructed dice")
+    parser.add_argument("--dice", type=path_type(), metavar="FILE",
+                        help="dice file (TOML) replacing the default, reconstructed dice")
     add_seed_argument(parser)
     rules = parser.add_argument_group("rules the sources leave open")
     defaults = Rules()

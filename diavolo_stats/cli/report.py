@@ -8,7 +8,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from diavolo_stats.cli.common import add_format_argument, print_result
+from diavolo_stats.cli.common import add_format_argument, path_type, print_result
 from diavolo_stats.core.workers import CORES
 
 
@@ -20,13 +20,13 @@ def register(subparsers) -> None:
         description="Summarize drill logs per player and command (accuracy with a Wilson 95% interval, "
                     "median latency of correct answers, ex-Gaussian fit), draw the charts and write "
                     "summary.csv, PNG files and one self-contained report.html.")
-    parser.add_argument("--log", dest="log_paths", nargs="+", metavar="PATH",
+    parser.add_argument("--log", dest="log_paths", nargs="+", type=path_type(), metavar="PATH",
                         help="drill logs to read (default: $DIAVOLO_LOG, else data/drills.csv)")
     parser.add_argument("--player", dest="players", nargs="+", metavar="NAME",
                         help="only these players (default: everyone)")
-    parser.add_argument("--out", dest="out_dir", metavar="DIR",
+    parser.add_argument("--out", dest="out_dir", type=path_type("folder"), metavar="DIR",
                         help="folder to write into, created if needed (default data/reports)")
-    parser.add_argument("--simulation", dest="simulation_path", metavar="FILE.csv",
+    parser.add_argument("--simulation", dest="simulation_path", type=path_type(), metavar="FILE.csv",
                         help="saved `diavolo simulate --out` results to set against the exact odds of the game "
                              "of the log they were simulated for (default, and for the log's other games: "
                              "data/simulation_<variant>.csv if present, else a fresh 1,000,000-round simulation)")
@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         from diavolo_stats.drill.log import default_log_path
 
         with _freed_pages_kept():
-            report = write_report(args.log_paths or [default_log_path()], args.out_dir or DEFAULT_OUT,
+            report = write_report([default_log_path()] if args.log_paths is None else args.log_paths,
+                                  DEFAULT_OUT if args.out_dir is None else args.out_dir,
                                   players=args.players, simulation_path=args.simulation_path, workers=CORES)
     finally:
         if collecting:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from diavolo_stats.cli.common import value_type
+from diavolo_stats.cli.common import path_type, value_type
 from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.validation import Whole
 
@@ -25,7 +24,7 @@ def register(subparsers) -> None:
                              "0.0.0.0 listens on every address and prints this machine's own)")
     parser.add_argument("--port", type=value_type(Whole(0, MAX_PORT)), default=8765, metavar="N",
                         help=f"port to listen on, 0 to {MAX_PORT:,} (default 8765; 0 picks a free one)")
-    parser.add_argument("--log", type=Path, metavar="PATH",
+    parser.add_argument("--log", type=path_type(), metavar="PATH",
                         help="drill log the browser drill appends to (default: $DIAVOLO_LOG, else data/drills.csv)")
     parser.add_argument("--token", metavar="TOKEN",
                         help="secret every request must carry: 1 to 200 ASCII letters, digits and - _ . ~ (it "

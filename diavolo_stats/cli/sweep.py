@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from diavolo_stats.cli.common import SEED, add_format_argument, print_result, progress_bar, read_type, value_type
+from diavolo_stats.cli.common import (
+    SEED,
+    add_format_argument,
+    path_type,
+    print_result,
+    progress_bar,
+    read_type,
+    value_type,
+)
 from diavolo_stats.core.simulate import MAX_ROUNDS, MAX_WORKERS
 from diavolo_stats.core.table_model import MAX_TOLERANCE, TableModel
 from diavolo_stats.core.variant_file import variant_named
@@ -50,7 +57,7 @@ def register(subparsers) -> None:
     running.add_argument("--scheduler", metavar="ADDRESS",
                          help="run on Dask distributed: a scheduler address (tcp://host:8786) or local:N "
                               "for N local worker processes (needs pip install -e '.[cluster]')")
-    running.add_argument("--out", type=Path, metavar="FILE",
+    running.add_argument("--out", type=path_type(), metavar="FILE",
                          help="save every row as it is answered, .csv or .parquet (by the suffix)")
     running.add_argument("--resume", action="store_true",
                          help="continue the sweep saved in --out, skipping the variants it holds")
@@ -61,7 +68,8 @@ def register(subparsers) -> None:
                             "nearest the centers first")
     found.add_argument("--nearest", type=value_type(Whole(1, MAX_VARIANTS)), metavar="K",
                        help="when no variant meets --target, show the K nearest, with their distance")
-    found.add_argument("--plot", type=Path, metavar="DIR", help="write one heatmap PNG per command into DIR")
+    found.add_argument("--plot", type=path_type("folder"), metavar="DIR",
+                       help="write one heatmap PNG per command into DIR")
     found.add_argument("--plot-axes", metavar="X,Y[,FACET]",
                        help=f"heatmap parameters among {', '.join(AXES)} (default: the first that vary)")
     add_format_argument(parser)
@@ -96,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     axes = None
     if args.plot is not None:
         check_plot_folder(args.plot)
-        axes = choose_axes(grid, args.plot_axes.split(",") if args.plot_axes else None)
+        axes = choose_axes(grid, args.plot_axes.split(",") if args.plot_axes is not None else None)
     bar: dict = {}
 
     def progress(done: int, total: int) -> None:

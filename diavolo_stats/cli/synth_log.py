@@ -39,8 +39,8 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from diavolo_stats.analytics.synthetic import DEFAULT_PLAYERS, write_synthetic_log
 
-    print_result(write_synthetic_log(args.path, args.player_specs or DEFAULT_PLAYERS, sessions=args.sessions,
-                                     trials=args.trials, seed=args.seed, variant_names=args.variant_names,
-                                     practice=args.practice,
+    players = DEFAULT_PLAYERS if args.player_specs is None else args.player_specs
+    print_result(write_synthetic_log(args.path, players, sessions=args.sessions, trials=args.trials, seed=args.seed,
+                                     variant_names=args.variant_names, practice=args.practice,
                                      replace=args.replace), args.format)
     return 0

@@ -135,5 +135,6 @@ def test_diavolo_log_upgrade_says_what_it_did_and_errors_are_one_line(tmp_path, 
         f"upgraded {one} to drill log schema 2 (1 row); ")
     assert_one_line_error(diavolo("log", "upgrade", str(path), cwd=tmp_path), "already a drill log of schema 2")
     assert_one_line_error(diavolo("log", "upgrade", str(tmp_path / "none.csv"), cwd=tmp_path), "no such drill log")
-    for folder in ("", ".", "/"):  # a folder with no name of its own, which no backup's name can be made from
+    for folder in (".", "/"):  # a folder with no name of its own, which no backup's name can be made from
         assert_one_line_error(diavolo("log", "upgrade", folder, cwd=tmp_path), "is a folder, not a file")
+    assert_one_line_error(diavolo("log", "upgrade", "", cwd=tmp_path), "FILE: must be a file path, got ''")
