@@ -140,8 +140,8 @@ def extrapolation_notes(specs: Sequence[str], fit: ReadingFit | None, dice: int)
 
 def fit_named(log_path: str | Path, names: Sequence[str],
               model: str = DEFAULT_MODEL) -> dict[str, ReadingModel | DiffusionModel]:
-    """The players `names` of the drill log fitted by `model`, by name: those with MIN_FIT_ANSWERS answers or
-    more (none when the log is missing or fits nobody)."""
+    """The players `names` of the drill log fitted by `model`, by name: those it can fit (MIN_FIT_ANSWERS answers
+    or more, which a model fits); none when the log is missing. InputError if the log cannot be read."""
     from diavolo_stats.drill import log as drill_log
 
     path = Path(log_path)
@@ -151,7 +151,7 @@ def fit_named(log_path: str | Path, names: Sequence[str],
     drills = drills[drills["player"].isin(list(names))]
     try:
         fit = fit_players(drills, model, MIN_FIT_ANSWERS)
-    except InputError:
+    except InputError:  # none of them can be fitted: each is left out, as a player the fit refuses is
         return {}
     return {name: player_from_spec(name, fit) for name in fit.players}
 

@@ -63,6 +63,7 @@ class Room:
     hosts: set = field(default_factory=set)  # the connections that gave the host's key
     task: asyncio.Task | None = None
     fitting: asyncio.Task | None = None
+    fit_done: bool = False  # the people's models asked of the log: a person with none now is not checked
     awarded: dict = field(default_factory=dict)  # the devils left as everyone was last told
     everyone_answered: asyncio.Event = field(default_factory=asyncio.Event)
     grabbed: asyncio.Event = field(default_factory=asyncio.Event)  # set by each answer taken
@@ -93,7 +94,8 @@ class Room:
 
     def seat_states(self) -> list[dict]:
         return [{"name": seat.name, "gems": gems, "away": self.away(index), "idle": self.idle(index),
-                 "fitted": seat.fitted is not None}
+                 "fitted": seat.fitted is not None,
+                 "unchecked": self.fit_done and seat.model is None and seat.fitted is None}
                 for index, (seat, gems) in enumerate(zip(self.table.seats, self.table.gems()))]
 
     def state(self, seat: int | None, host: bool) -> dict:
@@ -164,10 +166,16 @@ class Room:
 
     async def _fit_people(self, fit: Callable[[list[str]], Awaitable[dict]]) -> None:
         """Each person's own fitted model from the drill log, whose quantile flags an implausible claim; the
-        game does not wait for it (a large log takes seconds), and everyone is told who has one."""
-        fitted = await fit([seat.name for seat in self.table.seats if seat.model is None])
+        game does not wait for it (a large log takes seconds), and everyone is told who has one. A fit that fails
+        is said in the server's log; the game goes on, its people unchecked, as the end of the game says."""
+        try:
+            fitted = await fit([seat.name for seat in self.table.seats if seat.model is None])
+        except Exception:  # a log that cannot be read, or the server's own fault
+            traceback.print_exc()
+            fitted = {}
         for seat in self.table.seats:
             seat.fitted = fitted.get(seat.name, seat.fitted)
+        self.fit_done = True
         if fitted:
             await self.broadcast_states()
 

@@ -38,6 +38,7 @@ def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(serv
             assert player.page.evaluate("document.body.dataset.engineMismatches") == "0"
         save_screenshot(ann.page, tmp_path, "room-over.png")
         assert ann.page.locator("#over-title").inner_text() == "Ann wins"
+        assert ann.page.locator("#unchecked").inner_text().endswith(": Ann, Bea, Cid.")  # none drilled before
         over = ann.over
     finally:
         for player in (ann, bea, cid):

@@ -27,7 +27,10 @@ from starlette.websockets import WebSocketDisconnect
 
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.errors import InputError
 from diavolo_stats.game import fairness
+from diavolo_stats.game.players import PlayerModel
+from diavolo_stats.game.reading import ReadingModel
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web import rooms
@@ -339,6 +342,32 @@ def test_a_players_own_model_is_fitted_once_for_games_started_again_and_again(lo
 
     assert run(two_games()) == [{"Ann": "Ann's model"}] * 2
     assert fits == [["Ann", "Bea"]]  # not once a game: a log's fit takes seconds of CPU
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["Bea has no model", "the fit fails"])
+def test_a_room_says_whose_times_no_model_of_their_own_checks_once_the_fit_is_done(log_path, capsys, fails):
+    ann = ReadingModel.from_player(PlayerModel.preset("average"))
+
+    async def fit(names: list[str]) -> dict:
+        assert names == ["Ann", "Bea"]
+        if fails:
+            raise InputError("drills.csv: not a drill log")
+        return {"Ann": ann}
+
+    async def game() -> tuple[list[bool], list[bool]]:
+        room = rooms.Rooms(TrialStore(log_path)).create(FAST)
+        for name in ("Ann", "Bea"):
+            room.join({"name": name, "seat_key": None, "host_key": None}, object())
+        room.start(fit)
+        before = [seat["unchecked"] for seat in room.seat_states()]
+        await room.fitting
+        room.task.cancel()
+        return before, [seat["unchecked"] for seat in room.seat_states()]
+
+    before, after = run(game())
+    assert before == [False, False]  # not known until the fit is done
+    assert after == ([True, True] if fails else [False, True])
+    assert ("InputError: drills.csv: not a drill log" in capsys.readouterr().err) == fails  # the server's log
 
 
 def test_the_room_page_says_which_log_the_answers_go_to_when_rooms_are_shared_by_several_servers(log_path):

@@ -271,6 +271,10 @@ function finish(message) {
   drawSeats(document.querySelector("#final"));
   body.dataset.engineMismatches = String(message.engine_check.mismatches.length);
   document.querySelector("#engine-check").textContent = engineCheckText(message.engine_check);
+  const unchecked = message.seats.filter((seat) => seat.unchecked).map((seat) => seat.name);
+  Object.assign(document.querySelector("#unchecked"), { hidden: !unchecked.length, textContent: unchecked.length
+    ? `Times not checked against their own drill log (too few of their answers there, or none a model fits): `
+      + `${unchecked.join(", ")}.` : "" });
   document.querySelector("#round-log tbody").replaceChildren(...roundRows(message.rounds, names()));
   document.querySelector("#again").hidden = !me.host;
   setState("over");
