@@ -44,8 +44,6 @@ _LOG_RATE = Number(at_least=-50, at_most=50)
 # Below standardized time 0.3 the small-time series, above it the large-time one: the terms left out are
 # below 1e-14 of the sum either side (exp(-33) and exp(-71)).
 _SMALL_TIME = 0.3
-_SMALL_TERMS = np.arange(-2, 2) * 2 + 0.5  # (4,) the w + 2k of the small-time series, w = 1/2
-_LARGE_TERMS = np.arange(1, 8, 2)  # (4,) odd k (even k vanish at w = 1/2)
 _SURVIVAL_TERMS = np.arange(1, 40, 2)  # (20,) odd k of the survival series
 _KAPPA_MAX, _KAPPA_STEP = 30.0, 0.05
 _Y_MAX, _Y_POINTS = 12.0, 2049
