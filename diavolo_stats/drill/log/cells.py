@@ -507,7 +507,7 @@ def _values(text: pd.Series, groups: np.ndarray, shapes: pd.Index, written: np.n
     width = np.int64 if pa.types.is_large_string(held.type) else np.int32
     starts = np.frombuffer(offsets, dtype=width)[held.offset: held.offset + len(held)].astype(np.int64)
     cell_bytes = np.frombuffer(data, dtype=np.uint8)
-    order = np.argsort(groups, kind="stable")
+    order = np.argsort(groups.astype(np.int16) if len(shapes) < 2**15 - 1 else groups, kind="stable")  # 16 bits: radix
     bounds = np.searchsorted(groups[order], np.arange(len(shapes) + 1))
     for shape in written:
         rows = order[bounds[shape]: bounds[shape + 1]]

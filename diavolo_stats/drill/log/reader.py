@@ -493,34 +493,24 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     `lines` as the column `line`. Returns (rows, the rows left out as [(line, why)])."""
     # cells: (rows, some of COLUMNS) text (Arrow strings or str); lines: (rows,) int64, each row's line in the file
     checks: list[tuple[np.ndarray, Callable[[int], str]]] = []  # (refused (rows,) bool, why for a row)
-
-    def refuse(column: str, bad: np.ndarray, why: Callable[[int], str] | None = None) -> None:
-        checks.append((np.asarray(bad, dtype=bool),
-                       why or (lambda row: CELLS[column].problem(column, cells[column].iloc[row]))))
-
     typed: dict[str, object] = {}
-    # The longest reads first (the dice's, the positions' regular expression over half a log's bytes): Arrow's and
-    # numpy's kernels release the GIL, so they run side by side.
+    # The longest work first: the rules between the columns (with the dice's read) and the positions' regular
+    # expression over half a log's bytes. Arrow's and numpy's kernels release the GIL, so they run side by side.
     with ThreadPoolExecutor(max_workers=threads()) as pool:
-        dice_read = pool.submit(read_dice, cells["dice"]) if "dice" in cells else None
+        between = pool.submit(_between_columns, cells)
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
-        for column in wanted:  # the dice are checked with the answers, below
+        for column in wanted:  # the dice are checked with the answers, between the columns
             if column in reads:
                 typed[column], bad = reads[column].result()
-                refuse(column, bad)
+                checks.append(_rows_refused(cells, column, bad))
         if "schema_version" in typed:
-            refuse("schema_version", typed["schema_version"] != version,
-                   lambda row: f"schema_version must be {version}, as the header says, got "
-                               f"{cells['schema_version'].iloc[row]!r}")
-        if dice_read is not None:
-            typed["dice"] = cells["dice"]
-            dice = dice_read.result()
-            check_roll(cells, dice, refuse)
-            typed["color_dice"] = listed(dice.color_dice, dice.counts[:, 0], cells.index)
-            typed["dice_values"] = listed(dice.values, dice.counts[:, 1], cells.index)
-        elif "command" in cells:
-            check_rules(cells, refuse)
+            checks.append(_rows_refused(cells, "schema_version", typed["schema_version"] != version,
+                                   lambda row: f"schema_version must be {version}, as the header says, got "
+                                               f"{cells['schema_version'].iloc[row]!r}"))
+        between_checks, rolled = between.result()
+        checks += between_checks
+        typed.update(rolled)
     typed["source"] = pd.Categorical.from_codes(np.zeros(len(cells), dtype=np.int8), categories=[source])
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
@@ -539,3 +529,31 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
         why = next(why for bad, why in checks if bad[row]) if len(problems) < MAX_NAMED else None
         problems.append((int(lines[row]), why(int(row)) if why else ""))
     return rows.loc[~refused].reset_index(drop=True), problems
+
+
+def _rows_refused(cells: pd.DataFrame, column: str, bad: np.ndarray,
+             why: Callable[[int], str] | None = None) -> tuple[np.ndarray, Callable[[int], str]]:
+    """A check of the rows of `cells`: (refused (rows,) bool, why a row is refused: `why`, else the rule of
+    `column` in `CELLS` about its cell)."""
+    return (np.asarray(bad, dtype=bool),
+            why or (lambda row: CELLS[column].problem(column, cells[column].iloc[row])))
+
+
+def _between_columns(cells: pd.DataFrame) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict]:
+    """The checks of the rules between the columns of `cells` (as `_rows_refused` gives them) and, when the dice are
+    read, the typed columns of the roll: `dice`, `color_dice` and `dice_values` (the dice cells read once, here,
+    for their checks and their numbers)."""
+    checks: list[tuple[np.ndarray, Callable[[int], str]]] = []
+
+    def refuse(column: str, bad: np.ndarray, why: Callable[[int], str] | None = None) -> None:
+        checks.append(_rows_refused(cells, column, bad, why))
+
+    if "dice" not in cells:
+        if "command" in cells:
+            check_rules(cells, refuse)
+        return checks, {}
+    dice = read_dice(cells["dice"])
+    check_roll(cells, dice, refuse)
+    return checks, {"dice": cells["dice"], "color_dice": listed(dice.color_dice, dice.counts[:, 0], cells.index),
+                    "dice_values": listed(dice.values, dice.counts[:, 1], cells.index)}
+

@@ -42,9 +42,10 @@ def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse) -> None:
     refuse("dice", codes < 0)
     if "variant" in cells:
         _check_faces(cells, dice.extremes, refuse)
+    encoded = {column: pd.factorize(cells[column]) for column in ("expected", "answer") if column in cells}
     for column in ("expected", "answer"):
         if column in cells:
-            answers, named = pd.factorize(cells[column])  # answers: (rows,) int, -1 for a missing cell
+            answers, named = encoded[column]  # answers: (rows,) int, -1 for a missing cell
             # allowed: (color sets + 1, distinct answers + 1) bool; the last row for a refused dice cell (code
             # -1: the dice's refusal, not the answer's), the last column for a missing answer (never allowed)
             allowed = np.zeros((len(color_sets) + 1, len(named) + 1), dtype=bool)
@@ -55,10 +56,11 @@ def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse) -> None:
     if "accepted" in cells and "expected" in cells:
         # (accepted, expected, colors) take a handful of distinct values: each is checked once.
         accepted, accepted_texts = pd.factorize(cells["accepted"])
-        expected, expected_texts = pd.factorize(cells["expected"])
+        expected, expected_texts = encoded["expected"]
         sets = len(color_sets) + 1
-        distinct, each = np.unique((accepted.astype(np.int64) * len(expected_texts) + expected) * sets + codes + 1,
-                                   return_inverse=True)
+        # each: (rows,) int, a row's index into the sorted keys `distinct` (found by hashing: no sort of the rows)
+        each, distinct = pd.factorize((accepted.astype(np.int64) * len(expected_texts) + expected) * sets + codes + 1,
+                                      sort=True)
         fits = np.array([key % sets == 0 or _accepted_fits(accepted_texts[key // sets // len(expected_texts)],
                                                            expected_texts[key // sets % len(expected_texts)],
                                                            color_sets[key % sets - 1])
