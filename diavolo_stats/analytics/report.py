@@ -28,6 +28,14 @@ from pathlib import Path
 import pandas as pd
 
 from diavolo_stats.analytics import roll_weak_spots, summaries
+from diavolo_stats.analytics.chart_processes import (
+    CHART_MODULES,
+    fork_drawer,
+    hand_over,
+    handed_over,
+    import_charts,
+    report_chart_png,
+)
 from diavolo_stats.analytics.latency_figures import latency_figures
 from diavolo_stats.analytics.report_page import WEAK_SPOTS_HEADING, render_page
 from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots
@@ -82,13 +90,19 @@ FALLBACK_SEED = 1
 """Without saved results the report simulates this many rounds itself: about 0.2 s, intervals near ±0.1 %."""
 
 
-CHART_MODULES = ("diavolo_stats.analytics.charts", "diavolo_stats.plots")
 AFTER_THE_READ = ("scipy.optimize", "jinja2", *CHART_MODULES)
 """What a report needs once its logs are read, not before: the summary's fits (scipy.optimize, a quarter of a
 second of mostly Python to import), the page's templates (Jinja, a few hundredths) and the charts (matplotlib, a
 third). `build_report` imports them on a thread beside the read, whose parsing and checks run in Arrow and numpy
 with the GIL released; a worker process, forked before the read, imports the CHART_MODULES meanwhile on the other
 core. The charts come last: where the worker draws them all (a short read), they are not imported here."""
+
+
+WORKER_S_OWN = ("tie_vs_non_tie.png", "latency.png")
+"""The charts the worker draws itself when it draws them all; its drawer (`chart_processes.fork_drawer`) draws the
+others. The latency chart, the last sent and the costliest (about a third of the drawing), and the tie rolls, sent
+before the accuracy: each process draws about half, and the worker hands the accuracy chart over before it starts
+the latency chart."""
 
 
 PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",
@@ -184,7 +198,8 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     process before the read, which imports the charts while this one reads;
     then, if it is ready, it fits the weak spots and draws all charts but the
     latency one, which this one draws; if it is still importing (a short
-    read), it draws every chart and this one fits the weak spots, without
+    read), it draws every chart, with a drawer of its own forked once it has
+    matplotlib (`chart_processes`), and this one fits the weak spots, without
     matplotlib. The same report sooner on two cores (`diavolo report` passes
     `workers.CORES`; a server, whose threads a fork would not carry, keeps
     1). InputError (one line) for a missing or malformed log, a
@@ -200,7 +215,7 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
                                                       f"simulated odds from {simulation_path}")
     with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
         # Sent before this process starts a thread of its own: its first call forks the worker.
-        worker_ready = None if pool is None else _forked(pool, _imported, CHART_MODULES)
+        worker_ready = None if pool is None else _forked(pool, import_charts)
         with ThreadPoolExecutor(max_workers=1) as aside:
             imports = {module: aside.submit(importlib.import_module, module) for module in AFTER_THE_READ}
             drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
@@ -236,11 +251,6 @@ def _forked(pool: Executor, function: Callable, *args) -> Future:
         return pool.submit(function, *args)
 
 
-def _imported(modules: Sequence[str]) -> None:
-    for module in modules:
-        importlib.import_module(module)
-
-
 def _weak_spots_later(fitted: Callable[[], dict[str, RollWeakSpots]],
                       pool: Executor | None) -> Callable[[], dict[str, RollWeakSpots]]:
     """The weak spots `fitted` gives, as a call that gives them: fitted now without a pool, else in the pool's
@@ -256,19 +266,25 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
            pool: Executor | None, drawing_here: bool) -> Report:
     """The report of the rows read (`build_report`): summaries, charts, tie odds and the page. With a `pool`, its
     worker draws the charts but, when `drawing_here`, the latency chart, which this process draws before it takes
-    back the charts still queued (without matplotlib, importing it would cost more than the worker's last chart);
-    `weak_spots` is called once every chart is sent or drawn here."""
+    back the charts still queued; otherwise (without matplotlib, importing it would cost more than the worker's
+    last chart) it hands all but WORKER_S_OWN to its drawer. `weak_spots` is called once every chart is sent or
+    drawn here."""
     drills = with_command_labels(summaries.select_players(drills, players))
     # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
     drills["player"] = drills["player"].astype("category")
     figures = {}  # file name -> (caption, the call that draws the chart's PNG)
-    sent = {}  # file name -> the PNG bytes the worker will send back
+    sent = {}  # file name -> the PNG bytes the worker will send back (None: its drawer's, sent by `handed_over`)
+    handing = pool is not None and not drawing_here  # the worker draws them all: with a drawer of its own
+    if handing:
+        pool.submit(fork_drawer)
 
     def to_draw(name: str, caption: str, chart: str, *args, **kwargs) -> None:
         # Sent as soon as what it draws is worked out: the worker goes on from what it was doing to a chart.
-        figures[name] = (caption, partial(_chart_png, chart, *args, **kwargs))
-        if pool is not None and not (drawing_here and name == "latency.png"):
-            sent[name] = pool.submit(_chart_png, chart, *args, **kwargs)
+        figures[name] = (caption, partial(report_chart_png, chart, *args, **kwargs))
+        if handing and name not in WORKER_S_OWN:
+            sent[name] = pool.submit(hand_over, name, chart, *args, **kwargs)
+        elif pool is not None and not (drawing_here and name == "latency.png"):
+            sent[name] = pool.submit(report_chart_png, chart, *args, **kwargs)
 
     # The charts needing the least work first: the tie odds, the learning curve and the tie rolls, then the accuracy,
     # after the summary's fits, and the latency chart, which needs the fits and reads every row.
@@ -291,8 +307,11 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
     # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
     to_draw("latency.png", "Latency of correct answers per command", "latency_figures_chart",
             latency_figures(drills, summaries.summary_fits(summary)))
+    handed = pool.submit(handed_over) if handing else None
     drawn = _drawn_here(figures, sent, take_back=drawing_here)
     spots = weak_spots()
+    if handed is not None:
+        drawn.update(handed.result())
     order = ["accuracy.png", "latency.png", "learning_curve.png", "tie_vs_non_tie.png", *ties]  # the page's
     images = {name: (figures[name][0], drawn[name] if name in drawn else sent[name].result()) for name in order}
     notes = [note for note, _ in ties.values()] + ([CLOSEST_JUDGING] if ties else []) + left_out
@@ -310,14 +329,6 @@ def _drawn_here(figures: dict[str, tuple[str, Callable[[], bytes]]], sent: dict[
         if sent[name].cancel():
             drawn[name] = figures[name][1]()
     return drawn
-
-
-def _chart_png(chart: str, *args, **kwargs) -> bytes:
-    """The PNG bytes of `charts.<chart>(*args, **kwargs)`, in whichever process draws it."""
-    from diavolo_stats.analytics import charts  # AFTER_THE_READ
-    from diavolo_stats.plots import figure_png
-
-    return figure_png(getattr(charts, chart)(*args, **kwargs))
 
 
 def _games_played(drills: pd.DataFrame) -> tuple[list[tuple[str, str, Variant]], list[str]]:

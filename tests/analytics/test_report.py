@@ -177,9 +177,10 @@ def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkey
 
 
 def _recording_pool(sent: list[str], importing: str, charts: list | None = None):
-    """A `worker_pool` that records, in `sent`, each call's function (a chart's name for `_chart_png`, whose
-    arguments go to `charts` too), and whose worker is seen by the report as ready (`importing` "done": the imports
-    are waited for) or still importing ("held": the report is given a future that never ends)."""
+    """A `worker_pool` that records, in `sent`, each call's function (for a chart, its name, and "handed: " before it
+    for one the worker hands its drawer; its arguments go to `charts` too), and whose worker is seen by the report
+    as ready (`importing` "done": the imports are waited for) or still importing ("held": the report is given a
+    future that never ends)."""
 
     def pool(workers):
         pool = worker_pool(workers)
@@ -187,11 +188,12 @@ def _recording_pool(sent: list[str], importing: str, charts: list | None = None)
 
         def recorded(function, *args, **kwargs):
             name = getattr(function, "func", function).__name__
-            sent.append(args[0] if name == "_chart_png" else name)
-            if name == "_chart_png" and charts is not None:
-                charts.append((args, kwargs))
+            chart_args = {"report_chart_png": args, "hand_over": args[1:]}.get(name)
+            sent.append({"report_chart_png": "", "hand_over": "handed: "}.get(name, name) + (chart_args or [""])[0])
+            if chart_args is not None and charts is not None:
+                charts.append((chart_args, kwargs))
             future = submit(function, *args, **kwargs)
-            if name == "_imported":
+            if name == "import_charts":
                 if importing == "held":
                     return Future()
                 future.result()
@@ -206,11 +208,12 @@ def _recording_pool(sent: list[str], importing: str, charts: list | None = None)
 @pytest.mark.parametrize("importing, calls", [
     # Ready after the read: the fit, then each chart as soon as its figures are worked out, the summary's (with its
     # fits) last; the latency chart, which reads every row, is drawn in this process.
-    ("done", ["_imported", "fitted_weak_spots", "tie_frequency_chart", "learning_curve_chart",
+    ("done", ["import_charts", "fitted_weak_spots", "tie_frequency_chart", "learning_curve_chart",
               "tie_versus_non_tie_chart", "accuracy_chart"]),
-    # Still importing after the read: every chart, the latency chart from its figures; the weak spots are fitted here.
-    ("held", ["_imported", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
-              "accuracy_chart", "latency_figures_chart"]),
+    # Still importing after the read: every chart, the latency chart from its figures, about half of them handed to
+    # the worker's own drawer; the weak spots are fitted here.
+    ("held", ["import_charts", "fork_drawer", "handed: tie_frequency_chart", "handed: learning_curve_chart",
+              "tie_versus_non_tie_chart", "handed: accuracy_chart", "latency_figures_chart", "handed_over"]),
 ], ids=["worker ready after the read", "worker still importing after the read"])
 def test_a_report_sends_its_worker_what_it_can_take_and_is_the_same_as_without(monkeypatch, importing, calls):
     simulation = REPO / "data" / "simulation_standard.csv"
@@ -251,13 +254,14 @@ def test_the_worker_draws_the_charts_it_is_sent_without_scipy(monkeypatch, tmp_p
     sent, calls = [], []
     monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "held", calls))
     build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv", workers=2)
-    assert [args[0] for args, _ in calls] == sent[1:] and "latency_figures_chart" in sent
+    assert [args[0] for args, _ in calls] == [name.removeprefix("handed: ") for name in sent[2:-1]]
+    assert "latency_figures_chart" in sent
     (tmp_path / "calls.pickle").write_bytes(pickle.dumps(calls))
     code = f"""
 import pickle, sys
-from diavolo_stats.analytics.report import _chart_png
+from diavolo_stats.analytics.chart_processes import report_chart_png
 for args, kwargs in pickle.loads(open({str(tmp_path / "calls.pickle")!r}, "rb").read()):
-    assert _chart_png(*args, **kwargs).startswith({PNG_MAGIC!r})
+    assert report_chart_png(*args, **kwargs).startswith({PNG_MAGIC!r})
 print(sorted(name for name in sys.modules if name.split(".")[0] == "scipy"))
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -289,7 +293,7 @@ def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the
         def recorded(function, *args, **kwargs):
             events.append(getattr(function, "func", function).__name__)
             future = submit(function, *args, **kwargs)
-            if events[-1] == "_imported":
+            if events[-1] == "import_charts":
                 future.result()  # the worker is ready when the read ends: the fit goes to it
             if events[-1] == "fitted_weak_spots":
                 fit_sent.set()
@@ -313,7 +317,7 @@ def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the
     monkeypatch.setattr(report, "load_logs", read)
     monkeypatch.setattr(report, "importlib", types.SimpleNamespace(import_module=held_import))
     build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv", workers=2)
-    assert events[:3] == ["_imported", "read", "fitted_weak_spots"]
+    assert events[:3] == ["import_charts", "read", "fitted_weak_spots"]
     assert waited == [True], "the fit was sent only after the imports beside the read had ended"
 
 

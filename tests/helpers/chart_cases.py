@@ -62,7 +62,8 @@ def chart_calls(case: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> lis
     """Every chart call of the report of `case`'s log (one process, nothing drawn); for "narrow", the learning
     curve as `/me` draws it on a phone."""
     calls = []
-    monkeypatch.setattr(report, "_chart_png", lambda chart, *args, **kwargs: calls.append((chart, args, kwargs)) or b"")
+    monkeypatch.setattr(report, "report_chart_png",
+                        lambda chart, *args, **kwargs: calls.append((chart, args, kwargs)) or b"")
     monkeypatch.chdir(folder)  # where a fresh simulation is saved
     report.build_report([_log(case, folder)], simulation_path=REPO / "data" / "simulation_standard.csv")
     if case == "narrow":
