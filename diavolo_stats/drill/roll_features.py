@@ -2,16 +2,11 @@
 
 Each roll is described by its command, the colored dice in play (colors x
 dice per color), whether the best figure is shared (the answer is grey),
-whether the best and second-best figures are a near tie, and whether the
-command die was shown before the dice. The figures are the rules' own
-(`rules.figures`, `table_model.nearest_distances`), so a feature means what the
-table sees.
-
-A near tie is a roll with one winner whose figure beats the runner-up by the
-smallest step the figure has: one pip of a total, a spread or a highest die,
-one odd die. For `closest` the figure is a distance, and a near tie is a
-winner whose nearest die is within NEAR_TIE_RATIO of the runner-up's (a ratio
-within the table's tolerance is already grey).
+whether the best and second-best figures are a near tie (the winner ahead by
+the smallest step its figure has; for `closest`, within NEAR_TIE_RATIO), and
+whether the command die was shown before the dice. The figures are the
+rules' own (`rules.figures`, `table_model.nearest_distances`), so a feature
+means what the table sees.
 
 Why it works as it does: docs/architecture.md, "Roll features".
 """

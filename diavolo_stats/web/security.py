@@ -1,23 +1,9 @@
 """What every request passes before the app sees it, and what every response carries.
 
-- Token: when the server listens on an address other than loopback, every
-  request must carry the server's token, as `?token=` (the link the server
-  prints; the answer then sets it as a cookie) or as that cookie.
-- Room pass: a room's link (`room_link`) carries the room's pass instead of
-  the token. It admits its holder to that room only: the room's page for that
-  code, the files the page loads, and the room's WebSocket, never the server's
-  other pages or its API (a guest cannot open rooms, read /me or the log's
-  reports). The answer to the link sets the pass as a cookie for the rest.
-- Origin: a request that can change something (POST), and every WebSocket
-  (a room's), must come from a page of this app: its `Origin` header must be
-  this server's own origin. A page of another site cannot post trials into
-  the log, nor sit at a room's table. A WebSocket needs the token too.
-- Size: a request body is read up to MAX_BODY_BYTES; beyond that, 413.
-- Headers: a content security policy that lets a page run only this app's
-  own scripts and styles and connect only to this app, no framing, no
-  referrer, no content sniffing.
-
-Why it works as it does: docs/architecture.md, "The server's security".
+The server's token off loopback (as `?token=` or its cookie), or a room's pass for that room alone
+(`room_link`); the page's own origin for every POST and WebSocket; a body of at most MAX_BODY_BYTES; and headers
+that hold a page to this app's own scripts, styles and connections. What each admits, and why:
+docs/architecture.md, "The server's security".
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Rooms shared by many `diavolo serve` processes through a NATS server (opt-in: the serve command's NATS URL).
 
-Each room has one owner, the process it was opened on, which referees it
-with its one `live.Table` and writes its answers to its log. A room's code is
-claimed in NATS's JetStream key-value store (bucket KV_BUCKET: code -> owner
-process), renewed every RENEW_S and forgotten CLAIM_TTL_S after the owner's
-last renewal, so the code works on every process. A seat whose page reached
-another process is relayed: that process accepts the WebSocket, asks the
-owner to open the connection (`<prefix>.owner.P.open`, a request), then
-carries each frame to it (`.msg`, `.close`), and the owner's frames back
-(`<prefix>.relay.Q`). The owner runs the room's own connection handler
-(`Rooms.serve`) on a `RemoteSocket`, so a relayed seat is held to every
-bound a local one is, and its pings time the whole way, relay included.
+Each room has one owner, the process it was opened on, which referees it with its one `live.Table` and writes
+its answers to its log. A room's code is claimed in NATS's key-value store, so the code works on every process;
+a seat whose page reached another process is relayed to the owner, whose own connection handler
+(`Rooms.serve`) serves it on a `RemoteSocket`, held to every bound a local seat is.
 
 Why it works as it does: docs/architecture.md, "Rooms across processes".
 """
