@@ -22,7 +22,8 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.validation import CONTROL_CODES, SURROGATE, Rule
 
 MAX_PLAYER_LENGTH = 100
-"""Characters of a name a log may hold (written before names were kept to MAX_NEW_NAME_LENGTH)."""
+"""Characters of a name a log may hold: wider than a new name (MAX_NEW_NAME_LENGTH), so that no log whose
+names are longer is refused."""
 MAX_NEW_NAME_LENGTH = 24
 """Characters of a new name at most: one line of a room's lobby on a phone (390 px wide)."""
 
