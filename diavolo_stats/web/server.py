@@ -26,7 +26,7 @@ from diavolo_stats.validation import check_value
 from diavolo_stats.web.app import create_app, is_loopback
 from diavolo_stats.web.rooms import MAX_MESSAGE_BYTES
 from diavolo_stats.web.security import TOKEN
-from diavolo_stats.web.shared_rooms import SharedRooms
+from diavolo_stats.web.shared_rooms import NATS_URL, SharedRooms
 
 GRACEFUL_SHUTDOWN_S = 10
 """On Ctrl-C, how long the requests in flight get to finish."""
@@ -107,16 +107,18 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
     is one of this machine's own that other machines can reach, the others follow as `also on URL`.
     Binding an address other than loopback without a token makes one up. variant: the game the app holds
     (`create_app`), the standard one when None. nats: the URL of a NATS server through which this process
-    shares rooms with others (`shared_rooms`); None: rooms stay in this process. InputError when the host is blank
-    or the token is not one `security.TOKEN` allows (before anything listens), the address cannot be bound (field
-    `host` when it is no address of this machine, `port` otherwise), the log is not a drill log, or NATS cannot
-    be reached.
+    shares rooms with others (`shared_rooms`); None: rooms stay in this process. InputError when the host or the
+    NATS URL is blank or the token is not one `security.TOKEN` allows (before anything listens), the address
+    cannot be bound (field `host` when it is no address of this machine, `port` otherwise), the log is not a drill
+    log, or NATS cannot be reached.
     """
     if not host.strip():  # the socket would listen on every address, and the address printed would be http://:PORT
         raise InputError("must be an address or a host name to listen on (127.0.0.1: this machine only; 0.0.0.0: "
                          f"every address), got {host!r}", field="host")
     if token is not None:
         check_value("token", token, TOKEN)
+    if nats is not None:
+        check_value("nats", nats, NATS_URL)
     if not is_loopback(host) and token is None:
         token = secrets.token_urlsafe(16)
     hosts = () if is_loopback(host) else ("*",) if host in ("0.0.0.0", "::") else (host,)

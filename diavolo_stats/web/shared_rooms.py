@@ -11,6 +11,7 @@ Why it works as it does: docs/architecture.md, "Rooms across processes".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import uuid
@@ -20,6 +21,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import Text
 
 KV_BUCKET = "diavolo_rooms"
 CLAIM_TTL_S = 120.0
@@ -34,6 +36,8 @@ OUTAGE_LIMIT_S = 30.0
 OPEN_TIMEOUT_S = 3.0
 NATS_CONNECT_TIMEOUT_S = 10.0
 """How long `serve` waits for the NATS server at start-up before it gives up, in one line."""
+NATS_URL = Text(max_length=2000, described="the URL of a NATS server (nats://host:4222)")
+"""What `serve` takes for `nats`, checked before anything listens: blank text names no server."""
 MAX_QUEUED = 64
 """Frames from a relayed seat waiting for the owner's room to read them; past it the connection is dropped."""
 MAX_FRAME_BYTES = 4096
@@ -114,7 +118,8 @@ class SharedRooms:
             self.kv = await js.create_key_value(KeyValueConfig(bucket=KV_BUCKET, ttl=CLAIM_TTL_S, history=1))
         except Exception as error:
             if self.nc is not None and not self.nc.is_closed:
-                await self.nc.close()
+                with contextlib.suppress(Exception):  # a client that never connected fails to close (nats-py)
+                    await self.nc.close()
             reason = str(error) or type(error).__name__.replace("TimeoutError",
                                                                 f"no answer in {NATS_CONNECT_TIMEOUT_S:g} s")
             raise InputError(f"cannot reach the NATS server at {self.url} ({reason}); is it running, with JetStream "

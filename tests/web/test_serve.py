@@ -151,6 +151,17 @@ def test_a_token_a_link_or_a_cookie_cannot_carry_is_one_line_before_the_server_s
     assert_one_line_error(result, "--token", "1 to 200 characters of ASCII letters, digits and - _ . ~")
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("url, said", [
+    ("", "--nats: must be the URL of a NATS server (nats://host:4222), got ''"),  # before anything listens
+    ("  ", "--nats: must be the URL of a NATS server (nats://host:4222), got '  '"),
+    ("nats://", "--nats: cannot reach the NATS server at nats:// (nats: invalid hostname in connect url)"),
+])
+def test_a_nats_url_that_names_no_server_is_one_line_not_a_traceback(diavolo, log_path, url, said):
+    result = diavolo("serve", "--port", "0", "--log", str(log_path), "--nats", url)
+    assert_one_line_error(result, f"diavolo: error: {said}")
+
+
 def test_every_address_prints_this_machines_own_addresses_a_phone_can_reach(monkeypatch):
     from types import SimpleNamespace
 
