@@ -35,6 +35,7 @@ IDLE_ROUNDS = 2
 UNSAVED_NOTICE_S = 2.0
 """How long an answer may take to reach the disk before its seat is told why it has not yet."""
 
+
 class RoomRefusal(Exception):
     """A connection broke a bound: it is closed with `code` and the reason."""
 
