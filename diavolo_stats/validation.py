@@ -295,7 +295,8 @@ class Several(Rule):
         if problem is not None:
             raise ValueError(problem)
         items = tuple(self._item(item) for item in value)
-        count = (f"{self.least} to {self.most} {self.noun}s" if self.most is not None
+        count = (f"{self.least} {self.noun}s" if self.least == self.most
+                 else f"{self.least} to {self.most} {self.noun}s" if self.most is not None
                  else f"at least one {self.noun}" if self.least == 1 else f"at least {self.least} {self.noun}s")
         if not (self.least <= len(items) and (self.most is None or len(items) <= self.most)):
             raise Refused(f"need {count}", len(items))

@@ -141,16 +141,34 @@ COMMAND_PARSER = "command_parser"
 """The parsed arguments' attribute holding the parser of the (sub)command they were parsed by."""
 
 
+class Typed(tuple):
+    """The items a list flag's text was read into, which an error quoting the list whole quotes as it was typed
+    (`got 'red,red'`, not `got ('red', 'red')`), wherever the library checks it; a tuple in every other way."""
+
+    text: str
+
+    def __new__(cls, items: Sequence[Any], text: str) -> Typed:
+        typed = super().__new__(cls, items)
+        typed.text = text
+        return typed
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+
+def read_text(rule: Rule, text: str) -> Any:
+    """The value a flag's `text` stands for, read by `rule.from_text`, not yet checked; a list as `Typed`."""
+    value = rule.from_text(text)
+    return Typed(value, text) if isinstance(value, tuple) else value
+
+
 def value_type(rule: Rule):
-    """An argparse type: the value a flag's text stands for, read by `rule.from_text` and kept as `rule` keeps it
-    (the library's own check), refused with the library's message (argparse names the flag). A list refused as
-    a whole is quoted as it was typed (`got 'red,red'`, not the tuple it was read into)."""
+    """An argparse type: the value a flag's text stands for (`read_text`) kept as `rule` keeps it (the library's
+    own check), refused with the library's message (argparse names the flag)."""
 
     def parse(text: str) -> Any:
-        value = rule.from_text(text)
         try:
-            return check_value("", value, rule, lambda got: repr(text) if got is value and isinstance(got, tuple)
-                               else repr(got))
+            return check_value("", read_text(rule, text), rule)
         except InputError as error:
             raise argparse.ArgumentTypeError(error.message) from None
 
@@ -158,9 +176,9 @@ def value_type(rule: Rule):
 
 
 def read_type(rule: Rule):
-    """An argparse type: the value a flag's text stands for, read by `rule.from_text` but not yet checked, for a
-    flag the library checks against another flag's value (`--commands`: among a `--variant` file's own)."""
-    return rule.from_text
+    """An argparse type: the value a flag's text stands for (`read_text`), not yet checked, for a flag the
+    library checks against another flag's value (`--commands`: among a `--variant` file's own)."""
+    return lambda text: read_text(rule, text)
 
 
 SEED = Whole(0)

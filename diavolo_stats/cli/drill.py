@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 
 from diavolo_stats.cli.common import (
+    Typed,
     add_format_argument,
     add_variant_arguments,
     path_type,
     print_result,
+    read_text,
     value_type,
     variant_from_args,
 )
@@ -81,9 +83,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace) -> DrillSettings:
     rules = declared(DrillSettings, NUMBERS)[0]
-    if args.foreperiod_ms is not None and "," not in args.foreperiod_ms:
-        args.foreperiod_ms = f"{args.foreperiod_ms},{args.foreperiod_ms}"  # one wait: always that long
-    numbers = {name: rules[name].from_text(getattr(args, name)) for name in NUMBERS if getattr(args, name) is not None}
+    numbers = {name: read_text(rules[name], getattr(args, name)) for name in NUMBERS if getattr(args, name) is not None}
+    if len(numbers.get("foreperiod_ms", ())) == 1:  # one wait: always that long
+        numbers["foreperiod_ms"] = Typed(numbers["foreperiod_ms"] * 2, args.foreperiod_ms)
     variant = variant_from_args(args)
     optional = {"log": args.log, "keys": args.keys}
     return DrillSettings(

@@ -43,9 +43,9 @@ def test_a_bad_list_is_refused_by_the_command_line_in_the_library_s_words(tmp_pa
     result = run_diavolo(*argv, cwd=tmp_path)
     assert_one_line_error(result)
     # argparse refuses a flag it reads (--colors), the command a field the library checks (--commands); either
-    # way the flag, then the library's own message. A list argparse refuses as a whole is quoted as typed.
+    # way the flag, then the library's own message. A list refused as a whole is quoted as typed.
     message = refused.value.message
-    if flag == "--colors" and ", got (" in message:
+    if ", got (" in message:
         message = f"{message.rsplit(', got ', 1)[0]}, got {argv[argv.index(flag) + 1]!r}"
     assert result.stderr.strip() == f"diavolo: error: {flag}: {message}", (result.stderr, refused.value)
 
@@ -55,6 +55,14 @@ def test_a_bad_list_is_refused_by_the_command_line_in_the_library_s_words(tmp_pa
     (["simulate", "--colors", "red,,blue"],
      "--colors: has an empty color (nothing between two commas, or at an end), got 'red,,blue'"),
     (["minodice", "odds", "--against", "2,2"], "--against: 2 repeated; each count once, got '2,2'"),
+    # Read by the command line, checked by the library: --commands against the variant's, --foreperiod-ms as a drill.
+    (["odds", "--commands", "closest, closest"],
+     "--commands: closest repeated; each command once, got 'closest, closest'"),
+    (["sweep", "--commands", ","],
+     "--commands: has an empty command (nothing between two commas, or at an end), got ','"),
+    (["drill", "--player", "ana", "--foreperiod-ms", "600,,900"],
+     "--foreperiod-ms: has an empty bound (nothing between two commas, or at an end), got '600,,900'"),
+    (["drill", "--player", "ana", "--foreperiod-ms", "1,2,3"], "--foreperiod-ms: need 2 bounds, got 3"),
 ])
 def test_a_list_refused_as_a_whole_is_quoted_as_typed_not_as_a_tuple(tmp_path, argv, line):
     result = run_diavolo(*argv, cwd=tmp_path)
