@@ -74,6 +74,10 @@ def player_from_spec(spec: str, fit: ReadingFit | None = None, log_path: str | P
     return reading.model
 
 
+PLAYER_KINDS = "a player is preset:NAME, a player file ending in .toml, or a name in the drill log"
+"""What a spec may be, as an error about one says it."""
+
+
 def players_from_specs(specs: Sequence[str], log_path: str | Path | None = None, command_first: bool = False,
                        fit: ReadingFit | None = None, model: str = DEFAULT_MODEL) -> list[Player]:
     """Players for several specs, fitting the drill log once by `model` (only if a spec names a player; `fit`
@@ -86,7 +90,11 @@ def specs_fit(specs: Sequence[str], log_path: str | Path | None = None,
               model: str = DEFAULT_MODEL) -> ReadingFit | None:
     """The drill log fitted by `model` (`fit_log`) if a spec names a player of it, else None. A name that is no
     player of the log (or there is none) but a folder, a FIFO or a file not ending in .toml on disk is refused as
-    what it is (InputError, field `players`): a path given where a player or a player file was meant."""
+    what it is (InputError, field `players`): a path given where a player or a player file was meant; so is an
+    empty or blank spec, which names no player, before the log is read."""
+    blank = next((spec for spec in specs if not spec.strip()), None)
+    if blank is not None:
+        raise InputError(f"{blank!r} names no player; {PLAYER_KINDS}", field="players")
     named = [spec for spec in specs if _named(spec)]
     if not named:
         return None
@@ -108,8 +116,7 @@ def _refuse_paths(names: Sequence[str], players: Collection[str]) -> None:
     for name in names:
         problem = None if name in players else _path_problem(name)
         if problem is not None:
-            raise InputError(f"{problem}; a player is preset:NAME, a player file ending in .toml, or a name in the "
-                             "drill log", field="players")
+            raise InputError(f"{problem}; {PLAYER_KINDS}", field="players")
 
 
 def _path_problem(name: str) -> str | None:

@@ -36,6 +36,9 @@ SYNC_INTERVAL_S = 0.2
 
 def check_output(path: Path) -> None:
     """InputError unless `path` names a file a sweep can write: a `.csv` or `.parquet` file it may write."""
+    if path.name.lower() in SUFFIXES:  # a hidden file's whole name: Path(".csv").suffix is ""
+        raise InputError(f"{str(path)!r}: the file name needs a name before .csv or .parquet (sweep.csv)",
+                         field="out")
     if path.suffix.lower() not in SUFFIXES:
         raise InputError(f"{str(path)!r}: the file name must end in .csv or .parquet", field="out")
     if path.suffix.lower() == ".parquet":

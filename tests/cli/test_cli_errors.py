@@ -54,6 +54,10 @@ def test_every_refusal_of_a_flag_starts_with_the_flag_alone(tmp_path, args, flag
     # log_path is --log for `game`; `path` is --log for `synth-log`.
     (("game", "--players", "ann", "preset:novice", "--games", "1", "--design-games", "0", "--log", "missing.csv"),
      "diavolo: error: --log: no drill log at 'missing.csv'"),
+    # An empty player is no name of the log, refused before the log is looked for.
+    (("game", "--players", "", "preset:novice", "--log", "missing.csv"),
+     "diavolo: error: --players: '' names no player; a player is preset:NAME, a player file ending in .toml, or a "
+     "name in the drill log"),
 ])
 def test_a_library_error_names_the_flag_the_user_typed(tmp_path, args, line):
     result = run_diavolo(*args, cwd=tmp_path)

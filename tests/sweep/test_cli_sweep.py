@@ -126,6 +126,8 @@ def _free_port() -> int:
     (["--workers", "2", "--scheduler", "local:2"], ["--workers", "not both"]),
     (["--scheduler", "local:0"], ["--scheduler", "local:N needs N from 1"]),
     (["--out", "sweep.txt"], ["--out", "must end in .csv or .parquet"]),
+    (["--out", ".csv"], ["--out: '.csv': the file name needs a name before .csv or .parquet (sweep.csv)"]),
+    (["--out", "x/.PARQUET"], ["--out: 'x/.PARQUET': the file name needs a name before .csv or .parquet"]),
     (["--target", "closest=0.3..0.1"], ["--target", "smaller end first"]),
     (["--target", "most-odd=0.1..0.2", "--commands", "closest"], ["--target", "not among the sweep's commands"]),
     (["--plot-axes", "sides,weight"], ["--plot-axes", "two or three different parameters"]),
