@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from diavolo_stats.errors import InputError
-from diavolo_stats.validation import CONTROL_CODES, SURROGATE, Rule
+from diavolo_stats.validation import CONTROL_CODES, SURROGATE, Rule, Text
 
 MAX_PLAYER_LENGTH = 100
 """Characters of a name a log may hold: wider than a new name (MAX_NEW_NAME_LENGTH), so that no log whose
@@ -61,6 +61,10 @@ class Name(Rule):
 
 
 PLAYER_NAME = Name()
+
+PLAYER_ASKED = Text(max_length=MAX_PLAYER_LENGTH)
+"""A player of a drill log asked for by name (`player_figures`' players, each on its own): text a log's player
+cell may hold, checked loosely, as a name the log does not hold is said so with the names it does."""
 
 
 def check_player(name: object) -> str:

@@ -29,9 +29,10 @@ from diavolo_stats.game.reading import COEFFICIENTS, design, logistic
 from diavolo_stats.game.reading_fit import FIT_COLUMNS, PlayerReading, ReadingFit
 from diavolo_stats.game.settings import DEFAULT_MODEL, MODELS
 from diavolo_stats.game.specs import fit_players
+from diavolo_stats.names import PLAYER_ASKED
 from diavolo_stats.results import NotedRows, render_fitted, wrap
 from diavolo_stats.stats import CONFIDENCE, MIN_FIT_ANSWERS, Estimate
-from diavolo_stats.validation import FilePath, Maybe, OneOf, Several, Text, Whole, checked
+from diavolo_stats.validation import FilePath, Maybe, OneOf, Several, Whole, checked
 
 DRAWS = 2000
 """Posterior draws behind each interval (seeded: the same log always gives the same intervals)."""
@@ -115,7 +116,7 @@ class PlayerFigures(NotedRows):
         return notes
 
 
-@checked(log_path=FilePath(), players=Maybe(Several(Text(max_length=100), noun="player")),
+@checked(log_path=FilePath(), players=Maybe(Several(PLAYER_ASKED, noun="player")),
          dice=Whole(2, MAX_COLORS * MAX_DICE_PER_COLOR), confidence=CONFIDENCE, model=OneOf(MODELS))
 def player_figures(log_path: str | Path, players: Sequence[str] | None = None, dice: int = REFERENCE_DICE,
                    confidence: float = 0.95, model: str = DEFAULT_MODEL) -> PlayerFigures:

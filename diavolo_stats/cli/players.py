@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
-from diavolo_stats.cli.common import add_format_argument, print_result, value_type
+from diavolo_stats.cli.common import Typed, add_format_argument, print_result, value_type
 from diavolo_stats.game.settings import DEFAULT_MODEL, MODELS
+from diavolo_stats.names import PLAYER_ASKED
 from diavolo_stats.validation import Whole
 
 
@@ -19,7 +21,7 @@ def register(subparsers) -> None:
                     "command first cost, with a diffusion's drift, caution, non-decision time and lapses, each "
                     "with its 95% interval and the answers it rests on.")
     parser.add_argument("--log", dest="log_path", required=True, metavar="PATH", help="the drill log to fit")
-    parser.add_argument("--player", dest="players", nargs="+", metavar="NAME",
+    parser.add_argument("--player", dest="players", nargs="+", type=value_type(PLAYER_ASKED), metavar="NAME",
                         help="only these players (default: everyone with enough answers)")
     parser.add_argument("--dice", type=value_type(Whole(2, 96)), default=9, metavar="N",
                         help="quote the figures on a roll of N colored dice, 2 to 96 (default 9, the box); "
@@ -33,6 +35,7 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from diavolo_stats.analytics.player_figures import player_figures
 
-    print_result(player_figures(args.log_path, players=args.players, dice=args.dice, model=args.model),
-                 args.format)
+    # The names as typed (`got 'ann ann'`, not a list) where the library quotes them whole.
+    players = None if args.players is None else Typed(args.players, shlex.join(args.players))
+    print_result(player_figures(args.log_path, players=players, dice=args.dice, model=args.model), args.format)
     return 0
