@@ -123,9 +123,11 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
         token = secrets.token_urlsafe(16)
     hosts = () if is_loopback(host) else ("*",) if host in ("0.0.0.0", "::") else (host,)
     app = create_app(log if log is not None else default_log_path(), token=token, hosts=hosts, variant=variant)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        listener = socket.create_server((host.strip("[]"), port), family=socket.AF_INET6 if ":" in host
-                                        else socket.AF_INET)
+        # The name resolved first: create_server re-raises a resolver's refusal as a bare OSError (errno -2).
+        socket.getaddrinfo(host.strip("[]"), port, family, socket.SOCK_STREAM)
+        listener = socket.create_server((host.strip("[]"), port), family=family)
     except socket.gaierror as error:  # a name no address answers to; its errno is a resolver's code, not errno's
         raise InputError(f"cannot listen on {host}:{port} ({error.strerror})", field="host") from None
     except OSError as error:

@@ -92,7 +92,8 @@ def test_an_address_not_of_this_machine_or_a_name_of_none_is_refused_naming_the_
     def unknown(*args, **kwargs):
         raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
-    monkeypatch.setattr(socket, "create_server", unknown)  # as a resolver answers a name it does not know
+    # As a resolver answers a name it does not know (create_server would re-raise it as "Unknown error -2").
+    monkeypatch.setattr(socket, "getaddrinfo", unknown)
     result = diavolo("serve", "--port", "0", "--host", "nosuch.invalid", "--log", str(log_path))
     assert_one_line_error(result, "--host: cannot listen on nosuch.invalid:0 (Name or service not known)")
 
