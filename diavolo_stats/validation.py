@@ -367,8 +367,8 @@ class TextMap(Rule):
 
     def from_text(self, text: str) -> Any:
         """`black=j,red=k`: each name stripped of spaces, each value as written; text with an item that is no
-        pair (an empty one included) stays text."""
-        pairs = [item.partition("=") for item in text.split(",")] if text.strip() else []
+        pair (an empty one included, and empty text: given, it changes no default) stays text."""
+        pairs = [item.partition("=") for item in text.split(",")]
         if any(not sep for _, sep, _ in pairs):
             return text
         return {name.strip(): value for name, _, value in pairs}
@@ -377,7 +377,7 @@ class TextMap(Rule):
         return ["black=k", 5, {"black": 5}, None]
 
     def bad_texts(self) -> list[str]:
-        return ["black", "black=k,red", "black:k", "black=k,,red=j"]
+        return ["black", "black=k,red", "black:k", "black=k,,red=j", ""]
 
 
 @dataclasses.dataclass(frozen=True)

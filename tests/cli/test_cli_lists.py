@@ -63,6 +63,9 @@ def test_a_bad_list_is_refused_by_the_command_line_in_the_library_s_words(tmp_pa
     (["drill", "--player", "ana", "--foreperiod-ms", "600,,900"],
      "--foreperiod-ms: has an empty bound (nothing between two commas, or at an end), got '600,,900'"),
     (["drill", "--player", "ana", "--foreperiod-ms", "1,2,3"], "--foreperiod-ms: need 2 bounds, got 3"),
+    # An empty --keys is refused, not read as no key changed.
+    (["drill", "--player", "ana", "--keys", ""],
+     "--keys: has an empty ANSWER=KEY (nothing between two commas, or at an end), got ''"),
     # Names given one by one: each checked as it is read, the list quoted as the words typed.
     (["players", "--log", "log.csv", "--player", "ann", ""],
      "--player: must be non-empty text without control characters, got ''"),
