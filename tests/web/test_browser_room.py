@@ -39,6 +39,8 @@ def test_a_room_of_three_played_to_its_end_with_one_player_reloading_midway(serv
         save_screenshot(ann.page, tmp_path, "room-over.png")
         assert ann.page.locator("#over-title").inner_text() == "Ann wins"
         assert ann.page.locator("#unchecked").inner_text().endswith(": Ann, Bea, Cid.")  # none drilled before
+        rounds, again = (ann.page.locator(f"#over {part}").bounding_box() for part in ("details", "#again"))
+        assert again["y"] - (rounds["y"] + rounds["height"]) >= 8  # the host's button stands clear of the rounds
         over = ann.over
     finally:
         for player in (ann, bea, cid):
