@@ -1,12 +1,9 @@
 """A budget of work for one computation, and a switch that stops it: what a server gives each request's exact odds.
 
-The exact engine's dynamic program (`distributions.figure_distribution`)
-spends one step for each state it takes through one face value, so a budget
-of steps bounds the work (not the wall time, which a busy machine stretches):
-the same variant is answered the same way on a quiet machine and a loaded
-one. Past the budget the work ends with one InputError saying so; once
-`stop` is called (from another thread: the client that asked has left), it
-ends at its next step with `Stopped`.
+The budget counts steps of the exact engine's dynamic program (`distributions.figure_distribution`), not wall
+time, so a variant is answered the same way on a quiet machine and a loaded one. Past the budget the work ends
+with one InputError; once `stop` is called (from another thread, when the client has left) it ends at its next
+step with `Stopped`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """The faces of the command die as data: a figure, a direction and tie-breaks.
 
-A `Command` is a name (what the command line, logs and reports call it), a
-`label` and a one-line `rule` for people, and a chain of criteria: the
-figure each color shows (`core.figures`), whether the highest or the lowest
-wins, then tie-breaks in turn. A color is the answer when its chain is
-strictly best; two or more colors sharing the whole chain make it grey.
-
-The six commands of the box are defined in these same terms in
-`builtin_commands.toml`, read once here; a variant file adds its own with
-`[commands.NAME]` tables of the same keys (`COMMAND_KEYS`). Every command,
-built-in or not, is resolved, counted and simulated by the same code.
-
-Why it works as it does: docs/architecture.md, "Commands".
+A `Command` is a name (what the command line, logs and reports call it), a `label` and a one-line `rule` for
+people, and a chain of criteria that decides the answer. The six commands of the box are defined in
+`builtin_commands.toml`, read once here; a variant file adds its own with `[commands.NAME]` tables of the same
+keys (`COMMAND_KEYS`), and every command is resolved, counted and simulated by the same code.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """One color's distribution of a command's chain of figures, by a dynamic program over faces.
 
-The figures are evaluators (`DiceFigure.fold`): they visit the distinct face
-values in increasing order and are told how many of the color's dice show
-each one, as icepool's multiset evaluators are. The number of ordered rolls
-in which exactly k of the n dice still free show value v is C(n, k) * m**k,
-m the faces showing v; summing over k for each value in turn counts every
-roll once, without enumerating the rolls: a sum over 8d10 keeps at most 73
-states per step. Figures that need the whole multiset (most-alike,
-distinct) keep small states too (the largest group so far, the values seen).
-
-States are capped at `MAX_STATES`; past it the odds are refused with one
-line naming the limit and pointing to `diavolo simulate`.
+The rolls are counted, never enumerated. States are capped at `MAX_STATES`; past it the odds are refused with
+one line naming the limit and pointing to `diavolo simulate`. How the program counts: docs/architecture.md,
+"Exact odds".
 """
 
 from __future__ import annotations

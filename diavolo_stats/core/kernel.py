@@ -1,13 +1,8 @@
 """The simulator's kernel: a variant's commands compiled once into lookup tables, then one block of rounds counted.
 
-Every value command, built-in or the designer's own, is compiled the same
-way: each color's possible rolls are enumerated once (its outcome index in
-base len(faces), its first die most significant) and given the command's
-score (`rules.color_scores`, the whole tie-break chain in one number), and
-the scores are ranked densely across colors so that they fit a byte. Then,
-per round:
-
-Why it works as it does: docs/architecture.md, "The simulation kernel".
+Every value command, built-in or the designer's own, is compiled the same way, so a round costs about one draw
+and a table look-up however the command is defined. The three paths by size: docs/architecture.md, "The
+simulation kernel".
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Exact odds of each answer, tie (grey) included, for the value commands of a variant.
 
-Each color's dice give a distribution of the command's chain of figures
-(`distributions.chain_distribution`, a dynamic program over faces). Colors
-are independent, so a color is the answer alone when its chain is some key
-k and every other color's is strictly worse: P(c alone) = sum_k n_c(k) *
-prod over the others d of L_d(k) / (outcomes of all colors), where n_c(k)
-counts color c's rolls with key k and L_d(k) those of d strictly worse.
-Everything else is a tie. Counts are Python integers (exact for any size)
-and become `fractions.Fraction` at the end; no joint roll is ever
-enumerated, so the standard game takes well under a millisecond. Colors
-with different dice have different chances (`answer_probability`).
-
-Why it works as it does: docs/architecture.md, "Exact odds".
+Colors are independent, so the odds come from each color's distribution of the command's figures
+(`distributions.chain_distribution`) without enumerating a joint roll; counts stay Python integers and become
+`fractions.Fraction` at the end. Colors with different dice have different chances (`answer_probability`).
+The formula: docs/architecture.md, "Exact odds".
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """How a roll is resolved: each color's figure for the command, then the winner or grey.
 
-Two entry points share one implementation: `resolve` explains a single roll
-(what a drill or a person needs: the answer, the figures and a one-line why),
-`answers` resolves millions of rolls at once as numpy arrays.
-
-The answer is the table's call: for `closest`, colors whose nearest dice lie
-within the perception tolerance tie (grey), which is how often a table will
-call it a tie, and what tie frequencies count. Judging a player is kinder:
-the rulebook says the nearest color wins, so on such a roll the strictly
-nearest color is right too (`accepted_answers`): the drill and the game
-simulator accept both.
+`resolve` explains a single roll (the answer, the figures and a one-line why, for a drill or a person);
+`answers` resolves millions of rolls at once as numpy arrays. Both share one implementation. For `closest`
+the answer is the table's call (within the perception tolerance it is grey), while judging a player also
+accepts the strictly nearest color (`accepted_answers`): docs/architecture.md, "The table model".
 """
 
 from __future__ import annotations
@@ -171,12 +165,9 @@ class Roll:
 class Resolution:
     """The answer to one roll, and why.
 
-    answer: a color name or "grey", the table's call. figures: each color's
-    figure (a count or total, or a distance in mm for `closest`). reason: one
-    line such as `red: total 13 > 12 white, 11 black`. accepted: the answers
-    counted right, `answer` first (see `accepted_answers`): one, or for a
-    `closest` roll grey only by the tolerance, grey and the strictly nearest
-    color.
+    answer: a color name or "grey", the table's call. figures: each color's figure (a count or total, or a distance
+    in mm for `closest`). reason: one line such as `red: total 13 > 12 white, 11 black`. accepted: the answers
+    counted right, `answer` first (`accepted_answers`).
     """
 
     command: Command
@@ -208,7 +199,7 @@ def roll_many(variant: Variant, count: int, rng: np.random.Generator) -> list[Ro
 def roll_values(variant: Variant, rounds: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Every color's dice for `rounds` rounds: per color a (count, rounds) uint8 array of face values."""
     if variant.standard_dice:
-        # values: (rounds, colors, dice_per_color), one draw for all, as the box's dice always were
+        # values: (rounds, colors, dice_per_color), one draw for all colors
         values = rng.integers(1, variant.sides + 1, size=(rounds, len(variant.colors), variant.dice_per_color))
         return [values[:, color, :].T.astype(np.uint8) for color in range(len(variant.colors))]
     rolled = []

@@ -1,17 +1,9 @@
 """Monte Carlo tie frequencies: millions of rounds, vectorized, in seeded blocks.
 
-Every simulated round rolls all colored dice (and throws them on the table
-when `closest` is on the command die) and resolves every command of the
-variant on that roll, so each command's frequency rests on all the rounds.
-
-Repeatability: round b * BLOCK_ROUNDS .. (b + 1) * BLOCK_ROUNDS - 1 is always
-rolled by the generator seeded with the b-th `SeedSequence.spawn` child of the
-run's seed. Chunks (the work handed to a process at a time) and workers only
-group blocks, so the same seed gives the same counts however the work is split.
-
-Speed: every value command, built-in or the designer's own, is compiled once
-into lookup tables (`core.kernel`), so a round costs about one draw and a
-table look-up however the command is defined.
+Every round rolls all colored dice (and throws them on the table when `closest` is on the command die) and
+resolves every command of the variant on that roll. Block b of BLOCK_ROUNDS rounds is always rolled from the
+b-th `SeedSequence.spawn` child of the run's seed; chunks and workers only group blocks, so the same seed gives
+the same counts however the work is split.
 """
 
 from __future__ import annotations
@@ -108,12 +100,9 @@ class SimulationResult(TextResult):
     def document(self) -> dict:
         """The result as one JSON-ready document, with exact values where they exist.
 
-        Keys: `variant`, `rounds`, `seed`, `commands` (each command name mapped to
-        `ties`, `rounds`, `tie_probability`, `ci95` [low, high], `answer_shares`,
-        and, for commands with an exact value, `exact` and `z_score`: the distance
-        from it in standard errors), `answer_shares` over the whole command die,
-        and `table_model` and `closest_judging` (ties are the table's call; judging a
-        player also accepts the strictly nearest color) when `closest` is simulated.
+        Keys: `variant`, `rounds`, `seed`, `commands` (per command: `ties`, `rounds`, `tie_probability`, `ci95`,
+        `answer_shares`, and `exact` and `z_score` where an exact value exists), `answer_shares` over the whole
+        command die, and `table_model` and `closest_judging` when `closest` is simulated.
         """
         from diavolo_stats.core.odds import exact_odds
 

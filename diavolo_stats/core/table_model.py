@@ -1,13 +1,9 @@
 """Where the dice land: the table model behind the `closest` command.
 
-The model: all dice (the command die first, then each color's dice in order)
-land uniformly at random inside a square scatter area of `scatter_mm` on a
-side (their centers on a fine grid, so a die lies wholly inside). A die is an
-axis-aligned square of `die_mm`; dice never overlap: a die that would land
-on one already down lands again (the others stay put).
-Distances are measured center to center, in millimetres.
-
-Why it works as it does: docs/architecture.md, "The table model".
+All dice (the command die first, then each color's in order) land uniformly inside a square scatter area of
+`scatter_mm` a side, as axis-aligned squares of `die_mm` that never overlap (a die that would land on another
+lands again). Distances are center to center, in millimetres. The defaults and the perception tolerance:
+docs/architecture.md, "The table model".
 """
 
 from __future__ import annotations
