@@ -1,16 +1,8 @@
 """Odds, simulation, drills and analytics for the dice games Diavolo and Minodice.
 
-The names below are the library's public surface, importable from
-`diavolo_stats` itself (`from diavolo_stats import Variant, exact_odds`).
-They are loaded on first use (PEP 562), so that `import diavolo_stats.x`,
-which runs this file, does not pay for pandas, matplotlib or scipy: the
-drill and the command line start fast.
-
-This file imports nothing but `sys`, which the interpreter has loaded before
-any of it runs: the `diavolo` command runs this file before its Ctrl-C guard
-(`__main__.main`), so the less it does the smaller the moment a Ctrl-C
-would print a traceback. (No `from __future__ import annotations` either:
-it imports the `__future__` module.)
+The names below are the library's public surface (`from diavolo_stats import Variant, exact_odds`), loaded on
+first use (PEP 562) so that importing a submodule does not pay for pandas, matplotlib or scipy. This file
+imports nothing but `sys`: why, in docs/architecture.md, "Layers".
 """
 
 import sys

@@ -9,12 +9,10 @@ from contextlib import contextmanager
 class InputError(ValueError):
     """A value a user gave is not allowed.
 
-    `field` is the Python name of what was wrong (a parameter or attribute,
-    e.g. `dice_per_color`), or None when the message names the thing itself
-    (a file, a line of a file). The message says what is wrong and what is
-    allowed, in one line, without repeating the field: `str(error)` reads
-    `dice_per_color: must be at least 1, got 0`. The command line turns the
-    field into its flag, prints the one line and exits with status 2.
+    `field` is the Python name of what was wrong (e.g. `dice_per_color`), or None when the message names the
+    thing itself (a file, a line of a file). The message says what is wrong and what is allowed in one line:
+    `str(error)` reads `dice_per_color: must be at least 1, got 0`. The command line turns the field into its
+    flag, prints the line and exits with status 2.
     """
 
     def __init__(self, message: str, *, field: str | None = None) -> None:

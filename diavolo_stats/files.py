@@ -1,15 +1,9 @@
 """How the project writes files: whole or not at all, never through a link, CSV cells guarded.
 
-Every file the project writes goes through `write_atomically` (or
-`atomic_file` for output written piece by piece): the bytes go to a
-temporary file beside the target, are flushed and fsynced, and the temporary
-file is renamed over the target, so a reader sees the old file whole or the
-new one whole. A target that is a symbolic link, or exists and is not a
-regular file (a folder, a FIFO, a device), is refused before any byte is
-written. A folder of files (the report) goes through `write_folder`: built
-beside its target and swapped in whole.
-
-Why it works as it does: docs/architecture.md, "Writing files whole".
+Every file goes through `write_atomically` (or `atomic_file` when written piece by piece): a temporary file
+beside the target, flushed, fsynced and renamed over it, so a reader sees the old file or the new one whole.
+A target that is a link or not a regular file is refused before any byte is written. A folder of files (the
+report) goes through `write_folder`, built beside its target and swapped in whole.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
-"""A player's name: the one rule, which the drill's settings, the log's writer and its reader
-follow, and every door a name comes in by (the web's drill, Play, the rooms, player files).
+"""A player's name: the one rule every door a name comes in by follows (drill, log, web, player files).
 
-Two levels. What a log may hold (`player_problem`, the writer's and the reader's rule): 1 to
-MAX_PLAYER_LENGTH characters of Unicode (no lone surrogate), not blank, no control, zero-width or
-text-direction character. What a new name may be (`name_problem`, `PLAYER_NAME`), stricter: at most
-MAX_NEW_NAME_LENGTH characters (a lobby's line on a phone), something visible besides spaces, fillers (U+3164,
-U+2800) and combining marks, a zero-width joiner only inside an emoji sequence (a family), and letters
-not mixing Latin, Greek and Cyrillic within a word, whose letters look alike (a Greek first name beside
-a Latin surname is a name; a Cyrillic letter inside a Latin word is a disguise); it is kept in NFKC form, so that a name
-typed in another normal form, or full-width, is the same player. `looks_alike` says which names look the
-same (NFKC, case, Unicode's confusables): a table seats one of them.
+`player_problem` is what a log may hold (the writer's and the reader's rule); `name_problem` and `PLAYER_NAME`
+are what a new name may be, stricter, kept in NFKC form so that a name typed another way is the same player.
+`looks_alike` says which names look the same; a table seats one of them. The rules in full:
+docs/architecture.md, "Players' names".
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Statistics several layers share: estimates with intervals, the Wilson interval, the ex-Gaussian.
 
-An `Estimate` is how every interval in the project is reported: the figure
-and its confidence interval, in the figure's own units.
-
-The ex-Gaussian (`scipy.stats.exponnorm`) is a normal part (mu, sigma: the
-usual speed and its jitter) plus an exponential tail (tau: the occasional
-slow answer). It is fitted only where there are at least `MIN_FIT_ANSWERS`
-answers; with fewer, tau and sigma trade off against each other and the
-numbers mean little. scipy takes about half a second to import, so it is
-imported only when a fit or a density is asked for, and then only its
-`special` and `optimize` parts: the density is the fit's own log-likelihood
-term, so drawing a fit does not import `scipy.stats` (another quarter second).
+An `Estimate` is how every interval in the project is reported: the figure and its confidence interval, in
+the figure's own units. scipy is imported only when a fit or a density is asked for, and only its `special`
+and `optimize` parts (the density is the fit's own log-likelihood term), to keep the command line's start
+short. The ex-Gaussian's meaning: docs/architecture.md, "What a player's figures mean".
 """
 
 from __future__ import annotations
@@ -175,11 +168,9 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     """Maximum-likelihood ex-Gaussian fit of latencies in ms, sigma at least MIN_SIGMA_MS; None with fewer than
     MIN_FIT_ANSWERS values.
 
-    The likelihood is maximized with its analytic gradient (L-BFGS-B) from the
-    method-of-moments estimate, on the latencies standardized to mean 0 and
-    spread 1: the same maximum `scipy.stats.exponnorm.fit` finds, some twenty
-    times faster, which a report on a large log needs (one fit per player and
-    command, each over tens of thousands of answers).
+    L-BFGS-B with the analytic gradient, from the method-of-moments estimate, on the latencies standardized to
+    mean 0 and spread 1: the maximum `scipy.stats.exponnorm.fit` finds, fast enough for one fit per player and
+    command of a large log.
     """
     # latencies_ms: (answers,) float, NaN (no answer) ignored
     values = np.asarray(latencies_ms, dtype=np.float64)

@@ -1,17 +1,9 @@
 """How the project reads a TOML file (a variant, a player, a dice file): bounded before it is parsed.
 
-A TOML file is read from a regular file only: a link to one is followed,
-but a folder, a FIFO or a device (a link to /dev/zero) is refused before a
-byte is read, and the open never waits on a FIFO. At most MAX_TOML_BYTES + 1
-bytes are read, so a bigger file (a 30 GB sparse one) is refused having
-read 1 MiB. Before the parser sees the text, its strings and comments are set
-aside and what is left is checked: arrays and inline tables nest at most
-MAX_TOML_DEPTH deep and a dotted key has at most MAX_TOML_DEPTH + 1 parts
-(Python's parser recurses on the first and is quadratic in the second), and
-every number is at most `validation.MAX_DIGITS` digits (it refuses integers
-over 4,300 digits with a ValueError). Once parsed, the document's tables and
-arrays nest at most MAX_TOML_DEPTH deep. Every failure is one InputError
-naming the file.
+Only a regular file is read (a link to one is followed; a folder, FIFO or device is refused, and the open never
+waits on a FIFO), at most MAX_TOML_BYTES + 1 bytes. Nesting, dotted keys and digits are bounded before and
+after Python's parser sees the text. Every failure is one InputError naming the file. The bounds and why:
+docs/architecture.md, "Reading TOML files".
 """
 
 from __future__ import annotations

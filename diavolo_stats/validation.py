@@ -1,17 +1,9 @@
 """Validation declared once: each setting's type and allowed range, checked by one helper.
 
-A configuration class subclasses `Configuration` and declares each field
-with `setting(default, rule)`; at construction every field is checked by
-its rule (and may be normalized, e.g. a list of colors becomes a tuple),
-then the class's own `check()` states the rules between fields. A function
-declares its parameters with `@checked(name=rule, ...)`. Named inputs from
-outside the program (a JSON object, a query string) are declared as a
-`Record`: its names, their rules and defaults; `Record.check` refuses names
-it does not know and reports missing ones. Either way a bad value is an
-InputError whose `field` is the name, and the message quotes at most
-`MAX_SHOWN` characters of what was given.
-
-Why it works as it does: docs/architecture.md, "Declared rules".
+A configuration class declares each field with `setting(default, rule)` (checked, maybe normalized, at
+construction; then its own `check()` states the rules between fields); a function declares its parameters with
+`@checked(name=rule, ...)`; named inputs from outside (a JSON object, a query string) are a `Record`. A bad value
+is an InputError whose `field` is the name. Why: docs/architecture.md, "Declared rules".
 """
 
 from __future__ import annotations
@@ -463,14 +455,10 @@ def checked(**rules: Rule) -> Callable[[Callable], Callable]:
 class Record:
     """The named inputs a web client sends at once: a JSON object's fields or a query string's parameters.
 
-    name: what the whole is (the field of an error about it, e.g. a body
-    that is not an object). rules: each name and its rule, in the order they
-    are checked. defaults: the value of a name left out (trusted, not
-    checked); a name without one is required. text: the values are a query
-    string's text, each read by its rule's `from_text` before the rule checks
-    it. noun: what a name is called in messages (`field`, `parameter`).
-    Messages quote values as JSON spells them (true, null), for the client.
-    Every Record is listed in RECORDS for the shared bad-value test.
+    name: what the whole is (the field of an error about it). rules: each name and its rule, in the order they
+    are checked. defaults: the value of a name left out (trusted, not checked); a name without one is required.
+    text: the values are a query string's text, read by each rule's `from_text` first. noun: what a name is called
+    in messages (`field`, `parameter`). Every Record is listed in RECORDS for the shared bad-value test.
     """
 
     def __init__(self, name: str, rules: Mapping[str, Rule], *, defaults: Mapping[str, Any] | None = None,
