@@ -1,12 +1,9 @@
-"""A deal: one roll as every table shows it (the drill in a terminal or a browser, a game on the Play page
-or in a room), with its resolution, the wait before it appears, and its wire form.
+"""A deal: one roll as every table shows it (the drill in a terminal or a browser, a game on the Play page or in
+a room), with its resolution, the wait before it appears, and its wire form.
 
-The game's rules say what a roll is (`rules.roll`) and what it answers
-(`rules.resolve`); a deal adds what a live round needs beside them: the
-foreperiod drawn for it, after the roll, from the same generator (so a seed
-and a trial number give the same roll and wait wherever they are dealt),
-the JSON a page paints it from, and the drill log row of an answer to it,
-built by the one gate of a trial (`judged_trial`'s checks, the roll's once per deal).
+Beside the roll (`rules.roll`) and its answer (`rules.resolve`), a deal holds the foreperiod, drawn after the
+roll from the same generator so that a seed and a trial number give the same roll and wait wherever they are
+dealt; the JSON a page paints it from; and the log row of an answer to it, built by `judged_trial`.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """How a run of drill trials scored: the one definition of accuracy and latency.
 
-The drill's end-of-session summary, `diavolo report` and the player models
-fitted from a log all read a log's rows through these functions, so that a
-figure means the same wherever it is shown. A timeout counts as a wrong
-answer; latencies are taken over correct answers only. A key pressed before
-the roll appeared (an anticipation, `too_early`) is no answer to any roll,
-as in reaction-time research: it is counted apart and left out of the
-trials, the accuracy and the latencies. So is an answer faster than a person
-gives one (`drill.MIN_LATENCY_MS`), which the games and the web drill log as
-too early: a log written before they did holds such answers, latency 0 among
-them (`anticipated`).
+The drill's end-of-session summary, `diavolo report` and the player models fitted from a log all read a log's
+rows through these functions, so a figure means the same wherever it is shown. A timeout counts as a wrong
+answer; latencies are taken over correct answers only. An anticipation (a key pressed before the roll, or an
+answer faster than `drill.MIN_LATENCY_MS`; `anticipated`) is no answer to any roll, as in reaction-time
+research: it is counted apart and left out of the trials, the accuracy and the latencies.
 """
 
 from __future__ import annotations

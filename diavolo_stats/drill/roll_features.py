@@ -1,14 +1,9 @@
 """What makes a roll hard to read: the features a player's answer time and accuracy depend on.
 
-Each roll is described by its command, the colored dice in play (colors x
-dice per color), whether the best figure is shared (the answer is grey),
-whether the best and second-best figures are a near tie (the winner ahead by
-the smallest step its figure has; for `closest`, within NEAR_TIE_RATIO), and
-whether the command die was shown before the dice. The figures are the
-rules' own (`rules.figures`, `table_model.nearest_distances`), so a feature
-means what the table sees.
-
-Why it works as it does: docs/architecture.md, "Roll features".
+A roll is described by its command, the colored dice in play, whether the answer is grey, whether the best
+two figures are a near tie, and whether the command die was shown first. The figures are the rules' own
+(`rules.figures`, `table_model.nearest_distances`), so a feature means what the table sees. What a near tie
+is: docs/architecture.md, "Roll features".
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The adaptive scheduler: which type of roll to drill next, from the player's recent answers.
 
-A type of roll (a cell) is a command and its kind: grey, near tie or clear
-(`CELL_KINDS`). Like a spaced-repetition scheduler favouring hard cards, it
-draws a cell in proportion to the square of its expected time per correct
-answer, with an EXPLORATION share spread over every cell, then rolls as the
-game rolls until a roll of that kind comes. The weighting and why it reads
-recent answers, not a fitted model: docs/architecture.md ("The adaptive
-scheduler").
+A type of roll (a cell) is a command and its kind: grey, near tie or clear (`CELL_KINDS`). Like a
+spaced-repetition scheduler favouring hard cards, it draws a cell by its expected time per correct answer,
+with an EXPLORATION share spread over every cell, then rolls as the game rolls until a roll of that kind comes.
+The weighting and why it reads recent answers: docs/architecture.md, "The adaptive scheduler".
 """
 
 from __future__ import annotations

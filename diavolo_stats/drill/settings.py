@@ -46,15 +46,11 @@ MAX_SIDES_SHOWN = 99
 class DrillSettings(Configuration):
     """One drill session.
 
-    trials: trials to show (default 30), or None with `minutes`: how long new
-    trials start, in minutes. timeout_s: seconds to wait for an answer.
-    foreperiod_ms: (shortest, longest) wait between the fixation mark and the
-    stimulus, drawn uniformly in whole ms. feedback_ms: how long the feedback
-    stays before the next trial. keys: answer (color or grey) -> key; by
-    default each color's first letter and `g` for grey. seed: for the rolls
-    and foreperiods (a fresh one, logged, when None). log: the CSV (default
-    `default_log_path()`). intro: open a player's first session (no rows of
-    theirs in the log) with the introduction screen.
+    trials: trials to show (default 30), or None with `minutes`: how long new trials start. timeout_s: seconds to
+    wait for an answer. foreperiod_ms: (shortest, longest) wait between the fixation mark and the roll, drawn
+    uniformly in whole ms. feedback_ms: how long the feedback stays. keys: answer (color or grey) -> key; by
+    default each color's first letter and `g`. seed: for the rolls and foreperiods (a fresh one, logged, when None).
+    log: the CSV (default `default_log_path()`). intro: open a player's first session with the introduction screen.
     """
 
     player: str = setting(rule=PLAYER_NAME)

@@ -23,19 +23,13 @@ SUMMARY_HEADINGS = {"command": "command", "trials": "trials", "correct": "correc
 
 @dataclass(frozen=True)
 class DrillSummary(TextResult):
-    """A session's results: one row per command drilled, then `all`; columns SUMMARY_COLUMNS.
+    """A session's results: one row per command drilled, then `all`; columns SUMMARY_COLUMNS, whole numbers.
 
-    The figures are `performance`'s, as in `diavolo report`:
-    trials: answered and timed-out trials (anticipations left out); correct:
-    right answers; accuracy_pct: right answers over trials, in % (a timeout
-    counts as wrong); median_ms: median latency of the right answers;
-    change_pp: accuracy minus the accuracy in the player's earlier sessions
-    in this log, in percentage points; change_ms: median latency minus the
-    earlier one, in ms (negative: faster); anticipations: keys pressed
-    before a roll (of that command) appeared, counted apart; timed_out:
-    trials with no answer in time; earlier_trials: the trials those changes
-    compare with. None where there is nothing to compute. Whole numbers,
-    rounded.
+    The figures are `performance`'s, as in `diavolo report`. trials: answered and timed-out trials; correct: right
+    answers; accuracy_pct: right answers over trials, in %; median_ms: median latency of the right answers;
+    change_pp, change_ms: accuracy (percentage points) and median latency (ms, negative: faster) against the
+    player's earlier sessions in this log, which are `earlier_trials` trials; anticipations: keys pressed before a
+    roll appeared, counted apart; timed_out: trials with no answer in time. None where there is nothing to compute.
     """
 
     session_id: str

@@ -1,11 +1,8 @@
 """A trial judged: from what was shown and what the player answered, the row the drill log stores.
 
-Every program that logs a trial (the terminal drill, the web drill, the
-synthetic log writer) builds its row with `judged_trial`, the one gate of a
-trial: it checks the roll's dice (`Dice`) and positions (`DieCenters`)
-against the game, the outcome (an answer with its latency, a key too early,
-or a timeout; `drill.log.check_outcome`), and works out the expected answer, the
-answers accepted and whether the answer was right from the roll itself
+Every program that logs a trial (the terminal drill, the web drill, the synthetic log writer) builds its row
+with `judged_trial`, the one gate of a trial: it checks the roll and the outcome against the game and works
+out the expected answer, the answers accepted and whether the answer was right from the roll itself
 (`rules.resolve`), so a caller cannot log a roll with the wrong verdict.
 """
 

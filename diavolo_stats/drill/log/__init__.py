@@ -1,14 +1,9 @@
-"""The drill log: one CSV row per trial, its schema, the writer and THE reader.
+"""The drill log: one CSV row per trial, its schema, the writer and the reader.
 
-Every drill, analysis and simulation that reads drill logs goes through
-`load_logs` (`reader`); every program that writes one goes through
-`DrillLog` (`writer`), one `TrialRow` at a time, and both follow the one
-rule per column in `schema.CELLS`, so they always agree on the format.
-`read_rolls` (`roll`) reads the rolls' cells into arrays, once.
-`upgrade_log` (`upgrade`) rewrites a log of schema 1 as schema 2. The rule
-for a player's name (`diavolo_stats.names`) and where a log is (`place`) load no pandas.
-
-Why it works as it does: docs/architecture.md, "The drill log's file".
+Every program that reads a drill log goes through `load_logs` (`reader`), every one that writes one through
+`DrillLog` (`writer`), and both follow the one rule per column in `schema.CELLS`, so they agree on the format.
+`read_rolls` (`roll`) reads the rolls' cells into arrays, once; `upgrade_log` (`upgrade`) rewrites a schema-1
+log as schema 2. The name rule (`diavolo_stats.names`) and the log's place (`place`) load no pandas.
 """
 
 from diavolo_stats import lazy_exports

@@ -1,12 +1,9 @@
 """The kinds of cell of the drill log: how one column's values are written and a column of cells is read back.
 
-Each kind is a `Cell`: `write` turns one value into its cell's text or
-refuses it (InputError naming the column), `read` types a whole column of
-cells at once (numpy, pandas and Arrow's vectorized kernels, no Python loop
-over rows for cells as the writer writes them) and says which cells it
-refuses, and `allowed` says what both accept, in the words of the refusal.
-`schema.CELLS` gives each column its kind; the timestamps' range is stated
-here, once, for the writer and the reader.
+`schema.CELLS` gives each column its kind, a `Cell` (docs/architecture.md, "The drill log's cells"). Reading is
+vectorized (numpy, pandas and Arrow's kernels, no Python loop over rows for cells as the writer writes them),
+because the reader reads logs of a million rows. The timestamps' range is stated here, once, for the writer and
+the reader.
 """
 
 from __future__ import annotations
@@ -417,15 +414,12 @@ def _color_faces(color: object, faces: object) -> bool:
 
 @dataclass(frozen=True)
 class DiceRead:
-    """A column of dice cells read once: what the reader checks, and the rolls' numbers the typed frame carries
-    (`reader.load_logs`' `color_dice` and `dice_values`).
+    """A column of dice cells read once: what the reader checks, and the rolls' numbers of the typed frame.
 
-    codes: (rows,) int64 index into `color_sets`, -1 for a cell that is not a roll's dice. counts: (rows, 4)
-    int16, per cell its colors, its dice, the fewest and the most dice of one color (0 where refused).
-    color_dice: (rows, most colors) uint8, each color's dice in the cell's order, 0 past a row's colors.
-    values: (rows, most dice) uint8, the dice values, colors in the cell's order, 0 past a row's dice (a
-    value over 255 is written 255: the reader refuses its row, `extremes`). extremes: (rows, 2) float64, per
-    cell its lowest and highest value (0 where refused).
+    codes: (rows,) int64 index into `color_sets`, -1 for a cell that is not a roll's dice. counts: (rows, 4) int16,
+    per cell its colors, its dice, the fewest and the most dice of one color (0 where refused). color_dice: (rows,
+    most colors) uint8, each color's dice. values: (rows, most dice) uint8, 0 past a row's dice (255 for a value
+    over 255, whose row the reader refuses). extremes: (rows, 2) float64, each cell's lowest and highest value.
     """
 
     codes: np.ndarray

@@ -1,12 +1,9 @@
 """The rolls of a drill log frame as arrays: what every reader of the rolls needs, from the typed frame.
 
-`read_rolls` gives the command and whether it is built in, the colors, the
-dice of each and their values (the frame's `color_dice` and `dice_values`,
-which `load_logs` read from the dice cells once, with its checks), the
-table's call and the command first; the positions are read from their cells
-when first asked for, and only for the rows kept by then
-(`LoggedRolls.take`), so a reader that needs a few rows' positions reads
-only those.
+`read_rolls` gives the command and whether it is built in, the colors, the dice of each and their values
+(which `load_logs` read once, with its checks), the table's call and the command first. Positions are read
+from their cells when first asked for, and only for the rows kept by then (`LoggedRolls.take`), so a reader
+that needs a few rows' positions reads only those.
 """
 
 from __future__ import annotations
@@ -34,14 +31,10 @@ _KEYS_AND_BRACKETS = r'"[^"]*"\s*:\s*|[{}\[\]]'
 class LoggedRolls:
     """The rolls of some rows of a drill log, one entry per row, in row order.
 
-    command: (rows,) int8 index into ALL_COMMANDS, -1 for a command of the
-    row's own rules. colors: (rows,) int16 colors rolled. dice_per_color:
-    (rows,) int16 as logged. dice: (rows,) int16 colored dice rolled.
-    even: (rows,) bool, every color rolled dice_per_color dice. grey: (rows,)
-    bool, the table's call was grey. command_first: (rows,) bool. values:
-    (rows, most dice) uint8, the dice values, colors in the cell's order, 0
-    past a row's dice (the reader keeps only rows whose values are faces of
-    their dice, at most MAX_FACE).
+    command: (rows,) int8 index into ALL_COMMANDS, -1 for a command of the row's own rules. colors, dice_per_color
+    (as logged), dice: (rows,) int16. even: every color rolled dice_per_color dice. grey: the table's call was
+    grey. command_first: the command die was shown first (all (rows,) bool). values: (rows, most dice) uint8, the
+    dice values, colors in the cell's order, 0 past a row's dice.
     """
 
     command: np.ndarray

@@ -1,17 +1,9 @@
 """Which rules a drill log row was played under: its `variant` cell.
 
-A row of a preset game says its name (`standard`, `kids`). A row of any
-other game carries the game's rules whole, as a JSON object of a variant
-file's keys (`core.variant_file.variant_document`: colors, dice, the
-commands of its own with their label and rule, the command die, the table),
-so that a row alone says how it was judged, as its `positions` cell carries
-the table: its command (a built-in or one of those rules), its dice (each
-color's count and faces) and its positions are checked against them, and a
-report names a command of the designer's own by its label. `custom` is what
-rows written before the rules were logged say of a game not a preset: its
-rules are not known, and its dice are checked for their colors alone.
-
-A log holds a handful of distinct rules cells: each is parsed once.
+A row of a preset game names it (`standard`, `kids`); a row of any other game carries its rules whole, as a
+JSON object of a variant file's keys (`core.variant_file.variant_document`), so that a row alone says how it
+was judged and a report can name a designer's command by its label. `custom` names a game whose rules the row
+does not carry: its dice are checked for their colors alone. Each distinct rules cell is parsed once.
 """
 
 from __future__ import annotations
@@ -150,7 +142,8 @@ def row_problem(variant: Variant | None, command: str, dice: Mapping | None,
 
 def rules_problems(cells: pd.DataFrame) -> dict[int, tuple[str, str]]:
     """The rows (by position) whose command, dice and positions (those read) are not a roll of the game their
-    `variant` cell names, each with (column, why) (`row_problem`); a preset's rows as a preset's always were."""
+    `variant` cell names, each with (column, why) (`row_problem`); a preset's rows (or `custom`'s) need a built-in
+    command."""
     if "variant" not in cells or "command" not in cells:
         return {}
     problems = {}

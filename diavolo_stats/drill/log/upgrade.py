@@ -49,14 +49,10 @@ class LogUpgrade(TextResult):
 def upgrade_log(path: str | Path) -> LogUpgrade:
     """Rewrite the version-1 drill log at `path` as version 2, keeping the original as `<path>.schema1.bak`.
 
-    Each row keeps every byte of its version-1 line but the leading version
-    (1 becomes 2) and gains `interface` terminal and `accepted` [expected]
-    at its end; the header gains the two columns. The backup is written
-    first, then the new log replaces the old one whole (temporary file and
-    rename). A last line cut mid-write by a crash is carried over as it is
-    (the reader skips it; the writer moves it to `<log>.partial`).
-    InputError, and nothing written, when `path` is not a version-1 drill
-    log (one that `load_logs` reads) or the backup already exists.
+    Each row keeps every byte of its line but the leading version (1 becomes 2) and gains `interface` terminal and
+    `accepted` [expected]; the header gains the two columns. The backup is written first, then the log is replaced
+    whole; a last line cut by a crash is carried over as it is. InputError, and nothing written, when `path` is not
+    a version-1 drill log (one `load_logs` reads) or the backup already exists.
     """
     path = Path(path)
     with warnings.catch_warnings():

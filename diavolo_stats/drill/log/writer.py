@@ -1,17 +1,9 @@
 """The drill log's writer: `DrillLog` appends rows under a lock on the file, each fsynced, and repairs a crash.
 
-Each row is written with its line end in a single `write` under an OS lock
-on the log file itself (`flock`; no lock file beside it), then `os.fsync`ed
-before `DrillLog.append` returns, so two sessions appending at once never
-interleave and an answer is on disk before the next trial is shown. So a
-last line without its line end is by construction what a crash mid-write
-left: the writer moves it to `<log>.partial` and cuts it off before it
-appends the next row. A file holding nothing but the start of the header (a
-crash while the log was created) is a new, empty log. The log and
-`<log>.partial` are never written through a symbolic link, nor when they
-are not regular files. The writer appends only to a log of this schema and
-never rewrites a log by itself: a version-1 log is refused, naming
-`diavolo log upgrade FILE`.
+Two sessions appending at once never interleave, and an answer is on disk before the next trial is shown.
+A last line without its line end is what a crash left: the writer moves it to `<log>.partial` before it
+appends. It appends only to a log of this schema and never rewrites one by itself: a version-1 log is
+refused, naming `diavolo log upgrade FILE`. How: docs/architecture.md, "The drill log's file".
 """
 
 from __future__ import annotations
@@ -52,19 +44,12 @@ LOCK_POLL_S = 0.02
 
 
 class DrillLog:
-    """An append-only drill log at `path`.
+    """An append-only drill log at `path`, a regular file (so is `<log>.partial`), never a symbolic link.
 
-    Creating it creates the file (and its folder) with the header, or checks
-    that an existing file's header is this schema and that the file can be
-    appended to: InputError naming the file otherwise, and the file is left
-    untouched. A file holding nothing but the start of the header (a crash
-    while the log was created) is a new, empty log: its header is completed.
-    The log must be a regular file, not a symbolic link (so is `<log>.partial`).
-
-    Before every append, under the lock, the log is checked again: the same
-    file (device and inode) as when it was opened, with the same header. A
-    log moved or copied over it meanwhile is refused, never appended to; a
-    log deleted or emptied meanwhile is started again with its header.
+    Creating it creates the file (and its folder) with the header, completes a header cut by a crash, or checks
+    that an existing file's header is this schema and that it can be appended to: InputError naming the file
+    otherwise, the file untouched. Before every append, under the lock, the log must be the same file (device and
+    inode) with the same header: one moved or copied over it is refused, one deleted or emptied is started again.
     """
 
     def __init__(self, path: str | Path):
