@@ -1,13 +1,9 @@
 """How a player decides: a drift-diffusion process gives the answer and its time in one draw.
 
-A `DiffusionModel` is one player. On each roll, evidence for the right answer
-accumulates from half-way between two boundaries, at the drift rate (per
-second, unit noise), until it reaches one of them (Ratcliff 1978): the upper
-boundary is a right answer, the lower one a wrong answer, so a hard roll is
-both slow and error-prone, and errors are slow. The latency is the time to
-the boundary plus the non-decision time (seeing the roll, pressing the key).
-
-Why it works as it does: docs/architecture.md, "The drift-diffusion player".
+A `DiffusionModel` is one player. Evidence accumulates at the drift rate until it reaches one of two boundaries
+(Ratcliff 1978): the upper is a right answer, the lower a wrong one, so a hard roll is both slow and
+error-prone. The latency is that time plus the non-decision time (seeing the roll, pressing the key). Why:
+docs/architecture.md, "The drift-diffusion player".
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The game engine: whole Diavolo games between modelled players, many thousands at once on numpy arrays.
 
-`play_games` plays games in lockstep, one chunk of CHUNK_GAMES per seeding
-child, so a seed gives the same games however many are asked. A round's rules
-are stated here once: `devils_per_color`, GREY_DEVILS (`settings`) and
-`gems_after`; `play_round` scores one round of every game. The rules are
-docs/rules.md, the end rules `settings.EndRule`; how the round is vectorized
-and seeded: docs/architecture.md ("Whole games").
+`play_games` plays games in lockstep, one chunk of CHUNK_GAMES per seeding child, so a seed gives the same games
+however many are asked. A round's rules are stated here once (`devils_per_color`, `gems_after`, with
+GREY_DEVILS from `settings`); `play_round` scores one round of every game. The rules: docs/rules.md; how the
+round is vectorized and seeded: docs/architecture.md, "Whole games".
 """
 
 from __future__ import annotations

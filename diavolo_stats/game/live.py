@@ -1,17 +1,10 @@
 """A live table: one game of Diavolo played round by round by people (and modelled players), one state object
 that the Play page and the rooms only carry messages to.
 
-As OpenSpiel keeps a game apart from its state, the rules of a round are
-`drill.deal.Deal` (the roll, its resolution, its foreperiod) and
-`referee.Referee` (who gets which devil), and a `Table` is the state of one
-table in play: its seats, the deal on it, the answers given to it, and the
-devils left. The server tells the table when it sends the roll to a seat
-(`Table.send`) and when an answer comes (`Table.answer`); the table judges
-the answer (`judged_trial`, the drill's gate, through the deal), writes it
-to the log once, and settles the round (`Table.settle`) when the carrier
-says the wait is over.
-
-Why it works as it does: docs/architecture.md, "The live table".
+A `Table` is the state of one table in play: its seats, the deal on it, the answers given and the devils left;
+the round's rules are `drill.deal.Deal` and `referee.Referee`. The server tells it when a roll is sent
+(`Table.send`) and an answer comes (`Table.answer`); the table judges the answer, logs it once, and settles the
+round (`Table.settle`) when the carrier says the wait is over. Why: docs/architecture.md, "The live table".
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Modelled players: how often a player reads a plain roll of each command right, and how fast.
 
-A `PlayerModel` holds a `Skill` (accuracy and an ex-Gaussian latency in ms)
-per command, for tie and non-tie rolls, and how a wrong answer is spread
-(`wrong_grey_share`). It comes from a preset (`PlayerModel.preset`: novice,
-average, expert) or a player file (`player_file.read_player`); games play it
-as `reading.ReadingModel.from_player`. Where the presets' figures come from:
-docs/architecture.md ("Modelled players").
+A `PlayerModel` holds a `Skill` (accuracy and an ex-Gaussian latency in ms) per command, for tie and non-tie
+rolls, and how a wrong answer is spread (`wrong_grey_share`). It comes from a preset (novice, average, expert)
+or a player file (`player_file.read_player`); games play it as `reading.ReadingModel.from_player`. Where the
+presets' figures come from: docs/architecture.md, "Modelled players".
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """How a player reads a roll: answer time and accuracy that depend on what makes the roll hard.
 
-A `ReadingModel` is one player: a shifted log-normal answer time (`shift_ms`
-plus exp(x . time + spread * z), in ms) and a logistic chance of a right
-answer (x . accuracy), x being the roll's row of the design (`design`: the
-command, extra dice, near ties, grey, command first). It is fitted from a
-drill log (`reading_fit`) or made from a `PlayerModel` (`from_player`), with
-ASSUMED_EFFECTS for what the player does not state; where those come from:
-docs/architecture.md ("Modelled players").
+A `ReadingModel` is one player: a shifted log-normal answer time and a logistic chance of a right answer, both
+linear in the roll's row of the design (`design`: the command, extra dice, near ties, grey, command first). It
+is fitted from a drill log (`reading_fit`) or made from a `PlayerModel` (`from_player`, with ASSUMED_EFFECTS
+for what the player does not state). Why: docs/architecture.md, "Modelled players".
 """
 
 from __future__ import annotations

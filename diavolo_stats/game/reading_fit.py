@@ -1,15 +1,9 @@
 """Fitting reading models to a drill log, with partial pooling across its players (empirical Bayes).
 
-Every player of the log gets a `ReadingModel` (see `reading`). Their
-coefficients are drawn from the club's: coefficient j of each player is
-normal around the club's mean for j with the club's spread for j. The club's
-means and spreads are fitted from all players together, and each player's
-coefficients are the posterior given their own answers and the club: a
-player with 30 answers sits near the club, one with thousands on their own
-figures, and a roll type a player never saw (a near tie on a command they
-never drilled) is the club's figure for them.
-
-Why it works as it does: docs/architecture.md, "Reading models fitted to a log".
+Every player of the log gets a `ReadingModel`, its coefficients the posterior given their own answers and the
+club's fitted means and spreads: a player with 30 answers sits near the club, one with thousands on their own
+figures, and a roll type a player never saw is the club's figure for them. How: docs/architecture.md, "Reading
+models fitted to a log".
 """
 
 from __future__ import annotations

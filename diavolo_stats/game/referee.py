@@ -1,11 +1,9 @@
 """A game of Diavolo refereed round by round, for a table of people (and modelled players) playing it live.
 
-`referee_round` hands out one round's devils in order of latency (equal
-latencies: the earlier seat) with the engine's rules (`engine.devils_per_color`,
-`engine.gems_after`; docs/rules.md) and says who got which devil.
-`Referee` carries a game from round to round to its end rule, and
-`engine_mismatches` replays its round log through `engine.play_round`,
-naming every round where the two disagree.
+`referee_round` hands out one round's devils in order of latency (equal latencies: the earlier seat) with the
+engine's rules (docs/rules.md) and says who got which devil. `Referee` carries a game to its end rule, and
+`engine_mismatches` replays its round log through `engine.play_round`, naming every round where the two
+disagree.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Players from their command-line specs: a preset, a player TOML file, or a name fitted from the drill log.
 
-A preset or a player TOML file (a `players.PlayerModel`) plays as its
-`reading.ReadingModel` (its figures are the reading model's). A name is
-fitted from the drill log, every player of the log together, by one of
-MODELS: a drift-diffusion process (`diffusion_fit`, answer and time drawn
-together; DEFAULT_MODEL, which `benchmarks/bench_players.py` finds the better
-predictor of held-out answers and of games at undrilled dice) or the reading
-model (`reading_fit`). So a harder variant (more dice, more near ties) makes
-every modelled player slower and more error-prone, whoever they are.
+A preset or a player file (a `players.PlayerModel`) plays as its `reading.ReadingModel`. A name is fitted from
+the drill log, every player of the log together, by one of MODELS: drift diffusion (`diffusion_fit`,
+DEFAULT_MODEL, the better predictor in `benchmarks/bench_players.py`) or the reading model (`reading_fit`). So a
+harder variant makes every modelled player slower and more error-prone, whoever they are.
 """
 
 from __future__ import annotations
