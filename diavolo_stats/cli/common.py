@@ -49,13 +49,10 @@ class Subcommand(NamedTuple):
 class OneLineErrorParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line, with no usage dump, in the form every error has.
 
-    It also knows, for each destination its options set (`dest`, the library's
-    parameter name), the flag a user types for it (`flag_for`), so that a
-    library error about a parameter names the flag; a subcommand's parser is
-    carried in the parsed arguments (`COMMAND_PARSER`). It lists what it
-    accepts without argparse's private attributes, for the manual and the
-    tests: `options()` and `sections()` (its arguments and options, as `--help`
-    groups them), `subcommands()` and `walk()` (it and every subcommand's parser).
+    It knows the flag a user types for each destination (`flag_for`), so that a library error about a parameter
+    names the flag; a subcommand's parser is carried in the parsed arguments (`COMMAND_PARSER`). It lists what it
+    accepts without argparse's private attributes, for the manual and the tests: `options()`, `sections()`,
+    `subcommands()` and `walk()`.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -1,15 +1,7 @@
 """Minodice (Skull King: Das Wuerfelspiel): trick resolution, scoring, a score sheet, die odds and a bid advisor.
 
-Modules, one concept each:
-- `dice`: faces, die types, the bag and the dice file (the shipped one is a reconstruction);
-- `rules`: rounds per player count and the options the sources leave open;
-- `tricks`: who wins a trick;
-- `scoring`: points per round and the score sheet;
-- `play`: dealing and playing many rounds with the baseline play policy;
-- `odds`: each die's chance to win against k random dice;
-- `bidding`: the bid advisor;
-- `survey`: pandas tables over many hands, for notebooks (imports pandas);
-- `charts`: the win-chance chart, for notebooks (imports matplotlib).
+One module per concept (docs/architecture.md, "Every module"); `survey` imports pandas and `charts` matplotlib,
+for notebooks.
 """
 
 from diavolo_stats.minodice.bidding import BidAdvice, advise_bid

@@ -1,12 +1,9 @@
 """The dice of Minodice: faces, die types, the bag, and the dice file that describes them.
 
-The published face table is not known (see the rules page, docs/rules.md), so the faces live in a
-TOML file. The shipped `default_dice.toml` is a reconstruction from public
-descriptions and says so; `load_dice(path)` reads a replacement. Every die is
-checked once, at construction, with errors that name the die and the face.
-
-A face is a small integer code: 0 is a flag, 1 to 7 a number, and the three
-characters have codes above every number (`Face`).
+The published face table is not known (docs/rules.md), so the faces live in a TOML file: the shipped
+`default_dice.toml` is a reconstruction and says so, and `load_dice(path)` reads a replacement. Every die is
+checked once, at construction, with errors naming the die and the face. A face is a small integer code: 0 a
+flag, 1 to 7 a number, the three characters above every number (`Face`).
 """
 
 from __future__ import annotations

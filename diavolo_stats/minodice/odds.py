@@ -1,12 +1,9 @@
 """How strong each die is: the chance it wins a trick against k random dice from the bag.
 
-The model: the die is rolled in a trick with k other dice drawn at random
-from the bag (without replacement, after taking it out); every die is
-rolled once, in a uniformly random order, and the trick is resolved by
-`resolve_trick`. Nobody chooses anything, so the follow rule plays no part.
-
-Exact (a `Fraction`) by enumerating every set of drawn dice and every face
-they can show, when that is cheap; simulated otherwise, with its interval.
+The die is rolled in a trick with k other dice drawn from the bag without replacement, in a uniformly random
+order, and the trick resolved by `resolve_trick`; nobody chooses anything, so the follow rule plays no part.
+Exact (a `Fraction`) by enumerating the drawn dice and their faces when that is cheap, else simulated with its
+interval.
 """
 
 from __future__ import annotations

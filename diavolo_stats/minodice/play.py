@@ -1,16 +1,9 @@
 """Deal and play many Minodice rounds at once, with the baseline play policy.
 
-The baseline play policy, used for every player:
-- the player who won the last trick leads (seat 0 leads the first; after
-  a trick of flags nobody takes, its leader leads again);
-- each player, leader included, rolls a die chosen uniformly at random
-  among the dice they may roll;
-- with the follow rule on (`Rules.follow_led_color`), the led color is the
-  color of the first number die rolled in the trick; a player who still
-  holds a number die of that color must roll one of those or a special die.
-Nobody looks at bids, scores or faces already rolled: every die a player
-holds is rolled once in the round anyway, so play only decides which dice
-meet in which trick.
+Every player rolls a die chosen uniformly among those they may roll (the follow rule, `Rules.follow_led_color`,
+decides which), and the winner of a trick leads the next. Nobody looks at bids, scores or faces: every die is
+rolled once in the round anyway, so play only decides which dice meet in which trick. The policy in full:
+docs/guides/minodice.md.
 """
 
 from __future__ import annotations

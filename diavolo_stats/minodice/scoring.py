@@ -1,15 +1,8 @@
 """Points for a round, and the score sheet of a whole game.
 
-Per player per round (the rules page, docs/rules.md, section "Minodice scoring"):
-- bid met exactly, bid above zero: +20 per trick won;
-- bid missed: -10 per trick of difference (or -10 once, `Rules(wrong_bid="flat")`),
-  nothing for the tricks won;
-- bid zero: +10 times the round number with no trick won, -10 times it with any;
-- only when the bid was met: +30 per griffin your minotaur beat, and +50 once
-  for each trick your mermaid won against one or more minotaurs (or +50 per
-  minotaur beaten, `Rules(mermaid_bonus="per-minotaur")`).
-
-Why it works as it does: docs/architecture.md, "Minodice score sheets".
+The points per player per round are the rules page's (docs/rules.md, "Scoring, per player per round"), with
+the readings the sources leave open as `Rules` options (`wrong_bid`, `mermaid_bonus`). How a sheet is checked:
+docs/architecture.md, "Minodice score sheets".
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""Who wins a trick, as the rules page (docs/rules.md) says, with its three open questions as `Rules` options.
+"""Who wins a trick, as the rules page (docs/rules.md, "Who takes a trick") says, with its three open questions as
+`Rules` options (`equal_specials`, `three_specials`, `all_flags`).
 
-- A flag counts 0 and never wins.
-- Minotaur beats griffin, griffin beats mermaid, mermaid beats minotaur;
-  any character beats every number.
-- With no character, the highest number wins whatever its color; equal
-  numbers go to the later roller.
-- Open questions (`Rules`): the winning character rolled twice
-  (`equal_specials`), all three characters at once (`three_specials`),
-  every die a flag (`all_flags`: the leader, the last roller, or nobody).
-
-`resolve_tricks` decides millions of tricks at once; `resolve_trick` is the
-same function for one trick written by a person.
+`resolve_tricks` decides millions of tricks at once; `resolve_trick` is the same function for one trick written
+by a person.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The grid of a sweep: which variants, how their values are written, and each variant's seed.
 
-A grid is a list of values per parameter (the number of colors, dice per
-color, sides, and for `closest` the table model: tolerance, scatter and die
-size); its variants are every combination. Values are written as a list
-(`4,6,8`), an inclusive range (`2..6`), a range with a step (`0.05..0.20:0.05`),
-or a mix (`2..4,8`).
-
-A grid varies a base variant (`base`: the standard game, or a variant file's
-game with its own commands, dice and command die): a parameter left out keeps
-the base's value, and giving `sides` replaces a file's faces by 1..sides.
-
-Why it works as it does: docs/architecture.md, "Sweep grids".
+A grid is a list of values per parameter (colors, dice per color, sides, and for `closest` the table model);
+its variants are every combination. Values are written as a list (`4,6,8`), a range (`2..6`), a range with a
+step (`0.05..0.20:0.05`) or a mix (`2..4,8`). A grid varies a base variant (the standard game or a variant
+file's): a parameter left out keeps the base's value. Why: docs/architecture.md, "Sweep grids".
 """
 
 from __future__ import annotations

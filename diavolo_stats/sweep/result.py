@@ -1,18 +1,9 @@
 """What a sweep answers: one tidy row per variant and command, and the result that holds them.
 
-Columns (`COLUMNS`, in order):
-- `colors`, `dice_per_color`, `sides`: the variant's dice (`color_names` lists the colors);
-- `tolerance`, `scatter_mm`, `die_mm`: its table model, empty when the sweep
-  does not report `closest` (the value commands do not depend on it);
-- `command`, `tie_probability`, `ci95_low`, `ci95_high`: the tie probability
-  and its 95 % interval (Wilson); an exact value is its own interval. The
-  last row of each variant is `overall`: the overall grey rate, the tie
-  probability averaged over the command die's faces (repeats counted),
-  exact when every face is, else with the interval the simulated faces give;
-- `exact_tie_probability`: the exact value, empty for `closest`;
-- `rounds`, `ties`: rounds simulated and ties counted (0 and empty where exact);
-- `seed`: the seed of the variant's `closest` simulation (empty where exact);
-- `sweep_id`: a digest of the grid, rounds and seed (`SweepGrid.identity`).
+The columns are `COLUMNS`, in order: the variant's dice and table model, the command, its tie probability and
+95 % interval (an exact value is its own interval), the exact value, the rounds, ties and seed of a simulation,
+and the `sweep_id`. The last row of each variant is `overall`, the grey rate over the command die's faces. What
+each column holds: docs/guides/sweep.md, "What comes out".
 """
 
 from __future__ import annotations
@@ -87,14 +78,10 @@ def resume_problem(rows: Sequence[dict[str, Any]], variant: Variant, sweep_id: s
                    simulated: tuple[int, int] | None) -> str | None:
     """Why `rows`, read back from a sweep's file, are not what this sweep writes for `variant`; None when they are.
 
-    simulated: (rounds, seed) of its `closest` simulation, None without one.
-    Checked: the variant's columns and commands, in order; every probability
-    finite and in [0, 1]; an exact row its own interval; a simulated row the
-    sweep's rounds and seed, 0 <= ties <= rounds, and its value and interval
-    exactly those `proportion_estimate` gives for its ties (so a row edited
-    by hand, or corrupted, does not land in the result: its variant is
-    computed again). An exact value changed consistently in all four of its
-    cells is not detected: that would take computing it again.
+    simulated: (rounds, seed) of its `closest` simulation, None without one. Every cell is checked, down to a
+    simulated row's value and interval being exactly those its ties give, so a row edited by hand or corrupted
+    does not land in the result: its variant is computed again. An exact value changed consistently in all four
+    of its cells is not detected: that would take computing it again.
     """
     fields = {**variant_fields(variant), "sweep_id": sweep_id}
     if [row["command"] for row in rows] != [command.value for command in variant.commands] + [OVERALL]:

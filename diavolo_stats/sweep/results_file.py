@@ -1,17 +1,9 @@
 """The sweep's output file: rows written as each variant finishes, a run resumed where it stopped.
 
-While a sweep runs, its rows go to a CSV journal: the output file itself for
-`.csv`, a `FILE.parquet.journal.csv` beside it for `.parquet`. Each finished
-variant's rows are one write followed by an fsync, so a kill or a crash loses
-at most the variants in flight, and a cut can only ever be in the last line.
-When the sweep completes, the whole file is written again through
-`files.write_atomically`, rows in grid order (so the file never depends on
-the order variants finished in); a Parquet file appears only then, and its
-journal is removed.
-
-Resuming reads the journal (or a finished file), keeps the variants whose
-rows are all there, drops a cut tail, and refuses a file whose `sweep_id`
-is not this sweep's (another grid, rounds or seed).
+Rows go to a CSV journal (the file itself for `.csv`, `FILE.parquet.journal.csv` for `.parquet`), one write and
+an fsync per finished variant, so a crash loses at most the variants in flight and a cut can only be in the last
+line. When the sweep completes, the whole file is written again in grid order through `files.write_atomically`.
+Resuming keeps the variants whose rows are all there and refuses a file of another sweep (`sweep_id`).
 """
 
 from __future__ import annotations

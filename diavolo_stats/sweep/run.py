@@ -1,13 +1,9 @@
 """Running a sweep: every variant of a grid answered, here over processes or on a Dask cluster.
 
-Value commands are exact (`core.odds.exact_odds`), computed in this process.
-`closest` is simulated (`core.simulate.simulate`), one task per variant,
-seeded by `grid.variant_seed`: over a local process pool (`workers`), or on
-Dask distributed (`scheduler`: the address of a running scheduler, e.g.
-`tcp://host:8786`, or `local:N` for a cluster of N worker processes started
-here). Dask's scheduler places, retries and recovers the tasks; this module
-only keeps a few tasks per worker in flight and writes each variant's rows
-as it finishes (see `results_file`).
+Value commands are exact (`core.odds.exact_odds`), computed in this process. `closest` is simulated, one task
+per variant seeded by `grid.variant_seed`, over a local process pool (`workers`) or on Dask distributed
+(`scheduler`: a running scheduler's address, or `local:N`). Dask places, retries and recovers the tasks; this
+module keeps a few tasks per worker in flight and writes each variant's rows as it finishes (`results_file`).
 """
 
 from __future__ import annotations

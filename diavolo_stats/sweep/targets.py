@@ -1,15 +1,9 @@
 """Targets: keep the variants whose tie probabilities lie in given ranges, nearest the ranges' centers first.
 
-A target is written `highest-total=0.10..0.20,closest=..0.15`: per command
-(or `overall`, the overall grey rate over the command die) a range of tie
-probability, either end left open (`..0.15` is 0 to 0.15, `0.3..` is 0.3 to
-1), or one value (`most-odd=0.25`). A variant meets the
-target when every listed command lies in its range: an exact value inside it,
-or, for a simulated command, the whole 95 % interval inside it. Variants that
-meet it are ranked by the distance of their tie probabilities from the
-ranges' centers (Euclidean, in probability), the nearest first. When none
-meets it, `near_misses` ranks every variant by how far its tie probabilities
-lie outside the ranges.
+A target is written `highest-total=0.10..0.20,closest=..0.15`: per command (or `overall`) a range, either end
+open, or one value. A variant meets it when every listed command lies in its range (for a simulated command,
+its whole 95 % interval); those that do are ranked by Euclidean distance from the ranges' centers, and when none
+does, `near_misses` ranks every variant by how far outside it lies. More: docs/guides/sweep.md.
 """
 
 from __future__ import annotations
