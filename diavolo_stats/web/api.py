@@ -1,12 +1,9 @@
 """The JSON API behind the pages: rolls and trials for the drill, odds and simulations for the explorer.
 
-Every endpoint calls the library function the matching `diavolo` command
-calls, so the two cannot drift: `/api/odds` returns the JSON document that
-`diavolo odds` prints, `/api/simulate` the one `diavolo simulate` prints.
-Query parameters are the library's field names
-(`dice_per_color=2&sides=6&colors=black,red,white`), declared per endpoint
-as a `validation.Record` (`ROLL_QUERY`, `ODDS_QUERY`, `SIMULATE_QUERY`). A
-bad request gets status 400 and `{"error": "field: what is wrong", "field": "..."}`.
+Every endpoint calls the library function the matching `diavolo` command calls, so the two cannot drift:
+`/api/odds` returns the document `diavolo odds` prints. Query parameters are the library's field names, declared
+per endpoint as a `validation.Record` (`ROLL_QUERY`, `ODDS_QUERY`, `SIMULATE_QUERY`); a bad request gets status
+400 and `{"error": "field: what is wrong", "field": "..."}`.
 """
 
 from __future__ import annotations
@@ -148,15 +145,13 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
 
 
 def next_roll(store: TrialStore, query: Mapping[str, str], held: Variant | None = None) -> dict:
-    """The roll for trial `trial` of a session with `seed`, with the answer the rules give, the answers
-    counted right, and why (the rules' reason line, each figure in its words), and the words of the game's
-    commands (`commands`: label, rule and code, `teaching.command_words`). held: the game the server holds,
-    drilled as variant SERVED (`trials.drilled_variant`). `adaptive`: of the type of roll `drill.scheduler`
-    chooses from the player's recent trials, which `roll_type` names (its kind, and whether the roll is of it).
+    """The roll for trial `trial` of a session with `seed`, with the answer the rules give, the answers counted
+    right, why (each figure in its words), and the words of the game's commands (`teaching.command_words`).
+    held: the game the server holds, drilled as variant SERVED. `adaptive`: of the type of roll `drill.scheduler`
+    chooses from the player's recent trials, named in `roll_type`.
 
-    The same seed, trial number and attempt give the same roll and foreperiod (unless
-    `adaptive`, which also reads the player's rows in the log), so a drill
-    needs no state on the server and survives its restart.
+    The same seed, trial number and attempt give the same roll and foreperiod (unless `adaptive`, which also reads
+    the log), so a drill needs no state on the server and survives its restart.
     """
     asked = ROLL_QUERY.check(query)
     variant = drilled_variant(asked["variant"], held)

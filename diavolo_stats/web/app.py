@@ -1,11 +1,9 @@
 """The `diavolo serve` web app: a Starlette application over the library and one drill log.
 
-`create_app` builds it: the pages (`pages`), the JSON API (`api`), the
-static scripts and styles of this package (nothing from elsewhere), the
-request checks of `security`, and errors as `{"error": "field: ..."}` with
-status 4xx (a page gets the same line as a small HTML page). No traceback
-ever reaches a client: an unexpected error is answered with status 500 and
-one line, and written to the server's own error output.
+`create_app` builds it: the pages (`pages`), the JSON API (`api`), this package's own scripts and styles, the
+request checks of `security`, and errors as `{"error": "field: ..."}` with status 4xx (a page gets the same line
+as a small HTML page). No traceback reaches a client: an unexpected error is answered 500 with one line and
+written to the server's own error output.
 """
 
 from __future__ import annotations

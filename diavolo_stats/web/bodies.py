@@ -1,15 +1,10 @@
 """What a client's JSON body may be: checked before it is parsed, and every text in it once parsed.
 
-A body is at most `security.MAX_BODY_BYTES` (checked while it is read),
-UTF-8, and one JSON value nested at most MAX_DEPTH objects and lists deep
-(counted on the bytes, before parsing, so a body of 10,000 nested objects
-costs one pass over 64 KB, not the parser's stack). A number is at most
-`validation.MAX_DIGITS` digits long, as on the command line: a longer one reaches the field's rule as its digits,
-which the rule refuses by name (Python reads no integer over 4,300 digits).
-Every text, keys included, is Unicode characters: a lone surrogate (`\\ud800`,
-which JSON can spell but UTF-8 cannot) is refused naming its field. An object
-gives each key once: JSON can spell a key twice, and parsers differ on which
-one counts (Python's keeps the last), so a body that does is refused naming the key.
+A body is at most `security.MAX_BODY_BYTES`, UTF-8, one JSON value nested at most MAX_DEPTH deep (counted on
+the bytes, so deep nesting costs one pass, not the parser's stack), with numbers of at most
+`validation.MAX_DIGITS` digits. Every text is Unicode characters (a lone surrogate is refused naming its field)
+and an object gives each key once (parsers differ on which of two counts). Why: docs/architecture.md, "Client
+bodies".
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """What the server cannot do now but will later: answered 503 with `Retry-After`, which the pages ask again.
 
-Two things: the heavy requests, those that read the whole drill log, fit
-its players, simulate or count a designer's exact odds (a session's summary,
-a report, an adaptive roll, a simulation, the explorer's odds of an edited
-variant, a Play game against players of the drill log),
-of which at most HEAVY_AT_ONCE run at once (`Heavy`); and a trial the log
-could not take (the disk is full, another program holds the log's lock),
-which the page keeps and sends again until it is stored.
+Two things: the heavy requests (those that read the whole log, fit its players, simulate or count a designer's
+exact odds), of which at most HEAVY_AT_ONCE run at once (`Heavy`); and a trial the log could not take (a full
+disk, another program's lock), which the page keeps and sends again until it is stored.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The rolls this server dealt: a posted trial must be on one of them.
 
-The page asks the server for every roll (`GET /api/roll`); the server
-remembers what it dealt for each (seed, trial number): the command, the dice
-and where they lie, as a digest. A posted trial whose roll is not among
-them (dice the seed never rolled, a command changed after the fact) is
-refused by `Deals.check`. At most MAX_REMEMBERED (seed, trial) pairs are
-remembered, the oldest forgotten first; a forgotten or never-seen roll
-that is not adaptive is dealt again from its seed (attempts 0 to
-REDEALT_ATTEMPTS - 1: a trial shown again after help is another attempt),
-so a trial kept by the page across a restart of the server still lands.
-An adaptive roll dealt by an earlier run of the server, or forgotten, is
-refused: it depended on the log as it was then.
+The server remembers a digest of what it dealt for each (seed, trial number); `Deals.check` refuses a posted
+trial whose roll is not among them (dice the seed never rolled, a command changed after the fact). A roll
+forgotten or never seen (a server restarted) is dealt again from its seed unless it was adaptive, which
+depended on the log as it was then. Why: docs/architecture.md, "Trials from the browser".
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The explorer's API: a variant file sent as JSON, answered with its exact odds and the file that reproduces it.
 
-`POST /api/explore` takes the document of a variant file (the keys of
-`core.variant_file.FILE_KEYS`, as JSON: `{"colors": [...], "commands":
-{"most-sixes": {"figure": "count:=6"}}, "command_die": [...]}`). The body
-is bounded before it is parsed (`security.MAX_BODY_BYTES`, `bodies.MAX_DEPTH`,
-numbers of at most `validation.MAX_DIGITS` digits), then read by the variant
-file's own reader, `variant_from_document`: the same rules, limits and
-messages as a variant file given to `diavolo odds` (a bad key is 400 with `{"error":
-"key: what is wrong", "field": "key"}`). JSON's `null`, which TOML cannot
-spell, is refused by its key.
-
-Why it works as it does: docs/architecture.md, "The explorer".
+`POST /api/explore` takes the document of a variant file (the keys of `core.variant_file.FILE_KEYS`, as JSON),
+bounded before it is parsed (`bodies`), then read by the variant file's own reader, `variant_from_document`:
+the same rules, limits and messages as a file given to `diavolo odds`. JSON's `null`, which TOML cannot spell,
+is refused by its key. Why: docs/architecture.md, "The explorer".
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Answers on their way to the drill log: one writer for the server's tables, in batches, kept while the disk says no.
 
-A room's table judges an answer as it comes, and everyone is told the
-grab at once; its row is put in the server's `LogQueue`. One writer at a
-time appends every row waiting, in one write and one fsync
-(`TrialStore.add_rows`: group commit), so a hundred tables answering at once
-cost a few fsyncs a second instead of one each, in turn, before each grab is
-told. A seat is told its answer is stored once it is on disk (`stored`).
-
-A log that cannot take the rows now (the disk is full, another program
-holds its lock) leaves them waiting, in order, tried again every
-RETRY_AFTER_S as a drill page resends what it keeps; the games go on. At
-most MAX_WAITING rows wait: past that a new answer is refused (NotStored),
-so a disk full for days cannot fill the server's memory.
+A table's answers go to the server's `LogQueue`; one writer at a time appends every row waiting in one write and
+one fsync (`TrialStore.add_rows`), so many tables answering at once cost a few fsyncs a second, not one each. A
+seat is told its answer is stored once it is on disk. Rows a log cannot take now wait, in order, and are tried
+again every RETRY_AFTER_S; past MAX_WAITING a new answer is refused (`NotStored`). Why: docs/architecture.md,
+"Answers on their way to the log".
 """
 
 from __future__ import annotations

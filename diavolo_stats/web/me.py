@@ -1,13 +1,8 @@
 """The progress page, `/me?player=NAME`: a player's headline figures, their chart and weak spots, in words.
 
-The figures are `analytics.progress.player_progress` of the drill log as
-the server keeps it (`TrialStore.figures`: read once, then only the rows
-appended since; the weak spots by roll type read the dice and positions of
-the player's recent answers by their lines), said in words by
-`analytics.wording`; the chart is `charts.learning_curve_chart`
-of the same sessions (side by side for a wide screen, one panel above the
-other for a phone), a PNG of its own (`/me/chart.png`, `chart_png`) drawn
-when the browser asks for the one its screen shows, after the page. Without
+The figures are `analytics.progress.player_progress` of the log as the server keeps it (`TrialStore.figures`),
+said in words by `analytics.wording`. The chart (`charts.learning_curve_chart`, wide or narrow for the screen)
+is a PNG of its own (`/me/chart.png`, `chart_png`), drawn when the browser asks, after the page. Without
 `player` the page is that of whoever drilled last.
 """
 

@@ -1,13 +1,9 @@
 """A game of Diavolo in the browser against modelled players: the server holds the game, the library referees it.
 
-`SoloGames` keeps the games being played (at most MAX_GAMES_HELD, MAX_GAMES_PER_ADDRESS of one client
-address; a game in progress is never evicted). A game has one human seat (0) and 1 to 5 modelled opponents (a
-preset, a player file, or a player fitted from the drill log). It is a `game.live.Table`: each round it deals the
-roll, draws the opponents' grabs and gives them to the page as their time comes (`grabs`, a long poll), holds and
-logs the human's answer, and settles the round. A finished game carries `engine_check`: its round log replayed
-through the vectorized engine.
-
-Why it works as it does: docs/architecture.md, "The Play page".
+`SoloGames` keeps the games being played; a game has one human seat and 1 to 5 modelled opponents, and is a
+`game.live.Table` that deals each round, gives the opponents' grabs to the page as their time comes (`grabs`, a
+long poll), logs the human's answer and settles the round. A finished game carries `engine_check`, its round
+log replayed through the vectorized engine. Why: docs/architecture.md, "The Play page".
 """
 
 from __future__ import annotations

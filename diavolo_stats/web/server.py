@@ -48,7 +48,7 @@ class TimedH11Protocol(H11Protocol):
     while the request is incomplete.
 
     uvicorn starts that timer only once a response is sent and stops it at the first byte received, so a
-    connection that sends nothing, or dribbles its headers a byte at a time, was held for ever. Here the
+    connection that sends nothing, or dribbles its headers a byte at a time, would be held for ever. Here the
     timer runs from the connection's start (and from each answer) until a whole request has arrived: a
     client has REQUEST_TIMEOUT_S to send one, however it spreads the bytes.
     """
@@ -85,7 +85,7 @@ class TimedH11Protocol(H11Protocol):
 def uvicorn_config(app: Starlette) -> uvicorn.Config:
     """uvicorn's settings for the app: the bounds above, a room's WebSocket messages at most
     `rooms.MAX_MESSAGE_BYTES` (closed 1009 beyond, before any is parsed), sent uncompressed (a room's messages
-    are a few hundred bytes, and compressing each for each socket was most of a broadcast's cost), and the app's
+    are a few hundred bytes, and compressing each for each socket would be most of a broadcast's cost), and the app's
     lifespan, whose end writes the rooms' answers still waiting."""
     return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                           timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S, limit_concurrency=MAX_CONNECTIONS,
@@ -97,20 +97,16 @@ def uvicorn_config(app: Starlette) -> uvicorn.Config:
 def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = None, token: str | None = None,
           open_browser: bool = False, out: TextIO = sys.stdout, variant: Variant | None = None,
           nats: str | None = None) -> None:
-    """Serve the app on `host`:`port` (0: a free port) until Ctrl-C, then return once the requests in
-    flight are answered.
+    """Serve the app on `host`:`port` (0: a free port) until Ctrl-C, then return once the requests in flight are
+    answered.
 
-    The first line written to `out`, once the server accepts connections, is
-    `serving on URL` with the address to open (carrying the token when there
-    is one); with `open_browser`, a second line says so when no web browser
-    could be opened, and repeats the address. Listening on every address (0.0.0.0, ::), the address printed
-    is one of this machine's own that other machines can reach, the others follow as `also on URL`.
-    Binding an address other than loopback without a token makes one up. variant: the game the app holds
-    (`create_app`), the standard one when None. nats: the URL of a NATS server through which this process
-    shares rooms with others (`shared_rooms`); None: rooms stay in this process. InputError when the host or the
-    NATS URL is blank or the token is not one `security.TOKEN` allows (before anything listens), the address
-    cannot be bound (field `host` when it is no address of this machine, `port` otherwise), the log is not a drill
-    log, or NATS cannot be reached.
+    The first line written to `out`, once the server accepts connections, is `serving on URL` (carrying the token);
+    on every address (0.0.0.0, ::) it is an address of this machine others can reach, followed by `also on URL`
+    lines; with `open_browser`, a further line says when no browser could be opened. Binding beyond loopback without
+    a token makes one up. variant: as `create_app`. nats: a NATS server's URL through which rooms are shared
+    (`shared_rooms`), None to keep them here. InputError for a blank host or NATS URL or a token `security.TOKEN`
+    refuses (before anything listens), an address that cannot be bound (`host` when it is not this machine's, else
+    `port`), a log that is no drill log, or an unreachable NATS.
     """
     if not host.strip():  # the socket would listen on every address, and the address printed would be http://:PORT
         raise InputError("must be an address or a host name to listen on (127.0.0.1: this machine only; 0.0.0.0: "

@@ -1,13 +1,9 @@
 """Sending to a room's WebSockets: each socket its own bounded queue and deadline, so one that never reads holds
 up nobody.
 
-A room hands a message to every socket's `Outbox` at once (`send` never
-waits); each outbox's own task sends its messages in order. A socket whose
-queue holds SEND_QUEUE messages, or whose send is not taken within
-SEND_DEADLINE_S (its reader stopped reading: the server's buffer for it is
-full), is dropped: its outbox stops and calls `on_drop`, which takes it out
-of its room (its seat marked away if it was its last) and ends its
-connection's handler.
+A room hands a message to every socket's `Outbox` at once (`send` never waits); each outbox's task sends in
+order. A socket whose queue holds SEND_QUEUE messages, or whose send is not taken within SEND_DEADLINE_S, is
+dropped: its outbox calls `on_drop`, which takes it out of its room and ends its connection's handler.
 """
 
 from __future__ import annotations

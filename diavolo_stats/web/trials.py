@@ -1,17 +1,9 @@
 """Trials sent by the browser drill: checked field by field, judged by the rules, logged once.
 
-A browser posts each trial as a JSON object (declared as `TRIAL`). `trial_row`
-checks every field and builds the drill log's row with `judged_trial`, as
-every drill does: the answer the rules give (`expected`), the answers
-counted right (`accepted`) and whether the player's was among them
-(`correct`) are worked out from the dice and positions, never taken from the
-client. The row's `interface` is `browser`. `TrialStore.add` appends
-the row through the drill log's writer (cross-process lock, fsync) unless the
-log already holds that session's trial: a trial is identified by its session
-id and trial number, so a browser that sends a trial again (it never heard
-the answer: the server was killed, the network dropped) stores it once.
-
-Why it works as it does: docs/architecture.md, "Trials from the browser".
+`trial_row` checks a posted trial (declared as `TRIAL`) and builds its row with `judged_trial`, as every drill
+does, so the verdict is worked out from the roll, never taken from the client; its `interface` is `browser`.
+`TrialStore.add` appends it unless the log already holds that session's trial number, so a browser that sends a
+trial again (it never heard the answer) stores it once. Why: docs/architecture.md, "Trials from the browser".
 """
 
 from __future__ import annotations
@@ -185,11 +177,8 @@ def trial_row(body: object, held: Variant | None = None) -> TrialRow:
     """The drill log row of one posted trial (a JSON object), or InputError naming the first bad field.
     held: the game the server holds, the one a trial of variant SERVED is judged by (`drilled_variant`).
 
-    The fields are checked as TRIAL declares them; the row is built by
-    `drill.trial.judged_trial`, the one gate of every trial, which checks the
-    dice and positions against the game they claim and the outcome (answer,
-    latency, too early, timed out), and works out `expected`, `accepted` and
-    `correct` from the roll, with `interface` browser.
+    The fields are checked as TRIAL declares them; the row is built by `drill.trial.judged_trial`, with
+    `interface` browser.
     """
     trial = TRIAL.check(body)
     latency_ms = trial["latency_ms"]
