@@ -156,19 +156,13 @@ def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[
 
 
 def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussian] | None = None) -> Figure:
-    """Histograms of correct-answer latency (ms) per command, one outline per player.
+    """Histograms of correct-answer latency (ms) per command, one outline per player, in % per 100 ms.
 
-    The y axis is the % of the player's correct answers per 100 ms. The x
-    axis ends at the LATENCY_AXIS_QUANTILE of all correct latencies and every
-    slower answer is counted in the last bar (the axis label says from which
-    time on). A command gets a panel when a player has at least
-    MIN_HISTOGRAM_ANSWERS correct answers at it; the others are named in a
-    sentence under the panels (the whole chart when none has), a player with
-    too few in a drawn panel in its corner. fits: the ex-Gaussian fit drawn
-    dashed over each (command, player)'s histogram (`summaries.summary_fits` of a
-    `summaries.summarize` frame), none when None. With more than MANY_PLAYERS
-    players each panel shows all players' answers as one histogram and each
-    player's median as a tick below it. (`latency_figures` has these constants.)
+    The x axis ends at the LATENCY_AXIS_QUANTILE of all correct latencies, slower answers counted in the last bar.
+    A command gets a panel when a player has MIN_HISTOGRAM_ANSWERS correct answers at it; the others are named in a
+    sentence under the panels. fits: the ex-Gaussian fits drawn dashed over each histogram
+    (`summaries.summary_fits`), none when None. With more than MANY_PLAYERS players a panel is one histogram of all
+    with each player's median as a tick. (`latency_figures` has these constants.)
     """
     return latency_figures_chart(latency_figures(drills, fits))
 

@@ -1,13 +1,9 @@
 """`diavolo players`: each player's figures, per command and per roll feature, with intervals and in words.
 
-The figures are the fitted players (`game.specs.fit_players`) in a player's units: on a plain roll of the box,
-the mean answer time (ms) and the chance of a right answer on each command, and what an extra die, a near tie,
-a grey answer and seeing the command first cost or save. Each comes with its interval (drawn with a fixed seed)
-and the number of answers it rests on; a diffusion adds its drift, caution, non-decision time and lapses.
-`words` says the main ones in a coach's sentences. Figures on other dice (`dice`) past the log's are
-extrapolated, and say so.
-
-Why it works as it does: docs/architecture.md, "A player's figures".
+The figures are the fitted players (`game.specs.fit_players`) in a player's units: on a plain roll, the mean
+answer time and the chance of a right answer per command, and what an extra die, a near tie, grey and seeing
+the command first cost or save, each with its interval and the answers it rests on. `words` says the main ones
+in a coach's sentences. Why: docs/architecture.md, "A player's figures".
 """
 
 from __future__ import annotations

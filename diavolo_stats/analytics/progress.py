@@ -1,18 +1,9 @@
 """A player's progress: the figures of the progress page (`diavolo serve`'s `/me`), from one drill log.
 
-`player_progress` gives, for one player, the two headline figures (the
-median time of correct answers and the accuracy, each with its 95 %
-interval) for their last session and for the last 7 days of their drilling,
-each against the time before it; their personal bests; the figures of every
-session, for the chart; and their weak spots: the commands they are slowest
-at or most often wrong on (from the raw figures of their recent trials), and
-what near ties, grey rolls and extra dice cost them (from their fitted model,
-`roll_weak_spots`). Every figure is
-the one `summaries.summarize` gives for the same rows (`performance` is the
-one definition of accuracy and latency), so the page, the report and the
-drill's own summary agree.
-
-Why it works as it does: docs/architecture.md, "Progress".
+`player_progress` gives one player's headline figures (median time of correct answers and accuracy, with 95 %
+intervals) for the last session and the last 7 days, each against the time before; their bests; every
+session's figures, for the chart; and their weak spots. Every figure is the one `summaries.summarize` gives for
+the same rows, so the page, the report and the drill's summary agree. Why: docs/architecture.md, "Progress".
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Synthetic drill logs: modelled players drilling, so the report and notebooks have data anywhere.
 
-Every row is a real roll (`rules.roll_many`, a session at a time) answered by
-a `reading.ReadingModel`, the model `diavolo players` fits: its answer time
-and accuracy depend on the roll's dice, near ties, grey and the command. It
-is judged by `drill.trial.judged_trial` as the drill judges a person and
-written through `drill.log.DrillLog`, so a synthetic log has exactly the
-format and the checks of a real one. Player names start with `synthetic-`
-so that nobody mistakes them for people. `write_reading_log` takes reading
-models themselves, so a test or a notebook can write a log with known
-effects and see a fit find them. How its players learn over their sessions: docs/architecture.md,
-"Synthetic logs".
+Every row is a real roll answered by a `reading.ReadingModel`, judged by `judged_trial` and written through
+`DrillLog`, so a synthetic log has the format and the checks of a real one; names start with `synthetic-` so
+nobody mistakes them for people. `write_reading_log` takes reading models themselves, so a test can write a log
+with known effects and see a fit find them. How its players learn: docs/architecture.md, "Synthetic logs".
 """
 
 from __future__ import annotations
@@ -93,13 +87,10 @@ def write_synthetic_log(path: str | Path, player_specs: Sequence[str] = DEFAULT_
                         replace: bool = False, practice: bool = True) -> SyntheticLog:
     """Write a seeded synthetic drill log of `sessions` sessions of `trials` trials per player.
 
-    player_specs: `preset:novice|average|expert` or a player TOML file (see
-    `player_file.read_player`), each read as `ReadingModel.from_player`
-    and logged as `synthetic-<name>`. variant_names: the presets drilled,
-    session by session in turn. The same arguments always write the same file.
-    An existing file is refused unless `replace` (a real drill log is never
-    overwritten by accident); the new log is written beside it and moved into
-    place whole.
+    player_specs: `preset:novice|average|expert` or a player TOML file, each played as `ReadingModel.from_player`
+    and logged as `synthetic-<name>`. variant_names: the presets drilled, session by session in turn. The same
+    arguments write the same file. An existing file is refused unless `replace` (so a real drill log is never
+    overwritten by accident); the log is written beside it and moved into place whole.
     """
     models = [ReadingModel.from_player(_player(spec)) for spec in player_specs]
     if not models:

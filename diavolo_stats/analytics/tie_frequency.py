@@ -1,12 +1,9 @@
 """How often rounds tie: exact odds and simulated frequencies side by side, as data frames.
 
-Exact values come from `odds.exact_odds` (value commands only); simulated
-ones from `simulate.simulate` or from results saved by
-the `diavolo simulate` command. Every simulated frequency carries its
-Wilson 95 % interval, so a reader can see whether the exact value lies
-inside it. A `closest` tie is the table's call, with the perception
-tolerance (how often a table will call it a tie); judging a player is kinder
-(`rules.accepted_answers`), and the figures say so (`rules.CLOSEST_JUDGING`).
+Exact values come from `odds.exact_odds` (value commands only), simulated ones from `simulate.simulate` or a
+saved `diavolo simulate` result, each with its Wilson 95 % interval so a reader sees whether the exact value
+lies inside it. A `closest` tie is the table's call; the figures say that judging a player is kinder
+(`rules.CLOSEST_JUDGING`).
 """
 
 from __future__ import annotations
@@ -84,7 +81,7 @@ def simulation_mismatch(variant: Variant, simulated: pd.DataFrame) -> str | None
     model), as an error says it; None when they are this game's. The dice are what the simulate command saves in
     its `dice` column (`Variant.label`); a game's value commands have the odds of its dice, whatever its rules."""
     label = variant.label
-    # Files saved before the column was named `dice` call it `variant`.
+    # The saved dice are in `dice`, or in `variant`, the name some saved results give that column.
     column = "dice" if "dice" in simulated.columns else "variant"
     saved = set(simulated[column].astype(str)) if column in simulated.columns else {label}
     if saved != {label}:
