@@ -4,7 +4,7 @@
 metrics, each panel's tick labels (the ticks the draw will show), axis labels and title, and the figure's
 suptitle, supxlabel, supylabel and bottom legend; it then sets the panels' grid (one GridSpec, as `subplots`
 makes it) so that each fits beside the next. `wrapped` breaks a long sentence to a width in inches, for labels
-that matplotlib would not break. See docs/architecture.md, "Charts".
+that matplotlib would not break. See docs/architecture.md, "Charts laid out from their texts".
 """
 
 from __future__ import annotations

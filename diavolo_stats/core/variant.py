@@ -71,13 +71,12 @@ class Variant(Configuration):
 
     colors: names of the colored dice groups (`grey` is reserved for ties).
     dice_per_color: dice in each color (3 in the box, 2 in the kids variant).
-    sides: faces per die, valued 1..sides (when `faces` is not given; with `faces`, their number).
+    sides: faces per die, valued 1..sides (with `faces`, their number).
     faces: the faces of every colored die, e.g. (0, 1, 1, 2, 2, 3); None: 1..sides.
     dice: per color, its own count and/or faces (`ColorDice`), over the above.
     commands: the commands in play (built-in or defined, `core.commands`).
-    command_die: the faces of the command die by command, repeats allowed; faces naming a command not in
-        `commands` are not on it, so choosing fewer commands keeps the die's repeats. Empty: one face each.
-    table: where dice land, for `closest` (see `diavolo_stats.core.table_model`).
+    command_die: the faces of the command die by command, repeats allowed; faces naming a command not in `commands`
+        are not on it. Empty: one face each. table: where dice land, for `closest` (`core.table_model`).
     name: a label for reports (a variant file's `name`), or None.
     """
 

@@ -3,9 +3,8 @@
 Each room has one owner, the process it was opened on, which referees it with its one `live.Table` and writes
 its answers to its log. A room's code is claimed in NATS's key-value store, so the code works on every process;
 a seat whose page reached another process is relayed to the owner, whose own connection handler
-(`Rooms.serve`) serves it on a `RemoteSocket`, held to every bound a local seat is.
-
-Why it works as it does: docs/architecture.md, "Rooms across processes".
+(`Rooms.serve`) serves it on a `RemoteSocket`, held to every bound a local seat is. Why: docs/architecture.md,
+"Rooms across processes".
 """
 
 from __future__ import annotations
