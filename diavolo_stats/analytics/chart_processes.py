@@ -1,7 +1,8 @@
-"""The report's charts drawn in worker processes: what a worker imports, and the second drawer it forks.
+"""The report's charts drawn in worker processes: the report's worker, what it imports, and the drawer it forks.
 
-`build_report` forks one worker before its read. The worker imports the
-charts (`import_charts`) and draws them (`report_chart_png`). When it draws them
+`report_worker` forks the worker `build_report` shares its work with, before
+the caller imports pandas. The worker imports the charts (`import_charts`)
+and draws them (`report_chart_png`). When it draws them
 all (a short read), it forks a drawer of its own once matplotlib is
 imported (`fork_drawer`): a copy with matplotlib already in it, so that the
 second core, idle once the report's process is done, draws some charts
@@ -13,11 +14,13 @@ Why it works as it does: docs/architecture.md, "The report's charts".
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing.util
 import sys
 import warnings
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
 from diavolo_stats.core.workers import worker_pool
 
@@ -36,6 +39,25 @@ _drawer: ProcessPoolExecutor | None = None
 """The worker's own drawer (`fork_drawer`), in a worker that has one."""
 _handed: dict[str, Future] = {}
 """The charts handed to the drawer, by file name, not yet taken back (`handed_over`)."""
+
+
+@contextlib.contextmanager
+def report_worker() -> Iterator[Executor]:
+    """The worker process `report.build_report` shares its work with, forked now and importing the charts, ended with
+    the block (at once if the block fails: a one-line error waits for no import). Called before pandas is imported
+    (this module does not import it), its imports of pandas and matplotlib run on the other core beside the caller's."""
+    worker = worker_pool(1)
+    with warnings.catch_warnings():
+        # Python 3.12 on warns of any fork beside threads; this process's are numpy's OpenBLAS's, which start afresh
+        # in a forked child.
+        warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
+        worker.submit(import_charts)  # the first call forks the worker
+    try:
+        yield worker
+    except BaseException:
+        worker.abandon()
+        raise
+    worker.shutdown()
 
 
 def import_charts() -> None:

@@ -14,11 +14,9 @@ instead of tie odds.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import itertools
 import re
-import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -28,14 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from diavolo_stats.analytics import roll_weak_spots, summaries
-from diavolo_stats.analytics.chart_processes import (
-    CHART_MODULES,
-    fork_drawer,
-    hand_over,
-    handed_over,
-    import_charts,
-    report_chart_png,
-)
+from diavolo_stats.analytics.chart_processes import CHART_MODULES, fork_drawer, hand_over, handed_over, report_chart_png
 from diavolo_stats.analytics.latency_figures import latency_figures
 from diavolo_stats.analytics.report_page import WEAK_SPOTS_HEADING, render_page
 from diavolo_stats.analytics.roll_weak_spots import RollWeakSpots
@@ -48,7 +39,6 @@ from diavolo_stats.analytics.tie_frequency import (
 from diavolo_stats.core.rules import CLOSEST_JUDGING
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import PRESETS, Variant
-from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs, missing_log_message
 from diavolo_stats.drill.log.rules import UNKNOWN_RULES, played_variant, with_command_labels
 from diavolo_stats.errors import InputError, about
@@ -94,8 +84,8 @@ AFTER_THE_READ = ("scipy.optimize", "jinja2", *CHART_MODULES)
 """What a report needs once its logs are read, not before: the summary's fits (scipy.optimize, a quarter of a
 second of mostly Python to import), the page's templates (Jinja, a few hundredths) and the charts (matplotlib, a
 third). `build_report` imports them on a thread beside the read, whose parsing and checks run in Arrow and numpy
-with the GIL released; a worker process, forked before the read, imports the CHART_MODULES meanwhile on the other
-core. The charts come last: where the worker draws them all (a short read), they are not imported here."""
+with the GIL released. The charts come last: a read that ends before they are reached is short, and the worker
+draws them all; they are not imported here."""
 
 
 WORKER_S_OWN = ("tie_vs_non_tie.png", "latency.png")
@@ -167,8 +157,8 @@ class Report(TextResult):
 
 def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_OUT,
                  players: Sequence[str] | None = None, simulation_path: str | Path | None = None,
-                 workers: int = 1) -> Report:
-    """`build_report` of the drill logs at `log_paths` for `players` (all when None), with `workers`, written
+                 worker: Executor | None = None) -> Report:
+    """`build_report` of the drill logs at `log_paths` for `players` (all when None), with `worker`, written
     into `out_dir`.
 
     Writes summary.csv, accuracy.png, latency.png, learning_curve.png,
@@ -181,7 +171,7 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
     folder = Path(out_dir)
     with about("out_dir"):
         check_folder(folder, is_report_file)
-    report = build_report(log_paths, players, simulation_path, workers)
+    report = build_report(log_paths, players, simulation_path, worker)
     contents = report.contents()
     with about("out_dir"):
         write_folder(folder, contents, is_report_file)
@@ -189,22 +179,17 @@ def write_report(log_paths: Sequence[str | Path], out_dir: str | Path = DEFAULT_
 
 
 def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None = None,
-                 simulation_path: str | Path | None = None, workers: int = 1) -> Report:
+                 simulation_path: str | Path | None = None, worker: Executor | None = None) -> Report:
     """The report of the drill logs at `log_paths` for `players` (all when None), in memory; nothing is written.
 
     Simulated tie odds come from `simulation_path`; without it, from
     data/simulation_<variant>.csv when it exists, else from a fresh
-    simulation of FALLBACK_ROUNDS rounds. workers: above 1 forks a worker
-    process before the read, which imports the charts while this one reads;
-    then, if it is ready, it fits the weak spots and draws all charts but the
-    latency one, which this one draws; if it is still importing (a short
-    read), it draws every chart, with a drawer of its own forked once it has
-    matplotlib (`chart_processes`), and this one fits the weak spots, without
-    matplotlib. The same report sooner on two cores (`diavolo report` passes
-    `workers.CORES`; a server, whose threads a fork would not carry, keeps
-    1). InputError (one line) for a missing or malformed log, a
-    log with no trials, an unknown player, a missing or malformed
-    `simulation_path` (before the logs are read).
+    simulation of FALLBACK_ROUNDS rounds. `worker` (a
+    `chart_processes.report_worker`) shares the work on a second core: the
+    same report, sooner (how: docs/architecture.md, "Worker processes"). A
+    server passes none: a fork would not carry its threads. InputError (one
+    line) for a missing or malformed log, a log with no trials, an unknown
+    player, a missing or malformed `simulation_path` (before the logs are read).
     """
     paths = [Path(p) for p in log_paths]
     for path in paths:
@@ -213,42 +198,30 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
     with about("simulation_path"):
         given = None if simulation_path is None else (load_simulation(simulation_path),
                                                       f"simulated odds from {simulation_path}")
-    with worker_pool(1) if workers > 1 else contextlib.nullcontext() as pool:
-        # Sent before this process starts a thread of its own: its first call forks the worker.
-        worker_ready = None if pool is None else _forked(pool, import_charts)
-        with ThreadPoolExecutor(max_workers=1) as aside:
-            imports = {module: aside.submit(importlib.import_module, module) for module in AFTER_THE_READ}
-            drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
-            if drills.empty:
-                raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
-            chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
-            # Every player of the log is fitted (the club the chosen borrow from), from their recent answers, read
-            # again here, where the read left the log's line marks (the worker has none). Their rows are taken from
-            # their own columns: the first take of a million-row text column (the dice's above all) costs more than
-            # the take of the rest.
-            fitted = roll_weak_spots.weak_spots_to_fit(drills, sorted(chosen))
-            # The dice are read for their checks only, the dice's numbers are no figure's, and where each row is
-            # (source, line) is the weak spots' alone.
-            drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])
-            if worker_ready is not None and not worker_ready.done():
-                # A short read, the worker still importing the charts: it draws them all, and this process fits the
-                # weak spots once it has sent them, with no matplotlib of its own.
-                for module in CHART_MODULES:
-                    imports[module].cancel()
-                return _built(drills, players, paths, given, fitted, pool, drawing_here=False)
-            # A long read (or no worker): the worker, ready, fits them meanwhile (sent before the imports beside
-            # are waited for), and this process draws the latency chart, which reads every row.
-            weak_spots = _weak_spots_later(fitted, pool)
-        return _built(drills, players, paths, given, weak_spots, pool, drawing_here=True)
-
-
-def _forked(pool: Executor, function: Callable, *args) -> Future:
-    """Send `pool` its first call, which forks its worker."""
-    with warnings.catch_warnings():
-        # Python 3.12 on warns of any fork beside threads; this process's are Arrow's and OpenBLAS's pools, which
-        # both start afresh in a forked child.
-        warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
-        return pool.submit(function, *args)
+    with ThreadPoolExecutor(max_workers=1) as aside:
+        imports = {module: aside.submit(importlib.import_module, module) for module in AFTER_THE_READ}
+        drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
+        if drills.empty:
+            raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
+        chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
+        # Every player of the log is fitted (the club the chosen borrow from), from their recent answers, read
+        # again here, where the read left the log's line marks (the worker has none). Their rows are taken from
+        # their own columns: the first take of a million-row text column (the dice's above all) costs more than
+        # the take of the rest.
+        fitted = roll_weak_spots.weak_spots_to_fit(drills, sorted(chosen))
+        # The dice are read for their checks only, the dice's numbers are no figure's, and where each row is
+        # (source, line) is the weak spots' alone.
+        drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])
+        if worker is not None and imports[CHART_MODULES[0]].cancel():
+            # A short read, ended before the imports beside it reached the charts: the worker draws them all, and
+            # this process fits the weak spots once it has sent them, with no matplotlib of its own.
+            for module in CHART_MODULES[1:]:
+                imports[module].cancel()
+            return _built(drills, players, paths, given, fitted, worker, drawing_here=False)
+        # A long read (or no worker): the worker fits them meanwhile (sent before the imports beside are waited
+        # for), and this process draws the latency chart, which reads every row.
+        weak_spots = _weak_spots_later(fitted, worker)
+    return _built(drills, players, paths, given, weak_spots, worker, drawing_here=True)
 
 
 def _weak_spots_later(fitted: Callable[[], dict[str, RollWeakSpots]],

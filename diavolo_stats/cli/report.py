@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from diavolo_stats.cli.common import add_format_argument, path_type, print_result
-from diavolo_stats.core.workers import CORES
 
 
 def register(subparsers) -> None:
@@ -43,13 +42,18 @@ def run(args: argparse.Namespace) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from diavolo_stats.analytics.report import DEFAULT_OUT, write_report
-        from diavolo_stats.drill.log import default_log_path
+        from diavolo_stats.analytics.chart_processes import report_worker
 
-        with _freed_pages_kept():
-            report = write_report([default_log_path()] if args.log_paths is None else args.log_paths,
-                                  DEFAULT_OUT if args.out_dir is None else args.out_dir,
-                                  players=args.players, simulation_path=args.simulation_path, workers=CORES)
+        # Forked first, with the collector off and matplotlib's logging set: it imports pandas and the charts on
+        # the other core while this process imports the report.
+        with report_worker() as worker:
+            from diavolo_stats.analytics.report import DEFAULT_OUT, write_report
+            from diavolo_stats.drill.log import default_log_path
+
+            with _freed_pages_kept():
+                report = write_report([default_log_path()] if args.log_paths is None else args.log_paths,
+                                      DEFAULT_OUT if args.out_dir is None else args.out_dir,
+                                      players=args.players, simulation_path=args.simulation_path, worker=worker)
     finally:
         if collecting:
             # What the report made is now the old generation, unscanned (freeze then unfreeze moves every object

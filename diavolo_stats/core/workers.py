@@ -27,8 +27,8 @@ from concurrent.futures import ProcessPoolExecutor
 CORES = 2
 """How many cores the library's own splits of one job are made for: the drill log's reader checks its columns on
 this many threads and the diffusion fit runs the players' first fits on as many (their work is Arrow's and numpy's,
-which release the GIL), and `diavolo report` passes it as its `workers`: this process and one worker process (its
-charts are drawn by matplotlib, which holds the GIL). Each of these jobs has about two long parts, so more would
+which release the GIL), and `diavolo report` is this process and one worker process (its charts are drawn by
+matplotlib, which holds the GIL). Each of these jobs has about two long parts, so more would
 mostly wait, and on one core two cost little more than one. The simulator and the sweep take their own number of
 workers (`simulate.MAX_WORKERS`). In a worker of `worker_pool` those splits run on one thread (`threads`)."""
 
@@ -60,6 +60,13 @@ class _WorkerPool(ProcessPoolExecutor):
         # worker inherits it held, until it ignores it (_start_worker).
         with _sigint_held():
             return super().submit(fn, *args, **kwargs)
+
+    def abandon(self) -> None:
+        """End the workers now, whatever they are doing, and the pool with them (for a caller that failed and
+        needs nothing more of them: a shutdown would wait for the calls under way)."""
+        for process in list(self._processes.values()):
+            process.terminate()
+        self.shutdown(wait=True, cancel_futures=True)
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from helpers.cli import REPO
+from helpers.report_reads import SHORT_READ
 
 from diavolo_stats.analytics import chart_processes
 from diavolo_stats.analytics.chart_processes import fork_drawer, hand_over, handed_over, import_charts, report_chart_png
@@ -86,24 +87,33 @@ print([process.exitcode for process in ended.values()])
 
 
 def test_a_short_report_refused_after_its_worker_forked_its_drawer_ends_in_one_line(tmp_path):
-    """The report's worker still importing when the read ends (it forks its drawer), then the saved results given
-    are refused: one line, exit status 2, and every process ends."""
+    """A short read (the worker forks its drawer), then the saved results given are refused: one line, exit status 2,
+    and every process ends."""
     some = tmp_path / "some.csv"
-    code = f"""
-import sys
-from concurrent.futures import Future
-from diavolo_stats.analytics import report
+    code = SHORT_READ + f"""
 from diavolo_stats.cli import main
-forked = report._forked
-
-def still_importing(pool, function, *args):  # the worker, as the report sees it, has not imported the charts yet
-    forked(pool, function, *args)
-    return Future()
-
-report._forked = still_importing
 main(["simulate", "--rounds", "1000", "--seed", "1", "--commands", "highest-total,closest", "--out", {str(some)!r}])
 sys.exit(main(["report", "--log", {str(SAMPLE)!r}, "--simulation", {str(some)!r}, "--out", {str(tmp_path / "out")!r}]))
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.startswith(f"diavolo: error: --simulation: {some} is for none")
     assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_report_refused_after_its_worker_was_forked_ends_it_without_waiting_for_its_imports(tmp_path):
+    """`diavolo report` forks its worker first; a report refused after that (here, a log that is not there) ends the
+    worker at once, whatever it is doing: the one-line error does not wait for its imports (which here never end)."""
+    code = f"""
+import sys, threading
+from diavolo_stats.analytics import chart_processes
+from diavolo_stats.cli import main
+
+def importing_for_ever():
+    threading.Event().wait()
+
+chart_processes.import_charts = importing_for_ever
+sys.exit(main(["report", "--log", {str(tmp_path / "none.csv")!r}, "--out", {str(tmp_path / "out")!r}]))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.startswith("diavolo: error: --log: no drill log at")
+    assert len(result.stderr.splitlines()) == 1

@@ -20,15 +20,16 @@ import pandas as pd
 import pytest
 from helpers.cli import REPO, assert_one_line_error, run_diavolo, run_diavolo_process
 from helpers.drill_logs import answered, modelled_rows, write_log
+from helpers.report_reads import SHORT_READ, read_ends
 
 from diavolo_stats.analytics import roll_weak_spots, summaries, wording
+from diavolo_stats.analytics.chart_processes import CHART_MODULES, report_worker
 from diavolo_stats.analytics.report import build_report, write_report
 from diavolo_stats.analytics.synthetic import write_synthetic_log
 from diavolo_stats.analytics.tie_frequency import simulation_frame
 from diavolo_stats.core.simulate import simulate
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.core.variant_file import read_variant
-from diavolo_stats.core.workers import worker_pool
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.players import PlayerModel
@@ -176,51 +177,39 @@ def test_a_report_is_built_in_memory_and_written_whole_as_built(tmp_path, monkey
     assert written.page == report.page and "wrote 7 files" in written.text() and "wrote" not in report.text()
 
 
-def _recording_pool(sent: list[str], importing: str, charts: list | None = None):
-    """A `worker_pool` that records, in `sent`, each call's function (for a chart, its name, and "handed: " before it
-    for one the worker hands its drawer; its arguments go to `charts` too), and whose worker is seen by the report
-    as ready (`importing` "done": the imports are waited for) or still importing ("held": the report is given a
-    future that never ends)."""
+class _Recording(Executor):
+    """A report's worker that records, in `sent`, each call's function (for a chart, its name, and "handed: " before
+    it for one the worker hands its drawer; its arguments go to `charts` too)."""
 
-    def pool(workers):
-        pool = worker_pool(workers)
-        submit = pool.submit
+    def __init__(self, worker: Executor, sent: list[str], charts: list | None = None):
+        self.worker, self.sent, self.charts = worker, sent, charts
 
-        def recorded(function, *args, **kwargs):
-            name = getattr(function, "func", function).__name__
-            chart_args = {"report_chart_png": args, "hand_over": args[1:]}.get(name)
-            sent.append({"report_chart_png": "", "hand_over": "handed: "}.get(name, name) + (chart_args or [""])[0])
-            if chart_args is not None and charts is not None:
-                charts.append((chart_args, kwargs))
-            future = submit(function, *args, **kwargs)
-            if name == "import_charts":
-                if importing == "held":
-                    return Future()
-                future.result()
-            return future
-
-        pool.submit = recorded
-        return pool
-
-    return pool
+    def submit(self, function, *args, **kwargs):
+        name = getattr(function, "func", function).__name__
+        chart_args = {"report_chart_png": args, "hand_over": args[1:]}.get(name)
+        self.sent.append({"report_chart_png": "", "hand_over": "handed: "}.get(name, name) + (chart_args or [""])[0])
+        if chart_args is not None and self.charts is not None:
+            self.charts.append((chart_args, kwargs))
+        return self.worker.submit(function, *args, **kwargs)
 
 
-@pytest.mark.parametrize("importing, calls", [
-    # Ready after the read: the fit, then each chart as soon as its figures are worked out, the summary's (with its
-    # fits) last; the latency chart, which reads every row, is drawn in this process.
-    ("done", ["import_charts", "fitted_weak_spots", "tie_frequency_chart", "learning_curve_chart",
-              "tie_versus_non_tie_chart", "accuracy_chart"]),
-    # Still importing after the read: every chart, the latency chart from its figures, about half of them handed to
-    # the worker's own drawer; the weak spots are fitted here.
-    ("held", ["import_charts", "fork_drawer", "handed: tie_frequency_chart", "handed: learning_curve_chart",
-              "tie_versus_non_tie_chart", "handed: accuracy_chart", "latency_figures_chart", "handed_over"]),
-], ids=["worker ready after the read", "worker still importing after the read"])
-def test_a_report_sends_its_worker_what_it_can_take_and_is_the_same_as_without(monkeypatch, importing, calls):
+@pytest.mark.parametrize("read, calls", [
+    # Long: the fit, then each chart as soon as its figures are worked out, the summary's (with its fits) last; the
+    # latency chart, which reads every row, is drawn in this process.
+    ("long", ["fitted_weak_spots", "tie_frequency_chart", "learning_curve_chart", "tie_versus_non_tie_chart",
+              "accuracy_chart"]),
+    # Short: every chart, the latency chart from its figures, about half of them handed to the worker's own drawer;
+    # the weak spots are fitted here.
+    ("short", ["fork_drawer", "handed: tie_frequency_chart", "handed: learning_curve_chart",
+               "tie_versus_non_tie_chart", "handed: accuracy_chart", "latency_figures_chart", "handed_over"]),
+])
+def test_a_report_sends_its_worker_what_it_can_take_and_is_the_same_as_without(monkeypatch, read, calls):
     simulation = REPO / "data" / "simulation_standard.csv"
     alone = build_report([SAMPLE], simulation_path=simulation)
-    sent = []  # what the worker was given, after its imports (first)
-    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, importing))
-    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
+    sent = []  # what the worker was given after its imports
+    read_ends(monkeypatch, read)
+    with report_worker() as worker:
+        beside = build_report([SAMPLE], simulation_path=simulation, worker=_Recording(worker, sent))
     assert sent == calls
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
     assert beside.contents() == alone.contents()
@@ -229,32 +218,49 @@ def test_a_report_sends_its_worker_what_it_can_take_and_is_the_same_as_without(m
 def test_a_short_report_s_own_process_never_imports_matplotlib():
     """Where the worker draws every chart, this process leaves matplotlib (a third of a second) to it: the charts'
     imports beside the read, queued behind scipy's and Jinja's, are called off, and no chart is taken back."""
-    code = f"""
-import sys
-from concurrent.futures import Future
-from diavolo_stats.analytics import report
-forked = report._forked
-
-def still_importing(pool, function, *args):  # the worker, as the report sees it, has not imported the charts yet
-    forked(pool, function, *args)
-    return Future()
-
-report._forked = still_importing
-report.build_report([{str(SAMPLE)!r}], simulation_path={str(REPO / "data" / "simulation_standard.csv")!r}, workers=2)
-print(sorted(name for name in sys.modules if name.split(".")[0] == "matplotlib"))
+    code = SHORT_READ + f"""
+from diavolo_stats.analytics.chart_processes import report_worker
+with report_worker() as worker:
+    report.build_report([{str(SAMPLE)!r}], simulation_path={str(REPO / "data" / "simulation_standard.csv")!r},
+                        worker=worker)
+print(building.is_set(), sorted(name for name in sys.modules if name.split(".")[0] == "matplotlib"))
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["[]"]
+    assert result.stdout.split() == ["True", "[]"]
+
+
+def test_the_report_command_forks_its_worker_before_it_imports_pandas(tmp_path):
+    """`diavolo report` forks the report's worker first, so that the worker imports pandas and the charts on the
+    other core while the command's process imports pandas and the report: forked from a process that had pandas,
+    it would import only the charts, and only from then on."""
+    code = f"""
+import os, sys
+from diavolo_stats.cli import main
+command = os.getpid()
+
+def forked():
+    if os.getppid() == command:  # the report's worker (its own drawer is forked by the worker)
+        print("worker forked, pandas", "pandas" in sys.modules, "matplotlib", "matplotlib" in sys.modules, flush=True)
+
+os.register_at_fork(after_in_child=forked)
+sys.exit(main(["report", "--log", {str(SAMPLE)!r}, "--out", {str(tmp_path / "out")!r}, "--format", "json"]))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "worker forked, pandas False matplotlib False"
+    assert json.loads("\n".join(result.stdout.splitlines()[1:]))["files"]
 
 
 def test_the_worker_draws_the_charts_it_is_sent_without_scipy(monkeypatch, tmp_path):
     """The latency chart's figures, its fits' curves included, are worked out here (`latency_figures`): the worker
     draws every chart from what it is sent without importing scipy (scipy.special, for a fit's density)."""
     sent, calls = [], []
-    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent, "held", calls))
-    build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv", workers=2)
-    assert [args[0] for args, _ in calls] == [name.removeprefix("handed: ") for name in sent[2:-1]]
+    read_ends(monkeypatch, "short")
+    with report_worker() as worker:
+        build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv",
+                     worker=_Recording(worker, sent, calls))
+    assert [args[0] for args, _ in calls] == [name.removeprefix("handed: ") for name in sent[1:-1]]
     assert "latency_figures_chart" in sent
     (tmp_path / "calls.pickle").write_bytes(pickle.dumps(calls))
     code = f"""
@@ -270,55 +276,46 @@ print(sorted(name for name in sys.modules if name.split(".")[0] == "scipy"))
 
 
 def test_the_report_s_module_leaves_jinja_to_the_imports_beside_the_read():
-    """Jinja is imported on the thread beside the read (`report.AFTER_THE_READ`), not before the worker's fork."""
+    """Jinja is imported on the thread beside the read (`report.AFTER_THE_READ`), not with the report's module."""
     code = "import sys, diavolo_stats.analytics.report\nprint('jinja2' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False"]
 
 
-def test_a_report_s_worker_is_forked_before_the_read_and_sent_the_fit_before_the_imports_beside_it_end(
-        monkeypatch):
-    """The worker imports the charts on the other core while this process reads and imports; the weak spots are
-    sent to it as soon as their rows are taken, not once this process's imports are done."""
+def test_after_a_long_read_the_worker_is_sent_the_fit_before_the_imports_beside_the_read_end(monkeypatch):
+    """A read that ends once the imports beside it have reached the charts: the weak spots are sent to the worker
+    as soon as their rows are taken, not once this process's imports are done."""
     import diavolo_stats.analytics.report as report
 
     events = []
-    fit_sent = threading.Event()
+    charts_importing, fit_sent = threading.Event(), threading.Event()
 
-    def recording_pool(workers):
-        pool = worker_pool(workers)
-        submit = pool.submit
-
-        def recorded(function, *args, **kwargs):
-            events.append(getattr(function, "func", function).__name__)
-            future = submit(function, *args, **kwargs)
-            if events[-1] == "import_charts":
-                future.result()  # the worker is ready when the read ends: the fit goes to it
-            if events[-1] == "fitted_weak_spots":
+    class Worker(_Recording):
+        def submit(self, function, *args, **kwargs):
+            future = super().submit(function, *args, **kwargs)
+            if self.sent[-1] == "fitted_weak_spots":
+                events.append("fit sent")
                 fit_sent.set()
             return future
 
-        pool.submit = recorded
-        return pool
-
     def read(*args, **kwargs):
+        assert charts_importing.wait(timeout=60), "the imports beside the read never reached the charts"
         events.append("read")
         return load_logs(*args, **kwargs)
 
-    waited = []
-
-    def held_import(module):  # the imports beside the read end only once the fit is sent (or a minute has passed)
-        if not waited:
-            waited.append(fit_sent.wait(timeout=60))
+    def beside(module):  # the charts' import ends only once the fit is sent (or a minute has passed)
+        if module == CHART_MODULES[0]:
+            charts_importing.set()
+            events.append(f"charts imported: {fit_sent.wait(timeout=60)}")
         return importlib.import_module(module)
 
-    monkeypatch.setattr(report, "worker_pool", recording_pool)
     monkeypatch.setattr(report, "load_logs", read)
-    monkeypatch.setattr(report, "importlib", types.SimpleNamespace(import_module=held_import))
-    build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv", workers=2)
-    assert events[:3] == ["import_charts", "read", "fitted_weak_spots"]
-    assert waited == [True], "the fit was sent only after the imports beside the read had ended"
+    monkeypatch.setattr(report, "importlib", types.SimpleNamespace(import_module=beside))
+    with report_worker() as worker:
+        build_report([SAMPLE], simulation_path=REPO / "data" / "simulation_standard.csv",
+                     worker=Worker(worker, []))
+    assert events == ["read", "fit sent", "charts imported: True"]
 
 
 def test_a_report_s_worker_fits_the_weak_spots_without_reading_a_line_of_the_log(monkeypatch):
@@ -335,8 +332,9 @@ def test_a_report_s_worker_fits_the_weak_spots_without_reading_a_line_of_the_log
         return load_rows(*args, **kwargs)
 
     monkeypatch.setattr(roll_weak_spots, "load_rows", only_here)
-    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", _recording_pool(sent := [], "done"))
-    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
+    read_ends(monkeypatch, "long")
+    with report_worker() as worker:
+        beside = build_report([SAMPLE], simulation_path=simulation, worker=_Recording(worker, sent := []))
     assert "fitted_weak_spots" in sent
     assert beside.weak_spots == alone.weak_spots and any(spots.costs for spots in alone.weak_spots.values())
 
@@ -365,11 +363,11 @@ class _NeverWaitedFor(Future):
 def test_a_report_draws_here_the_charts_its_worker_has_not_started(monkeypatch):
     simulation = REPO / "data" / "simulation_standard.csv"
     alone = build_report([SAMPLE], simulation_path=simulation)
-    worker = _StalledWorker(started=2)
-    monkeypatch.setattr("diavolo_stats.analytics.report.worker_pool", lambda workers: worker)
-    beside = build_report([SAMPLE], simulation_path=simulation, workers=2)
-    assert [future.cancelled() for future in worker.sent] == [False, False, True, True, True, True]  # the
-    # imports, the fit, 4 charts (the latency chart is drawn here)
+    worker = _StalledWorker(started=1)
+    read_ends(monkeypatch, "long")
+    beside = build_report([SAMPLE], simulation_path=simulation, worker=worker)
+    assert [future.cancelled() for future in worker.sent] == [False, True, True, True, True]  # the fit, 4 charts
+    # (the latency chart is drawn here)
     assert beside.contents() == alone.contents()
 
 
