@@ -1,9 +1,8 @@
 """A player's name: the one rule every door a name comes in by follows (drill, log, web, player files).
 
 `player_problem` is what a log may hold (the writer's and the reader's rule); `name_problem` and `PLAYER_NAME`
-are what a new name may be, stricter, kept in NFKC form so that a name typed another way is the same player.
-`looks_alike` says which names look the same; a table seats one of them. The rules in full:
-docs/architecture.md, "Players' names".
+are what a new name may be, stricter, in NFKC form so that one name typed two ways is one player; a table seats
+one of the names `looks_alike` pairs. The rules in full: docs/architecture.md, "Players' names".
 """
 
 from __future__ import annotations

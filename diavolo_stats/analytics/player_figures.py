@@ -1,9 +1,8 @@
 """`diavolo players`: each player's figures, per command and per roll feature, with intervals and in words.
 
-The figures are the fitted players (`game.specs.fit_players`) in a player's units: on a plain roll, the mean
-answer time and the chance of a right answer per command, and what an extra die, a near tie, grey and seeing
-the command first cost or save, each with its interval and the answers it rests on. `words` says the main ones
-in a coach's sentences. Why: docs/architecture.md, "A player's figures".
+The fitted players (`game.specs.fit_players`) put in a player's units, so that a player or a coach can read them;
+`words` says the main ones as sentences. What each figure is and how its interval is drawn: docs/architecture.md,
+"A player's figures".
 """
 
 from __future__ import annotations

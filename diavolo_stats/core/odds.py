@@ -1,6 +1,6 @@
 """Exact odds of each answer, tie (grey) included, for the value commands of a variant.
 
-Colors are independent, so the odds come from each color's distribution of the command's figures
+Colors are independent, so the odds are put together from one distribution per color
 (`distributions.chain_distribution`) without enumerating a joint roll; counts stay Python integers and become
 `fractions.Fraction` at the end. Colors with different dice have different chances (`answer_probability`).
 The formula: docs/architecture.md, "Exact odds".

@@ -4,7 +4,7 @@ The drill's end-of-session summary, `diavolo report` and the player models fitte
 rows through these functions, so a figure means the same wherever it is shown. A timeout counts as a wrong
 answer; latencies are taken over correct answers only. An anticipation (a key pressed before the roll, or an
 answer faster than `drill.MIN_LATENCY_MS`; `anticipated`) is no answer to any roll, as in reaction-time
-research: it is counted apart and left out of the trials, the accuracy and the latencies.
+research: it is counted apart, outside the trials, the accuracy and the latencies.
 """
 
 from __future__ import annotations

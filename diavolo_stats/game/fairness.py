@@ -1,9 +1,9 @@
 """Fair reaction races over real connections: each seat's round trips, the window a claimed time is held in, and
 the grace before a devil is awarded.
 
-`RoundTrips` keeps a seat's latest round trips; a claimed latency is held within what the server's own timing
-allows for that seat (`claim_window`, `judge_claim`), and an answer is final once no seat still to answer could
-be judged faster (`settled_below_ms`, `grace_ms`). The window's reasoning: docs/architecture.md, "Fair races".
+`RoundTrips` keeps a seat's latest round trips; `claim_window` and `judge_claim` bound what a page may claim by
+what the server saw, and `settled_below_ms` and `grace_ms` say when an answer can no longer be overtaken. The
+window's reasoning: docs/architecture.md, "Fair races".
 """
 
 from __future__ import annotations

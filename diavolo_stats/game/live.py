@@ -1,10 +1,10 @@
 """A live table: one game of Diavolo played round by round by people (and modelled players), one state object
 that the Play page and the rooms only carry messages to.
 
-A `Table` is the state of one table in play: its seats, the deal on it, the answers given and the devils left;
-the round's rules are `drill.deal.Deal` and `referee.Referee`. The server tells it when a roll is sent
-(`Table.send`) and an answer comes (`Table.answer`); the table judges the answer, logs it once, and settles the
-round (`Table.settle`) when the carrier says the wait is over. Why: docs/architecture.md, "The live table".
+A `Table` holds its seats, the deal on it, the answers given and the devils left; the round's rules are
+`drill.deal.Deal` and `referee.Referee`. The server tells it when a roll is sent (`Table.send`) and an answer
+comes (`Table.answer`); the table judges the answer, logs it once, and settles the round (`Table.settle`) when
+the carrier says the wait is over. Why: docs/architecture.md, "The live table".
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The rolls this server dealt: a posted trial must be on one of them.
 
-The server remembers a digest of what it dealt for each (seed, trial number); `Deals.check` refuses a posted
-trial whose roll is not among them (dice the seed never rolled, a command changed after the fact). A roll
-forgotten or never seen (a server restarted) is dealt again from its seed unless it was adaptive, which
-depended on the log as it was then. Why: docs/architecture.md, "Trials from the browser".
+`Deals.check` refuses a posted trial whose roll the server did not deal for its (seed, trial number): dice the
+seed never rolled, a command changed after the fact. A roll forgotten or never seen (a server restarted) is
+dealt again from its seed, unless it was adaptive. How many are kept and why: docs/architecture.md, "Trials
+from the browser".
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Answers on their way to the drill log: one writer for the server's tables, in batches, kept while the disk says no.
 
-A table's answers go to the server's `LogQueue`; one writer at a time appends every row waiting in one write and
-one fsync (`TrialStore.add_rows`), so many tables answering at once cost a few fsyncs a second, not one each. A
-seat is told its answer is stored once it is on disk. Rows a log cannot take now wait, in order, and are tried
-again every RETRY_AFTER_S; past MAX_WAITING a new answer is refused (`NotStored`). Why: docs/architecture.md,
-"Answers on their way to the log".
+A table's answers go to the server's `LogQueue`, written in batches (group commit) so that many tables cost a
+few fsyncs, not one each; a seat is told its answer is stored once it is on disk. Rows the log cannot take now
+wait in order and are tried again; past MAX_WAITING a new answer is refused (`NotStored`). Why:
+docs/architecture.md, "Answers on their way to the log".
 """
 
 from __future__ import annotations

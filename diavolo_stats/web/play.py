@@ -1,9 +1,8 @@
 """A game of Diavolo in the browser against modelled players: the server holds the game, the library referees it.
 
-`SoloGames` keeps the games being played; a game has one human seat and 1 to 5 modelled opponents, and is a
-`game.live.Table` that deals each round, gives the opponents' grabs to the page as their time comes (`grabs`, a
-long poll), logs the human's answer and settles the round. A finished game carries `engine_check`, its round
-log replayed through the vectorized engine. Why: docs/architecture.md, "The Play page".
+`SoloGames` keeps the games being played, each a `game.live.Table` with one human seat: each round it deals the
+roll, gives the opponents' grabs to the page as their time comes (`grabs`, a long poll), logs the human's answer
+and settles the round. How the opponents are made and games are kept: docs/architecture.md, "The Play page".
 """
 
 from __future__ import annotations

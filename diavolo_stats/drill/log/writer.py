@@ -1,9 +1,9 @@
 """The drill log's writer: `DrillLog` appends rows under a lock on the file, each fsynced, and repairs a crash.
 
-Two sessions appending at once never interleave, and an answer is on disk before the next trial is shown.
-A last line without its line end is what a crash left: the writer moves it to `<log>.partial` before it
-appends. It appends only to a log of this schema and never rewrites one by itself: a version-1 log is
-refused, naming `diavolo log upgrade FILE`. How: docs/architecture.md, "The drill log's file".
+Two sessions appending at once never interleave, and an answer is on disk before the next trial is shown. It
+appends only to a log of this schema and never rewrites one by itself: a version-1 log is refused, naming
+`diavolo log upgrade FILE`. The lock, the fsync and what a crash leaves: docs/architecture.md, "The drill log's
+file".
 """
 
 from __future__ import annotations
