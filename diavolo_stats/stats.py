@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache, partial
 from statistics import NormalDist
@@ -172,10 +173,34 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
     mean 0 and spread 1: the maximum `scipy.stats.exponnorm.fit` finds, fast enough for one fit per player and
     command of a large log.
     """
-    # latencies_ms: (answers,) float, NaN (no answer) ignored
-    values = np.asarray(latencies_ms, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if values.size < MIN_FIT_ANSWERS or np.ptp(values) == 0:
+    return fit_ex_gaussians([latencies_ms])[0]
+
+
+def fit_ex_gaussians(samples: Sequence[Sequence[float] | np.ndarray], threads: int = 1) -> list[ExGaussian | None]:
+    """`fit_ex_gaussian` of each of `samples`, in order, on up to `threads` threads side by side: a fit's arithmetic
+    is numpy's and scipy's kernels on tens of thousands of answers, which release the GIL. Each fit is the same to
+    the bit as alone."""
+    values = [np.asarray(sample, dtype=np.float64) for sample in samples]
+    values = [sample[np.isfinite(sample)] for sample in values]
+    fitted = [sample.size >= MIN_FIT_ANSWERS and np.ptp(sample) > 0 for sample in values]
+    if not any(fitted):
+        return [None] * len(values)
+    import scipy.optimize  # noqa: F401  (loaded before the BLAS libraries are found, its own among them)
+
+    # The optimizer's linear algebra is on three parameters: BLAS threads only wake, contend for the cores and sleep
+    # again (on a busy 2-core machine the fits took three times as long with them), and the answer is the same to
+    # the bit without. One limit around every fit: the limit is the process's, not a thread's.
+    with _blas_threads().limit(limits=1, user_api="blas"):
+        if threads > 1 and sum(fitted) > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                return list(pool.map(_one_fit, values, fitted))
+        return [_one_fit(sample, fit) for sample, fit in zip(values, fitted)]
+
+
+def _one_fit(values: np.ndarray, fit: bool) -> ExGaussian | None:
+    """The fit of `fit_ex_gaussian` of finite latencies (ms) that can be fitted (`fit`; else None)."""
+    # values: (answers,) float64, finite
+    if not fit:
         return None
     from scipy import optimize
 
@@ -189,10 +214,8 @@ def fit_ex_gaussian(latencies_ms: Sequence[float] | np.ndarray) -> ExGaussian | 
 
     work = np.empty((7, values.size))  # the likelihood's arrays, written over at each of its evaluations
     negative_log_likelihood = partial(_negative_log_likelihood, standard=standard, work=work)
-    # The optimizer probes extreme shapes on its way (not the user's concern), and its linear algebra is on three
-    # parameters: BLAS threads only wake, contend for the cores and sleep again (on a busy 2-core machine the fits
-    # took three times as long with them), and the answer is the same to the bit without.
-    with np.errstate(all="ignore"), _blas_threads().limit(limits=1, user_api="blas"):
+    # The optimizer probes extreme shapes on its way (not the user's concern).
+    with np.errstate(all="ignore"):
         found = optimize.minimize(negative_log_likelihood, start, jac=True, method="L-BFGS-B",
                                   bounds=[(-10, 10), (floor, 3), (-9, 3)])
     mu, log_sigma, log_tau = found.x

@@ -12,7 +12,14 @@ import pytest
 from scipy import stats as scipy_stats
 
 from diavolo_stats import stats
-from diavolo_stats.stats import MIN_SIGMA_MS, ExGaussian, fit_ex_gaussian, median_estimate
+from diavolo_stats.stats import (
+    MIN_FIT_ANSWERS,
+    MIN_SIGMA_MS,
+    ExGaussian,
+    fit_ex_gaussian,
+    fit_ex_gaussians,
+    median_estimate,
+)
 
 
 def coverage(count: int) -> float:
@@ -86,6 +93,46 @@ def test_the_ex_gaussian_fit_runs_its_optimizer_on_one_blas_thread(monkeypatch):
     monkeypatch.setattr(optimize, "minimize", minimize)
     assert fit_ex_gaussian(np.random.default_rng(2).gamma(4, 100, 500) + 300) is not None
     assert seen and set(seen) == {1}
+
+
+def test_fits_side_by_side_on_threads_are_the_fits_one_by_one_to_the_bit_in_order():
+    """The report fits its groups on the process's threads: each fit must be the one it is alone."""
+    rng = np.random.default_rng(6)
+    samples = [ex_gaussian_latencies(50_000, 7), np.full(300, 450.0), ex_gaussian_latencies(MIN_FIT_ANSWERS - 1, 8),
+               np.r_[ex_gaussian_latencies(2000, 9), [np.nan] * 10], rng.gamma(0.5, 100, 1000) + 300, np.array([]),
+               ex_gaussian_latencies(30, 1)]
+    alone = [fit_ex_gaussian(sample) for sample in samples]
+    assert [fit is None for fit in alone] == [False, True, True, False, False, True, False]
+    assert fit_ex_gaussians(samples, threads=2) == alone
+    assert fit_ex_gaussians(samples, threads=3) == alone
+    assert fit_ex_gaussians(samples) == alone
+    assert fit_ex_gaussians(samples[1:3], threads=2) == [None, None]
+    assert fit_ex_gaussians([], threads=2) == []
+
+
+def test_fits_on_threads_run_on_one_blas_thread_and_give_the_limit_back(monkeypatch):
+    """The limit is the process's: held once around every fit, not by each thread (a thread ending its fit would
+    give the limit back under another's, and the last would leave the process at one BLAS thread)."""
+    from scipy import optimize
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> set[int]:
+        return {library["num_threads"] for library in threadpool_info() if library["user_api"] == "blas"}
+
+    seen = []
+
+    def minimize(*args, **kwargs):
+        seen.append(blas_threads())
+        return real_minimize(*args, **kwargs)
+
+    real_minimize = optimize.minimize
+    monkeypatch.setattr(optimize, "minimize", minimize)
+    samples = [ex_gaussian_latencies(2000, seed) for seed in range(6)]
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == {2}
+        assert all(fit_ex_gaussians(samples, threads=2))
+        assert blas_threads() == {2}
+    assert seen == [{1}] * len(samples)
 
 
 def test_a_sharp_leading_edge_leaves_sigma_at_its_floor_not_near_zero():

@@ -117,11 +117,19 @@ def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
     """Each player's most recent RECENT_ANSWERS answers (not anticipations: `performance.anticipated`) of `drills`
     (with COLUMNS), in the log's order."""
     answered = np.flatnonzero(~anticipated(drills))  # (answers,) row positions
-    players = pd.factorize(drills["player"])[0][answered]
+    codes, names = pd.factorize(drills["player"])
+    players = codes[answered]
     stamps = drills["timestamp"].array.asi8[answered]  # ns since 1970 (UTC), no Timestamp objects
-    order = np.lexsort((stamps, players))  # player by player, oldest first (stable: the log's order on ties)
+    # Player by player, oldest first, the log's order on ties. A log is written as its answers come, so each
+    # player's rows are in time order already, most often: then a stable sort by player alone (a radix sort of
+    # the codes in their narrowest type) gives that order, where a sort by both keys costs ten times as long.
+    order = np.argsort(players.astype(np.min_scalar_type(-len(names) - 1)), kind="stable")
+    in_order, after = players[order], stamps[order]
+    if np.any((after[1:] < after[:-1]) & (in_order[1:] == in_order[:-1])):
+        order = np.lexsort((stamps, players))
+        in_order = players[order]
     ends = np.cumsum(np.bincount(players))  # one past each player's last answer in `order`
-    from_the_end = ends[players[order]] - np.arange(len(order)) - 1
+    from_the_end = ends[in_order] - np.arange(len(order)) - 1
     kept = np.zeros(len(drills), dtype=bool)
     kept[answered[order[from_the_end < RECENT_ANSWERS]]] = True
     return kept_rows(drills, kept)

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 
 from diavolo_stats.core.variant import ALL_COMMANDS
+from diavolo_stats.core.workers import threads
 from diavolo_stats.drill.log import kept_rows
 from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.errors import InputError
-from diavolo_stats.stats import ExGaussian, fit_ex_gaussian, proportion_estimate
+from diavolo_stats.stats import ExGaussian, fit_ex_gaussians, proportion_estimate
 
 SUMMARY_FIGURES = (
     "trials", "correct", "accuracy", "accuracy_ci_low", "accuracy_ci_high", "timeouts", "anticipations",
@@ -68,17 +69,19 @@ def summary_fits(summary: pd.DataFrame) -> dict[tuple[str, str], ExGaussian]:
 
 def _summarized(drills: pd.DataFrame, keys: pd.DataFrame, groups: np.ndarray, fit: bool) -> pd.DataFrame:
     """`summarize` of the groups `grouped_rows` gives: `keys`' columns, then the SUMMARY_FIGURES."""
-    rows = [{**dict(zip(keys.columns, key)), **_figures(figures, latencies, fit)}
-            for key, (figures, latencies) in zip(keys.itertuples(index=False, name=None),
-                                                 grouped_performance(drills, groups, len(keys)))]
+    performances = grouped_performance(drills, groups, len(keys))
+    # The fits, the slow part of a large log, side by side on the process's threads.
+    fits = (fit_ex_gaussians([latencies for _, latencies in performances], threads()) if fit
+            else [None] * len(performances))
+    rows = [{**dict(zip(keys.columns, key)), **_figures(figures, latencies, fitted)}
+            for key, (figures, latencies), fitted in zip(keys.itertuples(index=False, name=None), performances, fits)]
     return pd.DataFrame(rows, columns=[*keys.columns, *SUMMARY_FIGURES])
 
 
-def _figures(figures: dict, latencies: np.ndarray, fit_latency: bool) -> dict:
-    """A group's SUMMARY_FIGURES from its `performance` figures and correct latencies (ms)."""
+def _figures(figures: dict, latencies: np.ndarray, fit: ExGaussian | None) -> dict:
+    """A group's SUMMARY_FIGURES from its `performance` figures, correct latencies (ms) and their `fit`."""
     # latencies: (correct answers,) float64 ms
     accuracy = proportion_estimate(figures["correct"], figures["trials"])  # 95 %
-    fit = fit_ex_gaussian(latencies) if fit_latency else None
     has_latency = latencies.size > 0
     return {
         **figures,

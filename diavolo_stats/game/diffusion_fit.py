@@ -264,7 +264,7 @@ class _Answers:
         pushes it out: 5 to 40 steps from the prior's centre, each a Hessian (about one and a half likelihood
         evaluations' work) and one or two evaluations. (A quasi-Newton search takes over a hundred evaluations and
         can stop short of the mode by tens of log-likelihood.) Runs within a BLAS limit of one thread, which the
-        caller holds (`fit_diffusion`: the fits run side by side on threads)."""
+        caller holds (`fit_diffusion`)."""
         low, high = np.array(_BOUNDS).T
         with np.errstate(all="ignore"):
             theta = np.clip(start, low, high)
@@ -335,6 +335,16 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     `min_answers` answers (see the module docstring). A player whose answers cannot be fitted (all timed out,
     none right, one latency for all) is refused with the reason (`DiffusionFit.refused`); InputError (field
     `log`) when no player can be fitted. Every figure of the result is finite."""
+    from threadpoolctl import ThreadpoolController
+
+    # Its linear algebra is on matrices of a few dozen parameters, where BLAS threads only wake and contend for the
+    # cores: the whole fit (the club's too) runs on one, the same to the bit (the libraries found once a fit).
+    with ThreadpoolController().limit(limits=1, user_api="blas"):
+        return _limited_fit(drills, min_answers)
+
+
+def _limited_fit(drills: pd.DataFrame, min_answers: int) -> DiffusionFit:
+    """`fit_diffusion`, within its BLAS limit."""
     rows, rolls, too_few = fitted_rows(drills, min_answers)
     player_codes, names = pd.factorize(rows["player"], sort=False)
     features = logged_features(rolls)
@@ -360,16 +370,12 @@ def fit_diffusion(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> D
     center[_LAPSE] = math.log(PRIOR_LAPSE / (1 - PRIOR_LAPSE))
     wide = DIFFUSION_PRIOR_SPREAD**2 + DIFFUSION_PRIOR_MEAN_SPREAD**2
     start = center.copy()
-    from threadpoolctl import ThreadpoolController
-
     # Each player's fits are their own, on threads (numpy releases the GIL in most of a Newton step): first about
-    # the prior's centre, then, from there, about the club's. `mode` runs within a BLAS limit of one thread, set
-    # once around the threads (the BLAS libraries found once: each search reads the process's maps).
-    blas = ThreadpoolController()
-    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=threads()) as pool:
+    # the prior's centre, then, from there, about the club's.
+    with ThreadPoolExecutor(max_workers=threads()) as pool:
         first = list(pool.map(lambda player: player.mode(_started(start, player), center, wide), answers))
     club, club_variance, spread = _club(first, center, wide)
-    with blas.limit(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=threads()) as pool:
+    with ThreadPoolExecutor(max_workers=threads()) as pool:
         second = list(pool.map(lambda player, found: player.mode(found[0], club, spread), answers, first))
     fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)
     for index, player, (theta, hessian) in zip(kept, answers, second):

@@ -148,6 +148,24 @@ def test_the_recent_answers_are_the_frames_own_rows_as_iloc_takes_them_from_a_fr
     pd.testing.assert_frame_equal(recent_answers(chunked.iloc[:0]), chunked.iloc[:0])
 
 
+def test_the_recent_answers_of_rows_out_of_time_order_are_each_players_latest_by_time_then_the_logs_order(
+        drills, monkeypatch):
+    # A log is written as its answers come, and the fast path relies on that; rows out of time order (logs joined,
+    # a clock set back) and answers of the same instant must give what a sort by time gives.
+    from diavolo_stats.drill.performance import anticipated
+
+    monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 100)
+    rng = np.random.default_rng(0)
+    stamps = drills["timestamp"].to_numpy()
+    for shuffled in (drills.iloc[rng.permutation(len(drills))],  # every row out of its place
+                     drills.iloc[::-1],  # newest first
+                     drills.assign(timestamp=stamps[rng.integers(0, 3, len(drills)) * (len(drills) // 3)])):  # ties
+        shuffled = shuffled.reset_index(drop=True)
+        answered = shuffled.assign(position=np.arange(len(shuffled)))[~anticipated(shuffled)]
+        latest = answered.sort_values("timestamp", kind="stable").groupby("player", observed=True).tail(100)
+        pd.testing.assert_frame_equal(recent_answers(shuffled), shuffled.iloc[np.sort(latest["position"].to_numpy())])
+
+
 def test_a_frame_without_the_rolls_cells_reads_them_for_the_recent_answers_only_and_names_the_same(log, drills,
                                                                                                   monkeypatch):
     # The report and the progress page read the log without its dice and positions: the fit reads those of the
