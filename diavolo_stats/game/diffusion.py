@@ -9,6 +9,7 @@ docs/architecture.md, "The drift-diffusion player".
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -246,13 +247,12 @@ def _log_survival(kappa: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.minimum(log_s, 0.0), d_kappa, d_u, np.stack([d_kk, d_ku, d_uu])
 
 
-def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s: np.ndarray,
-                            correct: np.ndarray, latency_s: np.ndarray,
-                            second: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision_s: np.ndarray, correct: np.ndarray,
+                            latency_s: np.ndarray) -> tuple[np.ndarray, np.ndarray, Callable[[], np.ndarray]]:
     """The decision process alone (no lapse) at each of some non-decision times: the log density per second of
     each answer's side at its latency, or the log probability of a time-out where latency_s is NaN, its
-    derivatives in the drift, the boundary and the non-decision time, and with `second` their second
-    derivatives (None without): (nodes, rows), (3, nodes, rows) and (3, 3, nodes, rows)."""
+    derivatives in the drift, the boundary and the non-decision time, and a call that gives their second
+    derivatives from what the first ones worked out: (nodes, rows), (3, nodes, rows) and (3, 3, nodes, rows)."""
     # drift, boundary, correct, latency_s: (rows,); nondecision_s: (nodes, rows) s
     side = np.where(correct, 0.5, -0.5)
     timed_out = np.isnan(latency_s)
@@ -266,16 +266,7 @@ def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision
     gradient[0] = side * boundary - drift * t
     gradient[1] = side * drift - 2 / boundary - 2 * inverse_square / boundary * (slope * t)
     gradient[2] = drift**2 / 2 - inverse_square * slope
-    hessian = None
-    if second:
-        hessian = np.empty((3, 3, *values.shape))
-        hessian[0, 0] = -t
-        hessian[0, 1] = hessian[1, 0] = np.broadcast_to(side, values.shape)
-        hessian[0, 2] = hessian[2, 0] = np.broadcast_to(drift, values.shape)
-        bend_t = bend * t * inverse_square
-        hessian[1, 1] = inverse_square * (2 + (6 * slope + 4 * bend_t) * t * inverse_square)
-        hessian[1, 2] = hessian[2, 1] = 2 * inverse_square / boundary * (bend_t + slope)
-        hessian[2, 2] = bend * inverse_square**2
+    out = None  # (timed out, their boundary, drift, remaining time, derivatives) when some answers timed out
     if timed_out.any():
         left = np.flatnonzero(timed_out)
         a, v = boundary[left], drift[left]
@@ -288,8 +279,19 @@ def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision
         gradient[0][:, left] = a * d_kappa
         gradient[1][:, left] = v * d_kappa + u_a * d_u
         gradient[2][:, left] = u_t * d_u
-        if second:
-            d_kk, d_ku, d_uu = d_2.reshape(3, *shape)
+        out = left, a, v, remaining, d_kappa, d_u, d_2.reshape(3, *shape), u_a, u_t
+
+    def second() -> np.ndarray:
+        hessian = np.empty((3, 3, *values.shape))
+        hessian[0, 0] = -t
+        hessian[0, 1] = hessian[1, 0] = np.broadcast_to(side, values.shape)
+        hessian[0, 2] = hessian[2, 0] = np.broadcast_to(drift, values.shape)
+        bend_t = bend * t * inverse_square
+        hessian[1, 1] = inverse_square * (2 + (6 * slope + 4 * bend_t) * t * inverse_square)
+        hessian[1, 2] = hessian[2, 1] = 2 * inverse_square / boundary * (bend_t + slope)
+        hessian[2, 2] = bend * inverse_square**2
+        if out is not None:
+            left, a, v, remaining, d_kappa, d_u, (d_kk, d_ku, d_uu), u_a, u_t = out
             hessian[0, 0][:, left] = a * a * d_kk
             hessian[0, 1][:, left] = hessian[1, 0][:, left] = d_kappa + a * (v * d_kk + u_a * d_ku)
             hessian[0, 2][:, left] = hessian[2, 0][:, left] = a * u_t * d_ku
@@ -298,20 +300,22 @@ def _process_log_likelihood(drift: np.ndarray, boundary: np.ndarray, nondecision
             hessian[1, 2][:, left] = hessian[2, 1][:, left] = (v * u_t * d_ku + u_a * u_t * d_uu
                                                                + 2 / a**3 * d_u)
             hessian[2, 2][:, left] = u_t * u_t * d_uu
-    return values, gradient, hessian
+        return hessian
+
+    return values, gradient, second
 
 
 def _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, nodes: np.ndarray, weights: np.ndarray, lapse,
-                          correct, latency_s, second: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+                          correct, latency_s) -> tuple[np.ndarray, np.ndarray, Callable[[], np.ndarray]]:
     """Each answer's log-likelihood under lapses and a decision process whose non-decision time is at
     nondecision_s + spread_s * nodes[n] with chance weights[n] (weights summing to one): (rows,); its gradient
-    in the drift, the boundary, the non-decision time, logit(lapse) and the spread: (5, rows); with `second`
-    its Hessian in those (None without): (5, 5, rows)."""
+    in the drift, the boundary, the non-decision time, logit(lapse) and the spread: (5, rows); and a call that
+    gives its Hessian in those from what the gradient worked out: (5, 5, rows)."""
     rows = len(drift)
     lapse = np.broadcast_to(np.asarray(lapse, dtype=np.float64), (rows,))
     at = np.broadcast_to(np.asarray(nondecision_s, dtype=np.float64)
                          + nodes[:, None] * np.asarray(spread_s, dtype=np.float64), (len(nodes), rows))
-    process, first, process_second = _process_log_likelihood(drift, boundary, at, correct, latency_s, second)
+    process, first, process_second = _process_log_likelihood(drift, boundary, at, correct, latency_s)
     # A lapse's latency: the density of a uniform between MIN_LATENCY_MS and the timeout, at any latency (a
     # log whose drill had a longer timeout keeps every answer possible); a lapse never times out.
     with np.errstate(divide="ignore"):
@@ -327,23 +331,26 @@ def _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, nodes: np.nd
     gradient = np.empty((5, rows))
     gradient[[0, 1, 2, 4]] = (shares * process_gradient).sum(axis=1)
     gradient[3] = lapsed_share - lapse
-    if not second:
-        return values, gradient, None
-    # d2 log sum_n s_n / dx dy = sum_n share_n (L_n,xy + L_n,x L_n,y) - g_x g_y; the lapse's logit enters by
-    # (1 - lapse) and lapse only, which gives its row in closed form.
-    hessian = np.empty((5, 5, rows))
-    process_index = (0, 1, 2, 4)
-    for i, x in enumerate(process_index):
-        for j, y in enumerate(process_index[: i + 1]):
-            within = process_second[min(i, 2), min(j, 2)] * nodes[:, None] ** ((i == 3) + (j == 3))
-            value = (shares * (within + process_gradient[i] * process_gradient[j])).sum(axis=0) \
-                - gradient[x] * gradient[y]
-            hessian[x, y] = hessian[y, x] = value
-    excess = lapsed_share - lapse
-    hessian[3, 3] = (1 - 2 * lapse) * excess - excess**2
-    for x in process_index:
-        hessian[3, x] = hessian[x, 3] = -lapsed_share * gradient[x]
-    return values, gradient, hessian
+
+    def second() -> np.ndarray:
+        # d2 log sum_n s_n / dx dy = sum_n share_n (L_n,xy + L_n,x L_n,y) - g_x g_y; the lapse's logit enters by
+        # (1 - lapse) and lapse only, which gives its row in closed form.
+        within_process = process_second()
+        hessian = np.empty((5, 5, rows))
+        process_index = (0, 1, 2, 4)
+        for i, x in enumerate(process_index):
+            for j, y in enumerate(process_index[: i + 1]):
+                within = within_process[min(i, 2), min(j, 2)] * nodes[:, None] ** ((i == 3) + (j == 3))
+                value = (shares * (within + process_gradient[i] * process_gradient[j])).sum(axis=0) \
+                    - gradient[x] * gradient[y]
+                hessian[x, y] = hessian[y, x] = value
+        excess = lapsed_share - lapse
+        hessian[3, 3] = (1 - 2 * lapse) * excess - excess**2
+        for x in process_index:
+            hessian[3, x] = hessian[x, 3] = -lapsed_share * gradient[x]
+        return hessian
+
+    return values, gradient, second
 
 
 _NODES, _NODE_WEIGHTS = (part / 2 for part in np.polynomial.legendre.leggauss(5))
@@ -358,15 +365,23 @@ def spread_log_likelihood(drift, boundary, nondecision_s, spread_s, lapse, corre
     five-point mixture is the model, not an approximation of one."""
     # drift, boundary: (rows,) > 0; nondecision_s, spread_s, lapse: scalars or (rows,); correct: (rows,) bool;
     # latency_s: (rows,) float64 s, NaN for a time-out
-    values, gradient, _ = _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, _NODES, _NODE_WEIGHTS,
-                                                lapse, correct, latency_s)
+    values, gradient, _ = spread_log_likelihood_later(drift, boundary, nondecision_s, spread_s, lapse, correct,
+                                                      latency_s)
     return values, gradient
 
 
 def spread_log_likelihood_hessian(drift, boundary, nondecision_s, spread_s, lapse, correct, latency_s):
     """`spread_log_likelihood` and each answer's Hessian in the same five: (rows,), (5, rows), (5, 5, rows)."""
+    values, gradient, hessian = spread_log_likelihood_later(drift, boundary, nondecision_s, spread_s, lapse, correct,
+                                                            latency_s)
+    return values, gradient, hessian()
+
+
+def spread_log_likelihood_later(drift, boundary, nondecision_s, spread_s, lapse, correct, latency_s):
+    """`spread_log_likelihood` and a call that gives the Hessian of `spread_log_likelihood_hessian` from what the
+    gradient worked out (a fit needs it only at the points it steps to, after their gradient)."""
     return _mixed_log_likelihood(drift, boundary, nondecision_s, spread_s, _NODES, _NODE_WEIGHTS, lapse, correct,
-                                 latency_s, second=True)
+                                 latency_s)
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -31,8 +31,7 @@ from diavolo_stats.errors import InputError
 from diavolo_stats.game.diffusion import (
     DiffusionModel,
     log_rates_for,
-    spread_log_likelihood,
-    spread_log_likelihood_hessian,
+    spread_log_likelihood_later,
 )
 from diavolo_stats.game.players import PlayerModel
 from diavolo_stats.game.reading import COEFFICIENTS, ROLL_EFFECTS, design
@@ -183,24 +182,35 @@ def rates_of(parameters: np.ndarray, rolls) -> tuple[np.ndarray, np.ndarray, np.
 
 @dataclass(frozen=True)
 class _Answers:
-    """One player's answers: the design, the command, right or wrong, latency (s, NaN for a time-out)."""
+    """One player's answers: the design, the command, right or wrong, latency (s, NaN for a time-out). `last` holds
+    what the likelihood's gradient at the last point worked out, for its Hessian: a Newton step's Hessian is at the
+    point whose gradient the line search took last."""
 
     rows: np.ndarray     # (answers, coefficients) float64
     command: np.ndarray  # (answers,) intp
     correct: np.ndarray  # (answers,) bool
     latency_s: np.ndarray  # (answers,) float64
+    last: list = field(default_factory=list, compare=False, repr=False)  # [theta bytes, predictors, gradient, call]
 
-    def _row_gradients(self, predictors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each answer's log-likelihood and its gradient in that answer's own predictors: (answers,) and (5,
+    def _row_gradients(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each answer's log-likelihood and its gradient in that answer's own predictors at theta: (answers,) and (5,
         answers), the predictors (5, answers) being the log drift, the log boundary, the log non-decision time
         (s), the logit of the lapse chance and the log of the non-decision time's spread (s)."""
-        values, gradient = spread_log_likelihood(*_likelihood_arguments(predictors), self.correct, self.latency_s)
+        predictors = self._predictors(theta)
+        values, gradient, hessian = spread_log_likelihood_later(*_likelihood_arguments(predictors), self.correct,
+                                                                self.latency_s)
+        self.last[:] = [theta.tobytes(), predictors, gradient, hessian]
         return values, gradient * _scales(predictors)
 
-    def _row_hessians(self, predictors: np.ndarray) -> np.ndarray:
-        """Each answer's Hessian in its own predictors (see `_row_gradients`): (5, 5, answers)."""
-        _, gradient, hessian = spread_log_likelihood_hessian(*_likelihood_arguments(predictors), self.correct,
+    def _row_hessians(self, theta: np.ndarray) -> np.ndarray:
+        """Each answer's Hessian in its own predictors at theta (see `_row_gradients`): (5, 5, answers)."""
+        if self.last and self.last[0] == theta.tobytes():
+            _, predictors, gradient, later = self.last
+        else:
+            predictors = self._predictors(theta)
+            _, gradient, later = spread_log_likelihood_later(*_likelihood_arguments(predictors), self.correct,
                                                              self.latency_s)
+        hessian = later()
         scales = _scales(predictors)  # d natural / d predictor; the log scales' second derivative is the first's
         hessian *= scales[:, None] * scales[None, :]
         logged = [0, 1, 2, 4]
@@ -221,7 +231,7 @@ class _Answers:
 
     def negative_log_posterior(self, theta: np.ndarray, prior_mean: np.ndarray,
                                prior_variance: np.ndarray) -> tuple[float, np.ndarray]:
-        values, gradient = self._row_gradients(self._predictors(theta))
+        values, gradient = self._row_gradients(theta)
         total = np.einsum("rkp,rk->p", self._rolls[1], self._by_roll(gradient))
         offset = theta - prior_mean
         value = -float(values.sum()) + 0.5 * float((offset**2 / prior_variance).sum())
@@ -234,7 +244,7 @@ class _Answers:
         Jacobian J for every answer to the same roll, so the Hessian is the sum over distinct rolls of J' H J, H
         the sum of those answers' analytic 5 x 5 Hessians in their predictors."""
         jacobian = self._rolls[1]  # (5, rolls, parameters)
-        per_roll = self._by_roll(self._row_hessians(self._predictors(theta)))  # (5, 5, rolls)
+        per_roll = self._by_roll(self._row_hessians(theta))  # (5, 5, rolls)
         weighted = np.einsum("klr,lrp->krp", per_roll, jacobian)
         hessian = jacobian.reshape(-1, jacobian.shape[2]).T @ weighted.reshape(-1, jacobian.shape[2])
         return -hessian + np.diag(1 / prior_variance)

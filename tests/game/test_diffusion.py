@@ -393,3 +393,44 @@ def test_recovery_99_percent_intervals_hold_the_generating_parameters(tmp_path):
                       for index, name in enumerate(DIFFUSION_PARAMETERS))
     tried = len(models) * len(DIFFUSION_PARAMETERS)
     assert misses <= stats.binom.ppf(0.999, tried, 0.01)
+
+
+def test_each_newton_steps_hessian_reuses_the_gradients_work_at_its_point_and_is_the_same_to_the_bit(small_log,
+                                                                                                     monkeypatch):
+    """A Newton step's Hessian is at the point whose gradient the line search took last: made from what that
+    gradient worked out, the likelihood's first derivatives are not worked out twice, and the fit is the one a
+    Hessian worked out afresh gives."""
+    from diavolo_stats.game import diffusion
+
+    reused = fit_diffusion(small_log)
+    evaluations = {"likelihood": 0, "gradient": 0}
+    real_standard, real_gradients = diffusion._log_standard, _Answers._row_gradients
+
+    def standard(u):
+        evaluations["likelihood"] += 1
+        return real_standard(u)
+
+    def gradients(self, theta):
+        evaluations["gradient"] += 1
+        return real_gradients(self, theta)
+
+    monkeypatch.setattr(diffusion, "_log_standard", standard)
+    monkeypatch.setattr(_Answers, "_row_gradients", gradients)
+    fit_diffusion(small_log)
+    assert evaluations["likelihood"] == evaluations["gradient"] > 0
+
+    def forgetting(self, theta):  # every Hessian worked out afresh
+        evaluations["gradient"] += 1
+        found = real_gradients(self, theta)
+        self.last.clear()
+        return found
+
+    monkeypatch.setattr(diffusion, "_log_standard", standard)
+    monkeypatch.setattr(_Answers, "_row_gradients", forgetting)
+    evaluations.update(likelihood=0, gradient=0)
+    afresh = fit_diffusion(small_log)
+    assert evaluations["likelihood"] > evaluations["gradient"]  # one more for each Newton step's Hessian
+    for name, player in reused.players.items():
+        assert np.array_equal(player.parameters, afresh.players[name].parameters)
+        assert np.array_equal(player.covariance, afresh.players[name].covariance)
+    assert np.array_equal(reused.club.parameters, afresh.club.parameters)
