@@ -7,6 +7,7 @@ import fcntl
 import io
 import os
 import re
+import threading
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -133,6 +134,28 @@ def test_a_report_replaces_the_old_one_whole(tmp_path):
     assert names == sorted(["summary.csv", "accuracy.png", "latency.png", "learning_curve.png",
                             "tie_vs_non_tie.png", "tie_frequency_standard.png", "report.html"])
     assert sorted(os.listdir(tmp_path)) == ["drills.csv", "report"]  # no draft left beside it
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names an open file through /proc")
+def test_a_folder_s_files_are_fsynced_whole_all_at_once_before_it_is_swapped_in(tmp_path, monkeypatch):
+    """Each file's fsync is under way at once (one thread each: the file system commits them together) and each
+    file is whole when it is fsynced, in the draft folder, before the folder takes its place."""
+    contents = {f"chart_{number}.png": bytes([number]) * 1000 for number in range(6)}
+    together = threading.Barrier(len(contents), timeout=60)  # broken, failing the write, if they come one by one
+    synced, fsync = [], os.fsync
+
+    def all_at_once(descriptor):
+        path = Path(os.readlink(f"/proc/self/fd/{descriptor}"))
+        if path.is_file():
+            together.wait()
+            synced.append((path.name, path.read_bytes(), path.parent.name))
+        fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", all_at_once)
+    write_folder(tmp_path / "out", contents, lambda name: True)
+    assert sorted((name, data) for name, data, _ in synced) == sorted(contents.items())
+    assert all(folder.startswith(".out.") for _, _, folder in synced)
+    assert {path.name: path.read_bytes() for path in (tmp_path / "out").iterdir()} == contents
 
 
 @pytest.mark.parametrize("make, message", [
