@@ -394,11 +394,32 @@ CASES: dict[str, list[str]] = {
                               "--plot-axes", ""],  # not the default axes
     "sweep plot axes unknown": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--plot", f"{T}/plots",
                                 "--plot-axes", "sides,weight"],
-    # -- a path of the wrong kind, for every flag that reads or writes one ---------------------------
+}
+
+
+def _command_and_flag(argv: list[str]) -> tuple[str, str | None]:
+    """The (sub)command of a path case and its flag (None for an argument): what its help calls it."""
+    first_flag = next((at for at, word in enumerate(argv) if word.startswith("-")), len(argv))
+    return " ".join(argv[:first_flag]), argv[-1] if argv[-1].startswith("--") else None
+
+
+ARGUMENTS = {"log upgrade": "FILE", "minodice score": "SHEET.csv"}
+"""The path an argument (not a flag) names, by its command: an error names it by its placeholder."""
+
+
+def _named(argv: list[str]) -> str:
+    """The flag, or the argument's placeholder, that the last word of a path case is given to."""
+    command, flag = _command_and_flag(argv)
+    return ARGUMENTS[command] if flag is None else flag
+
+
+# A path of the wrong kind, for every flag that reads or writes one: the error starts with the flag.
+WRONG_KINDS = {
     **{f"{flag} {what}": [*argv, path] for flag, argv in READ.items() for what, path in NOT_FILES.items()},
     **{f"{flag} {what}": [*argv, path] for flag, argv in WRITTEN.items() for what, path in BAD_TARGETS.items()},
     **{f"{flag} {what}": [*argv, path] for flag, argv in FOLDERS.items() for what, path in NOT_FOLDERS.items()},
 }
+CASES.update(WRONG_KINDS)
 
 
 def test_the_module_covers_at_least_150_bad_invocations_of_every_command():
@@ -408,8 +429,9 @@ def test_the_module_covers_at_least_150_bad_invocations_of_every_command():
                         "log", "serve", "oddz"}
 
 
-@pytest.mark.parametrize("argv", list(CASES.values()), ids=list(CASES))
-def test_a_bad_invocation_is_refused_with_one_line_and_changes_nothing(argv, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("argv, named", [(argv, _named(argv[:-1]) if name in WRONG_KINDS else None)
+                                         for name, argv in CASES.items()], ids=list(CASES))
+def test_a_bad_invocation_is_refused_with_one_line_and_changes_nothing(argv, named, tmp_path, monkeypatch, capsys):
     world = tmp_path / "world"
     world.mkdir()
     build_world(world)
@@ -428,6 +450,8 @@ def test_a_bad_invocation_is_refused_with_one_line_and_changes_nothing(argv, tmp
     assert error.startswith("diavolo: error: ") and all(line.startswith("diavolo: warning: ") for line in warned), err
     assert "Traceback" not in err
     assert "interactive terminal" not in err  # the drill refused the bad input, not the test's missing terminal
+    if named is not None:  # a path of the wrong kind: named by its flag, as every flag's error is
+        assert error.startswith(f"diavolo: error: {named}: "), error
     assert snapshot(world) == before
     shutil.rmtree(world)
 
@@ -453,12 +477,6 @@ PATHS = {**{name: (argv, "file") for name, argv in {**READ, **WRITTEN}.items()},
          **{name: (argv, "folder") for name, argv in FOLDERS.items()}}
 
 
-def _command_and_flag(argv: list[str]) -> tuple[str, str | None]:
-    """The (sub)command of a path case and its flag (None for an argument): what its help calls it."""
-    first_flag = next((at for at, word in enumerate(argv) if word.startswith("-")), len(argv))
-    return " ".join(argv[:first_flag]), argv[-1] if argv[-1].startswith("--") else None
-
-
 @pytest.mark.parametrize("argv, noun", PATHS.values(), ids=list(PATHS))
 def test_an_empty_path_is_refused_naming_its_flag_never_taken_for_the_default(argv, noun, tmp_path, monkeypatch):
     # Path("") is the current folder, and `path or DEFAULT` would put the default in its place; either way the
@@ -467,9 +485,7 @@ def test_an_empty_path_is_refused_naming_its_flag_never_taken_for_the_default(ar
     monkeypatch.setenv("DIAVOLO_LOG", str(tmp_path / "log.csv"))
     before = snapshot(tmp_path)
     result = run_diavolo(*(arg.replace(T, str(tmp_path)) for arg in argv), "", cwd=tmp_path)
-    command, flag = _command_and_flag(argv)
-    if flag is None:  # an argument is named by its placeholder
-        flag = {"log upgrade": "FILE", "minodice score": "SHEET.csv"}[command]
+    flag = _named(argv)
     said = "unknown variant ''" if flag == "--variant" else f"must be a {noun} path, got ''"
     assert_one_line_error(result, f"diavolo: error: {flag}: {said}")
     assert snapshot(tmp_path) == before

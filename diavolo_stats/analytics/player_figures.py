@@ -122,6 +122,9 @@ def player_figures(log_path: str | Path, players: Sequence[str] | None = None, d
     """
     try:
         fit = fit_of_log(log_path, model)
+    except InputError as error:  # a log that is missing, a folder, no drill log or fits no player
+        raise InputError(error.message, field="log_path") from None
+    try:
         names = list(players) if players else list(fit.players)
         readings = {name: fit.player(name) for name in names}
     except InputError as error:  # named as this function's parameters: the log, the players

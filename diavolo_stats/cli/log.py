@@ -18,12 +18,12 @@ def register(subparsers) -> None:
         description="Rewrite a drill log of schema 1 as schema 2: every row is kept as it was, with the "
                     "columns interface (terminal) and accepted (its expected answer) added. The original "
                     "is kept beside it as FILE.schema1.bak; the new log replaces it whole.")
-    upgrade.add_argument("file", type=path_type(), metavar="FILE", help="the drill log to upgrade")
+    upgrade.add_argument("path", type=path_type(), metavar="FILE", help="the drill log to upgrade")
     add_format_argument(upgrade)
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
     from diavolo_stats.drill.log import upgrade_log
 
-    print_result(upgrade_log(args.file), args.format)
+    print_result(upgrade_log(args.path), args.format)
     return 0

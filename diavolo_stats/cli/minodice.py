@@ -16,7 +16,7 @@ from diavolo_stats.cli.common import (
     print_result,
     value_type,
 )
-from diavolo_stats.minodice import advise_bid, die_odds, load_dice, score_sheet
+from diavolo_stats.minodice import advise_bid, die_odds, score_sheet
 from diavolo_stats.minodice.bidding import MAX_BID_SIMULATIONS
 from diavolo_stats.minodice.odds import AGAINST, MAX_TRICK_SIMULATIONS, METHODS
 from diavolo_stats.minodice.options import (
@@ -43,7 +43,7 @@ def register(subparsers) -> None:
                                             "griffins_beaten and mermaid_tricks, or minotaurs_beaten with "
                                             "--mermaid-bonus per-minotaur) and give per-round and running "
                                             "totals and the winner.")
-    score.add_argument("sheet", type=path_type(), metavar="SHEET.csv", help="one row per player per round")
+    score.add_argument("path", type=path_type(), metavar="SHEET.csv", help="one row per player per round")
     readings = score.add_argument_group("rules the sources leave open")
     readings.add_argument("--all-flags", choices=ALL_FLAGS, default=Rules().all_flags,
                           help="who takes a trick of nothing but flags; with nobody, a round's tricks may add up "
@@ -81,7 +81,7 @@ def register(subparsers) -> None:
 
 
 def _add_shared_arguments(parser: argparse.ArgumentParser, follow: bool) -> None:
-    parser.add_argument("--dice", type=path_type(), metavar="FILE",
+    parser.add_argument("--dice", dest="bag", type=path_type(), metavar="FILE",
                         help="dice file (TOML) replacing the default, reconstructed dice")
     add_seed_argument(parser)
     rules = parser.add_argument_group("rules the sources leave open")
@@ -119,19 +119,19 @@ def _rules(args: argparse.Namespace) -> Rules:
 
 
 def _score(args: argparse.Namespace) -> int:
-    print_result(score_sheet(args.sheet, _rules(args)), args.format)
+    print_result(score_sheet(args.path, _rules(args)), args.format)
     return 0
 
 
 def _odds(args: argparse.Namespace) -> int:
-    odds = die_odds(bag=load_dice(args.dice), against=args.against, rules=_rules(args),
+    odds = die_odds(bag=args.bag, against=args.against, rules=_rules(args),
                      method=args.method, simulations=args.simulations, seed=args.seed)
     print_result(odds, args.format)
     return 0
 
 
 def _bid(args: argparse.Namespace) -> int:
-    advice = advise_bid(args.hand, args.round_number, args.players, bag=load_dice(args.dice),
+    advice = advise_bid(args.hand, args.round_number, args.players, bag=args.bag,
                         rules=_rules(args), seat=args.seat, simulations=args.simulations, seed=args.seed)
     print_result(advice, args.format)
     return 0

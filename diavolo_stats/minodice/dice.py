@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.toml_files import parse_toml, read_toml
 from diavolo_stats.validation import (
     Configuration,
@@ -263,6 +263,10 @@ def _bag(document: dict, source: str) -> Bag:
 
 
 def as_bag(bag: Bag | str | Path | None) -> Bag:
-    """`bag` itself, the dice file at that path, or the shipped default dice for None."""
-    return bag if isinstance(bag, Bag) else load_dice(bag)
+    """`bag` itself, the dice file at that path, or the shipped default dice for None; InputError about `bag` for
+    a dice file that cannot be read or is not allowed."""
+    if isinstance(bag, Bag):
+        return bag
+    with about("bag"):
+        return load_dice(bag)
 

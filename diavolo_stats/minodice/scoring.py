@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import not_a_file
 from diavolo_stats.minodice.options import MAX_PLAYERS, MERMAID_COLUMNS, MIN_PLAYERS, Rules, rounds_for_players
 from diavolo_stats.results import NotedRows, counted
@@ -297,5 +297,8 @@ def _check_bonus(row: SheetRow, others: int, rules: Rules, where: str) -> None:
 
 
 def score_sheet(path: str | Path, rules: Rules = Rules()) -> GameScore:
-    """Read, check and score the score sheet CSV at `path` under `rules` (see `read_score_sheet`, `score_game`)."""
-    return score_game(read_score_sheet(path, rules), sheet=str(path), rules=rules)
+    """Read, check and score the score sheet CSV at `path` under `rules` (see `read_score_sheet`, `score_game`);
+    an InputError reading it is about `path`."""
+    with about("path"):
+        rows = read_score_sheet(path, rules)
+    return score_game(rows, sheet=str(path), rules=rules)

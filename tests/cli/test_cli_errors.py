@@ -124,9 +124,9 @@ def test_a_parser_lists_what_its_help_shows_in_the_same_sections(parser):
     (("game", "--players", "ann", "preset:novice", "--log", "{path}"), "--log: "),
     (("drill", "--player", "ann", "--log", "{path}"), "--log: "),  # before the drill asks for a terminal
     (("serve", "--log", "{path}"), "--log: "),  # before anything listens
-    (("players", "--log", "{path}"), ""),
-    (("log", "upgrade", "{path}"), ""),
-    (("minodice", "score", "{path}"), ""),
+    (("players", "--log", "{path}"), "--log: "),
+    (("log", "upgrade", "{path}"), "FILE: "),  # an argument: by its placeholder
+    (("minodice", "score", "{path}"), "SHEET.csv: "),
 ])
 def test_a_folder_or_a_fifo_where_a_file_is_read_is_refused_as_what_it_is(tmp_path, kind, said, args, flag):
     (tmp_path / "log.csv").write_text("")  # a file, for a flag beside the one tried; the refusal comes first

@@ -139,9 +139,9 @@ def test_the_score_flags_choose_the_readings(tmp_path, capsys):
     (["bid", "--hand", "black,red", "--round", "2", "--players", "4", "--seat", "5"], "--seat: must be 1 to 4"),
     (["bid", "--dice", "{small}", "--hand", "white,white", "--round", "2", "--players", "4"],
      "--players: 4 players x 2 dice = 8 dice, more than the 6 in the bag"),
-    # a dice file's errors name the file, not a flag
-    (["bid", "--dice", "{missing}", "--hand", "black", "--round", "1", "--players", "3"], "error: dice file "),
-    (["odds", "--dice", "{missing}"], "error: dice file "),
+    # a dice file's errors name the flag, then the file
+    (["bid", "--dice", "{missing}", "--hand", "black", "--round", "1", "--players", "3"], "error: --dice: dice file "),
+    (["odds", "--dice", "{missing}"], "error: --dice: dice file "),
     (["score", "{bad_sheet}"], "line 6: bid 3 is above the 2 tricks of round 2"),
     (["score", "{missing}"], "cannot read it"),
 ])

@@ -17,7 +17,7 @@ from diavolo_stats.drill.log.schema import (
     os_errors,
     v1_extra_cells,
 )
-from diavolo_stats.errors import InputError
+from diavolo_stats.errors import InputError, about
 from diavolo_stats.files import write_atomically
 from diavolo_stats.results import TextResult, counted
 
@@ -59,7 +59,8 @@ def upgrade_log(path: str | Path) -> LogUpgrade:
         warnings.simplefilter("ignore", TruncatedLogWarning)  # the cut line is carried over, not lost
         warnings.simplefilter("error", SkippedRowsWarning)  # every row checked before anything is written
         try:
-            rows = len(load_logs([path]))
+            with about("path"):
+                rows = len(load_logs([path]))
         except SkippedRowsWarning as skipped:
             raise InputError(f"{skipped}; nothing was upgraded: mend or remove those lines first") from None
     backup = path.with_name(path.name + BACKUP_SUFFIX)  # a file's name: load_logs refuses a folder ('.', '/')
