@@ -165,6 +165,12 @@ class Room:
         self.task = asyncio.create_task(self._play())
         self.fitting = asyncio.create_task(self._fit_people(fit))
 
+    def stop(self) -> None:
+        """Cancel the room's game and the fit of its people's models, so that a room closed leaves no task."""
+        for task in (self.task, self.fitting):
+            if task is not None:
+                task.cancel()
+
     async def _fit_people(self, fit: Callable[[list[str]], Awaitable[dict]]) -> None:
         """Each person's own fitted model from the drill log, whose quantile flags an implausible claim; the
         game does not wait for it (a large log takes seconds), and everyone is told who has one. A fit that fails

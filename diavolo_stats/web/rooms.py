@@ -191,9 +191,7 @@ class Rooms:
         """Stop every room's game and write the answers still waiting (the server is stopping; up to
         CLOSING_WRITE_S, after which what could not be written is said on stderr)."""
         for room in self.rooms.values():
-            for task in (room.task, room.fitting):
-                if task is not None:
-                    task.cancel()
+            room.stop()
         lost = await self.queue.flush(CLOSING_WRITE_S)
         if lost:
             print(f"{lost} room answers could not be written to {self.store.log.path} before the server stopped: "
@@ -203,8 +201,7 @@ class Rooms:
         now = time.monotonic()
         for code, room in list(self.rooms.items()):
             if not room.sockets and now - room.last_seen > ROOM_IDLE_S:
-                if room.task is not None:
-                    room.task.cancel()
+                room.stop()
                 del self.rooms[code]
 
     async def connect(self, socket: WebSocket) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import time
@@ -368,6 +369,29 @@ def test_a_room_says_whose_times_no_model_of_their_own_checks_once_the_fit_is_do
     assert before == [False, False]  # not known until the fit is done
     assert after == ([True, True] if fails else [False, True])
     assert ("InputError: drills.csv: not a drill log" in capsys.readouterr().err) == fails  # the server's log
+
+
+def test_a_room_dropped_as_idle_leaves_neither_its_game_nor_its_fit_running(log_path):
+    async def fit_never_done(names: list[str]) -> dict:
+        await asyncio.Event().wait()  # a fit of a large log still running when the room is dropped
+        return {}
+
+    async def drop() -> tuple[bool, bool, bool]:
+        open_rooms = rooms.Rooms(TrialStore(log_path))
+        room = open_rooms.create(FAST)
+        sockets = {"Ann": object(), "Bea": object()}
+        for name, socket in sockets.items():
+            room.join({"name": name, "seat_key": None, "host_key": None}, socket)
+        room.start(fit_never_done)
+        for socket in sockets.values():
+            room.leave(socket)
+        room.last_seen -= rooms.ROOM_IDLE_S + 1  # nobody connected for longer than a room is kept
+        open_rooms.create(FAST)  # a room created drops the idle ones
+        await asyncio.sleep(0)  # one turn of the loop: the cancelled tasks take their cancellation
+        # Looked at here: the loop's end would cancel whatever is left.
+        return room.code in open_rooms.rooms, room.task.cancelled(), room.fitting.cancelled()
+
+    assert run(drop()) == (False, True, True)  # dropped, its game and its fit cancelled with it
 
 
 def test_the_room_page_says_which_log_the_answers_go_to_when_rooms_are_shared_by_several_servers(log_path):
