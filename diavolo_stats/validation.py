@@ -82,9 +82,13 @@ def json_spelled(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
-def empty_item(items: Iterable[Any], noun: str) -> str | None:
+def empty_item(items: Iterable[Any], noun: str, allowed: str | None = None) -> str | None:
     """Why a list is refused when one of its `items` (its text split at the commas, or its values) is empty text,
-    in the words of every list: `has an empty NOUN (nothing between two commas, or at an end)`; else None."""
+    in the words of every list: `has an empty NOUN (nothing between two commas, or at an end)`, or, given what is
+    `allowed`, `is empty; ALLOWED` when the whole text was blank (its one item); else None."""
+    items = list(items)
+    if allowed is not None and len(items) == 1 and isinstance(items[0], str) and not items[0].strip():
+        return f"is empty; {allowed}"
     if any(isinstance(item, str) and not item.strip() for item in items):
         return f"has an empty {noun} (nothing between two commas, or at an end)"
     return None
@@ -283,13 +287,13 @@ class Several(Rule):
     def normalize(self, value: Any) -> tuple:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise ValueError(f"must be a list of {self.noun}s")
-        problem = empty_item(value, self.noun)
-        if problem is not None:
-            raise ValueError(problem)
-        items = tuple(self._item(item) for item in value)
         count = (f"{self.least} {self.noun}s" if self.least == self.most
                  else f"{self.least} to {self.most} {self.noun}s" if self.most is not None
                  else f"at least one {self.noun}" if self.least == 1 else f"at least {self.least} {self.noun}s")
+        problem = empty_item(value, self.noun, f"give {count}, separated by commas")
+        if problem is not None:
+            raise ValueError(problem)
+        items = tuple(self._item(item) for item in value)
         if not (self.least <= len(items) and (self.most is None or len(items) <= self.most)):
             raise Refused(f"need {count}", len(items))
         repeated = sorted({str(item) for item in items if items.count(item) > 1})
@@ -307,8 +311,9 @@ class Several(Rule):
             raise Refused(f"each {self.noun} {message}" if message.startswith("must") else message, item) from None
 
     def from_text(self, text: str) -> Any:
-        """Comma-separated items: `black,red,white`; blank text is no item, an empty item stays "" (refused)."""
-        if not text.strip():
+        """Comma-separated items: `black,red,white`; an empty item stays "" (refused). Blank text is no item
+        where the list may have none, else one empty item: refused as empty, not as a list too short."""
+        if not text.strip() and self.least == 0:
             return ()
         return tuple(self.item.from_text(item.strip()) if item.strip() else "" for item in text.split(","))
 
@@ -349,7 +354,8 @@ class TextMap(Rule):
     pair: str = "NAME=VALUE"
 
     def normalize(self, value: Any) -> dict[str, str]:
-        problem = empty_item(value.split(","), self.pair) if isinstance(value, str) else None
+        problem = (empty_item(value.split(","), self.pair, f"give {self.pair} pairs, separated by commas")
+                   if isinstance(value, str) else None)
         if problem is not None:  # text `from_text` could not read as pairs
             raise ValueError(problem)
         if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)

@@ -239,6 +239,7 @@ CASES: dict[str, list[str]] = {
     "drill foreperiod reversed": ["drill", "--player", "ana", "--foreperiod-ms", "500,100"],
     "drill foreperiod words": ["drill", "--player", "ana", "--foreperiod-ms", "a,b"],
     "drill foreperiod fullwidth": ["drill", "--player", "ana", "--foreperiod-ms", "\uff15\uff10\uff10,600"],
+    "drill foreperiod empty": ["drill", "--player", "ana", "--foreperiod-ms", ""],
     "drill feedback negative": ["drill", "--player", "ana", "--feedback-ms", "-1"],
     "drill feedback huge": ["drill", "--player", "ana", "--feedback-ms", "999999"],
     "drill seed negative": ["drill", "--player", "ana", "--seed", "-1"],

@@ -63,9 +63,15 @@ def test_a_bad_list_is_refused_by_the_command_line_in_the_library_s_words(tmp_pa
     (["drill", "--player", "ana", "--foreperiod-ms", "600,,900"],
      "--foreperiod-ms: has an empty bound (nothing between two commas, or at an end), got '600,,900'"),
     (["drill", "--player", "ana", "--foreperiod-ms", "1,2,3"], "--foreperiod-ms: need 2 bounds, got 3"),
-    # An empty --keys is refused, not read as no key changed.
+    # An empty list says it is empty and what it takes (--keys: not read as no key changed), not `need 2, got 0`.
     (["drill", "--player", "ana", "--keys", ""],
-     "--keys: has an empty ANSWER=KEY (nothing between two commas, or at an end), got ''"),
+     "--keys: is empty; give ANSWER=KEY pairs, separated by commas, got ''"),
+    (["drill", "--player", "ana", "--foreperiod-ms", ""],
+     "--foreperiod-ms: is empty; give 2 bounds, separated by commas, got ''"),
+    (["odds", "--colors", " "], "--colors: is empty; give 2 to 8 colors, separated by commas, got ' '"),
+    (["sweep", "--commands", ""], "--commands: is empty; give at least one command, separated by commas, got ''"),
+    (["minodice", "odds", "--against", ""],
+     "--against: is empty; give at least one count, separated by commas, got ''"),
     # Names given one by one: each checked as it is read, the list quoted as the words typed.
     (["players", "--log", "log.csv", "--player", "ann", ""],
      "--player: must be non-empty text without control characters, got ''"),

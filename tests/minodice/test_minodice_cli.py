@@ -134,7 +134,7 @@ def test_the_score_flags_choose_the_readings(tmp_path, capsys):
     (["odds", "--against", "one"], "--against: each count must be a whole number of 1 or more, got 'one'"),
     (["odds", "--against", "2,2"], "--against: 2 repeated; each count once, got '2,2'"),
     (["odds", "--against", ","], "--against: has an empty count (nothing between two commas, or at an end)"),
-    (["odds", "--against", ""], "--against: need at least one count, got 0"),
+    (["odds", "--against", ""], "--against: is empty; give at least one count, separated by commas, got ''"),
     (["bid", "--hand", "black", "--round", "7", "--players", "6"], "--round: a 6-player game has rounds 1 to 6, got 7"),
     (["bid", "--hand", "black,red", "--round", "2", "--players", "4", "--seat", "5"], "--seat: must be 1 to 4"),
     (["bid", "--dice", "{small}", "--hand", "white,white", "--round", "2", "--players", "4"],
