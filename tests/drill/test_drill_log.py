@@ -450,6 +450,9 @@ def test_default_log_is_data_drills_csv_unless_diavolo_log_is_set(monkeypatch, t
     assert default_log_path() == Path("data") / "drills.csv"
     monkeypatch.setenv("DIAVOLO_LOG", str(tmp_path / "mine.csv"))
     assert default_log_path() == tmp_path / "mine.csv"
+    for blank in ("", "  "):  # an empty variable is unset, as a shell's convention has it; not the folder ''
+        monkeypatch.setenv("DIAVOLO_LOG", blank)
+        assert default_log_path() == Path("data") / "drills.csv"
 
 
 def _append_many(path: str, session: str, count: int) -> None:
