@@ -1,14 +1,8 @@
 """A player's weak spots by roll type, from their fitted model: what near ties, grey and more dice cost them.
 
-`reading_costs` reads them from one fitted player (`game.specs.fit_players`: a
-diffusion by default, `diffusion_fit.PlayerDiffusion`, or a
-`reading_fit.PlayerReading`), the figures `diavolo players` gives:
-the features of a roll that cost the player time (a near tie on each command,
-grey, each extra die) or accuracy, each with its interval and the number of
-the player's answers it rests on, said in words by `wording`. A feature is
-named only when its whole interval is a cost and at least MIN_FEATURE_ANSWERS
-of the player's answers had it: one resting on fewer is mostly the club's
-figure (partial pooling), not theirs.
+`reading_costs` reads them from one fitted player (`game.specs.fit_players`), as `diavolo players` gives its
+figures: each feature of a roll that costs the player time or accuracy, in words (`wording`), named only when its
+whole interval is a cost and at least MIN_FEATURE_ANSWERS of the player's answers had it.
 
 Why it works as it does: docs/architecture.md, "Weak spots by roll".
 """

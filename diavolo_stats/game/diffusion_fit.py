@@ -1,15 +1,8 @@
 """Fitting drift-diffusion players to a drill log, with partial pooling across its players (empirical Bayes).
 
-Every player of the log gets a `diffusion.DiffusionModel`: its DIFFUSION_PARAMETERS are
-the log drift coefficients, the log boundary of each command and the roll's
-effects on it, the log non-decision time (s) with its effects (per command,
-per extra die) and the log of its spread from answer to answer, and the logit
-of the lapse chance. Each parameter of a
-player is normal around the club's mean for it with the club's spread, as in
-`reading_fit`. The likelihood is the joint one of every answer that is not an
-anticipation (`diffusion.spread_log_likelihood`: right or wrong at its latency,
-a time-out as a process not ended by the timeout), so errors and their times
-inform the drift and the caution together.
+Every player of the log gets a `diffusion.DiffusionModel` (DIFFUSION_PARAMETERS), each parameter normal around the
+club's mean for it with the club's spread, as in `reading_fit`, from the joint likelihood of their answers' sides
+and times (`diffusion.spread_log_likelihood`): errors and their times inform the drift and the caution together.
 
 Why it works as it does: docs/architecture.md, "Diffusion players fitted to a log".
 """

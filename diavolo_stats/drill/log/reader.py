@@ -1,14 +1,8 @@
 """The drill log's one reader: `load_logs` reads drill logs of either schema into one typed frame.
 
-Every drill, analysis, simulation and page that reads drill logs goes
-through this module: `load_logs` reads whole files, `FollowedLog` reads one
-file as it grows (the rows appended since its last look), and `load_rows`
-reads again a few rows of large files by their line (the roll's cells of
-some answers, without holding those of every answer), reading the bytes of
-those lines only. A file is parsed
-by pyarrow's CSV reader (only the columns asked for, as Arrow strings) and
-each column is typed and checked at once by its rule in `schema.CELLS`, the
-rules the writer follows.
+`load_logs` reads whole files, `FollowedLog` one file as it grows (the rows appended since its last look) and
+`load_rows` a few rows of large files again by their line. pyarrow parses the columns asked for as text, and each
+is typed and checked by its rule in `schema.CELLS`, the rules the writer follows.
 
 Why it works as it does: docs/architecture.md, "The drill log's reader".
 """
@@ -95,23 +89,14 @@ class SkippedRowsWarning(UserWarning):
 
 
 def load_logs(paths: Sequence[str | Path], columns: Sequence[str] | None = None, lines: bool = False) -> pd.DataFrame:
-    """Every row of the drill logs at `paths`, one frame; never writes.
+    """Every row of the drill logs at `paths`, one frame, every column read typed and checked; never writes.
 
-    Columns: COLUMNS (or only `columns`, a subset, in COLUMNS order: a large log reads faster), then `source` (the
-    file), `is_tie` (expected == "grey", when `expected` is read), and when `dice` is read its numbers: `color_dice`
-    (each color's dice, in the cell's order) and `dice_values` (the values, colors in that order), each a list of
-    uint8 per row (pd.ArrowDtype; `roll.read_rolls` gives them as arrays); lines: a last column `line`, int64, each
-    row's line in its file (the header is line 1), by which `load_rows` reads rows again. Every check of a column
-    read applies, and a row's command, dice and positions are checked against the rules its `variant` names (read
-    to check the dice's values whenever the dice are).
-    Dtypes: `timestamp` datetime64[ns, UTC]; `command`, `expected`, `answer` category (commands in die order,
-    then games' own; one set of answers for both); `source` category (the files, in the order given); flags
-    bool; `latency_ms`, `foreperiod_ms` float64 ms (NaN when empty); whole numbers int64, `seed` Int64; text,
-    JSON cells included, pandas "string" (player names without the spreadsheet guard).
-
-    A row that breaks a rule is skipped with one SkippedRowsWarning per file naming its lines; a last row
-    without its line end (a crash mid-write) with a TruncatedLogWarning. A file holding only the start of the
-    header is an empty log. InputError naming the file when it is missing, foreign or unreadable.
+    columns: a subset of COLUMNS, read in COLUMNS order (a large log reads faster), else all. Then `source` (the
+    file), `is_tie` (with `expected`), and with `dice` its numbers, `color_dice` and `dice_values`; lines: a last
+    column `line`, each row's line in its file, by which `load_rows` reads rows again. The dtypes and the checks
+    between columns: docs/architecture.md, "The drill log's reader". A row that breaks a rule is skipped with one
+    SkippedRowsWarning per file naming its lines, a last row without its line end (a crash mid-write) with a
+    TruncatedLogWarning; InputError naming a file that is missing, foreign or unreadable.
     """
     wanted = _wanted_columns(columns)
     frames = [FollowedLog(path, wanted, lines).new_rows(warn_cut=True)[0] for path in paths]
@@ -133,16 +118,11 @@ def load_rows(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """The rows `rows` of some drill logs read again from their files with `columns`, as `load_logs(paths,
     columns, lines=True)` gives them; the bytes of their lines are the only ones parsed.
 
-    rows: from `load_logs(..., lines=True)` with `session_id` and `trial` (at least `source`, `line`,
-    `session_id`, `trial`; InputError without them). A file's line ends are counted `line_marks.SCAN_BYTES` at a
-    time, with numpy, from the last place before each line wanted whose line an earlier read of the file marked
-    (`line_marks.LineMarks`; else from its header), and the runs of lines wanted are parsed as one text by the
-    reader's own path: every check of `columns` applies, and a row the schema refuses is skipped without a warning
-    (`load_rows` is a second look at logs `load_logs` has read, and warned about). Rows come file by file, in
-    the order of `rows`' first row of each, in line order. A drill log is append-only, so the lines read hold
-    the same trials as at the first read; if one holds another trial (its session id and trial number), or the
-    file ends before it, the file was replaced or rewritten since: InputError naming it, as for a file
-    `load_logs` cannot read.
+    rows: from `load_logs(..., lines=True)`, with at least `source`, `line`, `session_id` and `trial` (InputError
+    without). Every check of `columns` applies; a row the schema refuses is skipped without a warning (`load_logs`
+    warned of it). Rows come file by file, in the order of `rows`' first row of each, in line order. A line that
+    holds another trial than at the first read, or a file that ends before it, was replaced or rewritten since:
+    InputError naming it. How lines are found: docs/architecture.md, "The drill log's reader".
     """
     wanted = _wanted_columns(columns)
     missing = [column for column in ("source", "line", "session_id", "trial") if column not in rows]
