@@ -19,6 +19,8 @@ import pytest
 import tomllib
 from helpers.cli import REPO
 
+from diavolo_stats.__main__ import OPENBLAS_SPIN
+
 HEAVY = ("pandas", "matplotlib", "scipy", "dask", "starlette", "pyarrow")
 
 ENTRY_POINT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]["diavolo"]
@@ -154,6 +156,23 @@ def test_version_help_and_odds_load_none_of_the_heavy_libraries(argv, tmp_path):
                             timeout=120)
     assert result.returncode == 0 and result.stdout, result.stderr
     assert result.stderr.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("users, seen", [(None, OPENBLAS_SPIN), ("28", "28")])
+def test_the_program_has_openblas_threads_sleep_at_once_unless_its_user_says_otherwise(users, seen, tmp_path):
+    """OpenBLAS reads OPENBLAS_THREAD_TIMEOUT as numpy loads it: `diavolo` has set it by then (its idle threads
+    sleep at once instead of spinning some 0.1 s), and keeps a user's own setting."""
+    code = ("import os, sys\nfrom diavolo_stats.__main__ import main\nseen = []\n"
+            "def at_numpy(event, args):\n"
+            "    if event == 'import' and args[0] == 'numpy' and not seen:\n"
+            "        seen.append(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))\n"
+            "sys.addaudithook(at_numpy)\nsys.argv = ['diavolo', 'odds']\nmain()\nprint(seen, file=sys.stderr)")
+    env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_THREAD_TIMEOUT"}
+    env.update({} if users is None else {"OPENBLAS_THREAD_TIMEOUT": users})
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout, result.stderr
+    assert result.stderr.splitlines()[-1] == str([seen])
 
 
 @pytest.mark.slow  # a real process
