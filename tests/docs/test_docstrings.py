@@ -34,6 +34,11 @@ def modules():
     return [(path.relative_to(PACKAGE).as_posix(), path) for path in found]
 
 
+def test_every_module_left_out_is_there():
+    missing = sorted(name for name in RESHAPED if not (PACKAGE / name).is_file())
+    assert not missing, f"RESHAPED names modules that are not in the package: {missing}"
+
+
 def test_every_module_docstring_is_a_few_lines():
     long = [f"{name}: {lines} lines" for name, path in modules() if name not in RESHAPED
             for owner, lines in docstrings(path) if owner is None and lines > MODULE_LINES]
