@@ -126,6 +126,9 @@ def serve(host: str = "127.0.0.1", port: int = 8765, log: str | Path | None = No
         listener = socket.create_server((host.strip("[]"), port), family=family)
     except socket.gaierror as error:  # a name no address answers to; its errno is a resolver's code, not errno's
         raise InputError(f"cannot listen on {host}:{port} ({error.strerror})", field="host") from None
+    except UnicodeError as error:  # no host name at all: '..', a label over 63 characters (the IDNA encoder says)
+        reason = str(error).rpartition("(UnicodeError: ")[2].rstrip(")") or str(error)
+        raise InputError(f"cannot listen on {host}:{port} (not a host name: {reason})", field="host") from None
     except OSError as error:
         reason = os.strerror(error.errno) if error.errno else str(error)
         raise InputError(f"cannot listen on {host}:{port} ({reason})",

@@ -98,6 +98,14 @@ def test_an_address_not_of_this_machine_or_a_name_of_none_is_refused_naming_the_
     assert_one_line_error(result, "--host: cannot listen on nosuch.invalid:0 (Name or service not known)")
 
 
+@pytest.mark.parametrize("host, reason", [("..", "label empty or too long"), ("x" * 64, "label too long")])
+def test_a_host_that_is_no_host_name_is_refused_naming_the_host_not_with_the_encoder_s_traceback(diavolo, log_path,
+                                                                                                host, reason):
+    # The resolver's IDNA encoder raises UnicodeError (not gaierror) for an empty label or one over 63 characters.
+    result = diavolo("serve", "--port", "0", "--host", host, "--log", str(log_path))
+    assert_one_line_error(result, f"--host: cannot listen on {host}:0 (not a host name: {reason})")
+
+
 @pytest.mark.slow  # a real server process
 def test_a_token_is_asked_of_every_request(log_path):
     server = Server(log_path, 0, "--token", "t0ken")
