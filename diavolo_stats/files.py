@@ -73,18 +73,20 @@ def check_target(path: str | Path) -> None:
     """InputError unless `path` may be written: not a link, and a regular file if it exists, in a folder that does."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_symlink():
-        raise InputError(f"{str(path)!r} is a symbolic link; write to the file itself")
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        mode = None
+    try:  # a name the system refuses (too long) fails each of these
+        if path.is_symlink():
+            raise InputError(f"{str(path)!r} is a symbolic link; write to the file itself")
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            mode = None
+        folder_exists = folder.is_dir()
     except OSError as error:
         raise InputError(f"cannot use {str(path)!r} ({error.strerror})") from None
     problem = not_a_file(path)
     if problem is not None:
         raise InputError(problem)
-    if not folder.is_dir():
+    if not folder_exists:
         raise InputError(f"folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK) or (mode is not None and not os.access(path, os.W_OK)):
         raise InputError(f"cannot write to {str(path)!r}")

@@ -136,7 +136,7 @@ WRITTEN = {  # each flag that writes a file
 }
 BAD_TARGETS = {"a folder": f"{T}/adir", "a link": f"{T}/link.csv", "a fifo": f"{T}/fifo",
                "in a missing folder": f"{T}/nofolder/x.csv", "a device": "/dev/null", "stdout link": "/proc/self/fd/1",
-               "a newline name": f"{T}/no\nfolder/x.csv"}
+               "a newline name": f"{T}/no\nfolder/x.csv", "a name too long": f"{T}/{'x' * 300}.csv"}
 FOLDERS = {  # each flag that writes a folder
     "report out": ["report", "--log", f"{T}/log.csv", *SIM, "--out"],
     "sweep plot": ["sweep", "--sides", "4,6", "--dice-per-color", "2,3", "--out", f"{T}/sweep.csv", "--plot"],
