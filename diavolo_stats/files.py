@@ -64,7 +64,7 @@ def not_a_file(path: str | Path) -> str | None:
         return None
     try:
         problem = wrong_kind(Path(path).stat().st_mode)
-    except OSError:
+    except (OSError, ValueError):  # not there, or no name the system has (too long, a NUL character)
         return None
     return None if problem is None else f"{str(path)!r} {problem}"
 

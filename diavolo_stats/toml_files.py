@@ -48,6 +48,8 @@ def read_toml(path: str | Path, source: str | None = None) -> dict[str, Any]:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
         raise InputError(f"{source}: cannot read it ({error.strerror})") from None
+    except ValueError:  # a NUL character, which no file name holds
+        raise InputError(f"{source}: cannot read it (a file name holds no NUL character)") from None
     try:
         problem = wrong_kind(os.fstat(descriptor).st_mode)
         if problem is not None:

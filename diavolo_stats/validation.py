@@ -340,10 +340,12 @@ class FilePath(Rule):
     def normalize(self, value: Any) -> Path:
         if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
             raise ValueError(f"must be a {self.noun} path")
+        if "\x00" in str(value):  # no system has such a name; os.stat would raise ValueError
+            raise ValueError(f"must be a {self.noun} path without a NUL character")
         return Path(value)
 
     def bad_values(self) -> list[Any]:
-        return ["", 5, None]
+        return ["", 5, None, "a\x00b"]
 
 
 @dataclasses.dataclass(frozen=True)

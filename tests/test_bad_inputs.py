@@ -187,6 +187,11 @@ CASES: dict[str, list[str]] = {
     "odds die 0 mm": ["odds", "--die-mm", "0"],
     "odds die word": ["odds", "--die-mm", "abc"],
     "odds flag without value": ["odds", "--sides"],
+    # A NUL character no shell can pass, but a program calling `main` (or the library) can: no file has such a name.
+    "odds variant file with a NUL character": ["odds", "--variant", "a\x00b.toml"],
+    "report log with a NUL character": ["report", "--log", "a\x00b.csv"],
+    "game player with a NUL character": ["game", "--players", "a\x00b.toml", "preset:novice"],
+    "minodice odds dice with a NUL character": ["minodice", "odds", "--dice", "a\x00b.toml"],
     # -- simulate ----------------------------------------------------------------------------------
     "simulate rounds 0": ["simulate", "--rounds", "0"],
     "simulate rounds 10**23": ["simulate", "--rounds", BIG],
