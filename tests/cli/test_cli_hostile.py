@@ -18,7 +18,7 @@ from helpers.drill_logs import trial_row
 from diavolo_stats.cli import build_parser
 from diavolo_stats.drill.log import DrillLog
 
-pytestmark = pytest.mark.slow  # about 1,900 runs of the command, each flag's values in one test
+pytestmark = pytest.mark.slow  # 131 flags x 14 values: 1,834 runs in this process, about 40 s of CPU
 
 SIMULATION = str(REPO / "data" / "simulation_standard.csv")
 
