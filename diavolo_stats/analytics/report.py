@@ -88,10 +88,11 @@ with the GIL released. The charts come last: a read that ends before they are re
 draws them all; they are not imported here."""
 
 
-WORKER_S_OWN = ("accuracy.png", "latency.png")
+WORKER_S_OWN = ("tie_vs_non_tie.png", "latency.png")
 """The charts the worker draws itself when it draws them all; its drawer (`chart_processes.fork_drawer`) draws the
-three sent first. The last two, the latency chart the costliest (about a third of the drawing) and the accuracy
-the cheapest: each process draws about half."""
+others. The latency chart, the last sent and the costliest (about a third of the drawing), and the tie rolls, sent
+before the accuracy: each process draws about half, and the worker hands the accuracy chart over before it starts
+the latency chart."""
 
 
 PRINTED_HEADERS = {"accuracy": "acc", "accuracy_ci_low": "acc_low", "accuracy_ci_high": "acc_high",
