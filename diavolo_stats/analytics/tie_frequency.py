@@ -106,12 +106,10 @@ def check_simulation_matches(variant: Variant, simulated: pd.DataFrame) -> None:
 def tie_frequency_frame(variant: Variant, simulated: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per command of `variant`: the exact tie probability and the simulated one with its 95 % interval.
 
-    Columns FRAME_COLUMNS. `exact_*` are empty (NaN, "") for `closest`, which
-    has no exact value; the simulated columns are NaN for commands missing
-    from `simulated` (or all of them when it is None). InputError if
-    `simulated` was run for another game (see `check_simulation_matches`). `exact_in_interval`
-    says whether the exact value lies in the simulated interval (NA when
-    either is missing).
+    Columns FRAME_COLUMNS. `exact_*` are empty (NaN, "") for `closest`, which has no exact value; the simulated columns
+    are NaN for commands missing from `simulated` (or all of them when it is None). InputError if `simulated` was run
+    for another game (see `check_simulation_matches`). `exact_in_interval` says whether the exact value lies in the
+    simulated interval (NA when either is missing).
     """
     if simulated is not None:
         check_simulation_matches(variant, simulated)

@@ -187,12 +187,10 @@ def simulate(variant: Variant, rounds: int, seed: int | None = None, workers: in
              progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Roll `rounds` rounds of `variant` and count each command's answers.
 
-    rounds: 1 to MAX_ROUNDS. seed: any non-negative integer; None draws fresh
-    entropy (reported in the result). workers: processes to spread the blocks
-    over, 1 to MAX_WORKERS (no more are started than there are chunks).
-    chunk_rounds: rounds handed to a process at a time, rounded up to whole
-    blocks; it sets how often `progress` is called with the number of rounds
-    done so far. Neither workers nor chunk_rounds changes the counts.
+    rounds: 1 to MAX_ROUNDS. seed: any non-negative integer; None draws fresh entropy (reported in the result). workers:
+    processes to spread the blocks over, 1 to MAX_WORKERS (no more are started than there are chunks). chunk_rounds:
+    rounds handed to a process at a time, rounded up to whole blocks; it sets how often `progress` is called with the
+    number of rounds done so far. Neither workers nor chunk_rounds changes the counts.
     """
     root = root_sequence(seed)
     blocks = -(-rounds // BLOCK_ROUNDS)

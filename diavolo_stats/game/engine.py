@@ -62,13 +62,10 @@ class Outcome(IntEnum):
 class GameRecords:
     """One entry per game, in game order.
 
-    rounds: rounds played. outcome: `Outcome` codes. win_share: 1 for a sole
-    winner, 1/k for each of k sharing the win, else 0. final_gems: gems at the
-    end. grey_rounds: rounds that were ties. gems_lost: gems lost over the
-    game, all players. lead_changes: times the sole leader (strictly most
-    gems) changed to another player. winner_worst_deficit: the most gems the
-    winner was ever behind the leader (mean over shared winners), NaN when no
-    one won.
+    rounds: rounds played. outcome: `Outcome` codes. win_share: 1 for a sole winner, 1/k for each of k sharing the win,
+    else 0. final_gems: gems at the end. grey_rounds: rounds that were ties. gems_lost: gems lost over the game, all
+    players. lead_changes: times the sole leader (strictly most gems) changed to another player. winner_worst_deficit:
+    the most gems the winner was ever behind the leader (mean over shared winners), NaN when no one won.
     """
 
     players: tuple[Player, ...]
@@ -92,12 +89,10 @@ def play_round(gems: np.ndarray, grabbed: np.ndarray, latency_ms: np.ndarray,
                accepted: np.ndarray, devil_cap: int | None = MAX_DEVILS_PER_COLOR) -> tuple[np.ndarray, np.ndarray]:
     """One round in many games: who gets which devil, and everyone's gems after.
 
-    Players still in (gems above 0) grab in order of latency; each takes a
-    devil of the color they chose if one is left: players still in - 1 per
-    color, at most `devil_cap` (None: no cap), and one grey. A player holding
-    an accepted answer's devil keeps their gems, or gains one for grey.
-    Returns (gems_after: (players, games) int8, 0 = out; held: (players,
-    games) bool, whether the player got the devil they reached for).
+    Players still in (gems above 0) grab in order of latency; each takes a devil of the color they chose if one is left:
+    players still in - 1 per color, at most `devil_cap` (None: no cap), and one grey. A player holding an accepted
+    answer's devil keeps their gems, or gains one for grey. Returns (gems_after: (players, games) int8, 0 = out; held:
+    (players, games) bool, whether the player got the devil they reached for).
     """
     # gems: (players, games) int8; grabbed: (players, games) int8 color index or GREY_CODE;
     # latency_ms: (players, games) float64; accepted: (2, games) int8 color index or GREY_CODE,
@@ -139,12 +134,10 @@ def roll_answers(variant: Variant, games: int, rng: np.random.Generator,
                  command_first: bool = False) -> tuple[np.ndarray, RollFeatures, np.ndarray]:
     """Roll the command die and the dice for `games` rounds and resolve them.
 
-    Returns (accepted: (2, games) int8 color index or GREY_CODE, the answers
-    counted right as `rules.accepted_answers` gives them, row 0 the table's
-    call; the features of each roll, `roll_features.RollFeatures`, which the
-    players' reading depends on: a designer's command is read with the skill
-    of the built-in of its kind, `roll_features.skill_command`; the command
-    each round rolled, an index into `variant.commands`).
+    Returns (accepted: (2, games) int8 color index or GREY_CODE, the answers counted right as `rules.accepted_answers`
+    gives them, row 0 the table's call; the features of each roll, `roll_features.RollFeatures`, which the players'
+    reading depends on: a designer's command is read with the skill of the built-in of its kind,
+    `roll_features.skill_command`; the command each round rolled, an index into `variant.commands`).
     """
     # returns: (2, games) int8, RollFeatures of (games,) arrays, (games,) intp
     die = variant.die

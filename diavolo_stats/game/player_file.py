@@ -22,12 +22,10 @@ EFFECTS_TABLE = "roll-effects"
 def read_player(path: str | Path) -> PlayerModel:
     """A player written out in TOML (read by `toml_files.read_toml`); the file's stem is its default name.
 
-    Keys: `name` (default: the file name), `base` (optional preset filling
-    any cell the file leaves out), `wrong_grey_share`, tables
-    `[non-tie.<command>]` and `[tie.<command>]`, each with `accuracy`,
-    `mu_ms`, `sigma_ms` and `tau_ms` (without `base`, all twelve cells),
-    and `[roll-effects]`: some STATED_EFFECTS by name, `"per extra die" = 120`.
-    Every error names the file and the key.
+    Keys: `name` (default: the file name), `base` (optional preset filling any cell the file leaves out),
+    `wrong_grey_share`, tables `[non-tie.<command>]` and `[tie.<command>]`, each with `accuracy`, `mu_ms`, `sigma_ms`
+    and `tau_ms` (without `base`, all twelve cells), and `[roll-effects]`: some STATED_EFFECTS by name, `"per extra die"
+    = 120`. Every error names the file and the key.
     """
     path = Path(path)
     document = read_toml(path)

@@ -60,12 +60,10 @@ class Grab:
 class RefereedRound:
     """One refereed round.
 
-    number: 1, 2, ... command: the command die. accepted: the answers counted
-    right, the table's call first (`rules.Resolution.accepted`). reason: the
-    rules' one line (`red: total 13 > 12 white, 11 black`). gems_before and
-    gems_after: per seat. grabs: per seat, in seat order. order: the seats
-    that grabbed, fastest first. held: per seat, the devil they got (a color
-    or grey) or None. devils: devils of each color on the table this round.
+    number: 1, 2, ... command: the command die. accepted: the answers counted right, the table's call first
+    (`rules.Resolution.accepted`). reason: the rules' one line (`red: total 13 > 12 white, 11 black`). gems_before and
+    gems_after: per seat. grabs: per seat, in seat order. order: the seats that grabbed, fastest first. held: per seat,
+    the devil they got (a color or grey) or None. devils: devils of each color on the table this round.
     """
 
     number: int
@@ -91,12 +89,10 @@ def referee_round(colors: Sequence[str], gems: Sequence[int], grabs: Sequence[Gr
                   devils: str = "rulebook") -> tuple[tuple[int, ...], tuple[int, ...], tuple[str | None, ...]]:
     """One round: who gets which devil, and every seat's gems after.
 
-    gems: per seat, 0 for a player already out (who neither grabs nor scores).
-    grabs: at most one per seat (a seat left out grabbed nothing). accepted:
-    the answers counted right. Returns (gems_after per seat, the seats that
-    got a devil or missed one, fastest first, the devil each seat holds or None).
-    InputError for a second grab by one seat, a seat out of range or an answer
-    that is no color of the game.
+    gems: per seat, 0 for a player already out (who neither grabs nor scores). grabs: at most one per seat (a seat left
+    out grabbed nothing). accepted: the answers counted right. Returns (gems_after per seat, the seats that got a devil
+    or missed one, fastest first, the devil each seat holds or None). InputError for a second grab by one seat, a seat
+    out of range or an answer that is no color of the game.
     """
     seats = len(gems)
     by_seat: dict[int, Grab] = {}

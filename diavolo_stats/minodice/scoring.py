@@ -214,13 +214,11 @@ def score_game(rows: tuple[SheetRow, ...] | list[SheetRow], sheet: str = "sheet"
                rules: Rules = Rules()) -> GameScore:
     """Check a score sheet's rows against the rules and score them.
 
-    InputError, naming the line (or the round and player of a missing row), for:
-    a player count outside 3 to 6, a round the game does not have, a bid or a
-    trick count above the round's number of tricks, more bonus dice or mermaid
-    tricks than the tricks won allow (see `_check_bonus`), a second row for a
-    player in a round, a player missing a round, and tricks in a round that do
-    not add up to the round's number of tricks (with `rules.all_flags` "nobody",
-    that are above it: a trick of flags is nobody's).
+    InputError, naming the line (or the round and player of a missing row), for: a player count outside 3 to 6, a round
+    the game does not have, a bid or a trick count above the round's number of tricks, more bonus dice or mermaid tricks
+    than the tricks won allow (see `_check_bonus`), a second row for a player in a round, a player missing a round, and
+    tricks in a round that do not add up to the round's number of tricks (with `rules.all_flags` "nobody", that are
+    above it: a trick of flags is nobody's).
     """
     players = tuple(dict.fromkeys(row.player for row in rows))
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:

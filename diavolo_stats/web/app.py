@@ -48,12 +48,11 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
                variant: Variant | None = None) -> Starlette:
     """The web app serving the drill log at `log`.
 
-    token: required from every request when given (see `security`). hosts:
-    host names the server answers to besides the loopback names (the address
-    it listens on, when that is not loopback). variant: the game the server
-    holds (a preset or a variant file, as `diavolo serve` was told), the standard one when None; the explorer
-    opens on it, and it is `app.state.variant`; InputError for a game whose dice the drill has no color for
-    (`drill.looks.check_colors`), as the terminal drill refuses it.
+    token: required from every request when given (see `security`). hosts: host names the server answers to besides the
+    loopback names (the address it listens on, when that is not loopback). variant: the game the server holds (a preset
+    or a variant file, as `diavolo serve` was told), the standard one when None; the explorer opens on it, and it is
+    `app.state.variant`; InputError for a game whose dice the drill has no color for (`drill.looks.check_colors`), as
+    the terminal drill refuses it.
     """
     variant = variant if variant is not None else Variant()
     check_colors(variant.colors)
