@@ -240,3 +240,62 @@ def test_a_heavy_request_hands_back_the_unused_pages_of_the_log_parsers_pool(cli
     assert not released
     assert client.get("/me").status_code == 200
     assert released == [True]
+
+
+# ------------------------------------------------------------------------- every JSON endpoint, a table
+
+WHOLE_BODIES = {  # a body that is no request of any endpoint
+    "empty": b"", "not UTF-8": b"\xff\xfe", "not JSON": b"{'a': 1}", "cut short": b'{"a": ',
+    "a list": b"[]", "a text": b'"x"', "a number": b"1", "null": b"null", "true": b"true",
+    "too large": b'{"a": "' + b"x" * 70_000 + b'"}', "nested 10,000 deep": b"[" * 10_000 + b"]" * 10_000,
+    "a number past a float": b"1e999999", "a number of 5,000 digits": b"7" * 5000,
+    "a key twice": b'{"a": 1, "a": 2}',
+}
+FIELD_VALUES = {  # JSON text put in place of one field of a valid body, or added under a key no endpoint has
+    "null": "null", "true": "true", "a list": "[]", "an object": "{}", "empty text": '""',
+    "10,000 characters": '"' + "x" * 10_000 + '"', "minus one": "-1", "10**30": "1" + "0" * 30,
+    "past a float": "1e999", "minus past a float": "-1e999", "nested 40 deep": "[" * 40 + "]" * 40,
+    "a NUL character": '"\\u0000"', "a lone surrogate": '"\\ud800"', "a number of 5,000 digits": "7" * 5000,
+}
+
+
+def valid_bodies(client: TestClient) -> dict[str, dict]:
+    """Every endpoint that reads a JSON body, with a body it accepts (a game started for the play routes; its
+    /round reads none)."""
+    game = client.post("/api/play/games", json={"player": "Ann", "opponents": ["preset:average"]}).json()["id"]
+    assert client.post(f"/api/play/games/{game}/round", json={}).status_code == 200
+    return {
+        "/api/trials": a_trial(client),
+        "/api/explore": {},
+        "/api/play/games": {"player": "Bea", "opponents": ["preset:average"]},
+        f"/api/play/games/{game}/grabs": {"round": 1},
+        f"/api/play/games/{game}/answer": {"round": 1, "answer": "grey", "latency_ms": 900.0,
+                                           "timestamp": "2026-12-01T08:00:00.000Z"},
+        "/api/rooms": {"foreperiod_ms": [0, 0], "feedback_ms": 0},
+    }
+
+
+def with_field(body: dict, key: str, text: str) -> bytes:
+    """`body` as JSON with the value of `key` (added if it has none) written as the JSON text `text`."""
+    marker = "\x01MARK\x01"
+    return json.dumps({**body, key: marker}).replace(json.dumps(marker), text).encode()
+
+
+def test_every_json_endpoint_answers_every_hostile_body_and_field_with_4xx_and_a_message_never_500(log_path):
+    failures, sent = [], 0
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN},
+                    raise_server_exceptions=False) as client:
+        bodies = valid_bodies(client)
+        for path, body in bodies.items():
+            hostile = {name: (raw, True) for name, raw in WHOLE_BODIES.items()}
+            hostile |= {f"{key} {name}": (with_field(body, key, text), False)
+                        for key in [*body, "bogus"] for name, text in FIELD_VALUES.items()}
+            for name, (raw, refused) in hostile.items():
+                reply = client.post(path, content=raw, headers={"content-type": "application/json"})
+                sent += 1
+                said = reply.json().get("error") if reply.headers.get("content-type") == "application/json" else None
+                if reply.status_code >= 500 or (refused and reply.status_code < 400) or \
+                        (reply.status_code >= 400 and not said):
+                    failures.append(f"{path} {name}: {reply.status_code} {reply.text[:200]!r}")
+    assert sent == sum(len(WHOLE_BODIES) + (len(body) + 1) * len(FIELD_VALUES) for body in bodies.values())
+    assert not failures, "\n".join(failures)
