@@ -299,3 +299,37 @@ def test_every_json_endpoint_answers_every_hostile_body_and_field_with_4xx_and_a
                     failures.append(f"{path} {name}: {reply.status_code} {reply.text[:200]!r}")
     assert sent == sum(len(WHOLE_BODIES) + (len(body) + 1) * len(FIELD_VALUES) for body in bodies.values())
     assert not failures, "\n".join(failures)
+
+
+QUERY_TEXTS = {
+    "empty": "", "blank": " ", "a comma": ",", "an empty item": "a,,b", "minus one": "-1", "zero": "0", "nan": "nan",
+    "inf": "inf", "past a float": "1e309", "10,000 characters": "x" * 10_000, "a NUL character": "a\x00b",
+    "the parent folder": "..", "a list": "[]", "5,000 digits": "7" * 5000,
+}
+
+
+@pytest.mark.slow  # 406 requests (29 parameters x 14), about 16 s: the accepted ones simulate, roll and draw
+def test_every_query_parameter_answers_every_hostile_text_with_4xx_and_a_message_never_500(log_path):
+    # Each endpoint's parameters from its own Record (a new one is covered at once), beside a cheap valid query.
+    queries = {
+        "/api/odds": ({}, list(api.ODDS_QUERY.rules)),
+        "/api/simulate": ({"rounds": "1000", "seed": "1"}, list(api.SIMULATE_QUERY.rules)),
+        "/api/roll": ({"seed": "1", "trial": "1"}, list(api.ROLL_QUERY.rules)),
+        f"/api/sessions/{SESSION}/summary": ({}, ["player"]),
+        "/me": ({}, ["player"]),
+        "/me/chart.png": ({}, ["player", "layout"]),
+        "/report": ({}, ["player"]),
+    }
+    failures, sent = [], 0
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN},
+                    raise_server_exceptions=False) as client:
+        assert client.post("/api/trials", json=a_trial(client)).status_code == 201  # a log to read
+        for path, (valid, names) in queries.items():
+            for name in names:
+                for what, text in QUERY_TEXTS.items():
+                    reply = client.get(path, params={**valid, name: text})
+                    sent += 1
+                    if reply.status_code >= 500 or (reply.status_code >= 400 and not reply.text.strip()):
+                        failures.append(f"{path} {name}={what}: {reply.status_code} {reply.text[:200]!r}")
+    assert sent == len(QUERY_TEXTS) * sum(len(names) for _, names in queries.values())
+    assert not failures, "\n".join(failures)
