@@ -171,4 +171,5 @@ def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL) -> R
     try:
         return fit_players(drill_log.load_logs([path], columns=FIT_COLUMNS), model, MIN_FIT_ANSWERS)
     except InputError as error:
-        raise InputError(error.message, field="log_path" if error.field == "log" else error.field) from None
+        # the reader names the file in the message alone (not a drill log): the log is what is wrong
+        raise InputError(error.message, field="log_path" if error.field in ("log", None) else error.field) from None

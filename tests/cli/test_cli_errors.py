@@ -136,6 +136,18 @@ def test_a_folder_or_a_fifo_where_a_file_is_read_is_refused_as_what_it_is(tmp_pa
     assert_one_line_error(result, f"diavolo: error: {flag}{str(path)!r} {said}")
 
 
+@pytest.mark.parametrize("args, flag", [
+    (("game", "--players", "ann", "preset:novice", "--log", "{path}"), "--log"),
+    (("players", "--log", "{path}"), "--log"),
+    (("log", "upgrade", "{path}"), "FILE"),
+])
+def test_a_file_that_is_no_drill_log_is_named_by_its_flag_then_the_file_and_line(tmp_path, args, flag):
+    path = tmp_path / "scores.csv"
+    path.write_text("name,score\nada,3\n")
+    result = run_diavolo(*(arg.format(path=path) for arg in args), cwd=tmp_path)
+    assert_one_line_error(result, f"diavolo: error: {flag}: {path}: line 1: not a drill log")
+
+
 @pytest.mark.parametrize("name, said", [
     ("rules.toml", "rules.toml: is a folder, not a file; give a TOML file"),
     ("fifo.toml", "fifo.toml: is not a regular file (a FIFO, a device or a socket); give a TOML file"),
