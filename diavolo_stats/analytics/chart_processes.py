@@ -1,13 +1,8 @@
 """The report's charts drawn in worker processes: the report's worker, what it imports, and the drawer it forks.
 
-`report_worker` forks the worker `build_report` shares its work with, before
-the caller imports pandas. The worker imports the charts (`import_charts`)
-and draws them (`report_chart_png`). When it draws them
-all (a short read), it forks a drawer of its own once matplotlib is
-imported (`fork_drawer`): a copy with matplotlib already in it, so that the
-second core, idle once the report's process is done, draws some charts
-(`hand_over`, `handed_over`) without importing matplotlib a second time.
-Whoever draws a chart, its PNG bytes are the same.
+`report_worker` forks the worker `build_report` shares its work with, before the caller imports pandas. It imports
+the charts (`import_charts`) and draws them (`report_chart_png`); after a short read it forks a drawer with
+matplotlib imported (`fork_drawer`) and hands it some (`hand_over`, `handed_over`). Their PNG bytes are the same.
 
 Why it works as it does: docs/architecture.md, "The report's charts".
 """

@@ -1,15 +1,10 @@
 """The report of drill logs, built in memory, then written as a folder or served as one page.
 
-`build_report` loads drill logs, keeps the chosen players, summarizes them
-(`summaries`), names each one's weak spots by roll type from their reading
-model (`roll_weak_spots`, fitted on every player's recent answers), compares
-the tie odds of the games they played, exact against simulated
-(`tie_frequency`: the presets, and the games of a variant file's rules, which
-their rows carry), draws the charts (`charts`) as PNG bytes and renders the
-page (`report_page`). `write_report` writes all of it as one folder, whole or
-not at all; the browser's `/report` serves the page alone. Rows of a game
-whose rules were not logged (`custom`, written before they were) get a note
-instead of tie odds.
+`build_report` loads the logs, keeps the chosen players, summarizes them (`summaries`), names their weak spots by
+roll type (`roll_weak_spots`), sets the tie odds of the games they played, exact against simulated
+(`tie_frequency`), draws the charts (`charts`) as PNG bytes and renders the page (`report_page`). `write_report`
+writes it all as one folder, whole or not at all; the browser's `/report` serves the page alone. A game whose
+rules were not logged (`custom`) gets a note instead of tie odds.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Worker processes that live and die with the program that started them, and how many cores the library uses.
 
-`worker_pool` is the one place the simulator and the sweep start local
-processes. Each worker ignores SIGINT (a Ctrl-C reaches the whole terminal
-group, and it is the parent's to handle: it stops handing out work and says
-so in one line) from the moment it exists: the pool forks its workers with
-SIGINT blocked, and a worker unblocks it once it ignores it, so a Ctrl-C
-while they start waits in the parent until the pool is whole and in a worker
-is dropped. On Linux, each worker asks the kernel to kill it the moment its
-parent dies (`prctl(PR_SET_PDEATHSIG, SIGKILL)`), so that a parent killed
-outright (SIGKILL, the OOM killer) leaves no worker computing on.
+`worker_pool` is the one place the library starts local worker processes. A worker ignores Ctrl-C (the parent handles
+it, in one line) from the moment it exists, and on Linux the kernel kills it the moment its parent dies, so a
+parent killed outright leaves no worker computing on.
 
-Why it works as it does: docs/architecture.md, "Worker processes".
+How, and why: docs/architecture.md, "Worker processes".
 """
 
 from __future__ import annotations
