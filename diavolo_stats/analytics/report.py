@@ -195,7 +195,8 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
                                                       f"simulated odds from {simulation_path}")
     with ThreadPoolExecutor(max_workers=1) as aside:
         imports = {module: aside.submit(importlib.import_module, module) for module in AFTER_THE_READ}
-        drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
+        with about("log_paths"):  # the reader names the file and line; the flag comes first
+            drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
         if drills.empty:
             raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
         chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()

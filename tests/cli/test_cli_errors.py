@@ -139,6 +139,7 @@ def test_a_folder_or_a_fifo_where_a_file_is_read_is_refused_as_what_it_is(tmp_pa
 @pytest.mark.parametrize("args, flag", [
     (("game", "--players", "ann", "preset:novice", "--log", "{path}"), "--log"),
     (("players", "--log", "{path}"), "--log"),
+    (("report", "--log", "{path}", "--out", "{path}.report"), "--log"),
     (("log", "upgrade", "{path}"), "FILE"),
 ])
 def test_a_file_that_is_no_drill_log_is_named_by_its_flag_then_the_file_and_line(tmp_path, args, flag):
