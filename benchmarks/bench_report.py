@@ -21,6 +21,7 @@ ratios measured in this run, each the best of three timings taken in turn.
 Last, `diavolo report` of the shipped 1,080-row sample against a child
 process that only imports the report's libraries (pandas, pyarrow,
 matplotlib's Figure and Agg canvas, scipy.optimize; target within 1.5x).
+Every child runs with the program's own OpenBLAS setting, as `diavolo` does.
 Each line says met or MISSED. The package's bytecode is written first
 (`compileall`), as installing it does: the libraries load theirs, and where
 PYTHONDONTWRITEBYTECODE is set an editable install would otherwise compile
@@ -40,6 +41,7 @@ from pathlib import Path
 
 from bench_common import load_average, log_arguments, seconds, synthetic_log
 
+from diavolo_stats.__main__ import OPENBLAS_SPIN
 from diavolo_stats.drill.log import FIGURE_COLUMNS, load_logs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -80,10 +82,19 @@ def timed_report(log: Path, out: Path) -> tuple[float, float, int]:
                         str(SIMULATION), "--format", "json"])
 
 
+def as_the_program() -> dict[str, str]:
+    """The environment of a child timed here: the program's own setting of OpenBLAS (`__main__.main` sets it before
+    numpy loads), so that a reference (the libraries' import, a server's first visit) loads numpy as `diavolo` does."""
+    environment = dict(os.environ)
+    environment.setdefault("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_SPIN)
+    return environment
+
+
 def timed_child(arguments: list[str]) -> tuple[float, float, int]:
     """Wall-clock seconds, CPU seconds and peak resident bytes of `python *arguments` as a child process."""
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen([sys.executable, *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=as_the_program())
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -106,7 +117,7 @@ def timed_read_csv(log: Path, engine: str | None) -> float:
 def timed_first_visit(log: Path) -> float:
     """Seconds of the first visit of /me on a new app serving `log`, in a child process."""
     visit = subprocess.run([sys.executable, "-c", FIRST_VISIT, str(log)], capture_output=True, text=True,
-                           check=True)
+                           check=True, env=as_the_program())
     return float(visit.stdout.split()[-1])
 
 
