@@ -352,7 +352,8 @@ def test_an_adaptive_session_deals_the_types_of_roll_the_scheduler_chooses_from_
     write_synthetic_log(log_path, ["preset:average"], sessions=1, trials=60)  # the player's history
     before = len(load_logs([log_path]))
     served = []
-    page.on("response", lambda response: served.append(response.json()) if "/api/roll?" in response.url else None)
+    # Kept as they come, read after the session: a body read inside the handler could be kept late.
+    page.on("response", lambda response: served.append(response) if "/api/roll?" in response.url else None)
     running = Server(log_path)
     try:
         start_drill(page, running.url, "synthetic-average", 3, adaptive="1")
@@ -365,7 +366,8 @@ def test_an_adaptive_session_deals_the_types_of_roll_the_scheduler_chooses_from_
     added = load_logs([log_path]).iloc[before:]
     assert len(added) == 3 and set(added["player"]) == {"synthetic-average"}
     # Each roll the page asked for was the server's adaptive choice, of the type it names.
-    dealt = {(roll["command"], json.dumps(roll["dice"], sort_keys=True)): roll["roll_type"] for roll in served}
+    dealt = {(roll["command"], json.dumps(roll["dice"], sort_keys=True)): roll["roll_type"]
+             for roll in (response.json() for response in served)}
     logged = [dealt[(row["command"], json.dumps(json.loads(row["dice"]), sort_keys=True))]
               for _, row in added.iterrows()]
     assert all(roll_type["of_kind"] for roll_type in logged)

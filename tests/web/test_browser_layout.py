@@ -79,14 +79,14 @@ def answer(page, cdp, screen: dict, onset: float, given: str) -> None:
 def test_a_play_game_fits_the_screen_at_every_moment(server, browser, screen):
     context = browser.new_context(**screen)
     page = context.new_page()
-    errors, rolls, seen = [], {}, []
+    errors, rounds, seen = [], [], []
     page.on("pageerror", lambda error: errors.append(error))
+    # Kept as they come, read later: a body read inside the handler would let the test run on before it was kept.
+    page.on("response", lambda reply: rounds.append(reply) if reply.url.endswith("/round") and reply.ok else None)
 
-    def keep_roll(reply) -> None:
-        if reply.url.endswith("/round") and reply.ok:
-            rolls[reply.json()["round"]] = reply.json()
+    def roll(number: int) -> dict:
+        return next(dealt for dealt in (reply.json() for reply in reversed(rounds)) if dealt["round"] == number)
 
-    page.on("response", keep_roll)
     cdp = context.new_cdp_session(page)
     try:
         page.goto(server.url.rstrip("/") + "/play?foreperiod_ms=100,200&feedback_ms=100")
@@ -96,7 +96,7 @@ def test_a_play_game_fits_the_screen_at_every_moment(server, browser, screen):
         page.click("button.start")
         checked = 0
         while checked < ROLLS:
-            rolls.clear()
+            rounds.clear()
             number = 0
             while True:
                 page.wait_for_function("n => document.body.dataset.state === 'over' || (Number(document.body"
@@ -108,7 +108,7 @@ def test_a_play_game_fits_the_screen_at_every_moment(server, browser, screen):
                 onset = wait_for_stimulus(page)
                 number = int(page.evaluate("document.body.dataset.round"))
                 check_layout(page, seen)
-                answer(page, cdp, screen, onset, wrong_answer(rolls[number]))  # wrong: out in five rounds
+                answer(page, cdp, screen, onset, wrong_answer(roll(number)))  # wrong: out in five rounds
                 # the result shows for feedback_ms: a busy test may first see the next round
                 page.wait_for_function("n => ['result', 'over'].includes(document.body.dataset.state) || "
                                        "Number(document.body.dataset.round) > n", arg=number, timeout=30_000)

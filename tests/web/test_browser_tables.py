@@ -42,7 +42,9 @@ def test_a_game_of_every_example_file_played_to_its_end_on_the_play_page(path, b
     page = context.new_page()
     errors, replies = [], {}
     page.on("pageerror", lambda error: errors.append(error))
-    page.on("response", lambda reply: replies.setdefault(reply.url.rsplit("/", 1)[-1], []).append(reply.json())
+    # The replies are kept as they come and read later: a body read inside the handler would let the test run on
+    # before the handler had kept it.
+    page.on("response", lambda reply: replies.setdefault(reply.url.rsplit("/", 1)[-1], []).append(reply)
             if "/api/play/games" in reply.url and reply.request.method == "POST" and reply.ok else None)
     try:
         page.goto(server.url.rstrip("/") + "/play?foreperiod_ms=50,100&feedback_ms=0")
@@ -52,7 +54,7 @@ def test_a_game_of_every_example_file_played_to_its_end_on_the_play_page(path, b
         assert page.locator("select[name=variant]").input_value() == default_drill_variant(variant)
         page.click("button.start")
         page.wait_for_function("() => ['fixation', 'stimulus'].includes(document.body.dataset.state)")
-        game = replies["games"][0]
+        game = replies["games"][0].json()
         # a button and a key for each color of the file, and grey
         buttons = page.locator("#answers button.answer")
         assert [buttons.nth(i).get_attribute("data-answer") for i in range(buttons.count())] == [*variant.colors,
@@ -66,7 +68,7 @@ def test_a_game_of_every_example_file_played_to_its_end_on_the_play_page(path, b
                 break
             onset = wait_for_stimulus(page)
             number = int(page.evaluate("document.body.dataset.round"))
-            roll = next(r for r in reversed(replies["round"]) if r["round"] == number)
+            roll = next(r for r in (reply.json() for reply in reversed(replies["round"])) if r["round"] == number)
             # the command die shows the file's command: its label above the table
             assert game["commands"][roll["command"]]["label"] in page.locator("#command-banner").inner_text()
             right = accepted(variant, roll)
