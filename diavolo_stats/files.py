@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from diavolo_stats.errors import InputError
+from diavolo_stats.validation import shown
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What a spreadsheet reads as the start of a formula."""
@@ -67,6 +68,27 @@ def not_a_file(path: str | Path) -> str | None:
     except (OSError, ValueError):  # not there, or no name the system has (too long, a NUL character)
         return None
     return None if problem is None else f"{str(path)!r} {problem}"
+
+
+def too_long(path: str | Path) -> str | None:
+    """Why the system would refuse `path` as too long, in the words every error about it uses (`'PATH' has a name
+    of N bytes; ...`, what the system allows after the semicolon); None when it fits, or where the system does not
+    say its limits (Windows: its own error says it). The limits are the system's own (`os.pathconf`: NAME_MAX for
+    each name, PATH_MAX for the whole), read where the path starts."""
+    if not hasattr(os, "pathconf"):
+        return None
+    start = os.sep if os.path.isabs(path) else os.curdir
+    try:
+        name_max, path_max = os.pathconf(start, "PC_NAME_MAX"), os.pathconf(start, "PC_PATH_MAX")
+        longest = max((len(os.fsencode(part)) for part in Path(path).parts), default=0)
+        whole = len(os.fsencode(path))
+    except (OSError, ValueError):  # a system without these limits, or text no file name can hold
+        return None
+    if longest > name_max:
+        return f"{shown(str(path))} has a name of {longest:,} bytes; the system allows at most {name_max:,} in a name"
+    if whole >= path_max:  # PATH_MAX counts the NUL that ends the path
+        return f"{shown(str(path))} is {whole:,} bytes long; the system allows at most {path_max - 1:,} in a path"
+    return None
 
 
 def check_target(path: str | Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.errors import InputError
-from diavolo_stats.files import check_target, csv_text, write_atomically
+from diavolo_stats.files import check_target, csv_text, too_long, write_atomically
 from diavolo_stats.results import FORMATS, Result, render
 from diavolo_stats.validation import FilePath, Rule, Whole, check_value, declared
 
@@ -198,11 +198,15 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
 def path_type(noun: str = "file"):
     """An argparse type for a flag that names a file (or a folder, `noun`): the path as typed, refused when it is
     empty or blank (`FilePath`), which names nothing, where `Path("")` would be the current folder and `x or
-    DEFAULT` would put the default in its place."""
+    DEFAULT` would put the default in its place, and when it is too long for the system (`files.too_long`),
+    which each of its later uses would meet without knowing the flag."""
     check = value_type(FilePath(noun))
 
     def parse(text: str) -> str:
         check(text)
+        problem = too_long(text)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
         return text
 
     return parse

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from diavolo_stats.cli.common import Typed, add_format_argument, print_result, value_type
+from diavolo_stats.cli.common import Typed, add_format_argument, path_type, print_result, value_type
 from diavolo_stats.game.settings import DEFAULT_MODEL, MODELS
 from diavolo_stats.names import PLAYER_ASKED
 from diavolo_stats.validation import Whole
@@ -20,7 +20,8 @@ def register(subparsers) -> None:
                     "accuracy on each command and what an extra die, a near tie, a grey answer and seeing the "
                     "command first cost, with a diffusion's drift, caution, non-decision time and lapses, each "
                     "with its 95% interval and the answers it rests on.")
-    parser.add_argument("--log", dest="log_path", required=True, metavar="PATH", help="the drill log to fit")
+    parser.add_argument("--log", dest="log_path", required=True, type=path_type(), metavar="PATH",
+                        help="the drill log to fit")
     parser.add_argument("--player", dest="players", nargs="+", type=value_type(PLAYER_ASKED), metavar="NAME",
                         help="only these players (default: everyone with enough answers)")
     parser.add_argument("--dice", type=value_type(Whole(2, 96)), default=9, metavar="N",

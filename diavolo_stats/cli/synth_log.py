@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from diavolo_stats.cli.common import SEED, add_format_argument, print_result, value_type
+from diavolo_stats.cli.common import SEED, add_format_argument, path_type, print_result, value_type
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.validation import Whole
 
@@ -16,7 +16,8 @@ def register(subparsers) -> None:
         description="Simulate players drilling: real rolls answered by player models that improve "
                     "session by session, written through the drill log writer. Players are logged as "
                     "synthetic-<name>. The same arguments always write the same file.")
-    parser.add_argument("--log", dest="path", required=True, metavar="PATH", help="the log file to write")
+    parser.add_argument("--log", dest="path", required=True, type=path_type(), metavar="PATH",
+                        help="the log file to write")
     parser.add_argument("--players", dest="player_specs", nargs="+", metavar="SPEC",
                         help="preset:novice|average|expert or a player .toml file "
                              "(default: preset:novice preset:average preset:expert)")

@@ -9,6 +9,7 @@ models fitted to a log".
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +25,7 @@ from diavolo_stats.game.players import MAX_SKILL_MS, PRIOR_WRONG_ANSWERS, Player
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel, design
 from diavolo_stats.results import counted
 from diavolo_stats.stats import MIN_FIT_ANSWERS, Estimate, z_for
+from diavolo_stats.validation import shown
 
 FIT_COLUMNS = tuple(dict.fromkeys(("player", "answer", "correct", "latency_ms", "too_early", "timed_out")
                                   + ROLL_COLUMNS))
@@ -99,12 +101,17 @@ class ReadingFit:
         if name in self.too_few:
             raise InputError(f"{name!r} has {counted(self.too_few[name], 'answer')} in the drill log; a fit needs "
                              f"at least {self.min_answers}", field="player")
-        known = ", ".join(list(self.players)[:10]) or "none"
-        raise InputError(f"{name!r} is not a player of the drill log; its players: {known}", field="player")
+        raise InputError(not_a_player(name, self.players), field="player")
 
     def extrapolated_dice(self, features: RollFeatures) -> np.ndarray:
         """How many dice each roll has beyond the most any roll of the log had: (rolls,) int, 0 within it."""
         return np.maximum(features.dice.astype(np.int64) - self.dice_drilled[1], 0)
+
+
+def not_a_player(name: str, players: Iterable[str]) -> str:
+    """Why `name` has no fit, the drill log's `players` being others (the first ten named)."""
+    known = ", ".join(list(players)[:10]) or "none"
+    return f"{shown(name)} is not a player of the drill log; its players: {known}"
 
 
 def fit_reading(drills: pd.DataFrame, min_answers: int = MIN_FIT_ANSWERS) -> ReadingFit:

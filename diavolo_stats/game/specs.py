@@ -8,6 +8,7 @@ harder variant makes every modelled player slower and more error-prone, whoever 
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from diavolo_stats.game.diffusion_fit import fit_diffusion
 from diavolo_stats.game.player_file import read_player
 from diavolo_stats.game.players import PRESET_PREFIX, PlayerModel, player_levels
 from diavolo_stats.game.reading import COEFFICIENTS, ReadingModel
-from diavolo_stats.game.reading_fit import FIT_COLUMNS, ReadingFit, fit_reading
+from diavolo_stats.game.reading_fit import FIT_COLUMNS, ReadingFit, fit_reading, not_a_player
 from diavolo_stats.game.settings import DEFAULT_MODEL, MODELS
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
@@ -95,7 +96,7 @@ def specs_fit(specs: Sequence[str], log_path: str | Path | None = None,
     if not named:
         return None
     try:
-        fit = fit_log(log_path, model)
+        fit = fit_log(log_path, model, named)
     except InputError:
         _refuse_paths(named, ())
         raise
@@ -119,7 +120,7 @@ def _path_problem(name: str) -> str | None:
     """Why `name`, taken for a player of the drill log, is a path on disk no player can be: a folder or a FIFO
     (`files.not_a_file`), or a file whose name does not end in .toml (a drill log given as a player); else None."""
     problem = not_a_file(name)
-    if problem is None and Path(name).is_file():
+    if problem is None and os.path.isfile(name):  # False for a name the system cannot hold (too long)
         problem = f"{name!r} is a file whose name does not end in .toml, not a player file"
     return problem
 
@@ -159,9 +160,11 @@ def fit_named(log_path: str | Path, names: Sequence[str],
     return {name: player_from_spec(name, fit) for name in fit.players}
 
 
-def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL) -> ReadingFit:
+def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL,
+            names: Sequence[str] = ()) -> ReadingFit:
     """Every player of the drill log fitted by `model` (`fit_players`); InputError (field `log_path`) if there is
-    no log."""
+    no log, or (field `players`) if one of `names` is no player of it, before the fit can say the log is too
+    short (the name is what is wrong, or a path: `_refuse_paths`)."""
     from diavolo_stats.drill import log as drill_log
 
     path = Path(log_path) if log_path is not None else drill_log.default_log_path()
@@ -169,7 +172,13 @@ def fit_log(log_path: str | Path | None = None, model: str = DEFAULT_MODEL) -> R
         raise InputError(not_a_file(path) or drill_log.missing_log_message(path, "use preset:novice|average|expert "
                                                                                  "players"), field="log_path")
     try:
-        return fit_players(drill_log.load_logs([path], columns=FIT_COLUMNS), model, MIN_FIT_ANSWERS)
+        drills = drill_log.load_logs([path], columns=FIT_COLUMNS)
+        logged = [str(name) for name in drills["player"].unique()] if names else []
+        strangers = [name for name in names if name not in logged]
+        _refuse_paths(strangers, ())
+        if strangers:
+            raise InputError(not_a_player(strangers[0], logged), field="players")
+        return fit_players(drills, model, MIN_FIT_ANSWERS)
     except InputError as error:
         # the reader names the file in the message alone (not a drill log): the log is what is wrong
         raise InputError(error.message, field="log_path" if error.field in ("log", None) else error.field) from None

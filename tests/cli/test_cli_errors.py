@@ -7,9 +7,11 @@ import re
 
 import pytest
 from helpers.cli import assert_one_line_error, run_diavolo
+from helpers.drill_logs import trial_row
 
 from diavolo_stats.cli import build_parser
 from diavolo_stats.cli.common import error_line
+from diavolo_stats.drill.log import DrillLog
 from diavolo_stats.errors import InputError
 
 
@@ -166,3 +168,40 @@ def test_a_variant_that_is_no_file_is_refused_naming_the_variant_flag(tmp_path, 
     result = run_diavolo(*command, "--variant", name, cwd=tmp_path)
     assert_one_line_error(result)
     assert result.stderr.startswith(f"diavolo: error: --variant: {said}"), result.stderr
+
+
+@pytest.mark.parametrize("args, flag", [
+    (("report", "--log", "{name}"), "--log"),
+    (("report", "--log", "log.csv", "--out", "{name}"), "--out"),
+    (("report", "--log", "log.csv", "--simulation", "{name}"), "--simulation"),
+    (("serve", "--log", "{name}"), "--log"),  # before anything listens
+    (("sweep", "--plot", "{name}"), "--plot"),
+    (("players", "--log", "{name}/log.csv"), "--log"),
+    (("synth-log", "--log", "{name}"), "--log"),
+    (("simulate", "--out", "{name}"), "--out"),
+    (("log", "upgrade", "{name}"), "FILE"),
+])
+def test_a_name_too_long_for_the_system_is_refused_naming_the_flag_and_the_limit(tmp_path, args, flag):
+    name_max = os.pathconf(tmp_path, "PC_NAME_MAX")
+    name = "n" * (name_max + 1)
+    result = run_diavolo(*(arg.format(name=name) for arg in args), cwd=tmp_path)
+    assert_one_line_error(result, f"diavolo: error: {flag}: '{'n' * 39}... has a name of {name_max + 1:,} bytes; "
+                                  f"the system allows at most {name_max:,} in a name")
+
+
+def test_a_path_too_long_for_the_system_is_refused_naming_the_flag_and_the_limit(tmp_path):
+    path_max = os.pathconf(tmp_path, "PC_PATH_MAX")
+    path = "/".join(["folder"] * (path_max // 7 + 1))
+    result = run_diavolo("report", "--log", path, cwd=tmp_path)
+    assert_one_line_error(result, f"diavolo: error: --log: '{path[:39]}... is {len(path):,} bytes long; the system "
+                                  f"allows at most {path_max - 1:,} in a path")
+
+
+def test_a_name_that_is_no_player_of_a_log_too_short_to_fit_is_refused_as_no_player(tmp_path):
+    # The name is what is wrong, not the log: said before the fit would say no player has enough answers.
+    log = DrillLog(tmp_path / "log.csv")
+    for trial in range(1, 4):
+        log.append(trial_row(trial, player="ana"))
+    result = run_diavolo("game", "--players", "nobody", "preset:novice", "--log", "log.csv", cwd=tmp_path)
+    assert_one_line_error(result, "diavolo: error: --players: 'nobody' is not a player of the drill log; its "
+                                  "players: ana")

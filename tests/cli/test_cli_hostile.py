@@ -1,5 +1,6 @@
 """Every flag of every command, read from the parsers themselves, given each hostile value: the command either runs
-(exit 0) or refuses in one line (exit 2); never a traceback, never another status.
+(exit 0) or refuses in one line (exit 2) that starts with the flag (an argument: its placeholder), or, the value
+taken, with the base command line's own refusal; never a traceback, never another status.
 
 A new flag is covered as soon as a parser has it; a new command needs a cheap base command line in BASES (a test
 says so). Each value is given last, after the base's own flags, so that it is the one argparse keeps.
@@ -50,9 +51,9 @@ COMPANIONS = {("game", "--players"): ["preset:novice"]}
 """A list flag that needs more than one item: the valid items given beside the hostile one."""
 
 
-def _flags() -> dict[str, tuple[str, str | None, int]]:
+def _flags() -> dict[str, tuple[str, str | None, int, str]]:
     """Every argument or option that takes a value, of every command: id -> (command, flag or None, position of an
-    argument among the base's words)."""
+    argument among the base's words, the name a refusal starts with)."""
     found = {}
     for parser in build_parser().walk():
         command = parser.prog.removeprefix("diavolo").strip()
@@ -62,10 +63,11 @@ def _flags() -> dict[str, tuple[str, str | None, int]]:
                 continue
             if action.option_strings:
                 flag = max(action.option_strings, key=len)
-                found[f"{command} {flag}"] = (command, flag, 0)
+                found[f"{command} {flag}"] = (command, flag, 0, flag)
             else:
                 arguments += 1
-                found[f"{command} {action.metavar}"] = (command, None, len(command.split()) + arguments - 1)
+                found[f"{command} {action.metavar}"] = (command, None, len(command.split()) + arguments - 1,
+                                                        action.metavar)
     return found
 
 
@@ -83,11 +85,12 @@ def build_world(folder: Path) -> None:
 
 
 def test_every_command_with_flags_has_a_base_command_line():
-    assert {command for command, _, _ in FLAGS.values()} == set(BASES)
+    assert {command for command, _, _, _ in FLAGS.values()} == set(BASES)
 
 
-@pytest.mark.parametrize("command, flag, position", FLAGS.values(), ids=list(FLAGS))
-def test_a_hostile_value_of_any_flag_runs_or_is_refused_in_one_line(command, flag, position, tmp_path, monkeypatch):
+@pytest.mark.parametrize("command, flag, position, named", FLAGS.values(), ids=list(FLAGS))
+def test_a_hostile_value_of_any_flag_runs_or_is_refused_in_one_line_naming_it(command, flag, position, named,
+                                                                              tmp_path, monkeypatch):
     from diavolo_stats.web import server
 
     # serve: checked and bound, never serving. Its loop is never started: a browser test's Playwright, earlier in
@@ -95,19 +98,27 @@ def test_a_hostile_value_of_any_flag_runs_or_is_refused_in_one_line(command, fla
     monkeypatch.setattr(server.asyncio, "run", lambda serving: serving.close())
     world = tmp_path / "world"
     (world / "cwd").mkdir(parents=True)  # '..' is the scratch folder, not the test's
+    environment = {"DIAVOLO_LOG": str(world / "log.csv")}
+    base = [word.replace("{world}", str(world)) for word in BASES[command]]
+    # The base's own refusal (the drill's, without a terminal), which a value taken leaves as it was; the world
+    # made again after it, as the base may have written in it.
+    build_world(world)
+    base_refusal = run_diavolo(*base, cwd=world / "cwd", env=environment).stderr
+    shutil.rmtree(world)
+    (world / "cwd").mkdir(parents=True)
     build_world(world)
     failures = []
     for name, value in HOSTILE.items():
         value = value.replace("{world}", str(world))
-        base = [word.replace("{world}", str(world)) for word in BASES[command]]
         if flag is None:
             argv = base[:position] + [value] + base[position + 1:]
         else:
             argv = [*base, flag, value, *COMPANIONS.get((command, flag), [])]
-        result = run_diavolo(*argv, cwd=world / "cwd", env={"DIAVOLO_LOG": str(world / "log.csv")})
+        result = run_diavolo(*argv, cwd=world / "cwd", env=environment)
         lines = result.stderr.splitlines()
         refused_in_one_line = (result.returncode == 2 and len(lines) == 1
-                               and lines[0].startswith("diavolo: error: "))
+                               and (lines[0].startswith(f"diavolo: error: {named}: ") or result.stderr == base_refusal))
         if "Traceback" in result.stderr or not (result.returncode == 0 or refused_in_one_line):
-            failures.append(f"{name}: exit {result.returncode}: {result.stderr[-300:]!r}")
+            said = result.stderr if len(result.stderr) < 400 else f"{result.stderr[:150]}...{result.stderr[-150:]}"
+            failures.append(f"{name}: exit {result.returncode}: {said!r}")
     assert not failures, "\n".join(failures)
