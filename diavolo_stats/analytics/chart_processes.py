@@ -40,7 +40,8 @@ _handed: dict[str, Future] = {}
 def report_worker() -> Iterator[Executor]:
     """The worker process `report.build_report` shares its work with, forked now and importing the charts, ended with
     the block (at once if the block fails: a one-line error waits for no import). Called before pandas is imported
-    (this module does not import it), its imports of pandas and matplotlib run on the other core beside the caller's."""
+    (this module does not import it), its import of matplotlib runs on the other core beside the caller's: the charts
+    import no pandas, and are sent none (`chart_data`)."""
     worker = worker_pool(1)
     with warnings.catch_warnings():
         # Python 3.12 on warns of any fork beside threads; this process's are numpy's OpenBLAS's, which start afresh

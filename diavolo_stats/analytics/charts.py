@@ -1,10 +1,9 @@
 """Matplotlib figures of drill summaries and tie odds, for the report and the notebooks.
 
-Each function takes a DataFrame from `summaries` or `tie_frequency` and
-returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
-no display or global figure list is involved: the report saves them (Agg
-renders PNG), a notebook shows them as the cell's result. Each is laid out
-by `chart_layout.FittedLayout` as it is drawn.
+Each function takes a frame from `summaries` or `tie_frequency` (a DataFrame, or its columns as arrays:
+`chart_data.frame_columns`, what the report's worker is sent) and returns a `matplotlib.figure.Figure`, built
+without pyplot and laid out by `chart_layout.FittedLayout` as it is drawn. A frame is read by column name only,
+into numpy: this module imports no pandas, so neither does a worker that draws.
 """
 
 from __future__ import annotations
@@ -12,21 +11,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from diavolo_stats.analytics.chart_layout import LINE_INCHES, PAD_INCHES, FittedLayout, wrapped
-from diavolo_stats.analytics.latency_figures import (
+from diavolo_stats.analytics.chart_data import (
     LATENCY_UNIT_MS,
     MIN_HISTOGRAM_ANSWERS,
+    NON_TIE,
     PERCENT_PER_UNIT,
+    TIE,
     LatencyFigures,
-    latency_figures,
 )
-from diavolo_stats.analytics.summaries import NON_TIE, TIE
+from diavolo_stats.analytics.chart_layout import LINE_INCHES, PAD_INCHES, FittedLayout, wrapped
 from diavolo_stats.plots import plot_curves
 from diavolo_stats.stats import ExGaussian
 
@@ -102,21 +100,23 @@ def _numbered(group: list[str], taken: set[str]) -> list[str]:
     return names
 
 
-def accuracy_chart(summary: pd.DataFrame) -> Figure:
+def accuracy_chart(summary) -> Figure:
     """Accuracy per command with its 95 % interval, one series per player (`summary` by player, command)."""
-    commands = list(dict.fromkeys(summary["command"].astype(str)))
-    players = list(dict.fromkeys(summary["player"].astype(str)))
+    command_of, player_of = _string_column(summary, "command"), _string_column(summary, "player")
+    commands, players = list(dict.fromkeys(command_of.tolist())), list(dict.fromkeys(player_of.tolist()))
     if len(players) > MANY_PLAYERS:
         return _accuracy_heatmap(summary, players, commands)
     colors, names = player_colors(players), shown_names(players)
     figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 3.8), layout=FittedLayout())
     axes = figure.add_subplot()
     offsets = _offsets(len(players))
+    accuracy_of, low_of, high_of = (_float_column(summary, name) for name in ("accuracy", "accuracy_ci_low",
+                                                                          "accuracy_ci_high"))
     for player, offset in zip(players, offsets):
-        rows = summary[summary["player"].astype(str) == player]
-        x = np.array([commands.index(c) for c in rows["command"].astype(str)]) + offset
-        accuracy = rows["accuracy"].to_numpy()
-        error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
+        rows = player_of == player
+        x = np.array([commands.index(c) for c in command_of[rows]]) + offset
+        accuracy = accuracy_of[rows]
+        error = [accuracy - low_of[rows], high_of[rows] - accuracy]
         axes.errorbar(x, accuracy, yerr=error, fmt="o", capsize=3, color=colors[player], label=names[player])
     axes.set_xticks(range(len(commands)), commands, rotation=20, ha="right")
     axes.set_ylim(0, 1.02)
@@ -127,11 +127,11 @@ def accuracy_chart(summary: pd.DataFrame) -> Figure:
     return figure
 
 
-def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[str]) -> Figure:
+def _accuracy_heatmap(summary, players: list[str], commands: list[str]) -> Figure:
     """Accuracy per player (rows) and command (columns), each cell colored and labelled: for many players."""
     accuracy = np.full((len(players), len(commands)), np.nan)
-    for player, command, value in zip(summary["player"].astype(str), summary["command"].astype(str),
-                                      summary["accuracy"]):
+    for player, command, value in zip(_string_column(summary, "player").tolist(),
+                                      _string_column(summary, "command").tolist(), _float_column(summary, "accuracy")):
         accuracy[players.index(player), commands.index(command)] = value
     figure = Figure(figsize=(max(6.0, 1.1 * len(commands) + 3.0), 1.6 + PLAYER_ROW_INCHES * len(players)),
                     layout=FittedLayout())
@@ -155,7 +155,7 @@ def _accuracy_heatmap(summary: pd.DataFrame, players: list[str], commands: list[
     return figure
 
 
-def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussian] | None = None) -> Figure:
+def latency_chart(drills, fits: Mapping[tuple[str, str], ExGaussian] | None = None) -> Figure:
     """Histograms of correct-answer latency (ms) per command, one outline per player, in % per 100 ms.
 
     The x axis ends at the LATENCY_AXIS_QUANTILE of all correct latencies, slower answers counted in the last bar.
@@ -164,6 +164,9 @@ def latency_chart(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussia
     (`summaries.summary_fits`), none when None. With more than MANY_PLAYERS players a panel is one histogram of all
     with each player's median as a tick. (`latency_figures` has these constants.)
     """
+    # Imported here, from the rows' reader: a worker that draws from figures worked out for it imports no pandas.
+    from diavolo_stats.analytics.latency_figures import latency_figures
+
     return latency_figures_chart(latency_figures(drills, fits))
 
 
@@ -256,39 +259,42 @@ def _latency_spread(axes, answers: list[tuple[dict, np.ndarray]], bins: np.ndarr
               clip_on=False)
 
 
-def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
+def learning_curve_chart(curve, narrow: bool = False) -> Figure:
     """Accuracy (95 % interval) and median correct latency (ms) by session number, one line per player.
 
     narrow: the two panels one above the other, for a phone's screen, instead of side by side.
     """
-    colors = player_colors(curve["player"].astype(str))
+    player_of = _string_column(curve, "player")
+    colors = player_colors(player_of.tolist())
     names = shown_names(colors)
     figure = Figure(figsize=(4.2, 6.4) if narrow else (10, 3.6), layout=FittedLayout())
     accuracy_axes, latency_axes = figure.subplots(2 if narrow else 1, 1 if narrow else 2, sharex=True)
     many = len(colors) > MANY_PLAYERS
-    for player, rows in curve.groupby(curve["player"].astype(str), sort=True):
+    session_of = np.asarray(curve["session_number"])
+    accuracy_of, low_of, high_of, latency_of = (_float_column(curve, name) for name in (
+        "accuracy", "accuracy_ci_low", "accuracy_ci_high", "median_latency_ms"))
+    for player in colors:  # sorted by name
+        rows = player_of == player
+        sessions, accuracy = session_of[rows], accuracy_of[rows]
         if many:  # every player a thin grey line; their mean is drawn over them below
-            for axes, column in ((accuracy_axes, "accuracy"), (latency_axes, "median_latency_ms")):
-                axes.plot(rows["session_number"], rows[column], color="grey", alpha=0.35, linewidth=0.8)
+            for axes, values in ((accuracy_axes, accuracy), (latency_axes, latency_of[rows])):
+                axes.plot(sessions, values, color="grey", alpha=0.35, linewidth=0.8)
             continue
-        sessions = rows["session_number"].to_numpy()
-        accuracy = rows["accuracy"].to_numpy()
-        error = [accuracy - rows["accuracy_ci_low"].to_numpy(), rows["accuracy_ci_high"].to_numpy() - accuracy]
+        error = [accuracy - low_of[rows], high_of[rows] - accuracy]
         accuracy_axes.errorbar(sessions, accuracy, yerr=error, marker="o", capsize=3, color=colors[player],
                                label=names[player])
-        latency_axes.plot(sessions, rows["median_latency_ms"], marker="o", color=colors[player],
-                          label=names[player])
+        latency_axes.plot(sessions, latency_of[rows], marker="o", color=colors[player], label=names[player])
     if many:
-        mean = curve.groupby("session_number")[["accuracy", "median_latency_ms"]].mean()
-        for axes, column in ((accuracy_axes, "accuracy"), (latency_axes, "median_latency_ms")):
-            axes.plot(mean.index, mean[column], marker="o", color="tab:blue", linewidth=2,
+        numbers, session = np.unique(session_of, return_inverse=True)
+        for axes, values in ((accuracy_axes, accuracy_of), (latency_axes, latency_of)):
+            axes.plot(numbers, _means(values, session, len(numbers)), marker="o", color="tab:blue", linewidth=2,
                       label=f"mean of {len(colors)} players")
             axes.plot([], [], color="grey", alpha=0.6, linewidth=0.8, label="one player")
     accuracy_axes.set_ylim(0, 1.02)
     accuracy_axes.set_ylabel("accuracy" if many else "accuracy (95 % interval)")
     # From 0: a short log's few sessions would otherwise magnify a small change. The top clear of the slowest
     # session's marker, which matplotlib's margin (5 % of the medians' range, not of the axis) would cut in half.
-    slowest = np.nanmax(curve["median_latency_ms"].to_numpy(dtype=np.float64), initial=-np.inf)
+    slowest = np.nanmax(latency_of, initial=-np.inf)
     latency_axes.set_ylim(0, LATENCY_HEADROOM * slowest if np.isfinite(slowest) and slowest > 0 else None)
     latency_axes.set_ylabel("median time of correct answers (ms)")
     for axes in (accuracy_axes, latency_axes):
@@ -300,9 +306,10 @@ def learning_curve_chart(curve: pd.DataFrame, narrow: bool = False) -> Figure:
     return figure
 
 
-def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
+def tie_versus_non_tie_chart(summary) -> Figure:
     """Accuracy and median correct latency (ms) on tie and non-tie rolls, per player (from `tie_versus_non_tie`)."""
-    players = list(dict.fromkeys(summary["player"].astype(str)))
+    player_of, roll_of = _string_column(summary, "player"), _string_column(summary, "roll")
+    players = list(dict.fromkeys(player_of.tolist()))
     # Many players: horizontal bars, one row per player, the figure as tall as they need.
     horizontal = len(players) > MANY_PLAYERS
     size = (10, 1.6 + 2 * PLAYER_ROW_INCHES * len(players)) if horizontal else (10, 3.6)
@@ -311,19 +318,20 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
     width = 0.38
     x = np.arange(len(players))
     for shift, roll, hatch in ((-width / 2, NON_TIE, ""), (width / 2, TIE, "//")):
-        rows = summary[summary["roll"].astype(str) == roll]
-        rows = rows.set_index(rows["player"].astype(str)).reindex(players)
-        accuracy = rows["accuracy"].to_numpy()
-        error = np.nan_to_num([accuracy - rows["accuracy_ci_low"].to_numpy(),
-                               rows["accuracy_ci_high"].to_numpy() - accuracy])
+        # Each player's row of this roll, -1 for a player without one (their bars left out: NaN).
+        row_of = dict(zip(player_of[roll_of == roll], np.flatnonzero(roll_of == roll)))
+        rows = np.array([row_of.get(player, -1) for player in players], dtype=np.intp)
+        accuracy, low, high, latency = (np.where(rows >= 0, _float_column(summary, name)[rows], np.nan) for name in (
+            "accuracy", "accuracy_ci_low", "accuracy_ci_high", "median_latency_ms"))
+        error = np.nan_to_num([accuracy - low, high - accuracy])
         style = {"hatch": hatch, "label": roll, "color": "lightgrey" if roll == TIE else "tab:blue",
                  "edgecolor": "black"}
         if horizontal:
             accuracy_axes.barh(x + shift, accuracy, width, xerr=error, capsize=2, **style)
-            latency_axes.barh(x + shift, rows["median_latency_ms"], width, **style)
+            latency_axes.barh(x + shift, latency, width, **style)
         else:
             accuracy_axes.bar(x + shift, accuracy, width, yerr=error, capsize=3, **style)
-            latency_axes.bar(x + shift, rows["median_latency_ms"], width, **style)
+            latency_axes.bar(x + shift, latency, width, **style)
     value_axis = "x" if horizontal else "y"
     names = list(map(shown_names(players).get, players))
     for axes in (accuracy_axes, latency_axes):
@@ -346,21 +354,19 @@ def tie_versus_non_tie_chart(summary: pd.DataFrame) -> Figure:
     return figure
 
 
-def tie_frequency_chart(frame: pd.DataFrame, title: str = "Tie frequency per command") -> Figure:
+def tie_frequency_chart(frame, title: str = "Tie frequency per command") -> Figure:
     """Exact against simulated tie probability per command (from `tie_frequency.tie_frequency_frame`).
 
     Top: both probabilities, the simulated one with its 95 % interval. Bottom:
     simulated minus exact, in percentage points, where the interval is
     visible at any number of rounds; it should cross zero about 19 times in 20.
     """
-    commands = frame["command"].astype(str).tolist()
+    commands = _string_column(frame, "command").tolist()
     x = np.arange(len(commands))
     figure = Figure(figsize=(max(6.0, 1.3 * len(commands)), 5.4), layout=FittedLayout())
     odds_axes, gap_axes = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1))
-    exact = frame["exact_tie_probability"].to_numpy(dtype=np.float64)
-    simulated = frame["simulated_tie_probability"].to_numpy(dtype=np.float64)
-    low = frame["ci95_low"].to_numpy(dtype=np.float64)
-    high = frame["ci95_high"].to_numpy(dtype=np.float64)
+    exact, simulated, low, high = (_float_column(frame, name) for name in (
+        "exact_tie_probability", "simulated_tie_probability", "ci95_low", "ci95_high"))
     odds_axes.scatter(x - 0.12, exact, marker="D", color="black", label="exact", zorder=3)
     odds_axes.errorbar(x + 0.12, simulated, yerr=[simulated - low, high - simulated], fmt="o", capsize=4,
                        color="tab:orange", label="simulated (95 % interval)")
@@ -382,18 +388,20 @@ def tie_frequency_chart(frame: pd.DataFrame, title: str = "Tie frequency per com
     return figure
 
 
-def convergence_chart(convergence: pd.DataFrame) -> Figure:
+def convergence_chart(convergence) -> Figure:
     """Simulated tie probability with its 95 % interval against rounds (log scale), per command, exact dashed."""
-    commands = list(dict.fromkeys(convergence["command"].astype(str)))
+    command_of = _string_column(convergence, "command")
+    commands = list(dict.fromkeys(command_of.tolist()))
     figure, panels = _panel_grid(len(commands), sharex=True)
+    round_of = np.asarray(convergence["rounds"])
+    simulated_of, low_of, high_of, exact_of = (_float_column(convergence, name) for name in (
+        "simulated_tie_probability", "ci95_low", "ci95_high", "exact_tie_probability"))
     for axes, command in zip(panels, commands):
-        rows = convergence[convergence["command"].astype(str) == command]
-        rounds = rows["rounds"].to_numpy()
-        simulated = rows["simulated_tie_probability"].to_numpy(dtype=np.float64)
-        axes.fill_between(rounds, rows["ci95_low"], rows["ci95_high"], color="tab:orange", alpha=0.3,
-                          label="95 % interval")
-        axes.plot(rounds, simulated, marker="o", color="tab:orange", label="simulated")
-        exact = rows["exact_tie_probability"].to_numpy(dtype=np.float64)
+        rows = command_of == command
+        rounds = round_of[rows]
+        axes.fill_between(rounds, low_of[rows], high_of[rows], color="tab:orange", alpha=0.3, label="95 % interval")
+        axes.plot(rounds, simulated_of[rows], marker="o", color="tab:orange", label="simulated")
+        exact = exact_of[rows]
         if np.isfinite(exact).any():
             axes.axhline(exact[0], color="black", linestyle="--", linewidth=1, label="exact")
         axes.set_xscale("log")
@@ -405,16 +413,19 @@ def convergence_chart(convergence: pd.DataFrame) -> Figure:
     return figure
 
 
-def parameter_chart(odds: pd.DataFrame, parameter: str) -> Figure:
+def parameter_chart(odds, parameter: str) -> Figure:
     """Exact tie probability per command against one variant parameter (from `tie_frequency.odds_by_parameter`)."""
     figure = Figure(figsize=(6.4, 4.0), layout=FittedLayout())
     axes = figure.add_subplot()
     styles = ("-", "--", "-.", ":")
     markers = ("o", "s", "^", "D", "v", "P")
     curves = []
-    for index, (command, rows) in enumerate(odds.groupby(odds["command"].astype(str), sort=False)):
+    command_of, value_of, exact_of = (_string_column(odds, "command"), np.asarray(odds[parameter]),
+                                      _float_column(odds, "exact_tie_probability"))
+    for index, command in enumerate(dict.fromkeys(command_of.tolist())):
         style = {"linestyle": styles[index % len(styles)], "marker": markers[index % len(markers)]}
-        curves.append((command, rows[parameter].to_numpy(), rows["exact_tie_probability"].to_numpy(np.float64), style))
+        rows = command_of == command
+        curves.append((command, value_of[rows], exact_of[rows], style))
     plot_curves(axes, curves)
     axes.set_xlabel(parameter.replace("_", " "))
     axes.set_ylabel("exact tie probability")
@@ -426,17 +437,17 @@ def parameter_chart(odds: pd.DataFrame, parameter: str) -> Figure:
     return figure
 
 
-def tolerance_chart(closest: pd.DataFrame) -> Figure:
+def tolerance_chart(closest) -> Figure:
     """Simulated `closest` tie probability (95 % interval) against the perception tolerance.
 
     `frame` is what `tie_frequency.closest_by_tolerance` returns.
     """
     figure = Figure(figsize=(6.4, 4.0), layout=FittedLayout())
     axes = figure.add_subplot()
-    tolerance = 100 * closest["tolerance"].to_numpy(dtype=np.float64)
-    simulated = closest["simulated_tie_probability"].to_numpy(dtype=np.float64)
-    axes.fill_between(tolerance, closest["ci95_low"], closest["ci95_high"], color="tab:orange", alpha=0.3,
-                      label="95 % interval")
+    tolerance = 100 * _float_column(closest, "tolerance")
+    simulated = _float_column(closest, "simulated_tie_probability")
+    axes.fill_between(tolerance, _float_column(closest, "ci95_low"), _float_column(closest, "ci95_high"),
+                      color="tab:orange", alpha=0.3, label="95 % interval")
     axes.plot(tolerance, simulated, marker="o", color="tab:orange", label="simulated")
     axes.set_xlabel("perception tolerance (% of the nearest distance)")
     axes.set_ylabel("closest: tie probability")
@@ -459,6 +470,23 @@ def _panel_grid(count: int, sharex: bool) -> tuple[Figure, list]:
 
 def _columns(count: int) -> int:
     return min(3, max(1, count))
+
+
+def _string_column(frame, column: str) -> np.ndarray:
+    """`frame`'s `column` as strings (a categorical one's values)."""
+    return np.asarray(frame[column]).astype(str)
+
+
+def _float_column(frame, column: str) -> np.ndarray:
+    """`frame`'s `column` as float64."""
+    return np.asarray(frame[column], dtype=np.float64)
+
+
+def _means(values: np.ndarray, groups: np.ndarray, count: int) -> np.ndarray:
+    """The mean of each of `count` groups of `values` (NaN left out; NaN for a group of none), in order."""
+    kept = ~np.isnan(values)
+    with np.errstate(invalid="ignore"):
+        return np.bincount(groups[kept], values[kept], count) / np.bincount(groups[kept], minlength=count)
 
 
 def _offsets(series: int) -> np.ndarray:

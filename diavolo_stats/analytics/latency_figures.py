@@ -2,7 +2,7 @@
 latencies, where the axis ends, and each fit's curve.
 
 `diavolo report` works them out in the process that read the rows and sends them to the one that draws
-(`report`), which then needs neither the rows nor scipy (each fit's density).
+(`report`), which then needs neither the rows nor pandas nor scipy (each fit's density).
 """
 
 from __future__ import annotations
@@ -10,48 +10,22 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.analytics.chart_data import (
+    LATENCY_UNIT_MS,
+    MIN_HISTOGRAM_ANSWERS,
+    PERCENT_PER_UNIT,
+    LatencyFigures,
+)
 from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.stats import ExGaussian
 
 # Quantile of all latencies that ends the histogram axis: one 9-second lapse would squash the rest.
 LATENCY_AXIS_QUANTILE = 0.99
-MIN_HISTOGRAM_ANSWERS = 5
-"""A player's histogram in a latency panel needs this many correct answers on the axis; fewer are named instead."""
-LATENCY_UNIT_MS = 100
-"""Latency histograms show the % of a player's correct answers per this many ms."""
-PERCENT_PER_UNIT = 100 * LATENCY_UNIT_MS
-"""A density per ms times this is the % of answers per LATENCY_UNIT_MS."""
-CURVE_POINTS = 300
-"""Points of a fit's curve across the axis."""
-
-
-@dataclass(frozen=True)
-class LatencyFigures:
-    """answers: (command, player) -> (their `performance` figures, their correct latencies in ms), for each player
-    who drilled the command. commands: those with a panel (a player with MIN_HISTOGRAM_ANSWERS correct answers at
-    it), left_out: the others, both in the command die's order; most: command -> the most correct answers one
-    player has at it. top: where the axis ends (ms), slower: the answers past it (both 0 with no panel). curves:
-    (command, player) -> their fit's % of answers per LATENCY_UNIT_MS at `grid`, for each player with a histogram
-    and a fit; None when no fits were given."""
-
-    answers: dict[tuple[str, str], tuple[dict, np.ndarray]]
-    commands: list[str]
-    left_out: list[str]
-    most: dict[str, int]
-    top: float
-    slower: int
-    curves: dict[tuple[str, str], np.ndarray] | None
-
-    @property
-    def grid(self) -> np.ndarray:
-        """The latencies (ms) each curve is given at."""
-        return np.linspace(0, self.top, CURVE_POINTS)
 
 
 def latency_figures(drills: pd.DataFrame, fits: Mapping[tuple[str, str], ExGaussian] | None = None) -> LatencyFigures:

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from diavolo_stats.analytics import roll_weak_spots, summaries
+from diavolo_stats.analytics.chart_data import frame_columns
 from diavolo_stats.analytics.chart_processes import CHART_MODULES, fork_drawer, hand_over, handed_over, report_chart_png
 from diavolo_stats.analytics.latency_figures import latency_figures
 from diavolo_stats.analytics.report_page import WEAK_SPOTS_HEADING, render_page
@@ -248,7 +249,8 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
         pool.submit(fork_drawer)
 
     def to_draw(name: str, caption: str, chart: str, *args, **kwargs) -> None:
-        # Sent as soon as what it draws is worked out: the worker goes on from what it was doing to a chart.
+        # Sent as soon as what it draws is worked out: the worker goes on from what it was doing to a chart. Frames
+        # go as their columns (`frame_columns`): the worker has no pandas to unpickle a DataFrame with.
         figures[name] = (caption, partial(report_chart_png, chart, *args, **kwargs))
         if handing and name not in WORKER_S_OWN:
             sent[name] = pool.submit(hand_over, name, chart, *args, **kwargs)
@@ -265,14 +267,14 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
         saved, note = _simulated_odds(key, shown, variant, given)
         frame = tie_frequency_frame(variant, saved)
         title = f"Tie frequency per command, {shown} game"
-        to_draw(f"tie_frequency_{key}.png", title, "tie_frequency_chart", frame, title=title)
+        to_draw(f"tie_frequency_{key}.png", title, "tie_frequency_chart", frame_columns(frame), title=title)
         ties[f"tie_frequency_{key}.png"] = (note, frame)
     to_draw("learning_curve.png", "Learning curve over sessions", "learning_curve_chart",
-            summaries.learning_curve(drills, fit=False))
+            frame_columns(summaries.learning_curve(drills, fit=False)))
     to_draw("tie_vs_non_tie.png", "Tie rolls against non-tie rolls", "tie_versus_non_tie_chart",
-            summaries.tie_versus_non_tie(drills, fit=False))
+            frame_columns(summaries.tie_versus_non_tie(drills, fit=False)))
     summary = summaries.summarize(drills)[list(SUMMARY_COLUMNS)]
-    to_draw("accuracy.png", "Accuracy per command", "accuracy_chart", summary)
+    to_draw("accuracy.png", "Accuracy per command", "accuracy_chart", frame_columns(summary))
     # The summary's fits are drawn; the curves' own fits would not be shown, so they are not made.
     to_draw("latency.png", "Latency of correct answers per command", "latency_figures_chart",
             latency_figures(drills, summaries.summary_fits(summary)))

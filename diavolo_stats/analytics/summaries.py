@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from diavolo_stats.analytics.chart_data import NON_TIE, TIE
 from diavolo_stats.core.variant import ALL_COMMANDS
 from diavolo_stats.core.workers import threads
 from diavolo_stats.drill.log import kept_rows
@@ -28,8 +29,6 @@ SUMMARY_FIGURES = (
     "exgauss_mu_ms", "exgauss_sigma_ms", "exgauss_tau_ms",
 )
 """The columns `summarize` adds after the grouping columns, in this order."""
-
-TIE, NON_TIE = "tie", "non-tie"
 
 COMMAND_ORDER = [command.value for command in ALL_COMMANDS]
 

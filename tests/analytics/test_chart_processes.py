@@ -1,15 +1,22 @@
-"""The report's charts in worker processes: a worker's imports without the 3D axes, and its drawer's charts."""
+"""The report's charts in worker processes: a worker's imports without the 3D axes or pandas, what it is sent, and
+its drawer's charts."""
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import subprocess
 import sys
 
+import numpy as np
+import pandas as pd
 import pytest
+from helpers.chart_cases import chart_calls
 from helpers.cli import REPO
 from helpers.report_reads import SHORT_READ
 
 from diavolo_stats.analytics import chart_processes
+from diavolo_stats.analytics.chart_data import frame_columns
 from diavolo_stats.analytics.chart_processes import fork_drawer, hand_over, handed_over, import_charts, report_chart_png
 from diavolo_stats.analytics.report import build_report
 from diavolo_stats.core.workers import worker_pool
@@ -47,6 +54,42 @@ from matplotlib import projections
 print("3d" in projections.get_projection_names())
 """)
     assert printed == ["True"]
+
+
+def test_a_worker_draws_what_a_report_sends_it_where_pandas_pyarrow_and_scipy_cannot_be_imported(tmp_path,
+                                                                                               monkeypatch):
+    """What the report sends its worker to draw (frames as their columns, the latency chart's figures), drawn in a
+    fresh process that imports the charts as a worker does with pandas, pyarrow and scipy made unimportable: the
+    same PNG bytes as here. Would catch a chart module that imports pandas, or a frame sent with a pandas object."""
+    calls = []
+    for case in ("sample", "14 players", "sixes"):
+        folder = tmp_path / case.replace(" ", "-")
+        folder.mkdir()
+        calls += chart_calls(case, folder, monkeypatch)
+    sent = tmp_path / "sent.pickle"
+    sent.write_bytes(pickle.dumps(calls))
+    printed = _run(f"""
+import hashlib, pickle, sys
+sys.modules.update(dict.fromkeys(("pandas", "pyarrow", "scipy")))  # None: an import of any of them fails
+from diavolo_stats.analytics.chart_processes import import_charts, report_chart_png
+import_charts()
+for chart, args, kwargs in pickle.loads(open({str(sent)!r}, "rb").read()):
+    print(chart, hashlib.sha256(report_chart_png(chart, *args, **kwargs)).hexdigest())
+""")
+    assert len(calls) == 16 and printed == [
+        word for chart, args, kwargs in calls
+        for word in (chart, hashlib.sha256(report_chart_png(chart, *args, **kwargs)).hexdigest())]
+
+
+def test_a_frame_goes_as_its_columns_of_numbers_and_text_which_unpickle_without_pandas():
+    frame = pd.DataFrame({"ms": [1.5, np.nan], "count": [1, 2], "player": pd.Categorical(["ann", "bo"]),
+                          "command": ["closest", "highest-die"],
+                          "start": pd.to_datetime(["2026-01-01", "2026-01-02"], utc=True),
+                          "in_interval": pd.array([True, None], dtype="boolean")})
+    columns = frame_columns(frame)
+    assert list(columns) == ["ms", "count", "player", "command"]
+    assert columns["player"].tolist() == ["ann", "bo"] and np.isnan(columns["ms"][1])
+    assert b"pandas" not in pickle.dumps(columns) and b"pandas" in pickle.dumps(frame["start"].to_numpy())
 
 
 def test_the_drawer_draws_what_it_is_handed_as_the_worker_would_and_says_what_failed():

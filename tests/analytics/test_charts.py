@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.chart_cases import case_log
+from helpers.cli import REPO
 from helpers.drill_logs import DAY_ONE, DICE, answered, write_log
 
 from diavolo_stats.analytics import charts, summaries
-from diavolo_stats.analytics.tie_frequency import odds_by_parameter
+from diavolo_stats.analytics.chart_data import frame_columns
+from diavolo_stats.analytics.tie_frequency import convergence, load_simulation, odds_by_parameter, tie_frequency_frame
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill.log import load_logs
+from diavolo_stats.drill.log.rules import with_command_labels
+from diavolo_stats.plots import figure_png
+
+SIMULATION = REPO / "data" / "simulation_standard.csv"
 
 
 def panel(figure, title):
@@ -101,3 +108,21 @@ def test_curves_that_coincide_stay_visible_and_say_so():
     assert hollow.get_markerfacecolor() == "none" and hollow.get_markersize() > axes.lines[0].get_markersize()
     # highest-die equals highest-total with one die per color only, not along the whole curve
     assert "highest-die" in labels
+
+
+@pytest.mark.parametrize("case", ["sample", "14 players"])
+def test_a_chart_of_a_frame_s_columns_is_the_chart_of_the_frame(case, tmp_path):
+    """A notebook passes a chart the DataFrame, the report's worker its columns (`chart_data.frame_columns`): the
+    same PNG bytes, with few players and with many (heatmap, bars, a mean over the players)."""
+    drills = with_command_labels(load_logs([case_log(case, tmp_path)]))
+    frames = {"accuracy_chart": summaries.summarize(drills, fit=False),
+              "learning_curve_chart": summaries.learning_curve(drills, fit=False),
+              "tie_versus_non_tie_chart": summaries.tie_versus_non_tie(drills, fit=False),
+              "tie_frequency_chart": tie_frequency_frame(Variant(), load_simulation(SIMULATION)),
+              "convergence_chart": convergence(Variant(), [1_000, 10_000], seed=1)}
+    for chart, frame in frames.items():
+        draw = getattr(charts, chart)
+        assert figure_png(draw(frame)) == figure_png(draw(frame_columns(frame))), chart
+    odds = odds_by_parameter("dice_per_color", [2, 3])
+    assert (figure_png(charts.parameter_chart(odds, "dice_per_color"))
+            == figure_png(charts.parameter_chart(frame_columns(odds), "dice_per_color")))

@@ -1,7 +1,8 @@
 """Logs whose charts are awkward to lay out, and the chart calls a report of each makes.
 
-`chart_calls(case, folder)` writes the case's log in `folder` and returns the (chart, args, kwargs) of every chart
-`analytics.report` draws of it (and the narrow learning curve of `/me` for "narrow"), without drawing them.
+`case_log(case, folder)` writes the case's log in `folder` (a new one: rows are added to a log there);
+`chart_calls(case, folder)` returns the (chart, args, kwargs) of every chart `analytics.report` draws of it (and the
+narrow learning curve of `/me` for "narrow"), without drawing them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ CASES = ("sample", "long name", "alike long names", "14 players", "sixes", "one 
          "narrow", "5-digit latencies")
 
 
-def _log(case: str, folder: Path) -> Path:
+def case_log(case: str, folder: Path) -> Path:
     average, expert = PlayerModel.preset("average"), PlayerModel.preset("expert")
     if case in ("sample", "narrow"):
         return REPO / "data" / "sample_drills.csv"
@@ -65,7 +66,7 @@ def chart_calls(case: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> lis
     monkeypatch.setattr(report, "report_chart_png",
                         lambda chart, *args, **kwargs: calls.append((chart, args, kwargs)) or b"")
     monkeypatch.chdir(folder)  # where a fresh simulation is saved
-    report.build_report([_log(case, folder)], simulation_path=REPO / "data" / "simulation_standard.csv")
+    report.build_report([case_log(case, folder)], simulation_path=REPO / "data" / "simulation_standard.csv")
     if case == "narrow":
         return [(chart, args, {"narrow": True}) for chart, args, _ in calls if chart == "learning_curve_chart"]
     return calls
