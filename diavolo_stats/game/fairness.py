@@ -12,7 +12,7 @@ import collections
 import math
 import statistics
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 RECENT_TRIPS = 32
 """Round trips kept per seat: at one ping a second, the last half minute of its link."""
@@ -111,9 +111,9 @@ class JudgedClaim:
 
     claimed_ms: the page's measure. latency_ms: the claim held inside [earliest_ms, latest_ms], the window the
     server's own timing allows. held: None (the claim was inside), "earliest" (faster than the network allows),
-    "latest" (slower than the time the server saw pass) or "resent" (a reloaded page's clock: the server's
-    measure alone, `judge_resent`). implausible: the claim is under the player's fitted model's
-    PLAUSIBLE_QUANTILE quantile. All in ms.
+    "latest" (slower than the time the server saw pass), "resent" (a reloaded page's clock: the server's
+    measure alone, `judge_resent`) or "final" (counted after the grabs already final, `held_after`).
+    implausible: the claim is under the player's fitted model's PLAUSIBLE_QUANTILE quantile. All in ms.
     """
 
     claimed_ms: float
@@ -151,6 +151,12 @@ def judge_resent(claimed_ms: float, seen_ms: float, trips: RoundTrips) -> Judged
     counted by the server alone: `seen_ms` less the seat's shortest one-way delay, held "resent"."""
     earliest, latest = claim_window(seen_ms, trips)
     return JudgedClaim(claimed_ms, seen_ms - trips.shortest_one_way_ms, earliest, latest, "resent", False)
+
+
+def held_after(claim: JudgedClaim, after_ms: float) -> JudgedClaim:
+    """`claim` counted at `after_ms`, held "final": it came once the grabs up to there were awarded final, and
+    a grab awarded is not taken back."""
+    return replace(claim, latency_ms=after_ms, held="final")
 
 
 def grace_ms(trips: Iterable[RoundTrips]) -> float:

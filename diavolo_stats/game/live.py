@@ -3,8 +3,8 @@ that the Play page and the rooms only carry messages to.
 
 A `Table` holds its seats, the deal on it, the answers given and the devils left; the round's rules are
 `drill.deal.Deal` and `referee.Referee`. The server tells it when a roll is sent (`Table.send`) and an answer
-comes (`Table.answer`); the table judges the answer, logs it once, and settles the round (`Table.settle`) when
-the carrier says the wait is over. Why: docs/architecture.md, "The live table".
+comes (`Table.answer`); it judges and logs the answer once, awards grabs once final (`Table.award`, for good)
+and settles the round (`Table.settle`) at the carrier's word. Why: docs/architecture.md, "The live table".
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ from diavolo_stats.game.settings import MAX_PLAYERS, MIN_PLAYERS, GameRules
 from diavolo_stats.game.specs import Player
 from diavolo_stats.names import looks_alike
 
+LATENCY_STEP_MS = 0.1
+"""Judged latencies are kept to a tenth of a ms (as the log keeps them)."""
 RESULT_MS = max(FEEDBACK_MS, 2500)
 """How long a round's result stays on a live table's screens before the next roll, ms: the drill's feedback
 time, and at least 2.5 s to read who took which devil."""
@@ -65,9 +67,9 @@ class Seat:
 
 @dataclass(frozen=True)
 class Taken:
-    """What a table made of one answer: the answer (None: none), the latency counted (ms, None without an
-    answer), whether it grabs, why not when it does not, and how its claimed time was judged (None: no
-    answer)."""
+    """What a table made of one answer: the answer (None: none), the latency counted in the race (ms, None
+    without an answer), whether it grabs, why not when it does not, and how its claimed time was judged (None:
+    no answer; held "final" when the race counts it after the grabs already final, `Table.award`)."""
 
     answer: str | None
     latency_ms: float | None
@@ -98,6 +100,7 @@ class Table:
         self._first_sent: dict[int, float] = {}
         self._sends: dict[int, int] = {}
         self._taken: dict[int, Taken] = {}
+        self._final: set[int] = set()  # the seats whose grab the screens were told is final (`award`)
         self._modelled: list[Grab] = []
         self._fair: list[dict] = []  # per round settled: how it was judged
         self._lock = threading.RLock()
@@ -176,7 +179,7 @@ class Table:
                 deal.resolution.accepted, self.variant.colors, self.rng,
                 features=played_features(self.variant, [deal.roll])) if modelled else []
             self.deal, self.number = deal, len(self.referee.rounds) + 1
-            self._first_sent, self._sends, self._taken = {}, {}, {}
+            self._first_sent, self._sends, self._taken, self._final = {}, {}, {}, set()
             return deal
 
     def roll_message(self, at: float | None = None) -> dict:
@@ -204,8 +207,9 @@ class Table:
                timestamp: datetime, at: float | None = None) -> Taken:
         """Take `seat`'s answer (None: none in the time) to round `round_number`, `latency_ms` after the roll
         appeared at `timestamp` by its page, received at `at` (the clock's; now when None): judged, logged
-        once, and what it counts for. InputError for a round not on the table, a seat out of it or that was
-        never sent it, a second answer, or an answer that is no color of the game nor grey."""
+        once, and what it counts for: never faster than a grab already final (`award`), though its log row keeps
+        the claim as its window judged it. InputError for a round not on the table, a seat out of it or that
+        was never sent it, a second answer, or an answer that is no color of the game nor grey."""
         at = self.clock() if at is None else at
         with self._lock:
             if self.deal is None or round_number != self.number:
@@ -218,6 +222,7 @@ class Table:
                 raise InputError(f"round {round_number} was not sent to you", field="round")
             if (answer is None) != (latency_ms is None):
                 raise InputError("an answer needs its latency, and no answer has none", field="latency_ms")
+            logged_ms = None  # the log keeps a counted claim as its window judged it
             if answer is None:
                 taken = Taken(None, None, False)
             else:
@@ -225,10 +230,14 @@ class Table:
                 claim = self._judge(seat, float(latency_ms), at)
                 believed = round(claim.latency_ms, 1)
                 early = believed < MIN_LATENCY_MS or (claim.held != "resent" and latency_ms < MIN_LATENCY_MS)
+                after_ms = self._after_final_ms()
                 taken = (Taken(None, None, False, f"faster than a person can answer (under {MIN_LATENCY_MS:g} ms):"
                                                   " logged as too early, it grabs nothing", claim) if early else
-                         Taken(answer, believed, True, None, claim))
-            self.log(self._row(seat, taken, timestamp, too_early=answer is not None and not taken.counted))
+                         Taken(answer, believed, True, None, claim) if believed >= after_ms else
+                         Taken(answer, after_ms, True, None, fairness.held_after(claim, after_ms)))
+                logged_ms = None if early else believed
+            self.log(self._row(seat, taken.answer, logged_ms, timestamp,
+                               too_early=answer is not None and not taken.counted))
             self._taken[seat] = taken
             self.seats[seat].missed = 0
             return taken
@@ -264,13 +273,19 @@ class Table:
             return fairness.settled_below_ms((self._seen_ms(seat, at), self.seats[seat].trips) for seat in waiting
                                              if seat not in self._taken and seat in self._first_sent)
 
+    def _after_final_ms(self) -> float:
+        """The least latency an answer taken now counts for: a step after the slowest grab already final
+        (-inf before any), so that no later answer takes a devil the screens were told is taken."""
+        final = [self._taken[seat].latency_ms for seat in self._final]
+        return round(max(final) + LATENCY_STEP_MS, 1) if final else -float("inf")
+
     def final_at(self, waiting: Sequence[int]) -> float | None:
         """When (the clock's seconds) the fastest counted grab not yet final becomes final, with `waiting` still
         to answer; None when every counted grab is final or none waits."""
         with self._lock:
             settled = self.settled_below_ms(waiting)
-            pending = [taken.latency_ms for taken in self._taken.values() if taken.counted
-                       and taken.latency_ms >= settled]
+            pending = [taken.latency_ms for seat, taken in self._taken.items() if taken.counted
+                       and seat not in self._final and taken.latency_ms >= settled]
             waited = [seat for seat in waiting if seat not in self._taken and seat in self._first_sent]
             if not pending or not waited or self.deal is None:
                 return None
@@ -315,11 +330,11 @@ class Table:
 
     def grabs(self, at: float | None = None, waiting: Sequence[int] = ()) -> list[Grab]:
         """Every grab counted so far: the people's answers that count and are final with `waiting` still to
-        answer (`settled_below_ms`), and the modelled grabs revealed."""
+        answer (`settled_below_ms`) or were awarded final (`award`), and the modelled grabs revealed."""
         with self._lock:
             settled = self.settled_below_ms(waiting, at)
             people = [Grab(seat, taken.answer, taken.latency_ms) for seat, taken in self._taken.items()
-                      if taken.counted and taken.latency_ms < settled]
+                      if taken.counted and (seat in self._final or taken.latency_ms < settled)]
             return people + self.revealed(at)
 
     def holding(self, at: float | None = None, waiting: Sequence[int] = ()) -> tuple[int, tuple[str | None, ...]]:
@@ -347,6 +362,17 @@ class Table:
                     left[devil] -= 1
             return left
 
+    def award(self, waiting: Sequence[int], at: float | None = None) -> dict[str, int]:
+        """The devils left to tell every screen at `at` (now when None), with `waiting` still to answer: the
+        grabs final then (`grabs`) stay final for the rest of the round, whatever trip is measured after or
+        whoever comes back, so the devils left told never go back up (`answer` counts later answers after them)."""
+        with self._lock:
+            if self.deal is not None:
+                settled = self.settled_below_ms(waiting, at)
+                self._final |= {seat for seat, taken in self._taken.items()
+                                if taken.counted and taken.latency_ms < settled}
+            return self.devils_left(at, waiting)
+
     def settle(self, absent: Sequence[int] = ()) -> RefereedRound:
         """Referee the round on the table: every counted grab, in order of latency. A person still in who did
         not answer is logged as timed out (unless `absent`: no one was there) and has missed one more round."""
@@ -358,7 +384,7 @@ class Table:
                     continue
                 self.seats[seat].missed += 1
                 if seat not in absent:
-                    self.log(self._row(seat, Taken(None, None, False), datetime.now(timezone.utc)))
+                    self.log(self._row(seat, None, None, datetime.now(timezone.utc)))
             grabs = [Grab(seat, taken.answer, taken.latency_ms) for seat, taken in self._taken.items()
                      if taken.counted] + self._modelled
             deal = self.deal
@@ -406,8 +432,9 @@ class Table:
             rounds = self.referee.rounds
             return {"rounds": len(rounds), "mismatches": engine_mismatches(self.variant.colors, rounds, self.rules)}
 
-    def _row(self, seat: int, taken: Taken, timestamp: datetime, too_early: bool = False) -> TrialRow:
-        return self.deal.judged(taken.answer if taken.answer is not None else NO_ANSWER, taken.latency_ms,
+    def _row(self, seat: int, answer: str | None, latency_ms: float | None, timestamp: datetime,
+             too_early: bool = False) -> TrialRow:
+        return self.deal.judged(answer if answer is not None else NO_ANSWER, latency_ms,
                                 timestamp=timestamp, interface=GAME_INTERFACE, player=self.seats[seat].name,
                                 session_id=self.seats[seat].session_id, trial=self.number, too_early=too_early,
                                 seed=self.seed)

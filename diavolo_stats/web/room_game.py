@@ -199,7 +199,7 @@ class Room:
                                                               received))
         self.acknowledging.add(acknowledging)
         acknowledging.add_done_callback(self.acknowledging.discard)
-        self.awarded = self.table.devils_left(waiting=self._expected())
+        self.awarded = self.table.award(self._expected())
         await self.broadcast({"type": "grabbed", "round": asked["round"], "seat": seat, "devils_left": self.awarded})
         self.handling_ms.append(1000 * (time.perf_counter() - received))
         self.grabbed.set()
@@ -310,7 +310,7 @@ class Room:
             done, pending = await asyncio.wait(waits, timeout=wait_s, return_when=asyncio.FIRST_COMPLETED)
             for waiting in pending:
                 waiting.cancel()
-            if not done and (left := self.table.devils_left(waiting=self._expected())) != self.awarded:
+            if not done and (left := self.table.award(self._expected())) != self.awarded:
                 self.awarded = left
                 await self.broadcast({"type": "devils", "round": self.table.number, "devils_left": left})
 

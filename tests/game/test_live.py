@@ -3,6 +3,7 @@ the server saw pass on that link, a grab final only after the round's grace, an 
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime, timezone
 
 import numpy as np
@@ -29,9 +30,9 @@ class Clock:
         return self.now
 
 
-def table_of(*names: str) -> tuple[Table, Clock, list]:
+def table_of(*names: str, foreperiod_ms: int = 800) -> tuple[Table, Clock, list]:
     clock, rows = Clock(), []
-    table = Table(Variant(), GameRules(), (800, 800), np.random.default_rng(7), rows.append, clock=clock)
+    table = Table(Variant(), GameRules(), (foreperiod_ms,) * 2, np.random.default_rng(7), rows.append, clock=clock)
     for name in names:
         table.join(name)
     return table, clock, rows
@@ -146,3 +147,105 @@ def test_a_seat_left_before_the_game_is_freed_and_once_it_started_kept():
     with pytest.raises(InputError, match="before the game starts"):
         table.leave(2)
     assert table.referee.names == ("Ann", "Cid", "Bea")
+
+
+def test_a_devil_told_taken_stays_taken_when_a_slower_trip_is_measured_after():
+    table, clock, rows = table_of("Ann", "Bea", "Cid")
+    for seat in range(3):
+        measure(table, clock, seat, 6.0, pings=3)
+    table.start()
+    table.deal_next()
+    sent = clock.now
+    for seat in range(3):
+        table.send(seat)
+    full = table.devils_left()["black"]
+    clock.now = sent + FOREPERIOD_S + 0.41
+    table.answer(1, 1, "black", 400.0, NOW)  # Bea grabs black at 400 ms
+    clock.now = sent + FOREPERIOD_S + 0.5  # past Ann's and Cid's longest trips (31 ms) since 400 ms: final
+    told = [table.award([0, 2])["black"]]
+    # Cid's next three pongs come back 300 ms after their pings: by his link as measured now, he could still
+    # claim less than 400 ms, but the screens were told Bea's devil is taken
+    for offset in (0.19, 0.20, 0.21):
+        ping_id = table.ping(2, at=sent + FOREPERIOD_S + offset)
+        table.pong(2, ping_id, at=sent + FOREPERIOD_S + offset + 0.3)
+    clock.now = sent + FOREPERIOD_S + 0.52
+    assert table.settled_below_ms([0, 2]) < 400.0  # the threshold itself went back down
+    told.append(table.award([0, 2])["black"])
+    assert told == [full - 1, full - 1]
+    assert table.final_at([0, 2]) is None  # nothing left to make final
+    clock.now = sent + FOREPERIOD_S + 0.6
+    taken = table.answer(2, 1, "black", 250.0, NOW)  # inside Cid's window now, but after a grab already final
+    assert (taken.latency_ms, taken.claim.held, taken.claim.claimed_ms) == (400.1, "final", 250.0)
+    assert rows[-1].latency_ms == 250.0  # the log keeps the reaction as its window judged it
+    assert table.award([0])["black"] == full - 2
+    table.settle(absent=[0])
+    record = table.round_document()
+    assert record["order"] == [1, 2] and record["held"][1] == "black"
+    assert record["claims"][2]["held"] == "final" and record["claims"][2]["latency_ms"] == 400.1
+
+
+def test_a_seat_not_waited_for_that_answers_faster_later_cannot_take_a_devil_told_taken():
+    # Cid is away (not waited for): Ann's and Bea's grabs are final as they come, and take the last blacks.
+    # Cid comes back and claims a faster time than both, honestly by his link: he is counted after them.
+    table, clock, _ = table_of("Ann", "Bea", "Cid")
+    for seat in range(3):
+        measure(table, clock, seat, 6.0, pings=3)
+    table.start()
+    table.deal_next()
+    sent = clock.now
+    for seat in range(2):
+        table.send(seat)
+    for seat, reaction_ms in ((0, 500.0), (1, 600.0)):
+        clock.now = sent + FOREPERIOD_S + (reaction_ms + 10) / 1000
+        table.answer(seat, 1, "black", reaction_ms, NOW)
+        table.award([0, 1])
+    _, held = table.holding(waiting=[0, 1])
+    assert held == ("black", "black", None)
+    table.send(2)  # Cid's page is back: the roll is sent to him now, and he answers 300 ms after it appeared
+    clock.now += FOREPERIOD_S + 0.31
+    assert table.answer(2, 1, "black", 300.0, NOW).latency_ms == 600.1
+    assert table.holding(waiting=[])[1] == held
+    assert table.settle().held == held
+
+
+STEPS = ("wait", "trips", "send", "answer", "award")
+
+
+def play_script(steps: list[tuple[str, int, float, list[int]]]) -> None:
+    """Ann and Bea (one devil a color) through `steps`: waits, slower or faster trips measured, the roll sent (late:
+    a page back; again: a reload), answers and awards with any seats waited for (away, idle or back). Each award's
+    devils left are no more than the last's, and a devil a seat was told it holds stays its own to the result."""
+    table, clock, _ = table_of("Ann", "Bea", foreperiod_ms=0)
+    for seat in range(2):
+        measure(table, clock, seat, 6.0, pings=3)
+    table.start()
+    table.deal_next()
+    table.send(0)
+    told_left, told_held = table.devils_left(), (None, None)
+    for kind, seat, ms, waiting in steps:
+        if kind == "wait":
+            clock.now += ms / 1000
+        elif kind == "trips":
+            for _ in range(3):
+                table.pong(seat, table.ping(seat, at=clock.now - ms / 1000))
+        elif kind == "send":
+            table.send(seat)
+        elif kind == "answer" and seat not in table.answered():
+            with contextlib.suppress(InputError):  # not sent the roll yet
+                table.answer(seat, 1, "black", max(ms, 150.0), NOW)
+        elif kind == "award":
+            waiting = [seat for seat in waiting if seat not in table.answered()]
+            left = table.award(waiting)
+            _, held = table.holding(waiting=waiting)
+            assert all(left[color] <= told_left[color] for color in left), (told_left, left, steps)
+            assert all(before in (None, now) for before, now in zip(told_held, held)), (told_held, held, steps)
+            told_left, told_held = left, held
+    held = table.settle().held
+    assert all(before in (None, now) for before, now in zip(told_held, held)), (told_held, held, steps)
+
+
+def test_the_devils_told_never_come_back_and_a_grab_told_final_is_kept_to_the_round_s_end():
+    rng = np.random.default_rng(11)
+    for _ in range(1000):
+        play_script([(str(rng.choice(STEPS)), int(rng.integers(2)), float(rng.choice([0, 40, 150, 300, 600, 900])),
+                      [seat for seat in range(2) if rng.random() < 0.5]) for _ in range(rng.integers(1, 16))])
