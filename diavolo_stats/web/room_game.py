@@ -240,8 +240,9 @@ class Room:
             await self.send(socket, self.state(None, True))
 
     async def send_roll(self, seat: int | None, socket: WebSocket) -> None:
-        """The round on the table to one connection of `seat` (None: a watcher); the table notes the send."""
-        await self.send(socket, {"type": "roll", **self.table.send(seat)})
+        """The round on the table to one connection of `seat` (None: a watcher), with the devils left as everyone
+        was last told (a grab not yet final is not shown); the table notes the send."""
+        await self.send(socket, {"type": "roll", **self.table.send(seat), "devils_left": self.awarded})
 
     async def send(self, socket: WebSocket, message: dict) -> None:
         """Queue `message` for `socket` (`sockets.Outbox`: it never waits on the socket)."""

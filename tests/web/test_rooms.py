@@ -165,6 +165,25 @@ def test_a_grab_is_awarded_to_every_seat_once_no_seat_still_to_answer_could_be_j
         socket.__exit__(None, None, None)
 
 
+def test_a_page_reloaded_in_mid_round_is_sent_the_devils_awarded_not_a_grab_still_to_become_final(clocked):
+    client, clock = clocked
+    room, seats = seated(client, "Ann", "Bea", "Cid")
+    sockets = [socket for socket, _ in seats]
+    sockets[0].send_json({"type": "start"})
+    roll = until(sockets[0], "roll")
+    full = roll["devils_left"]
+    clock.advance(0.4)
+    send_answer(sockets[1], roll, "black", 300)
+    assert until(sockets[2], "grabbed")["devils_left"] == full  # Cid (unmeasured link) could still be faster
+    sockets[2].__exit__(None, None, None)  # Cid reloads his page
+    again, _ = join(client, room["code"], None, seat_key=seats[2][1]["seat_key"])
+    assert until(again, "roll")["devils_left"] == full  # as everyone was told: Bea's grab is not final yet
+    clock.advance(0.45)  # 850 ms: Cid can no longer be judged under 350 ms, so Bea's 300 is final
+    assert until(again, "devils")["devils_left"] == {**full, "black": full["black"] - 1}
+    for socket in (sockets[0], sockets[1], again):
+        socket.__exit__(None, None, None)
+
+
 def measure_link(socket, clock, trip_s: float, pings: int = 8) -> None:
     """The page behind `socket` answers `pings` of the server's pings `trip_s` after each was sent."""
     ping = until(socket, "ping")
