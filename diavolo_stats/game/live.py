@@ -280,15 +280,17 @@ class Table:
         return round(max(final) + LATENCY_STEP_MS, 1) if final else -float("inf")
 
     def final_at(self, waiting: Sequence[int]) -> float | None:
-        """When (the clock's seconds) the fastest counted grab not yet final becomes final, with `waiting` still
-        to answer; None when every counted grab is final or none waits."""
+        """When (the clock's seconds) the fastest counted grab not yet awarded (`award`) can be, with `waiting`
+        still to answer: now when it is final already; None when every counted grab is awarded."""
         with self._lock:
-            settled = self.settled_below_ms(waiting)
+            now = self.clock()
             pending = [taken.latency_ms for seat, taken in self._taken.items() if taken.counted
-                       and seat not in self._final and taken.latency_ms >= settled]
-            waited = [seat for seat in waiting if seat not in self._taken and seat in self._first_sent]
-            if not pending or not waited or self.deal is None:
+                       and seat not in self._final]
+            if not pending or self.deal is None:
                 return None
+            if min(pending) < self.settled_below_ms(waiting, now):
+                return now
+            waited = [seat for seat in waiting if seat not in self._taken and seat in self._first_sent]
             # seen_ms - longest passes the fastest pending latency for every waited seat
             return max(self._first_sent[seat] + (self.deal.foreperiod_ms + min(pending)
                                                  + self.seats[seat].trips.longest_ms) / 1000 for seat in waited)

@@ -113,6 +113,10 @@ def test_a_grab_is_final_only_once_no_seat_still_to_answer_could_be_judged_faste
     assert final_at == pytest.approx(sent + FOREPERIOD_S + (494.0 + table.seats[1].trips.longest_ms) / 1000)
     clock.now = final_at + 1e-6
     assert table.devils_left(waiting=[0, 1])[black] == on_table - 1
+    # final, and not yet awarded: whoever asks later (a busy server) is told to award it now, not never
+    clock.now += 2.0
+    assert table.final_at([0, 1]) == clock.now
+    table.award([0, 1])
     assert table.final_at([0, 1]) is None
     table.settle(absent=[1])
     record = table.round_document()
