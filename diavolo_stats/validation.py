@@ -276,18 +276,20 @@ class Instance(Rule):
 
 @dataclasses.dataclass(frozen=True)
 class Several(Rule):
-    """A sequence (not text) of `least` to `most` items, each kept as `item` keeps it; a tuple."""
+    """A sequence (not text) of `least` to `most` items, each kept as `item` keeps it; a tuple. `how_many`: that
+    count as a message says it, where the numbers alone would say it badly."""
 
     item: Rule
     least: int = 1
     most: int | None = None
     unique: bool = True
     noun: str = "item"
+    how_many: str = ""
 
     def normalize(self, value: Any) -> tuple:
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise ValueError(f"must be a list of {self.noun}s")
-        count = (f"{self.least} {self.noun}s" if self.least == self.most
+        count = (self.how_many if self.how_many else f"{self.least} {self.noun}s" if self.least == self.most
                  else f"{self.least} to {self.most} {self.noun}s" if self.most is not None
                  else f"at least one {self.noun}" if self.least == 1 else f"at least {self.least} {self.noun}s")
         problem = empty_item(value, self.noun, f"give {count}, separated by commas")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from diavolo_stats.cli.common import (
-    Typed,
     add_format_argument,
     add_variant_arguments,
     path_type,
@@ -84,8 +83,6 @@ def run(args: argparse.Namespace) -> int:
 def _settings(args: argparse.Namespace) -> DrillSettings:
     rules = declared(DrillSettings, NUMBERS)[0]
     numbers = {name: read_text(rules[name], getattr(args, name)) for name in NUMBERS if getattr(args, name) is not None}
-    if len(numbers.get("foreperiod_ms", ())) == 1 and numbers["foreperiod_ms"] != ("",):  # one wait: always it
-        numbers["foreperiod_ms"] = Typed(numbers["foreperiod_ms"] * 2, args.foreperiod_ms)
     variant = variant_from_args(args)
     optional = {"log": args.log, "keys": args.keys}
     return DrillSettings(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from diavolo_stats.core.variant import GREY, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_SEED, MAX_SESSION_MINUTES, MAX_TRIALS_PER_SESSION
@@ -25,6 +26,7 @@ from diavolo_stats.validation import (
     Instance,
     Maybe,
     Number,
+    Rule,
     Several,
     TextMap,
     Whole,
@@ -40,6 +42,30 @@ GREY_KEY = "g"
 MAX_FOREPERIOD_MS = 60_000
 MAX_TIMEOUT_S = 3600.0
 MAX_SIDES_SHOWN = 99
+
+
+@dataclass(frozen=True)
+class Foreperiod(Rule):
+    """The range a roll's foreperiod is drawn from, shortest and longest ms: `MIN,MAX`, or one value for both
+    (a drill session's, and the one a page asks for)."""
+
+    bounds: Several = Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), most=2, unique=False, noun="bound",
+                              how_many="1 or 2 bounds (one wait, or MIN,MAX)")
+
+    def normalize(self, value: Any) -> tuple[int, int]:
+        bounds = self.bounds.normalize(value)
+        if bounds[0] > bounds[-1]:
+            raise ValueError("need MIN,MAX with MIN <= MAX")
+        return bounds[0], bounds[-1]
+
+    def from_text(self, text: str) -> Any:
+        return self.bounds.from_text(text)
+
+    def bad_values(self) -> list[Any]:
+        return [*self.bounds.bad_values(), (900, 600)]
+
+    def bad_texts(self) -> list[str]:
+        return [*self.bounds.bad_texts(), "900,600", "1,2,3"]
 
 
 @dataclass(frozen=True)
@@ -62,8 +88,7 @@ class DrillSettings(Configuration):
     seed: int | None = setting(None, Maybe(Whole(0, MAX_SEED)))
     log: Path | None = setting(None, Maybe(FilePath()))
     timeout_s: float = setting(TIMEOUT_S, Number(above=0, at_most=MAX_TIMEOUT_S, unit="s"))
-    foreperiod_ms: tuple[int, int] = setting(FOREPERIOD_MS, Several(Whole(0, MAX_FOREPERIOD_MS, unit="ms"), least=2,
-                                                                    most=2, unique=False, noun="bound"))
+    foreperiod_ms: tuple[int, int] = setting(FOREPERIOD_MS, Foreperiod())
     feedback_ms: int = setting(FEEDBACK_MS, Whole(0, MAX_FOREPERIOD_MS, unit="ms"))
     keys: Mapping[str, str] | None = setting(None, Maybe(TextMap(pair="ANSWER=KEY")))
     intro: bool = setting(True, Flag())
@@ -80,9 +105,6 @@ class DrillSettings(Configuration):
             raise InputError("give a number of trials or of minutes, not both", field="trials")
         if self.trials is None and self.minutes is None:
             object.__setattr__(self, "trials", DEFAULT_TRIALS)
-        shortest, longest = self.foreperiod_ms
-        if shortest > longest:
-            raise InputError(f"need whole ms MIN,MAX with MIN <= MAX, got {shortest},{longest}", field="foreperiod_ms")
         object.__setattr__(self, "keys", answer_keys(self.variant, self.keys or {}))
         object.__setattr__(self, "log", Path(self.log) if self.log is not None else default_log_path())
         problem = not_a_file(self.log)  # refused here, before the drill asks for a terminal

@@ -25,13 +25,12 @@ from diavolo_stats.drill import MAX_TRIALS_PER_SESSION
 from diavolo_stats.drill.deal import Deal
 from diavolo_stats.drill.log import MAX_SEED, PLAYER_NAME, TrialRow
 from diavolo_stats.drill.scheduler import adaptive_roll
-from diavolo_stats.drill.settings import FOREPERIOD_MS
+from diavolo_stats.drill.settings import FOREPERIOD_MS, Foreperiod
 from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
 from diavolo_stats.validation import Record, Whole, declared
 from diavolo_stats.web.bodies import parse_body
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.deals import Deals
-from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.trials import (
     BOOLEAN,
     GAME_NAME,

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from diavolo_stats.core.variant import Variant
-from diavolo_stats.drill.settings import FOREPERIOD_MS, DrillSettings
+from diavolo_stats.drill.settings import FOREPERIOD_MS, DrillSettings, Foreperiod
 from diavolo_stats.game.settings import DEVILS_WORDS, END_WORDS, GameRules
 from diavolo_stats.validation import declared
-from diavolo_stats.web.foreperiod import Foreperiod
 from diavolo_stats.web.trials import GAME_NAME, default_drill_variant, offered_games
 
 _readings, _reading_defaults = declared(GameRules, ("devils", "end"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers.cli import REPO, assert_one_line_error, run_diavolo
 
+from diavolo_stats.cli import build_parser
 from diavolo_stats.core.variant import Variant
 from diavolo_stats.core.variant_file import variant_named
 from diavolo_stats.drill.settings import DrillSettings
@@ -62,12 +63,14 @@ def test_a_bad_list_is_refused_by_the_command_line_in_the_library_s_words(tmp_pa
      "--commands: has an empty command (nothing between two commas, or at an end), got ','"),
     (["drill", "--player", "ana", "--foreperiod-ms", "600,,900"],
      "--foreperiod-ms: has an empty bound (nothing between two commas, or at an end), got '600,,900'"),
-    (["drill", "--player", "ana", "--foreperiod-ms", "1,2,3"], "--foreperiod-ms: need 2 bounds, got 3"),
+    # One wait is taken as both bounds: the count allowed is 1 or 2.
+    (["drill", "--player", "ana", "--foreperiod-ms", "1,2,3"],
+     "--foreperiod-ms: need 1 or 2 bounds (one wait, or MIN,MAX), got 3"),
     # An empty list says it is empty and what it takes (--keys: not read as no key changed), not `need 2, got 0`.
     (["drill", "--player", "ana", "--keys", ""],
      "--keys: is empty; give ANSWER=KEY pairs, separated by commas, got ''"),
     (["drill", "--player", "ana", "--foreperiod-ms", ""],
-     "--foreperiod-ms: is empty; give 2 bounds, separated by commas, got ''"),
+     "--foreperiod-ms: is empty; give 1 or 2 bounds (one wait, or MIN,MAX), separated by commas, got ''"),
     (["odds", "--colors", " "], "--colors: is empty; give 2 to 8 colors, separated by commas, got ' '"),
     (["sweep", "--commands", ""], "--commands: is empty; give at least one command, separated by commas, got ''"),
     (["minodice", "odds", "--against", ""],
@@ -82,6 +85,14 @@ def test_a_list_refused_as_a_whole_is_quoted_as_typed_not_as_a_tuple(tmp_path, a
     result = run_diavolo(*argv, cwd=tmp_path)
     assert_one_line_error(result)
     assert result.stderr.strip() == f"diavolo: error: {line}"
+
+
+@pytest.mark.parametrize("typed, bounds", [("500", (500, 500)), ("300,900", (300, 900)), (" 0 ", (0, 0))])
+def test_the_drill_takes_one_wait_or_two_bounds_as_its_messages_say(typed, bounds):
+    from diavolo_stats.cli.drill import _settings
+
+    argv = ["drill", "--player", "ana", "--foreperiod-ms", typed]
+    assert _settings(build_parser(argv).parse_args(argv)).foreperiod_ms == bounds
 
 
 # Every flag that takes a comma-separated list, with an empty item: (the command line, the flag).

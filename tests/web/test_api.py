@@ -223,7 +223,7 @@ def test_adaptive_rolls_favour_the_command_the_player_gets_wrong(client):
     ({"seed": "7", "trial": "1", "foreperiod_ms": "900,600"}, "foreperiod_ms", "MIN <= MAX"),
     ({"seed": "7", "trial": "1", "foreperiod_ms": "600,60001"}, "foreperiod_ms", "from 0 to 60,000"),
     ({"seed": "7", "trial": "1", "foreperiod_ms": "-1"}, "foreperiod_ms", "from 0 to 60,000"),
-    ({"seed": "7", "trial": "1", "foreperiod_ms": "1,2,3"}, "foreperiod_ms", "need 1 to 2 bounds"),
+    ({"seed": "7", "trial": "1", "foreperiod_ms": "1,2,3"}, "foreperiod_ms", "need 1 or 2 bounds (one wait"),
     ({"seed": "7", "trial": "1", "foreperiod_ms": "soon"}, "foreperiod_ms", "must be a whole number ms"),
 ])
 def test_a_bad_roll_query_is_refused_naming_the_parameter(client, query, field, words):
