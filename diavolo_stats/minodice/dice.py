@@ -229,16 +229,17 @@ def load_dice(path: str | Path | None = None) -> Bag:
     """The bag described by a dice file (TOML, read by `toml_files.read_toml`), or the shipped default when
     `path` is None.
 
-    InputError, prefixed with the file name, for an unreadable or invalid file.
+    InputError, prefixed with the file's path (as a variant file's: `PATH: what is wrong`), for an unreadable or
+    invalid file; the caller says it is a dice file (the field `bag`).
     """
     if path is None:
         text = resources.files(__package__).joinpath("default_dice.toml").read_text(encoding="utf-8")
         return _bag(parse_toml(text, "default dice"), source="default dice")
-    document = read_toml(path, f"dice file {path}")
+    document = read_toml(path)
     try:
         return _bag(document, source=f"dice file {path}")
     except InputError as error:
-        raise InputError(f"dice file {path}: {error}") from None
+        raise InputError(f"{path}: {error}") from None
 
 
 def _bag(document: dict, source: str) -> Bag:

@@ -139,18 +139,22 @@ def test_the_score_flags_choose_the_readings(tmp_path, capsys):
     (["bid", "--hand", "black,red", "--round", "2", "--players", "4", "--seat", "5"], "--seat: must be 1 to 4"),
     (["bid", "--dice", "{small}", "--hand", "white,white", "--round", "2", "--players", "4"],
      "--players: 4 players x 2 dice = 8 dice, more than the 6 in the bag"),
-    # a dice file's errors name the flag, then the file
-    (["bid", "--dice", "{missing}", "--hand", "black", "--round", "1", "--players", "3"], "error: --dice: dice file "),
-    (["odds", "--dice", "{missing}"], "error: --dice: dice file "),
+    # a dice file's errors name the flag once, then the file
+    (["bid", "--dice", "{missing}", "--hand", "black", "--round", "1", "--players", "3"],
+     "diavolo: error: --dice: {missing}: cannot read it (No such file or directory)"),
+    (["odds", "--dice", "{missing}"], "diavolo: error: --dice: {missing}: cannot read it (No such file or directory)"),
+    (["odds", "--dice", "{small_bad}"], "diavolo: error: --dice: {small_bad}: unknown key 'foo'; a dice file has "),
     (["score", "{bad_sheet}"], "line 6: bid 3 is above the 2 tricks of round 2"),
     (["score", "{missing}"], "cannot read it"),
 ])
 def test_other_bad_values_name_their_flag_or_line(tmp_path, capsys, args, message):
-    paths = {"small": tmp_path / "small.toml", "missing": tmp_path / "missing", "bad_sheet": tmp_path / "bad.csv"}
+    paths = {"small": tmp_path / "small.toml", "missing": tmp_path / "missing", "bad_sheet": tmp_path / "bad.csv",
+             "small_bad": tmp_path / "small_bad.toml"}
     paths["small"].write_text(SMALL_DICE, encoding="utf-8")
+    paths["small_bad"].write_text("foo = 1\n" + SMALL_DICE, encoding="utf-8")
     paths["bad_sheet"].write_text(BAD_SHEET, encoding="utf-8")
     status, out, err = run(capsys, [arg.format(**paths) for arg in args])
-    assert status == 2 and out == "" and message in err and len(err.splitlines()) == 1
+    assert status == 2 and out == "" and message.format(**paths) in err and len(err.splitlines()) == 1
 
 
 @pytest.mark.parametrize("old, new, message", [
