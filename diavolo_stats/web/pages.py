@@ -164,7 +164,8 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
 
 def _report_html(log: Path, player: str) -> str:
     """`diavolo report`'s page for one player of `log`: the same summary and charts, built in memory (nothing is
-    written)."""
+    written). Its refusals are said in the page's words: the log is the server's, which a visitor never names, and
+    the report's `players` is the page's `player`."""
     import logging
 
     logging.getLogger("matplotlib").setLevel(logging.ERROR)
@@ -172,4 +173,9 @@ def _report_html(log: Path, player: str) -> str:
 
     if not player:
         raise InputError("give a player's name", field="player")
-    return build_report([log], players=[player]).page
+    try:
+        return build_report([log], players=[player]).page
+    except InputError as error:
+        if error.field == "log_paths":
+            raise InputError(f"no report from this server's drill log: {error.message}") from None
+        raise InputError(error.message, field="player" if error.field == "players" else error.field) from None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import threading
 from datetime import datetime, timedelta, timezone
 
@@ -333,3 +335,27 @@ def test_every_query_parameter_answers_every_hostile_text_with_4xx_and_a_message
                         failures.append(f"{path} {name}={what}: {reply.status_code} {reply.text[:200]!r}")
     assert sent == len(QUERY_TEXTS) * sum(len(names) for _, names in queries.values())
     assert not failures, "\n".join(failures)
+
+
+def test_the_report_page_says_why_the_servers_log_gives_no_report_in_a_visitors_words(log_path):
+    # The visitor named a player, never the log (the server's) nor the report's fields (log_paths, players).
+    with TestClient(create_app(log_path), base_url=ORIGIN, headers={"Origin": ORIGIN}) as client:
+        assert client.post("/api/trials", json=a_trial(client)).status_code == 201  # Ann's
+        header = log_path.read_text(encoding="utf-8").splitlines()[0]
+        said = {"nobody": _error_said(client.get("/report", params={"player": "nobody"}))}
+        log_path.write_text(header + "\n", encoding="utf-8")
+        said["no trials"] = _error_said(client.get("/report", params={"player": "Ann"}))
+        log_path.write_text("name,score\nada,3\n", encoding="utf-8")
+        said["not a drill log"] = _error_said(client.get("/report", params={"player": "Ann"}))
+    assert said == {
+        "nobody": "player: no trials for 'nobody'; players in the log: Ann",
+        "no trials": f"no report from this server's drill log: no trials in {log_path}; drill first",
+        "not a drill log": f"no report from this server's drill log: {log_path}: line 1: not a drill log of schema 2 "
+                           "or 1 (the header must be schema_version,session_id,...,accepted)",
+    }
+
+
+def _error_said(page) -> str:
+    """The sentence of an error page, as the visitor reads it."""
+    assert page.status_code == 400, page.text[:300]
+    return html.unescape(re.search(r'<p class="error">(.*?)</p>', page.text, re.DOTALL)[1])
