@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import json
+import math
 
 import pytest
 from helpers.browser import ORIGIN
@@ -15,6 +18,7 @@ from diavolo_stats.drill.log import load_logs, writer
 from diavolo_stats.errors import InputError
 from diavolo_stats.game import fairness
 from diavolo_stats.web import room_game, rooms, server, sockets
+from diavolo_stats.web.bucket import TokenBucket
 
 
 @pytest.fixture
@@ -225,3 +229,161 @@ def test_a_seat_freed_before_the_game_moves_the_later_seats_up_and_their_answers
     rows = load_logs([log_path])
     assert sorted(zip(rows["player"], rows["answer"])) == sorted(
         [("Ann", right_answer(roll)), ("Cid", wrong_answer(roll)), ("Bea", wrong_answer(roll))])
+
+
+PROBE = {"type": "answer", "round": 1, "answer": "red", "latency_ms": 400, "timestamp": "2026-12-01T08:00:00Z",
+         "probe": True}
+"""A message the server answers with an error of its own words (`probe: unknown field`), whoever sends it: one
+that shows the connection still served, and tells its reply from any other."""
+
+FIRST_MESSAGES = {  # a connection's first message, where the join is due: each closes it with its code
+    "binary": (b"\x00join", 1003),
+    "over the size": ('{"type": "join", "name": "' + "x" * rooms.MAX_MESSAGE_BYTES + '"}', 1009),
+    "not JSON": ("join me", 1007),
+    "nested too deep": ("[" * 500 + "]" * 500, 1007),
+    "a key twice": ('{"type": "join", "name": "Cid", "name": "Dee"}', 1007),
+    "5,000 digits": ('{"type": "join", "name": ' + "7" * 5000 + "}", 1009),
+    "a name of 60 digits": ('{"type": "join", "name": ' + "7" * 60 + "}", 1008),
+    "null": ("null", 1008),
+    "a list": ('[{"type": "join", "name": "Cid"}]', 1008),
+    "text": ('"join"', 1008),
+    "a number": ("-1", 1008),
+    "no type": ('{"name": "Cid"}', 1008),
+    "an unknown type": ('{"type": "answer", "round": 1}', 1008),
+    "a name of the wrong type": ('{"type": "join", "name": 5}', 1008),
+    "a NUL in the name": ('{"type": "join", "name": "C\\u0000d"}', 1008),
+    "a name too long": ('{"type": "join", "name": "' + "x" * 101 + '"}', 1008),
+    "a name taken": ('{"type": "join", "name": "Ann"}', 1008),
+    "an unknown field": ('{"type": "join", "name": "Cid", "admin": true}', 1008),
+    "no name and no key": ('{"type": "join"}', 1008),
+    "a seat key no seat has": ('{"type": "join", "seat_key": "nosuchkey"}', 1008),
+    "a seat key of the wrong kind": ('{"type": "join", "seat_key": "../../etc"}', 1008),
+    "a wrong host key": ('{"type": "join", "host_key": "nosuchkey"}', 1008),
+}
+"""Each first message and the code it closes the connection with: 1003 not text, 1009 over MAX_MESSAGE_BYTES,
+1007 text no JSON parser takes (`bodies.parse_body`), 1008 a join not allowed."""
+
+ANSWER = {"type": "answer", "round": 1, "answer": "red", "latency_ms": 400, "timestamp": "2026-12-01T08:00:00Z"}
+LATER_MESSAGES = {  # (who sends it: a seat's second screen, or the host's watching one; the message; the outcome)
+    "binary": ("seat", b"\x00", 1003),
+    "over the size": ("seat", '{"type": "answer", "answer": "' + "x" * rooms.MAX_MESSAGE_BYTES + '"}', 1009),
+    "not JSON": ("seat", "{'type': 'answer'}", 1007),
+    "NaN": ("seat", json.dumps({**ANSWER, "latency_ms": math.nan}), "error"),
+    "null": ("seat", "null", "error"),
+    "a list": ("seat", json.dumps([ANSWER]), "error"),
+    "a number": ("seat", "1e308", "error"),
+    "no type": ("seat", json.dumps({k: v for k, v in ANSWER.items() if k != "type"}), "error"),
+    "an unknown type": ("seat", '{"type": "cheat", "seat": 0}', "error"),
+    "a type of the wrong type": ("seat", '{"type": ["answer"]}', "error"),
+    "a second join": ("seat", '{"type": "join", "name": "Cid"}', "error"),
+    "a start from a seat": ("seat", '{"type": "start"}', "error"),
+    "an answer with nothing": ("seat", '{"type": "answer"}', "error"),
+    "an answer to no round on the table": ("seat", json.dumps(ANSWER), "error"),
+    "an answer to round 0": ("seat", json.dumps({**ANSWER, "round": 0}), "error"),
+    "an answer to a round past 10**6": ("seat", json.dumps({**ANSWER, "round": 10**6 + 1}), "error"),
+    "an answer with the round as text": ("seat", json.dumps({**ANSWER, "round": "1"}), "error"),
+    "an answer with a bool round": ("seat", json.dumps({**ANSWER, "round": True}), "error"),
+    "an answer of no color": ("seat", json.dumps({**ANSWER, "answer": "gold"}), "error"),
+    "an answer with a NUL": ("seat", json.dumps({**ANSWER, "answer": "r\x00ed"}), "error"),
+    "an answer of the wrong type": ("seat", json.dumps({**ANSWER, "answer": 1}), "error"),
+    "a negative latency": ("seat", json.dumps({**ANSWER, "latency_ms": -1}), "error"),
+    "a latency of 400 digits": ("seat", json.dumps(ANSWER).replace('"latency_ms": 400', '"latency_ms": 1' + "0" * 400),
+                                "error"),
+    "a latency past the timeout": ("seat", json.dumps({**ANSWER, "latency_ms": 3_600_001}), "error"),
+    "a timestamp of no time": ("seat", json.dumps({**ANSWER, "timestamp": "soon"}), "error"),
+    "an answer with an unknown field": ("seat", json.dumps({**ANSWER, "seat": 0}), "error"),
+    "a pong with no id": ("seat", '{"type": "pong"}', "error"),
+    "a negative pong": ("seat", '{"type": "pong", "id": -1}', "error"),
+    "a pong past 2**53": ("seat", json.dumps({"type": "pong", "id": 2**53 + 1}), "error"),
+    "a pong with a fraction": ("seat", '{"type": "pong", "id": 1.5}', "error"),
+    "a pong with its id as text": ("seat", '{"type": "pong", "id": "1"}', "error"),
+    "a pong of no ping": ("seat", '{"type": "pong", "id": 123456789}', "ignored"),
+    "a start with again as text": ("host", '{"type": "start", "again": "yes"}', "error"),
+    "a start with again as a number": ("host", '{"type": "start", "again": 1}', "error"),
+    "a start with an unknown field": ("host", '{"type": "start", "seats": 9}', "error"),
+    "a pong from a screen with no seat": ("host", '{"type": "pong", "id": 1}', "error"),
+    "an answer from a screen with no seat": ("host", json.dumps(ANSWER), "error"),
+}
+"""Each message after the join, who sends it, and what the protocol does: `error` (an error message, the connection
+served on), `ignored` (nothing said: a pong of a ping never sent), or the code it closes the connection with."""
+
+
+def _outcome(socket) -> str | int:
+    """What the server did with the message just sent on `socket`, PROBE sent after it: `error` (an error, then
+    PROBE's), `ignored` (PROBE's error alone), or the code it closed the connection with."""
+    socket.send_json(PROBE)
+    try:
+        first = until(socket, "error", "closed")
+        if first["type"] == "closed":
+            until(socket, "nothing comes after closed")
+    except WebSocketDisconnect as closed:
+        return closed.code
+    if first["message"] == PROBE_REPLY:
+        return "ignored"
+    assert until(socket, "error")["message"] == PROBE_REPLY
+    return "error"
+
+
+PROBE_REPLY = "probe: unknown field; allowed: type, round, answer, latency_ms, timestamp"
+
+
+def _send(socket, message: str | bytes) -> None:
+    socket.send_bytes(message) if isinstance(message, bytes) else socket.send_text(message)
+
+
+@pytest.mark.parametrize(("first", "code"), FIRST_MESSAGES.values(), ids=list(FIRST_MESSAGES))
+def test_a_hostile_first_message_closes_its_connection_with_its_code_and_changes_no_room(client, capfd, first, code):
+    _hostile_row(client, capfd, None, first, code)
+
+
+@pytest.mark.parametrize(("sender", "message", "outcome"), LATER_MESSAGES.values(), ids=list(LATER_MESSAGES))
+def test_a_hostile_message_after_the_join_is_refused_as_the_protocol_says_and_changes_no_room(client, capfd, sender,
+                                                                                              message, outcome):
+    _hostile_row(client, capfd, sender, message, outcome)
+
+
+def _hostile_row(client, capfd, sender: str | None, message: str | bytes, outcome: str | int) -> None:
+    """Ann hosts and Bea sits in a room not yet started; `message` comes on a new connection, first (`sender`
+    None) or after its join as Bea's second screen (`seat`) or the host's watching one (`host`). The outcome is
+    `outcome`; the room, its seats' connections and the log are as they were; the server printed no traceback.
+    Each connection sends at most 3 messages, within the burst a new connection may send (MESSAGE_BURST), so no
+    row waits on the rate limit's clock."""
+    assert 3 <= rooms.MESSAGE_BURST
+    room, [(ann, _), (bea, joined)] = seated(client, "Ann", "Bea")
+    held = client.app.state.rooms.rooms[room["code"]]
+    before = held.state(None, True)
+    if sender is None:
+        socket = client.websocket_connect(f"{WS}/ws/rooms/{room['code']}", headers={"Origin": ORIGIN}).__enter__()
+    elif sender == "seat":
+        socket, _ = join(client, room["code"], None, seat_key=joined["seat_key"])
+    else:
+        socket, _ = join(client, room["code"], None, host_key=room["host_key"])
+    _send(socket, message)
+    assert _outcome(socket) == outcome
+    socket.__exit__(None, None, None)  # the server's side of it ended: the room has let it go
+    for seated_socket in (ann, bea):
+        seated_socket.send_json(PROBE)
+        assert until(seated_socket, "error")["message"] == PROBE_REPLY
+    assert held.state(None, True) == before and held.table.referee is None
+    log = client.app.state.rooms.store.log.path
+    assert not log.exists() or len(load_logs([log])) == 0
+    for seated_socket in (ann, bea):
+        seated_socket.__exit__(None, None, None)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_connection_past_its_burst_of_messages_is_closed_counted_without_a_clock(client, monkeypatch):
+    # The limit's clock stands still: the burst is all a connection may send, however long the test takes.
+    monkeypatch.setattr(rooms, "TokenBucket", functools.partial(TokenBucket, clock=lambda: 0.0))
+    room, [(ann, _), (bea, joined)] = seated(client, "Ann", "Bea")
+    screen, _ = join(client, room["code"], None, seat_key=joined["seat_key"])  # its join took one message
+    for _ in range(rooms.MESSAGE_BURST - 1):
+        screen.send_json(PROBE)
+        assert until(screen, "error")["message"] == PROBE_REPLY
+    screen.send_json(PROBE)
+    assert until(screen, "closed")["message"] == f"more than {rooms.MESSAGES_PER_SECOND:g} messages a second"
+    with pytest.raises(WebSocketDisconnect) as closed:
+        until(screen, "nothing comes after closed")
+    assert closed.value.code == 1008
+    for socket in (screen, ann, bea):
+        socket.__exit__(None, None, None)
