@@ -134,10 +134,12 @@ def test_errors_about_a_body_speak_json_and_quote_at_most_40_characters(client, 
     assert logged_rows(log_path) == 0
 
 
-def test_latency_infinite_or_nan_is_refused(client, log_path):
-    body = json.dumps(a_trial(client)).replace('"latency_ms": 512.34', '"latency_ms": Infinity')
+@pytest.mark.parametrize("constant", ["Infinity", "NaN"])
+def test_a_latency_of_infinity_or_nan_is_refused_at_the_parse_as_no_json(client, log_path, constant):
+    body = json.dumps(a_trial(client)).replace('"latency_ms": 512.34', f'"latency_ms": {constant}')
     response = client.post("/api/trials", content=body, headers={"Content-Type": "application/json"})
-    assert response.status_code == 400 and "latency_ms" in response.json()["error"]
+    assert response.status_code == 400
+    assert response.json()["error"] == f"trial: the body must be one JSON object, and {constant} is not a JSON number"
     assert logged_rows(log_path) == 0
 
 

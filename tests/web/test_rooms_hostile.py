@@ -259,16 +259,23 @@ FIRST_MESSAGES = {  # a connection's first message, where the join is due: each 
     "a seat key no seat has": ('{"type": "join", "seat_key": "nosuchkey"}', 1008),
     "a seat key of the wrong kind": ('{"type": "join", "seat_key": "../../etc"}', 1008),
     "a wrong host key": ('{"type": "join", "host_key": "nosuchkey"}', 1008),
+    **{constant: (constant, 1007) for constant in ("NaN", "Infinity", "-Infinity")},
+    **{f"a name of {constant}": ('{"type": "join", "name": ' + constant + "}", 1007)
+       for constant in ("NaN", "Infinity", "-Infinity")},
 }
 """Each first message and the code it closes the connection with: 1003 not text, 1009 over MAX_MESSAGE_BYTES,
-1007 text no JSON parser takes (`bodies.parse_body`), 1008 a join not allowed."""
+1007 text no JSON parser takes (`bodies.parse_body`; NaN and Infinity, which Python's reads, are no JSON), 1008
+a join not allowed."""
 
 ANSWER = {"type": "answer", "round": 1, "answer": "red", "latency_ms": 400, "timestamp": "2026-12-01T08:00:00Z"}
 LATER_MESSAGES = {  # (who sends it: a seat's second screen, or the host's watching one; the message; the outcome)
     "binary": ("seat", b"\x00", 1003),
     "over the size": ("seat", '{"type": "answer", "answer": "' + "x" * rooms.MAX_MESSAGE_BYTES + '"}', 1009),
     "not JSON": ("seat", "{'type': 'answer'}", 1007),
-    "NaN": ("seat", json.dumps({**ANSWER, "latency_ms": math.nan}), "error"),
+    **{constant: ("seat", constant, 1007) for constant in ("NaN", "Infinity", "-Infinity")},
+    **{f"a latency of {name}": ("seat", json.dumps({**ANSWER, "latency_ms": value}), 1007)
+       for name, value in (("NaN", math.nan), ("Infinity", math.inf), ("-Infinity", -math.inf))},
+    "a NaN in a list": ("seat", '{"type": "answer", "round": [1, NaN]}', 1007),
     "null": ("seat", "null", "error"),
     "a list": ("seat", json.dumps([ANSWER]), "error"),
     "a number": ("seat", "1e308", "error"),
@@ -370,6 +377,27 @@ def _hostile_row(client, capfd, sender: str | None, message: str | bytes, outcom
     for seated_socket in (ann, bea):
         seated_socket.__exit__(None, None, None)
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_message_with_nan_or_infinity_is_closed_saying_it_is_no_json_as_an_http_body_is_refused(client, constant):
+    room, [(ann, _)] = seated(client, "Ann")
+    said = f"message: the body must be one JSON object, and {constant} is not a JSON number"
+    for sender in (None, "seat"):  # first, where the join is due, and after it
+        if sender is None:
+            socket = client.websocket_connect(f"{WS}/ws/rooms/{room['code']}", headers={"Origin": ORIGIN}).__enter__()
+        else:
+            socket, _ = join(client, room["code"], "Cid")
+        socket.send_text('{"type": "answer", "latency_ms": [' + constant + "]}")
+        assert until(socket, "closed")["message"] == said
+        with pytest.raises(WebSocketDisconnect) as closed:
+            until(socket, "nothing comes after closed")
+        assert closed.value.code == 1007
+        socket.__exit__(None, None, None)
+    body = client.post("/api/rooms", content=f'{{"feedback_ms": {constant}}}'.encode(),
+                       headers={"content-type": "application/json"})
+    assert body.status_code == 400 and body.json()["error"] == said.replace("message:", "room:")
+    ann.__exit__(None, None, None)
 
 
 def test_a_connection_past_its_burst_of_messages_is_closed_counted_without_a_clock(client, monkeypatch):
