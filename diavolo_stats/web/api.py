@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from diavolo_stats.core.odds import exact_odds
@@ -28,7 +27,7 @@ from diavolo_stats.drill.scheduler import adaptive_roll
 from diavolo_stats.drill.settings import FOREPERIOD_MS, Foreperiod
 from diavolo_stats.drill.summary import SUMMARY_HEADINGS, SUMMARY_TEXT_COLUMNS, summarize_session
 from diavolo_stats.validation import Record, Whole, declared
-from diavolo_stats.web.bodies import parse_body
+from diavolo_stats.web.bodies import JSONAnswer, parse_body
 from diavolo_stats.web.busy import Heavy
 from diavolo_stats.web.deals import Deals
 from diavolo_stats.web.trials import (
@@ -94,17 +93,17 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         deals.check(row.seed, row.trial, row.command, row.dice, row.positions, redeal)
         return store.add(row)
 
-    async def post_trial(request: Request) -> JSONResponse:
+    async def post_trial(request: Request) -> JSONAnswer:
         held = getattr(request.app.state, "variant", None)
         body = parse_body(await request.body(), "trial")
         row = trial_row(body, held)
         name = body["variant"]  # checked by trial_row: a preset's name, or SERVED
         stored, (expected, accepted, correct) = await run_in_threadpool(store_trial, row, name, held)
-        return JSONResponse({"stored": stored, "session_id": row.session_id, "trial": row.trial,
+        return JSONAnswer({"stored": stored, "session_id": row.session_id, "trial": row.trial,
                              "expected": expected, "accepted": list(accepted), "correct": correct},
                             status_code=201 if stored else 200)
 
-    async def get_roll(request: Request) -> JSONResponse:
+    async def get_roll(request: Request) -> JSONAnswer:
         query = dict(request.query_params)
         held = getattr(request.app.state, "variant", None)  # the game the server holds (a variant file)
         if query.get("adaptive") == "true":  # reads the player's rows in the log
@@ -112,9 +111,9 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         else:
             roll = await run_in_threadpool(next_roll, store, query, held)
         deals.deal(int(query["seed"]), roll["trial"], roll)  # next_roll has checked the seed
-        return JSONResponse(roll)
+        return JSONAnswer(roll)
 
-    async def get_summary(request: Request) -> JSONResponse:
+    async def get_summary(request: Request) -> JSONAnswer:
         session_id = request.path_params["session_id"]
         player = request.query_params.get("player", "")
 
@@ -123,16 +122,16 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
             return {"title": found.title(), "sentences": found.sentences(), "rows": found.rows(),
                     "headings": {column: SUMMARY_HEADINGS[column] for column in SUMMARY_TEXT_COLUMNS}}
 
-        return JSONResponse(await heavy.run("the summary", summary))
+        return JSONAnswer(await heavy.run("the summary", summary))
 
-    async def get_odds(request: Request) -> JSONResponse:
-        return JSONResponse(exact_odds(variant_of(ODDS_QUERY.check(request.query_params))).document())
+    async def get_odds(request: Request) -> JSONAnswer:
+        return JSONAnswer(exact_odds(variant_of(ODDS_QUERY.check(request.query_params))).document())
 
-    async def get_simulation(request: Request) -> JSONResponse:
+    async def get_simulation(request: Request) -> JSONAnswer:
         asked = SIMULATE_QUERY.check(request.query_params)
         variant = variant_of(asked)
         result = await heavy.run("the simulation", simulate, variant, asked["rounds"], asked["seed"])
-        return JSONResponse(result.document())
+        return JSONAnswer(result.document())
 
     return [
         Route("/api/trials", post_trial, methods=["POST"]),

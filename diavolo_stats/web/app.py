@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
@@ -26,6 +26,7 @@ from diavolo_stats.core.variant import Variant
 from diavolo_stats.drill.looks import check_colors
 from diavolo_stats.errors import InputError
 from diavolo_stats.web import api, explore, pages, play, rooms
+from diavolo_stats.web.bodies import JSONAnswer
 from diavolo_stats.web.busy import RETRY_AFTER_S, Busy, Heavy
 from diavolo_stats.web.security import Guard
 from diavolo_stats.web.trials import TooFast, TrialStore
@@ -81,7 +82,7 @@ def create_app(log: str | Path, token: str | None = None, hosts: Sequence[str] =
 
 def _answer(request: Request, status: int, error: str, field: str | None = None) -> Response:
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": error, **({"field": field} if field else {})}, status_code=status)
+        return JSONAnswer({"error": error, **({"field": field} if field else {})}, status_code=status)
     return pages.error_page(request, status, error)
 
 

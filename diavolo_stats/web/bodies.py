@@ -1,4 +1,4 @@
-"""What a client's JSON body may be: checked before it is parsed, and every text in it once parsed.
+"""The server's JSON: a client's body, checked before and once parsed, and its answers (`JSONAnswer`), strict.
 
 A body is at most `security.MAX_BODY_BYTES`, UTF-8, one JSON value nested at most MAX_DEPTH deep (counted on
 the bytes, so deep nesting costs one pass, not the parser's stack), with numbers of at most
@@ -10,10 +10,12 @@ differ on which of two counts). Why: docs/architecture.md, "Client bodies".
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
 import numpy as np
+from starlette.responses import JSONResponse
 
 from diavolo_stats.errors import InputError
 from diavolo_stats.validation import MAX_DIGITS, SURROGATE, json_spelled, shown
@@ -105,3 +107,26 @@ def _check_texts(value: Any, field: str, top: bool = True) -> None:
     elif isinstance(value, list):
         for item in value:
             _check_texts(item, field, top=False)
+
+
+class JSONAnswer(JSONResponse):
+    """A JSON response, strict JSON: a figure that is no number (NaN, an infinity) is written null, what the
+    pages read as none (a summary's median of no right answer is null too), never NaN, which no JSON parser
+    but Python's reads. A response with none is written as Starlette writes it."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:  # allow_nan=False met a float that is no number
+            return super().render(_finite(content))
+
+
+def _finite(value: Any) -> Any:
+    """`value` with every float that is no number (NaN, an infinity) made None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value

@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from diavolo_stats.core.budget import WorkBudget
@@ -29,7 +28,7 @@ from diavolo_stats.core.variant_file import (
     variant_toml,
 )
 from diavolo_stats.errors import InputError
-from diavolo_stats.web.bodies import parse_body
+from diavolo_stats.web.bodies import JSONAnswer, parse_body
 from diavolo_stats.web.busy import Heavy
 
 SIMULATION_ROUNDS = 20_000
@@ -45,10 +44,10 @@ states (`distributions.MAX_STATES`) is most often refused after 190,000 to 230,0
 def routes(heavy: Heavy) -> list[Route]:
     """`POST /api/explore`, computing within `heavy`'s bound."""
 
-    async def post_explore(request: Request) -> JSONResponse:
+    async def post_explore(request: Request) -> JSONAnswer:
         variant = read_document(parse_body(await request.body(), "variant"))
         budget = WorkBudget(EXPLORER_STEPS, "the explorer's share of the server")
-        return JSONResponse(await heavy.run_while_asked("the explorer's odds", request, budget, explore_view,
+        return JSONAnswer(await heavy.run_while_asked("the explorer's odds", request, budget, explore_view,
                                                         variant, budget))
 
     return [Route("/api/explore", post_explore, methods=["POST"])]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from diavolo_stats.analytics.roll_weak_spots import fit_recent
@@ -39,7 +39,7 @@ from diavolo_stats.game.specs import Player, player_from_spec
 from diavolo_stats.names import looks_alike
 from diavolo_stats.toml_files import parse_toml
 from diavolo_stats.validation import Maybe, Number, Record, Rule, Whole
-from diavolo_stats.web.bodies import parse_body
+from diavolo_stats.web.bodies import JSONAnswer, parse_body
 from diavolo_stats.web.busy import Busy, Heavy
 from diavolo_stats.web.game_form import GAME_DEFAULTS, GAME_FIELDS, game_form
 from diavolo_stats.web.templating import templates
@@ -334,33 +334,33 @@ def routes(games: SoloGames, heavy: Heavy) -> list[Route]:
             **game_form(games.held), "presets": PLAYER_PRESETS, "players": players, "max_opponents": MAX_OPPONENTS,
             "log": games.store.log.path})
 
-    async def new_game(request: Request) -> JSONResponse:
+    async def new_game(request: Request) -> JSONAnswer:
         body = await _json(request)
         address = request.client.host if request.client else ""
         if needs_the_log(body):
             game = await heavy.run("a game against players of the drill log", games.new_game, body, address)
         else:
             game = await run_in_threadpool(games.new_game, body, address)
-        return JSONResponse(game, status_code=201)
+        return JSONAnswer(game, status_code=201)
 
-    async def get_game(request: Request) -> JSONResponse:
-        return JSONResponse(games.game(request.path_params["game"]).document())
+    async def get_game(request: Request) -> JSONAnswer:
+        return JSONAnswer(games.game(request.path_params["game"]).document())
 
-    async def next_round(request: Request) -> JSONResponse:
-        return JSONResponse(await run_in_threadpool(games.next_round, request.path_params["game"]))
+    async def next_round(request: Request) -> JSONAnswer:
+        return JSONAnswer(await run_in_threadpool(games.next_round, request.path_params["game"]))
 
-    async def grabs(request: Request) -> JSONResponse:
+    async def grabs(request: Request) -> JSONAnswer:
         body = await _json(request)
         while True:
             reply, wait_s = await run_in_threadpool(games.grabs, request.path_params["game"], body)
             if reply is not None:
-                return JSONResponse(reply)
+                return JSONAnswer(reply)
             await asyncio.sleep(wait_s)
 
-    async def answer(request: Request) -> JSONResponse:
+    async def answer(request: Request) -> JSONAnswer:
         at = games.clock()  # when the answer came: the table compares its latency with the time that passed
         body = await _json(request)
-        return JSONResponse(await run_in_threadpool(games.answer, request.path_params["game"], body, at))
+        return JSONAnswer(await run_in_threadpool(games.answer, request.path_params["game"], body, at))
 
     return [Route("/play", page), Route("/api/play/games", new_game, methods=["POST"]),
             Route("/api/play/games/{game}", get_game),

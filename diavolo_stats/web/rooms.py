@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -34,7 +33,7 @@ from diavolo_stats.game.live import RESULT_MS, Table
 from diavolo_stats.game.settings import MAX_PLAYERS, GameRules
 from diavolo_stats.game.specs import fit_named
 from diavolo_stats.validation import Flag, Maybe, Number, OneOf, Record, Text, Whole
-from diavolo_stats.web.bodies import parse_body
+from diavolo_stats.web.bodies import JSONAnswer, parse_body
 from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.busy import NotStored
 from diavolo_stats.web.game_form import GAME_DEFAULTS, GAME_FIELDS, game_form
@@ -371,14 +370,14 @@ def routes(rooms: Rooms) -> list:
             "code_length": CODE_LENGTH, "max_players": MAX_PLAYERS, "log": rooms.store.log.path,
             "guest": getattr(request.state, "guest", None), "shared": rooms.relay is not None})
 
-    async def create(request: Request) -> JSONResponse:
+    async def create(request: Request) -> JSONAnswer:
         body = parse_body(await request.body(), "room")
         room = await rooms.open(body, request.client.host if request.client else "")
         # The link the host's screen shows, with the room's pass on a server with a token (never the token,
         # which opens every page); and as a QR code for the others' phones, of the address the host's page
         # was opened at. typed: whether the code typed on /room admits too (no token to hold).
         join = room_link(room.code, rooms.token)
-        return JSONResponse({"code": room.code, "host_key": room.host_key, "join": join, "typed": not rooms.token,
+        return JSONAnswer({"code": room.code, "host_key": room.host_key, "join": join, "typed": not rooms.token,
                              "join_qr": join_qr(str(request.base_url).rstrip("/") + join)}, status_code=201)
 
     return [Route("/room", page), Route("/api/rooms", create, methods=["POST"]),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 import threading
 from datetime import datetime, timedelta, timezone
@@ -371,3 +372,14 @@ def _error_said(page) -> str:
     """The sentence of an error page, as the visitor reads it."""
     assert page.status_code == 400, page.text[:300]
     return html.unescape(re.search(r'<p class="error">(.*?)</p>', page.text, re.DOTALL)[1])
+
+
+def test_a_figure_that_is_no_number_is_written_null_never_nan_which_json_has_not(client, monkeypatch):
+    class Odds:  # a result whose figures came out NaN or infinite (no such figure is known: the server's guard)
+        def document(self) -> dict:
+            return {"p": math.nan, "odds": [math.inf, -math.inf, 0.25], "row": {"x": (math.nan, 1)}, "n": 3}
+
+    monkeypatch.setattr(api, "exact_odds", lambda variant: Odds())
+    reply = client.get("/api/odds")
+    assert reply.status_code == 200
+    assert reply.text == '{"p":null,"odds":[null,null,0.25],"row":{"x":[null,1]},"n":3}'
