@@ -2,9 +2,9 @@
 
 A body is at most `security.MAX_BODY_BYTES`, UTF-8, one JSON value nested at most MAX_DEPTH deep (counted on
 the bytes, so deep nesting costs one pass, not the parser's stack), with numbers of at most
-`validation.MAX_DIGITS` digits and no NaN or Infinity (Python's parser reads them; JSON has none). Every text is
-Unicode characters (a lone surrogate is refused naming its field) and an object gives each key once (parsers
-differ on which of two counts). Why: docs/architecture.md, "Client bodies".
+`validation.MAX_DIGITS` digits, none past a float and no NaN or Infinity (Python's parser reads both; JSON
+has neither). Every text is Unicode characters (a lone surrogate is refused naming its field) and an object
+gives each key once (parsers differ on which of two counts). Why: docs/architecture.md, "Client bodies".
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,17 @@ def _constant(name: str) -> Any:
     raise _NotJSON(f"{name} is not a JSON number")
 
 
+class _PastFloat(ValueError):
+    """A number JSON spells but a float cannot hold (1e999), which Python's json module reads as an infinity."""
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _PastFloat(shown(text, str))
+    return value
+
+
 class _KeyTwice(ValueError):
     def __init__(self, key: str):
         super().__init__(key)
@@ -74,12 +86,16 @@ def parse_body(body: bytes, name: str) -> Any:
     if depth > MAX_DEPTH:
         raise InputError(f"objects and lists may be nested at most {MAX_DEPTH} deep, got {depth:,}", field=name)
     try:
-        value = json.loads(text, parse_int=_number, parse_constant=_constant, object_pairs_hook=_object)
+        value = json.loads(text, parse_int=_number, parse_float=_fraction, parse_constant=_constant,
+                           object_pairs_hook=_object)
     except _KeyTwice as error:
         raise InputError(f"the key {shown(error.key, json_spelled)} is given twice in one object; each key once",
                          field=name) from None
     except _NotJSON as error:
         raise InputError(f"the body must be one JSON object, and {error}", field=name) from None
+    except _PastFloat as error:
+        raise InputError(f"{error} is past the largest number a body may hold, about {sys.float_info.max:.1e}",
+                         field=name) from None
     except ValueError:
         raise InputError("the body must be one JSON object", field=name) from None
     _check_texts(value, name)

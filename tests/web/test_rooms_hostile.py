@@ -276,6 +276,8 @@ LATER_MESSAGES = {  # (who sends it: a seat's second screen, or the host's watch
     **{f"a latency of {name}": ("seat", json.dumps({**ANSWER, "latency_ms": value}), 1007)
        for name, value in (("NaN", math.nan), ("Infinity", math.inf), ("-Infinity", -math.inf))},
     "a NaN in a list": ("seat", '{"type": "answer", "round": [1, NaN]}', 1007),
+    "a latency past a float": ("seat", json.dumps(ANSWER).replace('"latency_ms": 400', '"latency_ms": 1e999'), 1007),
+    "a number past a float": ("seat", "-1e999", 1007),
     "null": ("seat", "null", "error"),
     "a list": ("seat", json.dumps([ANSWER]), "error"),
     "a number": ("seat", "1e308", "error"),
