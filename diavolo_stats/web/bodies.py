@@ -137,6 +137,14 @@ class JSONAnswer(JSONResponse):
             return super().render(_finite(content))
 
 
+def message_text(message: Any) -> str:
+    """A WebSocket message's text, strict JSON as `JSONAnswer` writes a response: a figure that is no number null."""
+    try:
+        return json.dumps(message, allow_nan=False)
+    except ValueError:  # a float that is no number
+        return json.dumps(_finite(message), allow_nan=False)
+
+
 def _finite(value: Any) -> Any:
     """`value` with every float that is no number (NaN, an infinity) made None."""
     if isinstance(value, float):

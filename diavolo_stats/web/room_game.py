@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import secrets
 import time
 import traceback
@@ -21,6 +20,7 @@ from starlette.websockets import WebSocket
 from diavolo_stats.errors import InputError
 from diavolo_stats.game.live import Table
 from diavolo_stats.game.settings import MAX_PLAYERS
+from diavolo_stats.web.bodies import message_text
 from diavolo_stats.web.bucket import TokenBucket
 from diavolo_stats.web.log_queue import LogQueue
 
@@ -248,11 +248,11 @@ class Room:
         """Queue `message` for `socket` (`sockets.Outbox`: it never waits on the socket)."""
         outbox = self.outboxes.get(socket)
         if outbox is not None:
-            outbox.send(json.dumps(message))
+            outbox.send(message_text(message))
 
     async def broadcast(self, message: dict) -> None:
         """`message` to every socket of the room at once (each its own queue)."""
-        text = json.dumps(message)
+        text = message_text(message)
         for socket in list(self.sockets):
             outbox = self.outboxes.get(socket)
             if outbox is not None:

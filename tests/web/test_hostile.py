@@ -19,7 +19,7 @@ from diavolo_stats.drill.log.schema import MAX_AHEAD
 from diavolo_stats.errors import InputError
 from diavolo_stats.web import api
 from diavolo_stats.web.app import create_app
-from diavolo_stats.web.bodies import MAX_DEPTH
+from diavolo_stats.web.bodies import MAX_DEPTH, message_text
 from diavolo_stats.web.busy import HEAVY_AT_ONCE, RETRY_AFTER_S
 from diavolo_stats.web.deals import Deals
 from diavolo_stats.web.trials import MIN_LATENCY_MS
@@ -386,3 +386,11 @@ def test_a_figure_that_is_no_number_is_written_null_never_nan_which_json_has_not
     reply = client.get("/api/odds")
     assert reply.status_code == 200
     assert reply.text == '{"p":null,"odds":[null,null,0.25],"row":{"x":[null,1]},"n":3}'
+
+
+def test_a_room_message_is_strict_json_too():
+    """What a room sends its screens (`room_game`) is written as a response is: a figure that is no number null."""
+    message = {"type": "result", "p": math.nan, "odds": [math.inf, -math.inf, 0.25], "row": {"x": (math.nan, 1)}}
+    assert message_text(message) == '{"type": "result", "p": null, "odds": [null, null, 0.25], "row": {"x": [null, 1]}}'
+    assert message_text({"type": "roll", "at": 1.5, "name": "Zoë"}) == json.dumps({"type": "roll", "at": 1.5,
+                                                                                    "name": "Zoë"})
