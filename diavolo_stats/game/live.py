@@ -334,10 +334,17 @@ class Table:
         """Every grab counted so far: the people's answers that count and are final with `waiting` still to
         answer (`settled_below_ms`) or were awarded final (`award`), and the modelled grabs revealed."""
         with self._lock:
-            settled = self.settled_below_ms(waiting, at)
+            final = self._final_seats(waiting, at)
             people = [Grab(seat, taken.answer, taken.latency_ms) for seat, taken in self._taken.items()
-                      if taken.counted and (seat in self._final or taken.latency_ms < settled)]
+                      if seat in final]
             return people + self.revealed(at)
+
+    def _final_seats(self, waiting: Sequence[int], at: float | None) -> set[int]:
+        """The seats whose counted grab is final at `at` with `waiting` still to answer: awarded already
+        (`award`), or under the round's settled threshold (`settled_below_ms`)."""
+        settled = self.settled_below_ms(waiting, at)
+        return {seat for seat, taken in self._taken.items()
+                if taken.counted and (seat in self._final or taken.latency_ms < settled)}
 
     def holding(self, at: float | None = None, waiting: Sequence[int] = ()) -> tuple[int, tuple[str | None, ...]]:
         """The devils of each color on the table this round, and the devil each seat holds so far (a color,
@@ -370,9 +377,7 @@ class Table:
         whoever comes back, so the devils left told never go back up (`answer` counts later answers after them)."""
         with self._lock:
             if self.deal is not None:
-                settled = self.settled_below_ms(waiting, at)
-                self._final |= {seat for seat, taken in self._taken.items()
-                                if taken.counted and taken.latency_ms < settled}
+                self._final = self._final_seats(waiting, at)
             return self.devils_left(at, waiting)
 
     def settle(self, absent: Sequence[int] = ()) -> RefereedRound:

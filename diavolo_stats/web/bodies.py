@@ -13,6 +13,8 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -131,18 +133,21 @@ class JSONAnswer(JSONResponse):
     but Python's reads. A response with none is written as Starlette writes it."""
 
     def render(self, content: Any) -> bytes:
-        try:
-            return super().render(content)
-        except ValueError:  # allow_nan=False met a float that is no number
-            return super().render(_finite(content))
+        return _strictly(super().render, content)
 
 
 def message_text(message: Any) -> str:
     """A WebSocket message's text, strict JSON as `JSONAnswer` writes a response: a figure that is no number null."""
+    return _strictly(partial(json.dumps, allow_nan=False), message)
+
+
+def _strictly(write: Callable[[Any], Any], value: Any) -> Any:
+    """`write(value)`, a writer that refuses a float that is no number (`allow_nan=False`); where it does, that of
+    `value` with each such float None: the common case pays nothing more."""
     try:
-        return json.dumps(message, allow_nan=False)
-    except ValueError:  # a float that is no number
-        return json.dumps(_finite(message), allow_nan=False)
+        return write(value)
+    except ValueError:
+        return write(_finite(value))
 
 
 def _finite(value: Any) -> Any:

@@ -46,6 +46,16 @@ def measure(table: Table, clock: Clock, seat: int, trip_ms: float, pings: int = 
         table.pong(seat, ping_id)
 
 
+def dealt(*names: str, foreperiod_ms: int = 800) -> tuple[Table, Clock, list]:
+    """`table_of` with each seat's link measured (three 6 ms trips), the game started and its first round dealt."""
+    table, clock, rows = table_of(*names, foreperiod_ms=foreperiod_ms)
+    for seat in range(len(names)):
+        measure(table, clock, seat, 6.0, pings=3)
+    table.start()
+    table.deal_next()
+    return table, clock, rows
+
+
 def right(table: Table) -> str:
     roll = table.deal.roll
     return resolve(Variant(), roll.command, roll.dice, roll.positions).answer
@@ -154,11 +164,7 @@ def test_a_seat_left_before_the_game_is_freed_and_once_it_started_kept():
 
 
 def test_a_devil_told_taken_stays_taken_when_a_slower_trip_is_measured_after():
-    table, clock, rows = table_of("Ann", "Bea", "Cid")
-    for seat in range(3):
-        measure(table, clock, seat, 6.0, pings=3)
-    table.start()
-    table.deal_next()
+    table, clock, rows = dealt("Ann", "Bea", "Cid")
     sent = clock.now
     for seat in range(3):
         table.send(seat)
@@ -191,11 +197,7 @@ def test_a_devil_told_taken_stays_taken_when_a_slower_trip_is_measured_after():
 def test_a_seat_not_waited_for_that_answers_faster_later_cannot_take_a_devil_told_taken():
     # Cid is away (not waited for): Ann's and Bea's grabs are final as they come, and take the last blacks.
     # Cid comes back and claims a faster time than both, honestly by his link: he is counted after them.
-    table, clock, _ = table_of("Ann", "Bea", "Cid")
-    for seat in range(3):
-        measure(table, clock, seat, 6.0, pings=3)
-    table.start()
-    table.deal_next()
+    table, clock, _ = dealt("Ann", "Bea", "Cid")
     sent = clock.now
     for seat in range(2):
         table.send(seat)
@@ -219,11 +221,7 @@ def play_script(steps: list[tuple[str, int, float, list[int]]]) -> None:
     """Ann and Bea (one devil a color) through `steps`: waits, slower or faster trips measured, the roll sent (late:
     a page back; again: a reload), answers and awards with any seats waited for (away, idle or back). Each award's
     devils left are no more than the last's, and a devil a seat was told it holds stays its own to the result."""
-    table, clock, _ = table_of("Ann", "Bea", foreperiod_ms=0)
-    for seat in range(2):
-        measure(table, clock, seat, 6.0, pings=3)
-    table.start()
-    table.deal_next()
+    table, clock, _ = dealt("Ann", "Bea", foreperiod_ms=0)
     table.send(0)
     told_left, told_held = table.devils_left(), (None, None)
     for kind, seat, ms, waiting in steps:
