@@ -112,20 +112,21 @@ def recent_answers(drills: pd.DataFrame) -> pd.DataFrame:
     (with COLUMNS), in the log's order."""
     answered = np.flatnonzero(~anticipated(drills))  # (answers,) row positions
     codes, names = pd.factorize(drills["player"])
-    players = codes[answered]
-    stamps = drills["timestamp"].array.asi8[answered]  # ns since 1970 (UTC), no Timestamp objects
+    players = codes.astype(np.min_scalar_type(-len(names) - 1))[answered]  # narrow: a radix sort, a light take
+    stamps = drills["timestamp"].array.asi8  # ns since 1970 (UTC), no Timestamp objects
     # Player by player, oldest first, the log's order on ties. A log is written as its answers come, so each
-    # player's rows are in time order already, most often: then a stable sort by player alone (a radix sort of
-    # the codes in their narrowest type) gives that order, where a sort by both keys costs ten times as long.
-    order = np.argsort(players.astype(np.min_scalar_type(-len(names) - 1)), kind="stable")
-    in_order, after = players[order], stamps[order]
-    if np.any((after[1:] < after[:-1]) & (in_order[1:] == in_order[:-1])):
-        order = np.lexsort((stamps, players))
-        in_order = players[order]
-    ends = np.cumsum(np.bincount(players))  # one past each player's last answer in `order`
-    from_the_end = ends[in_order] - np.arange(len(order)) - 1
+    # player's rows are in time order already, most often: then a stable sort by player alone gives that order,
+    # where a sort by both keys costs ten times as long. Arrays of a million rows are few and narrow here: in a
+    # fresh process, each new one costs its pages.
+    rows = answered[np.argsort(players, kind="stable")]  # (answers,) row positions, player by player
+    counts = np.bincount(players, minlength=len(names))
+    ends = np.cumsum(counts)  # one past each player's last answer in `rows`
+    in_order = stamps[rows]
+    if not np.isin(np.flatnonzero(in_order[1:] < in_order[:-1]), ends - 1).all():  # a player's time goes back
+        rows = answered[np.lexsort((stamps[answered], players))]
     kept = np.zeros(len(drills), dtype=bool)
-    kept[answered[order[from_the_end < RECENT_ANSWERS]]] = True
+    for start, end in zip(ends - counts, ends):
+        kept[rows[max(end - RECENT_ANSWERS, start): end]] = True
     return kept_rows(drills, kept)
 
 

@@ -166,6 +166,23 @@ def test_the_recent_answers_of_rows_out_of_time_order_are_each_players_latest_by
         pd.testing.assert_frame_equal(recent_answers(shuffled), shuffled.iloc[np.sort(latest["position"].to_numpy())])
 
 
+def test_a_player_with_fewer_answers_than_are_kept_keeps_all_of_them_and_takes_none_of_anothers(drills, monkeypatch):
+    # Each player's answers are kept from their own: all of a short player's, first or last in the log.
+    from diavolo_stats.drill.performance import anticipated
+
+    monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 100)
+    names = sorted(drills["player"].astype(str).unique())
+    short = drills[drills["player"] == names[0]].iloc[-40:]
+    for frame in (pd.concat([short, drills[drills["player"] != names[0]]]),  # the short player first
+                  pd.concat([drills[drills["player"] != names[0]], short])):  # and last
+        frame = frame.reset_index(drop=True)
+        answered = frame.assign(position=np.arange(len(frame)))[~anticipated(frame)]
+        latest = answered.sort_values("timestamp", kind="stable").groupby("player", observed=True).tail(100)
+        recent = recent_answers(frame)
+        pd.testing.assert_frame_equal(recent, frame.iloc[np.sort(latest["position"].to_numpy())])
+        assert (recent["player"] == names[0]).sum() == (~anticipated(short)).sum()
+
+
 def test_a_frame_without_the_rolls_cells_reads_them_for_the_recent_answers_only_and_names_the_same(log, drills,
                                                                                                   monkeypatch):
     # The report and the progress page read the log without its dice and positions: the fit reads those of the
