@@ -28,7 +28,7 @@ from diavolo_stats.core.workers import threads
 from diavolo_stats.drill.log import line_marks
 from diavolo_stats.drill.log.cells import read_dice
 from diavolo_stats.drill.log.roll import listed
-from diavolo_stats.drill.log.row_checks import check_roll, check_rules
+from diavolo_stats.drill.log.row_checks import Refuse, check_roll, check_rules
 from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.log.schema import (
     CELLS,
@@ -474,10 +474,11 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     # cells: (rows, some of COLUMNS) text (Arrow strings or str); lines: (rows,) int64, each row's line in the file
     checks: list[tuple[np.ndarray, Callable[[int], str]]] = []  # (refused (rows,) bool, why for a row)
     typed: dict[str, object] = {}
-    # The longest work first: the rules between the columns (with the dice's read) and the positions' regular
-    # expression over half a log's bytes. Arrow's and numpy's kernels release the GIL, so they run side by side.
+    # The longest work first: the dice's read and checks, the game's rules and the positions' regular expression
+    # over half a log's bytes. Arrow's and numpy's kernels release the GIL, so they run side by side.
     with ThreadPoolExecutor(max_workers=threads()) as pool:
-        between = pool.submit(_between_columns, cells)
+        roll = pool.submit(_roll, cells) if "dice" in cells else None
+        rules = pool.submit(_checks_of, cells, check_rules)
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
         for column in wanted:  # the dice are checked with the answers, between the columns
@@ -488,9 +489,11 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
             checks.append(_rows_refused(cells, "schema_version", typed["schema_version"] != version,
                                    lambda row: f"schema_version must be {version}, as the header says, got "
                                                f"{cells['schema_version'].iloc[row]!r}"))
-        between_checks, rolled = between.result()
-        checks += between_checks
-        typed.update(rolled)
+        if roll is not None:
+            roll_checks, rolled = roll.result()
+            checks += roll_checks
+            typed.update(rolled)
+        checks += rules.result()
     typed["source"] = pd.Categorical.from_codes(np.zeros(len(cells), dtype=np.int8), categories=[source])
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
@@ -519,21 +522,19 @@ def _rows_refused(cells: pd.DataFrame, column: str, bad: np.ndarray,
             why or (lambda row: CELLS[column].problem(column, cells[column].iloc[row])))
 
 
-def _between_columns(cells: pd.DataFrame) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict]:
-    """The checks of the rules between the columns of `cells` (as `_rows_refused` gives them) and, when the dice are
-    read, the typed columns of the roll: `dice`, `color_dice` and `dice_values` (the dice cells read once, here,
-    for their checks and their numbers)."""
+def _checks_of(cells: pd.DataFrame, check: Callable[[pd.DataFrame, Refuse], None]) -> list[
+        tuple[np.ndarray, Callable[[int], str]]]:
+    """The refusals `check(cells, refuse)` makes (a check of `row_checks`), as `_rows_refused` gives them."""
     checks: list[tuple[np.ndarray, Callable[[int], str]]] = []
+    check(cells, lambda column, bad, why=None: checks.append(_rows_refused(cells, column, bad, why)))
+    return checks
 
-    def refuse(column: str, bad: np.ndarray, why: Callable[[int], str] | None = None) -> None:
-        checks.append(_rows_refused(cells, column, bad, why))
 
-    if "dice" not in cells:
-        if "command" in cells:
-            check_rules(cells, refuse)
-        return checks, {}
+def _roll(cells: pd.DataFrame) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict]:
+    """The checks of the dice cells against the answers and the game's faces (`row_checks.check_roll`) and the
+    typed columns of the roll: `dice`, `color_dice` and `dice_values` (the dice cells read once, here, for their
+    checks and their numbers)."""
     dice = read_dice(cells["dice"])
-    check_roll(cells, dice, refuse)
+    checks = _checks_of(cells, lambda cells, refuse: check_roll(cells, dice, refuse))
     return checks, {"dice": cells["dice"], "color_dice": listed(dice.color_dice, dice.counts[:, 0], cells.index),
                     "dice_values": listed(dice.values, dice.counts[:, 1], cells.index)}
-

@@ -66,7 +66,6 @@ def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse) -> None:
                                                            color_sets[key % sets - 1])
                          for key in distinct.tolist()], dtype=bool)
         refuse("accepted", ~fits[each.reshape(-1)])
-    check_rules(cells, refuse)
 
 
 def _check_faces(cells: pd.DataFrame, extremes: np.ndarray, refuse: Refuse) -> None:
