@@ -18,7 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.settings import MAX_TIMEOUT_S
+from diavolo_stats.game.fairness import MAX_TRIP_MS
 
 CHROMIUM = os.environ.get("DIAVOLO_CHROMIUM", "/usr/bin/chromium")
 ORIGIN = "http://127.0.0.1:8765"
@@ -77,6 +79,16 @@ def press_at(page, cdp, at_ms: float, key: str) -> None:
              "windowsVirtualKeyCode": ord(key.upper()), "nativeVirtualKeyCode": ord(key.upper())}
     cdp.send("Input.dispatchKeyEvent", {"type": "keyDown", **event})
     cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **{k: v for k, v in event.items() if "ext" not in k}})
+
+
+def press_past_the_floor(page, cdp, onset: float, key: str) -> None:
+    """Press `key` in a room MAX_TRIP_MS past the too-early floor after the roll's `onset` (the page's ms). A room
+    holds a claim to what its server saw less half the seat's fastest ping (`fairness.judge_claim`): a prompt
+    press with slow pings on a loaded machine could be held under the floor; this late it takes pings over three
+    seconds. Waited for by frames: a busy-wait that long would hold the page's pongs back."""
+    at = onset + MIN_LATENCY_MS + MAX_TRIP_MS
+    page.wait_for_function("at => performance.now() >= at", arg=at)
+    press_at(page, cdp, at, key)
 
 
 def wait_for_stimulus(page, timeout_ms: float = 20_000) -> float:
@@ -165,9 +177,9 @@ ROOM_KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
 
 def play_room_to_its_end(host: RoomPlayer, others: list[RoomPlayer], reloads: RoomPlayer, after_round=None) -> dict:
     """Play a started room of `host` and `others` to its end: every round the host answers right and the others
-    wrong, each 150 ms after the roll appeared, until the others are out; `reloads` reloads its page before
-    answering round 2 (its seat taken back, the roll shown again); `after_round(number)` after each round's
-    answers. The answers given, by player name and round."""
+    wrong, each past the too-early floor (`press_past_the_floor`), until the others are out; `reloads` reloads its
+    page before answering round 2 (its seat taken back, the roll shown again); `after_round(number)` after each
+    round's answers. The answers given, by player name and round."""
     from diavolo_stats.core.rules import resolve
     from diavolo_stats.core.variant import Command, Variant
 
@@ -193,7 +205,7 @@ def play_room_to_its_end(host: RoomPlayer, others: list[RoomPlayer], reloads: Ro
             roll = player.rolls[number]
             accepted = resolve(Variant(), Command(roll["command"]), roll["dice"], roll["positions"]).accepted
             given = accepted[0] if player is host else next(a for a in ROOM_KEYS if a not in accepted)
-            press_at(player.page, player.cdp, wait_for_stimulus(player.page) + 150, ROOM_KEYS[given])
+            press_past_the_floor(player.page, player.cdp, wait_for_stimulus(player.page), ROOM_KEYS[given])
             answered[player.name][number] = given
         if after_round is not None:
             after_round(number)

@@ -7,14 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.browser import UNHURRIED_S, RoomPlayer, Server, press_at, wait_for_stimulus
+from helpers.browser import UNHURRIED_S, RoomPlayer, Server, press_at, press_past_the_floor, wait_for_stimulus
 
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant_file import read_variant
 from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import load_logs
 from diavolo_stats.drill.log.rules import rules_cell
-from diavolo_stats.game.fairness import MAX_TRIP_MS
 from diavolo_stats.game.referee import engine_mismatches
 from diavolo_stats.game.settings import GameRules
 from diavolo_stats.web.trials import default_drill_variant
@@ -127,13 +126,8 @@ def test_the_devils_bar_after_each_grab_on_every_seats_screen(server, browser):
         color = next(iter(roll["dice"]))
         for count, (player, onset, answer) in enumerate(((bea, onsets[1], color), (cid, onsets[2], color),
                                                          (ann, onsets[0], "grey")), start=1):
-            # the server takes half a ping off what it saw (fairness.shortest_one_way_ms): at 150 ms, pings of 300 ms
-            # on a loaded machine could hold an honest claim under the floor; this late it takes pings over 3 seconds
-            # (waited for by frames: a busy-wait that long would hold the page's pongs back)
-            at = onset + MIN_LATENCY_MS + MAX_TRIP_MS
-            player.page.wait_for_function("at => performance.now() >= at", arg=at)
-            press_at(player.page, player.cdp, at,
-                     player.page.locator(f"#answers button.answer-{answer}").get_attribute("data-key"))
+            press_past_the_floor(player.page, player.cdp, onset,
+                                 player.page.locator(f"#answers button.answer-{answer}").get_attribute("data-key"))
             expected = full | {color: max(2 - min(count, 2), 0), "grey": 1 - (count == 3)}
             for seat, table in zip(players, tables):
                 seat.page.wait_for_function(f"expected => JSON.stringify(({DEVILS_BAR})()) === JSON.stringify("
