@@ -99,6 +99,10 @@ _EM_STEPS, _EM_TOLERANCE = 200, 1e-6
 _NEWTON_STEPS, _NEWTON_TOLERANCE, _HALVINGS = 100, 1e-10, 30
 _LONGEST_STEP = 1.0  # on the parameters' log or logit scales: a factor of e at most in one step
 _START_ANSWERS = 10  # a command's right answers for its own starting drift and caution
+_THREADED_ANSWERS = 5_000
+"""The answers per player, on average, from which the players' fits share the cores: below, a Newton step's numpy
+work on a player's answers is too short to leave the GIL to another thread (3 players of 2,000 answers: 0.33 to
+0.36 s on one thread, 0.36 to 0.37 s on two; of 5,000: 1.1 times faster on two; of 20,000: 1.45 times)."""
 
 
 @dataclass(frozen=True)
@@ -373,12 +377,14 @@ def _limited_fit(drills: pd.DataFrame, min_answers: int) -> DiffusionFit:
     center[_LAPSE] = math.log(PRIOR_LAPSE / (1 - PRIOR_LAPSE))
     wide = DIFFUSION_PRIOR_SPREAD**2 + DIFFUSION_PRIOR_MEAN_SPREAD**2
     start = center.copy()
-    # Each player's fits are their own, on threads (numpy releases the GIL in most of a Newton step): first about
-    # the prior's centre, then, from there, about the club's.
-    with ThreadPoolExecutor(max_workers=threads()) as pool:
+    # Each player's fits are their own, on threads when they have many answers (numpy releases the GIL in most of
+    # such a Newton step): first about the prior's centre, then, from there, about the club's.
+    many = sum(len(player.correct) for player in answers) >= _THREADED_ANSWERS * len(answers)
+    workers = threads() if many else 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         first = list(pool.map(lambda player: player.mode(_started(start, player), center, wide), answers))
     club, club_variance, spread = _club(first, center, wide)
-    with ThreadPoolExecutor(max_workers=threads()) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         second = list(pool.map(lambda player, found: player.mode(found[0], club, spread), answers, first))
     fitted, informed_all = {}, np.zeros(len(COEFFICIENTS), dtype=np.int64)
     for index, player, (theta, hessian) in zip(kept, answers, second):

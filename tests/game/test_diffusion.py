@@ -279,10 +279,10 @@ def test_each_players_two_fits_and_the_clubs_run_on_one_blas_thread_and_the_limi
     assert all(threads == {1} for _, threads in seen)
 
 
-def test_the_players_fits_run_on_one_thread_in_a_pool_worker_and_are_the_same_to_the_bit(small_log, monkeypatch):
-    """In a worker of `worker_pool` (the report's, beside its parent on the cores) the players are fitted one
-    after the other, with the same figures as side by side."""
-    side_by_side = fit_diffusion(small_log)
+def test_the_players_fits_share_the_cores_only_with_many_answers_and_are_the_same_to_the_bit(small_log, monkeypatch):
+    """Players with many answers each are fitted side by side on the cores; with few (where threads would only
+    wait for the GIL), or in a worker of `worker_pool` (the report's, beside its parent on the cores), one after
+    the other: the same figures every way."""
     made = []
     real = diffusion_fit.ThreadPoolExecutor
 
@@ -291,14 +291,20 @@ def test_the_players_fits_run_on_one_thread_in_a_pool_worker_and_are_the_same_to
         return real(max_workers=max_workers)
 
     monkeypatch.setattr(diffusion_fit, "ThreadPoolExecutor", recording)
+    few = fit_diffusion(small_log)
+    monkeypatch.setattr(diffusion_fit, "_THREADED_ANSWERS", 1)  # as if each player had many answers
+    side_by_side = fit_diffusion(small_log)
     monkeypatch.setattr(workers, "_in_a_worker", True)
     alone = fit_diffusion(small_log)
-    assert made == [1, 1]
-    assert set(alone.players) == set(side_by_side.players) == {"synthetic-steady", "synthetic-quick"}
+    assert made == [1, 1, workers.CORES, workers.CORES, 1, 1]
+    assert set(alone.players) == set(few.players) == set(side_by_side.players) == {"synthetic-steady",
+                                                                                   "synthetic-quick"}
     for name, reading in side_by_side.players.items():
-        assert np.array_equal(alone.players[name].parameters, reading.parameters)
-        assert np.array_equal(alone.players[name].covariance, reading.covariance)
+        for other in (alone, few):
+            assert np.array_equal(other.players[name].parameters, reading.parameters)
+            assert np.array_equal(other.players[name].covariance, reading.covariance)
     assert np.array_equal(alone.club.parameters, side_by_side.club.parameters)
+    assert np.array_equal(few.club.parameters, side_by_side.club.parameters)
 
 
 def test_one_fast_answer_does_not_move_the_non_decision_time(small_log):
