@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from diavolo_stats.core.variant import COLOR_NAME, Variant
 from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, load_logs
-from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, _zeroed, json_object, read_dice
+from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, _zeroed, json_object, read_dice, shapes_of
 from diavolo_stats.drill.log.roll import ROLL_COLUMNS, read_rolls
 from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.errors import InputError
@@ -101,6 +101,21 @@ def test_a_dice_cell_is_as_written_exactly_when_its_shape_is(cells):
     assert shapes == [re.sub("[0-9]", "0", cell) for cell in cells]
     assert [bool(re.fullmatch(DICE_AS_WRITTEN, shape)) for shape in shapes] == [
         bool(re.fullmatch(DICE_AS_WRITTEN, cell)) for cell in cells]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["{0}", "{9}", "{a}", "{}}", "[10]", "[1a]", "\u0663[1]", "77", None]),
+                         min_size=1, max_size=6), min_size=1, max_size=4))
+def test_the_shapes_of_cells_are_as_encoding_them_with_their_digits_written_0_gives(chunks):
+    # Chunks of cells of one length (found at once, a chunk's cells of its first one's shape) and chunks of
+    # several lengths or with a missing cell (encoded), some a slice whose bytes start before its first cell.
+    text = pd.Series(pa.chunked_array([pa.array(["{}", *chunk]).slice(1) if index % 2 else pa.array(chunk, pa.string())
+                                       for index, chunk in enumerate(chunks)], type=pa.string()),
+                     dtype=pd.ArrowDtype(pa.string()))
+    codes, shapes = shapes_of(text)
+    expected_codes, expected_shapes = pd.factorize(_zeroed(text))
+    assert codes.tolist() == expected_codes.tolist()
+    assert shapes.tolist() == expected_shapes.tolist()
 
 
 @settings(max_examples=300, deadline=None)

@@ -96,6 +96,65 @@ def _zeroed(text: pd.Series) -> pd.Series:
     return pd.Series(pa.chunked_array(chunks, type=held.type), dtype=pd.ArrowDtype(held.type), index=text.index)
 
 
+def shapes_of(text: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Each cell's shape, its text with every digit written 0, as `pd.factorize(_zeroed(text))` gives them: (codes
+    (rows,) int64, -1 for a missing cell; the distinct shapes in the order they first come). A chunk of cells all
+    of one length is a (cells, length) array of bytes, and the cells of its first cell's shape are found in it at
+    once (a log's dice cells are most often of one shape); only the others are encoded."""
+    codes = np.full(len(text), -1, dtype=np.int64)
+    known: dict[str, tuple[int, int]] = {}  # shape: (its code here, its first row)
+    others = []  # (cells,) the rows of the cells left to encode
+    start = 0
+    for chunk in _arrow_text(text).chunks:
+        rows = np.arange(start, start + len(chunk))
+        pattern, same = _first_shape(chunk)
+        if pattern is not None:
+            code, _ = known.setdefault(pattern, (len(known), start))
+            codes[rows[same]] = code
+            rows = rows[~same]
+        others.append(rows)
+        start += len(chunk)
+    rest = np.concatenate(others) if others else np.zeros(0, dtype=np.int64)
+    if len(rest):
+        rest_codes, rest_shapes = pd.factorize(_zeroed(text.iloc[rest]))
+        _, firsts = np.unique(rest_codes, return_index=True)  # codes from -1 (a missing cell) when there is one
+        firsts = firsts[-len(rest_shapes):] if len(rest_shapes) else firsts[:0]
+        mapped = np.empty(len(rest_shapes) + 1, dtype=np.int64)
+        mapped[-1] = -1
+        for index, (shape, first) in enumerate(zip(rest_shapes, rest[firsts])):
+            code, seen = known.get(shape, (len(known), first))
+            known[shape] = (code, min(seen, int(first)))
+            mapped[index] = code
+        codes[rest] = mapped[rest_codes]
+    order = sorted(known, key=lambda shape: known[shape][1])  # first come, first numbered
+    renumbered = np.empty(len(known) + 1, dtype=np.int64)
+    renumbered[[known[shape][0] for shape in order]] = np.arange(len(order))
+    renumbered[-1] = -1
+    return renumbered[codes], pd.Index(order, dtype=object)
+
+
+def _first_shape(chunk) -> tuple[str | None, np.ndarray]:
+    """(the shape of the first cell of an Arrow chunk of strings, which cells have it (cells,) bool) when its cells
+    are all of one length and none is missing, else (None, nothing). A cell has the first's shape where each of
+    its bytes is a digit exactly where the first's is, and is the first's byte elsewhere."""
+    import pyarrow as pa
+
+    _, offsets, data = chunk.buffers()
+    if not len(chunk) or chunk.null_count or data is None:
+        return None, np.zeros(0, dtype=bool)
+    width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    ends = np.frombuffer(offsets, dtype=width)[chunk.offset: chunk.offset + len(chunk) + 1].astype(np.int64)
+    length = int(ends[1] - ends[0])
+    if not length or (np.diff(ends) != length).any():
+        return None, np.zeros(0, dtype=bool)
+    cells = np.frombuffer(data, dtype=np.uint8)[ends[0]: ends[-1]].reshape(len(chunk), length)
+    digit = cells[0] - np.uint8(0x30) < 10  # (length,) bool; below 0x30 wraps
+    other = ((cells != cells[0]) & ~digit) | ((cells - np.uint8(0x30) >= 10) & digit)  # (cells, length) bool
+    same = np.ones(len(chunk), dtype=bool)
+    same[np.flatnonzero(other.ravel()) // length] = False
+    return re.sub("[0-9]", "0", bytes(cells[0]).decode("utf-8")), same
+
+
 def _cell_numbers(text: pd.Series, dtype: type) -> np.ndarray:
     """The numbers in cells of text, (rows,) of `dtype` (NaN, or 0 for whole numbers, where a cell is none): Arrow's
     cast at once, pandas' to find the cells it refuses."""
@@ -434,7 +493,7 @@ def read_dice(text: pd.Series) -> DiceRead:
     """The dice cells `text` (rows,) read: their colors, counts and values, grouped by shape (how,
     docs/architecture.md, "The drill log's cells"). A cell not as written is parsed as JSON and must be what the
     writer writes: color names, each with a non-empty list of whole numbers."""
-    groups, shapes = pd.factorize(_zeroed(text))  # groups: (rows,) int, a row's shape; -1: a missing cell
+    groups, shapes = shapes_of(text)  # groups: (rows,) int, a row's shape; -1: a missing cell
     matched = np.append(pd.Series(shapes, dtype=object).str.fullmatch(DICE_AS_WRITTEN).to_numpy(dtype=bool), False)
     color_sets: list[frozenset[str]] = []
 
