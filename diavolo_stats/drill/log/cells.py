@@ -544,7 +544,8 @@ def _values(text: pd.Series, groups: np.ndarray, shapes: pd.Index, written: np.n
     """The dice values of the cells `text` ((rows, most) uint8, as `DiceRead.values`) and their lowest and highest
     ((rows, 2) float64). Cells of one shape written as json.dumps writes them (`written`: those shapes) hold
     their values' digits at the same places, which the shape's lists give, so each place is read from the cells'
-    bytes for all of them at once; the cells `parsed` as JSON give theirs."""
+    bytes for all of them at once, chunk by chunk of Arrow's (no copy of the column, no array of a million
+    offsets); the cells `parsed` as JSON give theirs."""
     import pyarrow as pa
 
     values = np.zeros((len(groups), most), dtype=np.uint8)
@@ -553,30 +554,34 @@ def _values(text: pd.Series, groups: np.ndarray, shapes: pd.Index, written: np.n
         every = [face for color in faces for face in color]
         values[row, : len(every)] = np.clip(every, 0, 255)
         extremes[row] = (max(min(every), -2**62), min(max(every), 2**62))  # a float holds them
-    if not len(written):
-        return values, extremes
-    held = _arrow_text(text).combine_chunks()
-    _, offsets, data = held.buffers()
-    width = np.int64 if pa.types.is_large_string(held.type) else np.int32
-    starts = np.frombuffer(offsets, dtype=width)[held.offset: held.offset + len(held)].astype(np.int64)
-    cell_bytes = np.frombuffer(data, dtype=np.uint8)
-    order = np.argsort(groups.astype(np.int16) if len(shapes) < 2**15 - 1 else groups, kind="stable")  # 16 bits: radix
-    bounds = np.searchsorted(groups[order], np.arange(len(shapes) + 1))
-    for shape in written:
-        rows = order[bounds[shape]: bounds[shape + 1]]
-        first = starts[rows]  # (rows,) int64: the byte each of the shape's cells starts at
-        numbers = [(match.start() + number.start(), len(number.group()))  # (first byte, digits) of each value
-                   for match in re.finditer(_LIST, shapes[shape])  # a shape is ASCII: a character a byte
-                   for number in re.finditer("[0-9]+", match.group())]
-        # (dice, rows): a value of each cell at once; in a byte while every value has at most 2 digits, else
-        # as a float, exact for the values a die may show (a larger one is refused, by `extremes`)
-        read = np.empty((len(numbers), len(rows)), dtype=np.uint8 if max(n for _, n in numbers) <= 2 else np.float64)
-        for die, (place, length) in enumerate(numbers):
-            for digit in range(length):
-                value = cell_bytes[first + place + digit] - np.uint8(0x30)  # a digit's byte: its value
-                read[die] = value if digit == 0 else read[die] * 10 + value
-        values[rows, : len(numbers)] = np.minimum(read, 255).T
-        extremes[rows, 0], extremes[rows, 1] = read.min(axis=0), read.max(axis=0)
+    places = {int(shape): [(match.start() + number.start(), len(number.group()))  # (first byte, digits) per value
+                           for match in re.finditer(_LIST, shapes[shape])  # a shape is ASCII: a character a byte
+                           for number in re.finditer("[0-9]+", match.group())] for shape in written}
+    start = 0
+    for chunk in _arrow_text(text).chunks if places else ():
+        _, offsets, data = chunk.buffers()
+        width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        firsts = np.frombuffer(offsets, dtype=width)[chunk.offset: chunk.offset + len(chunk)]  # each cell's first byte
+        cell_bytes = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
+        chunk_groups = groups[start: start + len(chunk)]
+        one = len(chunk) and chunk_groups[0] == chunk_groups[-1] and (chunk_groups == chunk_groups[0]).all()
+        for shape in [int(chunk_groups[0])] if one else np.unique(chunk_groups).tolist():
+            numbers = places.get(shape)
+            if numbers is None:  # a missing cell, or a shape not as written
+                continue
+            rows = slice(start, start + len(chunk)) if one else start + np.flatnonzero(chunk_groups == shape)
+            first = firsts if one else firsts[rows - start]
+            # (dice, rows): a value of each cell at once; in a byte while every value has at most 2 digits, else
+            # as a float, exact for the values a die may show (a larger one is refused, by `extremes`)
+            read = np.empty((len(numbers), len(first)),
+                            dtype=np.uint8 if max(n for _, n in numbers) <= 2 else np.float64)
+            for die, (place, length) in enumerate(numbers):
+                for digit in range(length):
+                    value = cell_bytes[place + digit:][first] - np.uint8(0x30)  # a digit's byte: its value
+                    read[die] = value if digit == 0 else read[die] * 10 + value
+            values[rows, : len(numbers)] = np.minimum(read, 255).T
+            extremes[rows, 0], extremes[rows, 1] = read.min(axis=0), read.max(axis=0)
+        start += len(chunk)
     return values, extremes
 
 
