@@ -6,9 +6,11 @@ import re
 import warnings
 from datetime import datetime, timedelta, timezone
 
+import pandas as pd
 import pytest
 from helpers.drill_logs import trial_row
 
+from diavolo_stats.core import workers
 from diavolo_stats.drill.log import COLUMNS, DrillLog, FollowedLog, SkippedRowsWarning, load_logs
 from diavolo_stats.drill.log.schema import EARLIEST, LATEST, MAX_AHEAD
 from diavolo_stats.errors import InputError
@@ -79,6 +81,34 @@ def test_several_bad_rows_give_one_warning_naming_each_line(tmp_path):
     assert "skipped 3 rows" in message
     assert re.search(r"line 3: correct must be true or false.*line 5: 21 cells.*line 8: timestamp must be", message)
     assert frame["trial"].tolist() == [1, 3, 5, 6, 8]
+
+
+@pytest.mark.timeout(60, method="thread")  # a deadlock would hang the pool's exit: end the process
+def test_rows_the_dice_refuse_are_the_same_read_on_one_thread_as_on_several(tmp_path, monkeypatch):
+    # The dice's checks take the answers' encodings from the reader's other threads; on one thread (in a worker
+    # process) the dice's read comes first and encodes them itself, and does not wait for a thread that will not come.
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    for trial in range(1, 7):
+        log.append(trial_row(trial))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2].replace(",red,red,true,", ",red,green,false,", 1)  # line 3: an answer of no die's color
+    lines[4] = lines[4].replace('""black"": [', '""black"": [7, ', 1)  # line 5: a 7 on a die of six faces
+    lines[6] = lines[6].replace('"[""red""]"', '"[""grey""]"', 1)  # line 7: accepted without the expected answer
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    reads = []
+    for one_thread in (False, True):
+        monkeypatch.setattr(workers, "_in_a_worker", one_thread)
+        assert workers.threads() == (1 if one_thread else workers.CORES)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = load_logs([path])
+        reads.append((frame, [str(warning.message) for warning in caught]))
+    (frame, said), (alone, said_alone) = reads
+    assert frame["trial"].tolist() == [1, 3, 5]
+    assert re.search(r"skipped 3 rows .*line 3: answer .*line 5: dice .*line 7: accepted", said[0])
+    pd.testing.assert_frame_equal(alone, frame)
+    assert said_alone == said
 
 
 def test_a_log_of_only_bad_rows_reads_as_no_rows(tmp_path):

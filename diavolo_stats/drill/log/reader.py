@@ -16,7 +16,7 @@ import os
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from diavolo_stats.core.workers import threads
 from diavolo_stats.drill.log import line_marks
 from diavolo_stats.drill.log.cells import read_dice
 from diavolo_stats.drill.log.roll import listed
-from diavolo_stats.drill.log.row_checks import Refuse, check_roll, check_rules
+from diavolo_stats.drill.log.row_checks import ENCODED, Refuse, check_roll, check_rules
 from diavolo_stats.drill.log.rules import command_order
 from diavolo_stats.drill.log.schema import (
     CELLS,
@@ -477,7 +477,12 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     # The longest work first: the dice's read and checks, the game's rules and the positions' regular expression
     # over half a log's bytes. Arrow's and numpy's kernels release the GIL, so they run side by side.
     with ThreadPoolExecutor(max_workers=threads()) as pool:
-        roll = pool.submit(_roll, cells) if "dice" in cells else None
+        roll = None
+        if "dice" in cells:
+            encoding: Future = Future()  # the encodings, queued after the dice's read: the first to start
+            roll = pool.submit(_roll, cells, encoding)
+            encoding.set_result({column: pool.submit(pd.factorize, cells[column]) for column in ENCODED
+                                 if column in cells})
         rules = pool.submit(_checks_of, cells, check_rules)
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
@@ -530,11 +535,15 @@ def _checks_of(cells: pd.DataFrame, check: Callable[[pd.DataFrame, Refuse], None
     return checks
 
 
-def _roll(cells: pd.DataFrame) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict]:
+def _roll(cells: pd.DataFrame, encoding: Future) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict]:
     """The checks of the dice cells against the answers and the game's faces (`row_checks.check_roll`) and the
     typed columns of the roll: `dice`, `color_dice` and `dice_values` (the dice cells read once, here, for their
-    checks and their numbers)."""
+    checks and their numbers). encoding: {column: a Future of its `pd.factorize`} for the ENCODED columns read,
+    worked out on the reader's other threads meanwhile; one no thread has started (a pool of one thread: this
+    one) is encoded here."""
     dice = read_dice(cells["dice"])
-    checks = _checks_of(cells, lambda cells, refuse: check_roll(cells, dice, refuse))
+    encoded = {column: pd.factorize(cells[column]) if future.cancel() else future.result()
+               for column, future in encoding.result().items()}
+    checks = _checks_of(cells, lambda cells, refuse: check_roll(cells, dice, refuse, encoded))
     return checks, {"dice": cells["dice"], "color_dice": listed(dice.color_dice, dice.counts[:, 0], cells.index),
                     "dice_values": listed(dice.values, dice.counts[:, 1], cells.index)}

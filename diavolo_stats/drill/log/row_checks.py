@@ -7,7 +7,7 @@ Each check calls `refuse(column, refused rows, why for a row)`: the reader leave
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 import numpy as np
@@ -34,15 +34,20 @@ def check_rules(cells: pd.DataFrame, refuse: Refuse) -> None:
         refuse("command", bad, lambda row: " ".join(problems[row]))
 
 
-def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse) -> None:
+ENCODED = ("variant", "expected", "answer", "accepted")
+"""The columns `check_roll` checks once per distinct cell, each encoded (`pd.factorize`) before it is given them."""
+
+
+def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse,
+               encoded: Mapping[str, tuple[np.ndarray, pd.Index]]) -> None:
     """The dice cell (`dice`: its one read, `cells.read_dice`), and the rules between the dice and the answers:
     `expected`, `answer` and `accepted` (those read) name colors of the row's dice or grey (`schema.AnswerCell`,
-    `schema.AcceptedCell`), each checked once per distinct value."""
+    `schema.AcceptedCell`), each checked once per distinct value. encoded: `pd.factorize` of each ENCODED column
+    read (worked out beside the dice's read)."""
     codes, color_sets = dice.codes, dice.color_sets  # codes: (rows,) int, -1 where the cell is no roll's dice
     refuse("dice", codes < 0)
     if "variant" in cells:
-        _check_faces(cells, dice.extremes, refuse)
-    encoded = {column: pd.factorize(cells[column]) for column in ("expected", "answer") if column in cells}
+        _check_faces(cells, encoded["variant"], dice.extremes, refuse)
     for column in ("expected", "answer"):
         if column in cells:
             answers, named = encoded[column]  # answers: (rows,) int, -1 for a missing cell
@@ -55,7 +60,7 @@ def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse) -> None:
             refuse(column, ~allowed[codes, answers])
     if "accepted" in cells and "expected" in cells:
         # (accepted, expected, colors) take a handful of distinct values: each is checked once.
-        accepted, accepted_texts = pd.factorize(cells["accepted"])
+        accepted, accepted_texts = encoded["accepted"]
         expected, expected_texts = encoded["expected"]
         sets = len(color_sets) + 1
         # each: (rows,) int, a row's index into the sorted keys `distinct` (found by hashing: no sort of the rows)
@@ -68,13 +73,15 @@ def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse) -> None:
         refuse("accepted", ~fits[each.reshape(-1)])
 
 
-def _check_faces(cells: pd.DataFrame, extremes: np.ndarray, refuse: Refuse) -> None:
+def _check_faces(cells: pd.DataFrame, variants: tuple[np.ndarray, pd.Index], extremes: np.ndarray,
+                 refuse: Refuse) -> None:
     """Each row's dice values (lowest and highest: `extremes` (rows, 2), `read_dice`), against the values its
-    `variant`'s dice show (`rules.value_range`, once per distinct cell)."""
-    games, distinct = pd.factorize(cells["variant"])  # games: (rows,) int, -1 for a missing cell
-    # (distinct + 1, 2): the last for a missing cell, which the variant's own rule refuses
-    allowed = np.array([value_range(cell) or (-np.inf, np.inf) for cell in distinct] + [(-np.inf, np.inf)])[games]
-    bad = ~((extremes[:, 0] >= allowed[:, 0]) & (extremes[:, 1] <= allowed[:, 1]))  # NaN (digits past float) too
+    `variant`'s dice show (`rules.value_range`, once per distinct cell; variants: the column encoded)."""
+    games, distinct = variants  # games: (rows,) int, -1 for a missing cell
+    # (distinct + 1,) each: the last for a missing cell, which the variant's own rule refuses
+    lowest, highest = np.array([value_range(cell) or (-np.inf, np.inf) for cell in distinct]
+                               + [(-np.inf, np.inf)]).T
+    bad = ~((extremes[:, 0] >= lowest[games]) & (extremes[:, 1] <= highest[games]))  # NaN (digits past float) too
     refuse("dice", bad, lambda row: "dice must be faces of the row's game: " + (values_problem(
         cells["variant"].iloc[row], json_object(cells["dice"].iloc[row]) or {}) or f"{cells['dice'].iloc[row]!r}"))
 
