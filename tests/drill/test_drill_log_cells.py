@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from diavolo_stats.core.variant import COLOR_NAME, Variant
 from diavolo_stats.drill.log import DrillLog, SkippedRowsWarning, load_logs
-from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, _zeroed, json_object, read_dice, shapes_of
+from diavolo_stats.drill.log.cells import DICE_AS_WRITTEN, _digits, json_object
+from diavolo_stats.drill.log.dice_cells import _zeroed, read_dice, shapes_of
 from diavolo_stats.drill.log.roll import ROLL_COLUMNS, read_rolls
 from diavolo_stats.drill.log.rules import rules_cell
 from diavolo_stats.errors import InputError

@@ -26,7 +26,7 @@ import pandas as pd
 from diavolo_stats.core.variant import GREY
 from diavolo_stats.core.workers import threads
 from diavolo_stats.drill.log import line_marks
-from diavolo_stats.drill.log.cells import read_dice
+from diavolo_stats.drill.log.dice_cells import read_dice
 from diavolo_stats.drill.log.roll import listed
 from diavolo_stats.drill.log.row_checks import ENCODED, Refuse, check_roll, check_rules
 from diavolo_stats.drill.log.rules import command_order

@@ -13,7 +13,8 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from diavolo_stats.drill.log.cells import DiceRead, json_object
+from diavolo_stats.drill.log.cells import json_object
+from diavolo_stats.drill.log.dice_cells import DiceRead
 from diavolo_stats.drill.log.rules import rules_problems, value_range, values_problem
 from diavolo_stats.drill.log.schema import ACCEPTED, CELLS
 
@@ -40,7 +41,7 @@ ENCODED = ("variant", "expected", "answer", "accepted")
 
 def check_roll(cells: pd.DataFrame, dice: DiceRead, refuse: Refuse,
                encoded: Mapping[str, tuple[np.ndarray, pd.Index]]) -> None:
-    """The dice cell (`dice`: its one read, `cells.read_dice`), and the rules between the dice and the answers:
+    """The dice cell (`dice`: its one read, `dice_cells.read_dice`), and the rules between the dice and the answers:
     `expected`, `answer` and `accepted` (those read) name colors of the row's dice or grey (`schema.AnswerCell`,
     `schema.AcceptedCell`), each checked once per distinct value. encoded: `pd.factorize` of each ENCODED column
     read (worked out beside the dice's read)."""

@@ -31,7 +31,6 @@ from diavolo_stats.drill.log.cells import (  # noqa: F401 (EARLIEST, LATEST, MAX
     AnswerCell,
     Cell,
     ChoiceCell,
-    DiceCell,
     FlagCell,
     JsonObjectCell,
     MillisecondsCell,
@@ -40,6 +39,7 @@ from diavolo_stats.drill.log.cells import (  # noqa: F401 (EARLIEST, LATEST, MAX
     TimeCell,
     WholeCell,
 )
+from diavolo_stats.drill.log.dice_cells import DiceCell
 from diavolo_stats.drill.log.rules import CommandCell, VariantCell, played_variant, row_problem, values_problem
 from diavolo_stats.errors import InputError
 
