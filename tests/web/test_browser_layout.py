@@ -1,6 +1,6 @@
 """The Play page, a room and the drill on a desktop window and on a phone: nothing ever scrolls sideways,
 every die lies wholly on the drawn table, no die covers another and the command's label covers none, at every
-moment of whole games.
+moment of whole games, and still once the window has changed size under a round.
 
 The Play and room tests play games until each has checked ROLLS rolls (a game lasts at least five: someone
 must lose five gems); the drill's checks DRILL_ROLLS, so over fifty rolls are checked at each size.
@@ -195,3 +195,66 @@ def test_a_drill_session_fits_the_screen_at_every_roll(server, browser, screen):
         context.close()
     assert not errors, f"errors in the page's scripts: {errors}"
     assert sum(1 for shown in seen if shown["state"] == "stimulus" and shown["dice"]) == DRILL_ROLLS
+
+
+# The window sizes a round is shown at after it was drawn at 390x844: the phone turned and back, then the widths
+# of other phones and a desktop window. Each scales the table, and with it the label's box as the browser measures
+# it (its font is scaled to whole pixels), by a different amount.
+RESIZES = [(844, 390), (390, 844), (395, 844), (400, 844), (412, 915), (1280, 800), (390, 844)]
+
+# The label's box in the table's millimetres and the drawn die's edge.
+LABEL_MM = """() => { const label = document.querySelector('#dice .command-name'); const box = label.getBBox();
+  return { x: box.x, y: box.y, width: box.width, height: box.height,
+    die: Number(document.querySelector('#dice .command-die > rect').getAttribute('width')) }; }"""
+
+
+def test_a_play_round_keeps_its_label_off_the_dice_when_the_window_changes(server, browser):
+    """A roll whose label just clears a die where it was drawn, shown at other window sizes: the label still
+    covers no die. The Play page's rolls are replaced (the page draws what it is sent; the server referees the
+    roll it dealt, which no answer here is about): the first with the dice far from the command die, to find
+    where the label goes; the same round reloaded with a die put just under that label."""
+    table = Variant().table
+    middle = table.scatter_mm / 2
+    layout: dict = {}
+
+    def replace(route) -> None:
+        roll = route.fetch().json()
+        landed = [color for color, values in roll["dice"].items() for _ in values]  # a color per die, in order
+        step = (table.scatter_mm - 2 * table.die_mm) / (len(landed) - 1)
+        positions = {"command": [middle, middle * 0.8], **{color: [] for color in roll["dice"]}}
+        for number, color in enumerate(landed):  # along the top edge, two dice's width apart
+            positions[color].append([table.die_mm + step * number, table.die_mm])
+        if "under" in layout:
+            positions[landed[-1]][-1] = layout["under"]
+        route.fulfill(json={**roll, "positions": positions})
+
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    errors, seen = [], []
+    page.on("pageerror", lambda error: errors.append(error))
+    page.route("**/api/play/games/*/round", replace)
+    try:
+        page.goto(server.url.rstrip("/") + "/play?foreperiod_ms=100,200&feedback_ms=100")
+        page.fill("input[name=player]", "Kim")
+        page.fill("input[name=timeout_s]", UNHURRIED_S)
+        page.click("button.start")
+        wait_for_stimulus(page)
+        label = page.evaluate(LABEL_MM)
+        assert label["y"] > middle * 0.8, label  # under the command die, where the tight die goes
+        gap = label["height"] / 1000  # the die clears the label, only just
+        layout["under"] = [label["x"] + label["width"] / 2, label["y"] + label["height"] + gap + label["die"] / 2]
+        page.reload()  # the same round, sent again: with the die under its label
+        wait_for_stimulus(page)
+        assert page.evaluate(LABEL_MM) == label  # where it was: the die just clears it
+        check_layout(page, seen)
+        for width, height in RESIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            # the new size laid out, then a whole frame: what the page does when its table's size changes is done
+            page.wait_for_function("w => innerWidth === w", arg=width, polling="raf")
+            page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            shown = check_layout(page, seen)
+            assert shown["width"] == width and page.evaluate("document.body.dataset.state") == "stimulus", shown
+    finally:
+        context.close()
+    assert not errors, f"errors in the page's scripts: {errors}"
+    assert sum(1 for shown in seen if shown["label"] is not None) >= 2, seen  # a label to check, at 390 and after

@@ -109,7 +109,9 @@ function overlaps(a, b) {
 
 // The command's label beside its die at (x, y): below it, above, right or left (smaller if it must),
 // the first place that is on the felt (`felt`: its box) and clear of every die (`dice`: their boxes). Where
-// no place is free it is left out: the banner above the table names the command too.
+// no place is free it is left out: the banner above the table names the command too. Its box is the one the
+// browser measures, taken about the text's anchor as measured: the font is scaled to whole screen pixels, so
+// on a small table the box is not centered on the anchor that "central" asks for.
 function placeLabel(layer, x, y, size, label, felt, dice) {
   const text = element("text", { class: "command-name", "text-anchor": "middle", "dominant-baseline": "central" },
     label);
@@ -118,18 +120,18 @@ function placeLabel(layer, x, y, size, label, felt, dice) {
     text.setAttribute("font-size", fontSize);
     text.setAttribute("x", 0);
     text.setAttribute("y", 0);
-    const { width, height } = text.getBBox();
+    const { x: left, y: top, width, height } = text.getBBox();
     const gap = size * 0.5 + fontSize * 0.2;
     // below and above: slid along the edge to stay on the felt
-    const along = Math.min(Math.max(x, felt.x + width / 2), felt.x + felt.width - width / 2);
-    for (const [cx, cy] of [[along, y + gap + height / 2], [along, y - gap - height / 2], [x + gap + width / 2, y],
-      [x - gap - width / 2, y]]) {
-      const box = { x: cx - width / 2, y: cy - height / 2, width, height };
+    const along = Math.min(Math.max(x - width / 2, felt.x), felt.x + felt.width - width);
+    for (const [boxX, boxY] of [[along, y + gap], [along, y - gap - height], [x + gap, y - height / 2],
+      [x - gap - width, y - height / 2]]) {
+      const box = { x: boxX, y: boxY, width, height };
       const onFelt = box.x >= felt.x && box.y >= felt.y && box.x + width <= felt.x + felt.width
         && box.y + height <= felt.y + felt.height;
       if (onFelt && !dice.some((die) => overlaps(box, die))) {
-        text.setAttribute("x", cx);
-        text.setAttribute("y", cy);
+        text.setAttribute("x", boxX - left);
+        text.setAttribute("y", boxY - top);
         return text;
       }
     }
@@ -150,11 +152,29 @@ function clearEdge(centers) {
   return edge;
 }
 
+// The roll drawn on each table ({roll, dice, width}: what drawRoll drew, for the table's on-screen width then).
+const drawn = new WeakMap();
+
+// A drawn roll is drawn again when its table's width on screen changes (a phone turned, a window resized, the
+// page's layout settling after the roll came): the dice's least size is in screen pixels, and the label's box
+// as the browser measures it changes with the width (its font is scaled to whole pixels), so a label placed
+// clear of a die at one width can cover it at another. A hidden table (no width) keeps its drawing.
+const redraw = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    const shown = drawn.get(target);
+    const { width } = target.getBoundingClientRect();
+    if (shown && width && width !== shown.width) drawRoll(target, shown.roll, { dice: shown.dice });
+  }
+});
+
 // Draw a roll: the command die, then (unless `dice` is false: command first) every colored die, then the
 // command's label where it covers none of them. Every die of the roll is drawn at one size: the table's
 // (setTable), or less where two dice landed closer than that, so that none covers another; the size is the
-// same with the command die alone, so it does not change when the other dice come.
+// same with the command die alone, so it does not change when the other dice come. Drawn again whenever the
+// table's width on screen changes, until clearRoll.
 export function drawRoll(svg, roll, { dice = true } = {}) {
+  drawn.set(svg, { roll, dice, width: svg.getBoundingClientRect().width });
+  redraw.observe(svg);
   const layer = svg.querySelector("#dice");
   layer.replaceChildren();
   const [cx, cy] = roll.positions.command;
@@ -176,6 +196,7 @@ export function drawRoll(svg, roll, { dice = true } = {}) {
 }
 
 export function clearRoll(svg) {
+  drawn.delete(svg);
   svg.querySelector("#dice").replaceChildren();
 }
 
