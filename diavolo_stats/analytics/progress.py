@@ -108,8 +108,8 @@ class PlayerProgress:
 
 def player_progress(drills: pd.DataFrame, player: str) -> PlayerProgress:
     """The progress of `player` in `drills` (rows from `load_logs`, any players: every column, or at least
-    FIGURE_COLUMNS read with lines=True, and the model's fit reads the rest of the player's recent
-    answers from their logs by their lines); InputError if they have none."""
+    PROGRESS_COLUMNS and `roll_weak_spots.COLUMNS` read with lines=True, and the model's fit reads the rest of
+    the player's recent answers from their logs by their lines); InputError if they have none."""
     summaries.check_players(drills, [player])
     with ThreadPoolExecutor(max_workers=1) as aside:
         # The weak spots by roll type (the recent answers' cells read again, every player fitted) take longer

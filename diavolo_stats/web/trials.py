@@ -23,7 +23,6 @@ from diavolo_stats.core.variant import COLOR_NAME, COLOR_RULE, GREY, Variant
 from diavolo_stats.drill import MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
 from diavolo_stats.drill.log import (
     BROWSER_INTERFACE,
-    FIGURE_COLUMNS,
     MAX_SEED,
     NO_ANSWER,
     PLAYER_NAME,
@@ -55,6 +54,12 @@ from diavolo_stats.web.busy import NotStored
 
 if TYPE_CHECKING:
     import pandas as pd
+
+PAGE_COLUMNS = ("session_id", "player", "trial", "timestamp", "variant", "command", "correct", "latency_ms",
+                "too_early", "timed_out")
+"""What the session summaries and the progress page read of a row (`TrialStore.figures`), with its line: their
+figures, each command by its label (a game's own named by its variant), and where each player's latest answers
+are read again (`load_rows` checks the trial a line holds). Only these are typed: a large log reads faster."""
 
 ANSWER_COLUMNS = ("session_id", "player", "trial", "timestamp", "too_early", "latency_ms")
 """What finding each player's latest answers reads of a row (`TrialStore.latest_answers`), with its line."""
@@ -219,7 +224,7 @@ class TrialStore:
         self.log = DrillLog(path)
         self._lock = threading.Lock()  # the token buckets
         self._buckets: dict[str, TokenBucket] = {}  # per session id
-        self._figures = FollowedLog(path, FIGURE_COLUMNS, lines=True)
+        self._figures = FollowedLog(path, PAGE_COLUMNS, lines=True)
         self._rolls = FollowedLog(path, HISTORY_COLUMNS)
         self._rolls_lock = threading.Lock()
         self._recent: dict[str, pd.DataFrame] = {}  # player -> recent_trials of their history
@@ -253,7 +258,7 @@ class TrialStore:
             self.log.append_rows(rows)
 
     def figures(self) -> pd.DataFrame:
-        """The log's rows now, FIGURE_COLUMNS and each row's line as `load_logs(..., lines=True)` reads them (what
+        """The log's rows now, PAGE_COLUMNS and each row's line as `load_logs(..., lines=True)` reads them (what
         the session summaries and the progress page read): read once, then only the rows appended since (shared:
         do not change it)."""
         return self._figures.frame()
