@@ -52,6 +52,9 @@ FIGURE_COLUMNS: tuple[str, ...] = tuple(column for column in COLUMNS if column n
 """Every column but the roll's JSON cells: what summaries, the adaptive scheduler and player fits read (the JSON
 cells are the bulk of a log's bytes)."""
 
+CATEGORIZED = ("command", "expected", "answer")
+"""The columns a frame of the reader holds as categories (`_categorized`)."""
+
 LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie", "color_dice", "dice_values")
 """The columns of `load_logs`' frame: the file's columns, the file it came from, whether the roll was a tie, and
 the dice cell's numbers (then, with lines=True, `line`: the row's line in its file)."""
@@ -203,7 +206,8 @@ class FollowedLog:
 
     def new_rows(self, warn_cut: bool = False) -> tuple[pd.DataFrame, bool]:
         """(rows, restarted): the rows appended since the last look, typed as `load_logs` types them but for the
-        categories of `command`, `expected` and `answer`; restarted: they are every row of the file (the first
+        order of the categories of `command`, `expected` and `answer` (the file's own as they come); restarted: they
+        are every row of the file (the first
         look, or the log was replaced). warn_cut: a TruncatedLogWarning for a last line without its line end (else
         that line is read once it is whole)."""
         with self._lock:
@@ -305,20 +309,23 @@ def _no_rows(wanted: Sequence[str], source: str | None, lines: bool) -> pd.DataF
 
 
 def _joined(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """The frames of some files one after the other, numbered from 0; `source` of them all (the categories of
-    each file's `source`, joined in order: pd.concat makes text of categories that differ)."""
+    """The frames of some files one after the other, numbered from 0; each column of categories (`source`, and
+    CATEGORIZED as read) of them all: the categories of each file's, joined in order (pd.concat makes text of
+    categories that differ)."""
     if len(frames) == 1:
         return frames[0]
-    sources = list(dict.fromkeys(source for frame in frames for source in frame["source"].cat.categories))
-    return pd.concat([frame.assign(source=frame["source"].cat.set_categories(sources)) for frame in frames],
+    joined = {column: list(dict.fromkeys(value for frame in frames for value in frame[column].cat.categories))
+              for column in frames[0] if isinstance(frames[0][column].dtype, pd.CategoricalDtype)}
+    return pd.concat([frame.assign(**{column: frame[column].cat.set_categories(categories)
+                                      for column, categories in joined.items()}) for frame in frames],
                      ignore_index=True)
 
 
 def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
-    """`command`, `expected` and `answer` as categories: the commands in die order; one set for both answers, so
-    that `answer == expected` compares them."""
-    # Each column encoded once (Arrow's dictionary encoding): pd.Categorical would look up every cell.
-    encoded = {column: pd.factorize(drills[column]) for column in ("command", "expected", "answer") if column in drills}
+    """CATEGORIZED as categories in their order: the commands in die order; one set for both answers, so that
+    `answer == expected` compares them. Each as read (a category of its file's own, `_typed`) is encoded by its
+    codes, not its text."""
+    encoded = {column: pd.factorize(drills[column]) for column in CATEGORIZED if column in drills}
     if "command" in encoded:
         drills["command"] = _categorical(*encoded["command"], command_order(encoded["command"][1]))
     answer_columns = [column for column in ("expected", "answer") if column in encoded]
@@ -476,13 +483,18 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     typed: dict[str, object] = {}
     # The longest work first: the dice's read and checks, the game's rules and the positions' regular expression
     # over half a log's bytes. Arrow's and numpy's kernels release the GIL, so they run side by side.
+    # Each column of CATEGORIZED read, and each the dice's checks take once per distinct cell, is encoded once.
+    encoded = [column for column in CATEGORIZED if column in wanted]
+    if "dice" in cells:
+        encoded = list(dict.fromkeys([*(column for column in ENCODED if column in cells), *encoded]))
     with ThreadPoolExecutor(max_workers=threads()) as pool:
         roll = None
         if "dice" in cells:
             encoding: Future = Future()  # the encodings, queued after the dice's read: the first to start
             roll = pool.submit(_roll, cells, encoding)
-            encoding.set_result({column: pool.submit(pd.factorize, cells[column]) for column in ENCODED
-                                 if column in cells})
+        encodings = {column: pool.submit(pd.factorize, cells[column]) for column in encoded}
+        if roll is not None:
+            encoding.set_result({column: encodings[column] for column in ENCODED if column in encodings})
         rules = pool.submit(_checks_of, cells, check_rules)
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
@@ -494,11 +506,15 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
             checks.append(_rows_refused(cells, "schema_version", typed["schema_version"] != version,
                                    lambda row: f"schema_version must be {version}, as the header says, got "
                                                f"{cells['schema_version'].iloc[row]!r}"))
+        taken: dict[str, tuple[np.ndarray, pd.Index]] = {}  # the encodings the dice's checks took
         if roll is not None:
-            roll_checks, rolled = roll.result()
+            roll_checks, rolled, taken = roll.result()
             checks += roll_checks
             typed.update(rolled)
         checks += rules.result()
+        for column in CATEGORIZED:  # as categories of their own (`_categorized` orders them: not a row hashed again)
+            if column in typed:
+                typed[column] = pd.Categorical.from_codes(*(taken.get(column) or encodings[column].result()))
     typed["source"] = pd.Categorical.from_codes(np.zeros(len(cells), dtype=np.int8), categories=[source])
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
@@ -535,15 +551,16 @@ def _checks_of(cells: pd.DataFrame, check: Callable[[pd.DataFrame, Refuse], None
     return checks
 
 
-def _roll(cells: pd.DataFrame, encoding: Future) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict]:
-    """The checks of the dice cells against the answers and the game's faces (`row_checks.check_roll`) and the
+def _roll(cells: pd.DataFrame, encoding: Future) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict,
+                                                          dict[str, tuple[np.ndarray, pd.Index]]]:
+    """The checks of the dice cells against the answers and the game's faces (`row_checks.check_roll`), the
     typed columns of the roll: `dice`, `color_dice` and `dice_values` (the dice cells read once, here, for their
-    checks and their numbers). encoding: {column: a Future of its `pd.factorize`} for the ENCODED columns read,
-    worked out on the reader's other threads meanwhile; one no thread has started (a pool of one thread: this
-    one) is encoded here."""
+    checks and their numbers), and the encodings the checks took. encoding: {column: a Future of its
+    `pd.factorize`} for the ENCODED columns read, worked out on the reader's other threads meanwhile; one no
+    thread has started (a pool of one thread: this one) is encoded here."""
     dice = read_dice(cells["dice"])
     encoded = {column: pd.factorize(cells[column]) if future.cancel() else future.result()
                for column, future in encoding.result().items()}
     checks = _checks_of(cells, lambda cells, refuse: check_roll(cells, dice, refuse, encoded))
     return checks, {"dice": cells["dice"], "color_dice": listed(dice.color_dice, dice.counts[:, 0], cells.index),
-                    "dice_values": listed(dice.values, dice.counts[:, 1], cells.index)}
+                    "dice_values": listed(dice.values, dice.counts[:, 1], cells.index)}, encoded
