@@ -1,6 +1,7 @@
 """The Play page, a room and the drill on a desktop window and on a phone: nothing ever scrolls sideways,
 every die lies wholly on the drawn table, no die covers another and the command's label covers none, at every
-moment of whole games, and still once the window has changed size under a round.
+moment of whole games, and still once the window has changed size under a round. On a phone held sideways the
+table keeps a readable size, in view with the answer buttons.
 
 The Play and room tests play games until each has checked ROLLS rolls (a game lasts at least five: someone
 must lose five gems); the drill's checks DRILL_ROLLS, so over fifty rolls are checked at each size.
@@ -14,6 +15,7 @@ from helpers.browser import UNHURRIED_S, RoomPlayer, press_at, start_drill, wait
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import Command, Variant
 from diavolo_stats.drill import MIN_LATENCY_MS
+from diavolo_stats.game.fairness import MAX_TRIP_MS
 
 pytestmark = pytest.mark.browser
 
@@ -23,6 +25,9 @@ KEYS = {"black": "b", "red": "r", "white": "w", "grey": "g"}
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 SCREENS = pytest.mark.parametrize("screen", [DESKTOP, PHONE], ids=["1280x800", "390x844-touch"])
+SIDEWAYS = {"viewport": {"width": 844, "height": 390}, "has_touch": True, "is_mobile": True}
+TABLE_FLOOR_EM = 18
+"""The narrowest the table is drawn (style.css's `#table`), in its own em: a shorter window scrolls instead."""
 
 # What the page shows at this moment, measured in its own pixels: its scrolling width against the window's,
 # every die's box (the command die's too) against the felt's and every other die's, and the command's label
@@ -195,6 +200,66 @@ def test_a_drill_session_fits_the_screen_at_every_roll(server, browser, screen):
         context.close()
     assert not errors, f"errors in the page's scripts: {errors}"
     assert sum(1 for shown in seen if shown["state"] == "stimulus" and shown["dice"]) == DRILL_ROLLS
+
+
+# The table's box and its em, the window's height, and the answer buttons' boxes, in the page's pixels.
+IN_VIEW = """() => { const table = document.querySelector('#table');
+  return { table: table.getBoundingClientRect().toJSON(), em: parseFloat(getComputedStyle(table).fontSize),
+    height: window.innerHeight, answers: [...document.querySelectorAll('#answers button')]
+      .map((button) => button.getBoundingClientRect().toJSON()) }; }"""
+
+
+def open_a_round(server, browser, section: str, errors: list):
+    """A game of `section` (the Play page, a drill of one roll, a room of two) started on a phone held sideways:
+    that phone's page, and every browser context opened, to close; every page's script errors go to `errors`."""
+    if section == "room":
+        base = server.url.split("?")[0].rstrip("/")
+        ann, bea = RoomPlayer(browser, "Ann", **SIDEWAYS), RoomPlayer(browser, "Bea", **PHONE)
+        for seat in (ann, bea):
+            seat.page.on("pageerror", lambda error: errors.append(error))
+        bea.join(base, ann.host(f"{base}/room?foreperiod_ms=100,200&feedback_ms=100"))
+        ann.page.wait_for_function("() => document.querySelectorAll('#lobby-seats li').length === 2")
+        ann.page.click("#start")
+        return ann.page, [ann.context, bea.context]
+    context = browser.new_context(**SIDEWAYS)
+    page = context.new_page()
+    page.on("pageerror", lambda error: errors.append(error))
+    if section == "play":
+        page.goto(server.url.rstrip("/") + "/play?foreperiod_ms=100,200&feedback_ms=100")
+        page.fill("input[name=player]", "Kim")
+        page.fill("input[name=timeout_s]", UNHURRIED_S)
+        page.click("button.start")
+    else:
+        start_drill(page, server.url, "Kim", 1)
+    return page, [context]
+
+
+@pytest.mark.parametrize("section", ["play", "room", "drill"])
+def test_a_round_on_a_phone_held_sideways_shows_a_table_to_read(server, browser, section):
+    """At 844x390 the table is no narrower than its floor (the window's height less the bar, the seats and the
+    buttons leaves far less), still square, and in view with the answer buttons when the round begins (the page
+    scrolls down to it); the dice and the label lie as at every other size, and an answer is tapped."""
+    errors, seen = [], []
+    page, contexts = open_a_round(server, browser, section, errors)
+    try:
+        onset = wait_for_stimulus(page)
+        check_layout(page, seen)
+        shown = page.evaluate(IN_VIEW)
+        table = shown["table"]
+        assert table["width"] >= TABLE_FLOOR_EM * shown["em"] - 0.5, shown
+        assert abs(table["width"] - table["height"]) <= 0.5, shown
+        for box in [table, *shown["answers"]]:  # half a pixel for the browser's rounding of the scroll
+            assert box["top"] >= -0.5 and box["bottom"] <= shown["height"] + 0.5, shown
+        # past a room's too-early floor however slow its pings (see press_past_the_floor): the tap is taken
+        page.wait_for_function("at => performance.now() >= at", arg=onset + MIN_LATENCY_MS + MAX_TRIP_MS)
+        page.tap("#answers button.answer-grey")
+        page.wait_for_function("() => document.body.dataset.state !== 'stimulus'", timeout=30_000)
+        check_layout(page, seen)
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, f"errors in the page's scripts: {errors}"
+    assert seen[0]["dice"] and seen[0]["state"] == "stimulus", seen[0]
 
 
 # The window sizes a round is shown at after it was drawn at 390x844: the phone turned and back, then the widths

@@ -6,9 +6,14 @@ export function setState(state) {
   if (state !== "stimulus") delete document.body.dataset.onset;
 }
 
-// Show the section of <main> with id `section`, and hide its other sections.
+// Show the section of <main> with id `section`, and hide its other sections. The stage, as it appears, scrolls
+// its table wholly into view if it is not: the page keeps the scroll of the form that started the game, which on
+// a short landscape screen (where the page scrolls) would leave the table's top above the window. Once shown, it
+// is left where the player scrolled it.
 export function show(section) {
+  const appearing = document.getElementById(section).hidden;
   for (const node of document.querySelectorAll("main > section[id]")) node.hidden = node.id !== section;
+  if (section === "stage" && appearing) document.querySelector("#table").scrollIntoView({ block: "nearest" });
 }
 
 export function setStatus(text) {
