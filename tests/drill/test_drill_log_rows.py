@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 
 import pandas as pd
@@ -11,7 +12,7 @@ import pytest
 from helpers.drill_logs import trial_row
 
 from diavolo_stats.core import workers
-from diavolo_stats.drill.log import COLUMNS, DrillLog, FollowedLog, SkippedRowsWarning, load_logs
+from diavolo_stats.drill.log import COLUMNS, DrillLog, FollowedLog, SkippedRowsWarning, load_logs, reader
 from diavolo_stats.drill.log.schema import EARLIEST, LATEST, MAX_AHEAD
 from diavolo_stats.errors import InputError
 
@@ -109,6 +110,25 @@ def test_rows_the_dice_refuse_are_the_same_read_on_one_thread_as_on_several(tmp_
     assert re.search(r"skipped 3 rows .*line 3: answer .*line 5: dice .*line 7: accepted", said[0])
     pd.testing.assert_frame_equal(alone, frame)
     assert said_alone == said
+
+
+@pytest.mark.timeout(60, method="thread")  # a hung read would hang the pool's exit: end the process
+def test_an_interrupt_while_the_reader_queues_its_encodings_ends_the_read(tmp_path, monkeypatch):
+    # The dice's read waits for the encodings queued after it: a Ctrl-C while they are queued reaches it too.
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    for trial in range(1, 4):
+        log.append(trial_row(trial))
+
+    class Interrupted(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            if fn is pd.factorize:
+                raise KeyboardInterrupt
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(reader, "ThreadPoolExecutor", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        load_logs([path])
 
 
 def test_a_log_of_only_bad_rows_reads_as_no_rows(tmp_path):

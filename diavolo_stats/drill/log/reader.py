@@ -488,13 +488,14 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     if "dice" in cells:
         encoded = list(dict.fromkeys([*(column for column in ENCODED if column in cells), *encoded]))
     with ThreadPoolExecutor(max_workers=threads()) as pool:
-        roll = None
-        if "dice" in cells:
-            encoding: Future = Future()  # the encodings, queued after the dice's read: the first to start
-            roll = pool.submit(_roll, cells, encoding)
-        encodings = {column: pool.submit(pd.factorize, cells[column]) for column in encoded}
-        if roll is not None:
-            encoding.set_result({column: encodings[column] for column in ENCODED if column in encodings})
+        encoding: Future = Future()  # the encodings, queued after the dice's read: the first to start
+        roll = pool.submit(_roll, cells, encoding) if "dice" in cells else None
+        try:
+            encodings = {column: pool.submit(pd.factorize, cells[column]) for column in encoded}
+        except BaseException as error:  # a Ctrl-C here: the dice's read must not wait for them, nor the pool for it
+            encoding.set_exception(error)
+            raise
+        encoding.set_result({column: encodings[column] for column in ENCODED if column in encodings})
         rules = pool.submit(_checks_of, cells, check_rules)
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
