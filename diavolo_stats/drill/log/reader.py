@@ -487,15 +487,11 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     encoded = [column for column in CATEGORIZED if column in wanted]
     if "dice" in cells:
         encoded = list(dict.fromkeys([*(column for column in ENCODED if column in cells), *encoded]))
+    encodings = _Encodings(cells)
     with ThreadPoolExecutor(max_workers=threads()) as pool:
-        encoding: Future = Future()  # the encodings, queued after the dice's read: the first to start
-        roll = pool.submit(_roll, cells, encoding) if "dice" in cells else None
-        try:
-            encodings = {column: pool.submit(pd.factorize, cells[column]) for column in encoded}
-        except BaseException as error:  # a Ctrl-C here: the dice's read must not wait for them, nor the pool for it
-            encoding.set_exception(error)
-            raise
-        encoding.set_result({column: encodings[column] for column in ENCODED if column in encodings})
+        roll = pool.submit(_roll, cells, encodings) if "dice" in cells else None
+        for column in encoded:  # queued after the dice's read, so that the other thread starts on them first
+            pool.submit(encodings, column)
         rules = pool.submit(_checks_of, cells, check_rules)
         reads = {column: pool.submit(CELLS[column].read, cells[column])
                  for column in sorted(wanted, key=lambda column: column != "positions") if column != "dice"}
@@ -507,15 +503,14 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
             checks.append(_rows_refused(cells, "schema_version", typed["schema_version"] != version,
                                    lambda row: f"schema_version must be {version}, as the header says, got "
                                                f"{cells['schema_version'].iloc[row]!r}"))
-        taken: dict[str, tuple[np.ndarray, pd.Index]] = {}  # the encodings the dice's checks took
         if roll is not None:
-            roll_checks, rolled, taken = roll.result()
+            roll_checks, rolled = roll.result()
             checks += roll_checks
             typed.update(rolled)
         checks += rules.result()
         for column in CATEGORIZED:  # as categories of their own (`_categorized` orders them: not a row hashed again)
             if column in typed:
-                typed[column] = pd.Categorical.from_codes(*(taken.get(column) or encodings[column].result()))
+                typed[column] = pd.Categorical.from_codes(*encodings(column))
     typed["source"] = pd.Categorical.from_codes(np.zeros(len(cells), dtype=np.int8), categories=[source])
     if "expected" in typed:
         typed["is_tie"] = (cells["expected"] == GREY).to_numpy(dtype=bool)
@@ -552,16 +547,36 @@ def _checks_of(cells: pd.DataFrame, check: Callable[[pd.DataFrame, Refuse], None
     return checks
 
 
-def _roll(cells: pd.DataFrame, encoding: Future) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]], dict,
-                                                          dict[str, tuple[np.ndarray, pd.Index]]]:
-    """The checks of the dice cells against the answers and the game's faces (`row_checks.check_roll`), the
+class _Encodings:
+    """The cells of one read encoded column by column (`pd.factorize`), each once: by the first thread to ask for
+    it, which the others asking wait for (so a pool of one thread never waits for a task of its own queue)."""
+
+    def __init__(self, cells: pd.DataFrame):
+        self.cells = cells
+        self._lock = threading.Lock()
+        self._encoded: dict[str, Future] = {}
+
+    def __call__(self, column: str) -> tuple[np.ndarray, pd.Index]:
+        with self._lock:
+            first = column not in self._encoded
+            encoded = self._encoded.setdefault(column, Future())
+        if first:
+            try:
+                encoded.set_result(pd.factorize(self.cells[column]))
+            except BaseException as error:  # a Ctrl-C too: whoever waits for it ends with it
+                encoded.set_exception(error)
+                raise
+        return encoded.result()
+
+
+def _roll(cells: pd.DataFrame, encodings: _Encodings) -> tuple[list[tuple[np.ndarray, Callable[[int], str]]],
+                                                                dict]:
+    """The checks of the dice cells against the answers and the game's faces (`row_checks.check_roll`) and the
     typed columns of the roll: `dice`, `color_dice` and `dice_values` (the dice cells read once, here, for their
-    checks and their numbers), and the encodings the checks took. encoding: {column: a Future of its
-    `pd.factorize`} for the ENCODED columns read, worked out on the reader's other threads meanwhile; one no
-    thread has started (a pool of one thread: this one) is encoded here."""
+    checks and their numbers). encodings: the ENCODED columns the checks take, worked out on the reader's other
+    threads meanwhile."""
     dice = read_dice(cells["dice"])
-    encoded = {column: pd.factorize(cells[column]) if future.cancel() else future.result()
-               for column, future in encoding.result().items()}
+    encoded = {column: encodings(column) for column in ENCODED if column in cells}
     checks = _checks_of(cells, lambda cells, refuse: check_roll(cells, dice, refuse, encoded))
     return checks, {"dice": cells["dice"], "color_dice": listed(dice.color_dice, dice.counts[:, 0], cells.index),
-                    "dice_values": listed(dice.values, dice.counts[:, 1], cells.index)}, encoded
+                    "dice_values": listed(dice.values, dice.counts[:, 1], cells.index)}
