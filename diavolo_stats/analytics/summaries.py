@@ -32,6 +32,10 @@ SUMMARY_FIGURES = (
 
 COMMAND_ORDER = [command.value for command in ALL_COMMANDS]
 
+DENSE_GROUPS = 1 << 16
+"""`grouped_rows` numbers the groups by counting each combination of its columns' codes where they number at most
+this many (or the rows): cheaper than sorting the rows' distinct combinations."""
+
 
 def summarize(drills: pd.DataFrame, by: Sequence[str] = ("player", "command"), fit: bool = True) -> pd.DataFrame:
     """One row per group of `by` columns, sorted by them, then the SUMMARY_FIGURES.
@@ -109,7 +113,7 @@ def with_session_numbers(drills: pd.DataFrame) -> pd.DataFrame:
 def _session_numbers(drills: pd.DataFrame) -> np.ndarray:
     """Each row's `session_number` (int)."""
     sessions, of_rows = grouped_rows(drills, ["player", "session_id"])
-    starts = sessions.assign(start=_earliest(drills["timestamp"], of_rows))
+    starts = sessions.assign(start=_earliest(drills["timestamp"], of_rows, len(sessions)))
     numbers = starts.groupby("player", observed=True)["start"].rank(method="first").astype(int).to_numpy()
     # Each row takes the number of its session (sessions in the order of `starts`): no join of the rows.
     return numbers[of_rows]
@@ -126,7 +130,7 @@ def learning_curve(drills: pd.DataFrame, by: Sequence[str] = ("player",), fit: b
     _require_columns(numbered, by)
     keys, groups = grouped_rows(numbered, [*by, "session_number"])
     curve = _summarized(numbered, keys, groups, fit)
-    curve.insert(len(by) + 1, "session_start", _earliest(numbered["timestamp"], groups))
+    curve.insert(len(by) + 1, "session_start", _earliest(numbered["timestamp"], groups, len(keys)))
     return curve
 
 
@@ -143,8 +147,14 @@ def grouped_rows(drills: pd.DataFrame, by: Sequence[str]) -> tuple[pd.DataFrame,
     # Each row's codes as one number, which sorts as the codes do, column by column ("wrap": any, for -1).
     combined = np.ravel_multi_index(codes, sizes, mode="wrap")
     keyed = np.logical_and.reduce([code >= 0 for code in codes])
-    groups = np.full(len(drills), -1, dtype=np.intp)
-    groups[keyed], found = pd.factorize(combined[keyed], sort=True)
+    if math.prod(sizes) <= max(len(drills), DENSE_GROUPS):
+        # Few enough numbers to count each: a group's number is how many numbers below its own have rows.
+        present = np.bincount(combined[keyed], minlength=math.prod(sizes)) > 0
+        found = np.flatnonzero(present)
+        groups = np.where(keyed, (np.cumsum(present) - 1)[combined], -1)
+    else:
+        groups = np.full(len(drills), -1, dtype=np.intp)
+        groups[keyed], found = pd.factorize(combined[keyed], sort=True)
     keys = np.unravel_index(found, sizes)
     return pd.DataFrame({column: level.take(key) for column, level, key in zip(by, levels, keys)}), groups
 
@@ -156,9 +166,17 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return pd.factorize(values, sort=True)
 
 
-def _earliest(timestamps: pd.Series, groups: np.ndarray) -> pd.Series:
-    """The earliest of `timestamps` in each group, 0, 1, ... as `groups` gives each row's (-1: in none)."""
-    return timestamps.groupby(groups).min().drop(-1, errors="ignore").reset_index(drop=True)
+def _earliest(timestamps: pd.Series, groups: np.ndarray, count: int) -> pd.Series:
+    """The earliest of `timestamps` in each of `count` groups, 0 to count - 1, as `groups` gives each row's
+    (-1: in none); NaT for a group with none."""
+    stamps = timestamps.array.asi8  # in the column's unit since 1970; NaT is the least int64
+    none = np.iinfo(np.int64).max
+    earliest = np.full(count, none)
+    counted = (groups >= 0) & (stamps != np.iinfo(np.int64).min)
+    np.minimum.at(earliest, groups[counted], stamps[counted])
+    earliest[earliest == none] = np.iinfo(np.int64).min
+    found = pd.DatetimeIndex(earliest.view(f"M8[{timestamps.dt.unit}]"))  # UTC, as the column's own numbers are
+    return pd.Series(found if timestamps.dt.tz is None else found.tz_localize("UTC").tz_convert(timestamps.dt.tz))
 
 
 def select_players(drills: pd.DataFrame, players: Sequence[str] | None) -> pd.DataFrame:

@@ -51,24 +51,23 @@ def grouped_performance(drills: pd.DataFrame, groups: np.ndarray, count: int) ->
     """
     # groups: (rows,) intp; returns count pairs (figures, (correct answers,) float64 ms)
     grouped = groups >= 0
-    early = anticipated(drills) & grouped
-    answered = grouped & ~early
-
-    def tally(rows: np.ndarray) -> list[int]:
-        return np.bincount(groups[rows], minlength=count).tolist()
-
+    early = anticipated(drills)
+    # Each row's kind: an anticipation (4), else an answer, correct (bit 1) or not, timed out (bit 2) or not; the
+    # rows of each group and kind counted in one pass.
+    kind = np.where(early, 4, drills["correct"].to_numpy(dtype=np.int8) + 2 * drills["timed_out"].to_numpy(np.int8))
+    counts = np.bincount(groups[grouped] * 5 + kind[grouped], minlength=count * 5).reshape(count, 5)
+    answers, right, timeouts = counts[:, :4].sum(axis=1), counts[:, 1] + counts[:, 3], counts[:, 2] + counts[:, 3]
     timed = answered_correctly(drills).to_numpy(dtype=bool) & grouped
     # A stable sort keeps each group's latencies in row order: the mean and the fit add them up in that order. Group
     # numbers in the narrowest type that holds them: numpy's stable sort of 8 or 16-bit integers is a radix sort.
     order = np.argsort(groups[timed].astype(np.min_scalar_type(count)), kind="stable")
     latencies = drills["latency_ms"].to_numpy(dtype=np.float64)[timed][order]
-    per_group = np.split(latencies, np.cumsum(tally(timed))[:-1])
+    per_group = np.split(latencies, np.cumsum(np.bincount(groups[timed], minlength=count))[:-1])
     return [({"trials": trials, "correct": correct, "accuracy": correct / trials if trials else math.nan,
               "timeouts": timeouts, "anticipations": anticipations,
               "median_latency_ms": float(np.median(times)) if times.size else math.nan}, times)
             for trials, correct, timeouts, anticipations, times in zip(
-                tally(answered), tally(answered & drills["correct"].to_numpy(dtype=bool)),
-                tally(answered & drills["timed_out"].to_numpy(dtype=bool)), tally(early), per_group)]
+                answers.tolist(), right.tolist(), timeouts.tolist(), counts[:, 4].tolist(), per_group)]
 
 
 def correct_latencies_ms(drills: pd.DataFrame) -> np.ndarray:

@@ -14,6 +14,7 @@ from scipy import stats as scipy_stats
 
 from diavolo_stats import stats
 from diavolo_stats.analytics import summaries
+from diavolo_stats.drill import MIN_LATENCY_MS
 from diavolo_stats.drill.log import SkippedRowsWarning, TruncatedLogWarning, load_logs
 from diavolo_stats.drill.performance import grouped_performance
 from diavolo_stats.errors import InputError
@@ -88,14 +89,52 @@ def test_groups_are_pandas_groupbys_in_its_order_from_each_columns_codes():
         "player": pd.Categorical(rng.choice(["zoe", "ann", "mia"], rows), categories=["zoe", "mia", "ann", "unseen"]),
         "hand": pd.array(rng.choice(["left", "right", None], rows), dtype="str"),
         "session_number": rng.integers(1, 40, rows),
+        "trial": rng.integers(0, 10 * rows, rows),  # with two others, more combinations than DENSE_GROUPS
     })
-    for by in (["player"], ["hand"], ["player", "hand"], ["hand", "session_number", "player"]):
+    for by in (["player"], ["hand"], ["player", "hand"], ["hand", "session_number", "player"],
+               ["trial", "session_number", "hand"]):
         keys, groups = summaries.grouped_rows(frame, by)
         expected = frame.groupby(by, observed=True, sort=True)
         assert keys.astype(str).values.tolist() == expected.size().index.to_frame().astype(str).values.tolist()
         assert groups.tolist() == expected.ngroup().fillna(-1).astype(int).tolist()
     empty_keys, empty_groups = summaries.grouped_rows(frame.iloc[:0], ["player", "hand"])
     assert empty_keys.empty and list(empty_keys.columns) == ["player", "hand"] and empty_groups.size == 0
+
+
+@pytest.mark.parametrize("unit, zone", [("ns", "UTC"), ("us", "UTC"), ("ns", "Europe/Paris"), ("ms", None)])
+def test_each_groups_earliest_time_is_pandas_groupby_min(unit, zone):
+    """`_earliest` takes the least of each group's times itself: what pandas' groupby min gives, in the column's
+    unit and zone, missing times passed over, and NaT for a group whose times are all missing."""
+    rng = np.random.default_rng(3)
+    rows, count = 2000, 12
+    times = pd.Series(pd.to_datetime(rng.integers(0, 10**17, rows))).dt.as_unit(unit)
+    if zone:
+        times = times.dt.tz_localize("UTC").dt.tz_convert(zone)
+    times[rng.random(rows) < 0.1] = pd.NaT
+    groups = rng.integers(-1, count, rows)
+    groups[groups == 5] = -1  # a group with no rows
+    times[groups == 7] = pd.NaT  # a group with no time
+    expected = times.groupby(groups).min().reindex(range(count)).reset_index(drop=True)
+    pd.testing.assert_series_equal(summaries._earliest(times, groups, count), expected, check_index_type=False)
+
+
+def test_each_groups_counts_are_its_rows_counted_one_by_one():
+    """`grouped_performance` counts every group's rows of each kind in one pass: a row's trial, correct answer,
+    timeout and anticipation are counted as `performance` defines them, whatever its flags together."""
+    rng = np.random.default_rng(11)
+    rows, count = 3000, 7
+    drills = pd.DataFrame({"correct": rng.random(rows) < 0.6, "timed_out": rng.random(rows) < 0.2,
+                           "too_early": rng.random(rows) < 0.1,
+                           "latency_ms": np.where(rng.random(rows) < 0.1, np.nan, rng.uniform(0, 3000, rows))})
+    groups = rng.integers(-1, count, rows)
+    found = grouped_performance(drills, groups, count)
+    for group, (figures, _) in enumerate(found):
+        rows_of = drills[groups == group]
+        early = rows_of["too_early"] | (rows_of["latency_ms"] < MIN_LATENCY_MS)
+        answers = rows_of[~early]
+        assert (figures["trials"], figures["correct"], figures["timeouts"], figures["anticipations"]) == (
+            len(answers), int(answers["correct"].sum()), int(answers["timed_out"].sum()), int(early.sum()))
+    assert sum(figures["trials"] + figures["anticipations"] for figures, _ in found) == (groups >= 0).sum()
 
 
 @pytest.mark.parametrize("count", [3, 300, 70_000])  # group numbers of 8, 16 and 32 bits: sorted differently
