@@ -200,7 +200,7 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
             drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
         if drills.empty:
             raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
-        chosen = summaries.select_players(drills[["player"]], players)["player"].astype(str).unique()
+        chosen = map(str, summaries.select_players(drills[["player"]], players)["player"].unique())
         # Every player of the log is fitted (the club the chosen borrow from), from their recent answers, read
         # again here, where the read left the log's line marks (the worker has none). Their rows are taken from
         # their own columns: the first take of a million-row text column (the dice's above all) costs more than
@@ -240,8 +240,6 @@ def _built(drills: pd.DataFrame, players: Sequence[str] | None, paths: list[Path
     last chart) it hands all but WORKER_S_OWN to its drawer. `weak_spots` is called once every chart is sent or
     drawn here."""
     drills = with_command_labels(summaries.select_players(drills, players))
-    # Every summary and chart groups by player: numbered once here, not factorized from the strings by each of them.
-    drills["player"] = drills["player"].astype("category")
     figures = {}  # file name -> (caption, the call that draws the chart's PNG)
     sent = {}  # file name -> the PNG bytes the worker will send back (None: its drawer's, sent by `handed_over`)
     handing = pool is not None and not drawing_here  # the worker draws them all: with a drawer of its own

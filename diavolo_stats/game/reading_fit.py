@@ -186,7 +186,7 @@ def fitted_rows(drills: pd.DataFrame, min_answers: int) -> tuple[pd.DataFrame, L
     kept = answered & readable_rolls(rolls)
     rows = drills.loc[kept]
     counts = rows["player"].value_counts(sort=False)
-    unread = set(drills.loc[answered, "player"].astype(str)) - {str(name) for name in counts.index}
+    unread = set(map(str, drills.loc[answered, "player"].unique())) - {str(name) for name in counts.index}
     too_few = {str(name): int(count) for name, count in counts.items() if count < min_answers}
     too_few |= dict.fromkeys(sorted(unread), 0)
     enough = ~rows["player"].isin(list(too_few)).to_numpy()

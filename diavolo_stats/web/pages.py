@@ -141,7 +141,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         player = request.query_params.get("player")
         if player is None:
             frame = await heavy.run("the list of players", store.figures)
-            players = sorted(frame["player"].astype(str).unique())
+            players = sorted(map(str, frame["player"].unique()))
             return templates.TemplateResponse(request, "report_players.html",
                                               {"players": players, "log": store.log.path})
         return HTMLResponse(await heavy.run("the report", _report_html, store.log.path, player))

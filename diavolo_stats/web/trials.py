@@ -304,7 +304,7 @@ class TrialStore:
             rows, restarted = self._players.new_rows()
             if restarted:
                 self._names = set()
-            self._names.update(rows["player"].astype(str).unique())
+            self._names.update(map(str, rows["player"].unique()))
             return sorted(self._names)
 
     def _take_token(self, session_id: str) -> None:

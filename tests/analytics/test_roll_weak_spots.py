@@ -140,7 +140,7 @@ def test_the_recent_answers_are_the_frames_own_rows_as_iloc_takes_them_from_a_fr
     monkeypatch.setattr(spots_module, "RECENT_ANSWERS", 100)
     thirds = len(drills) // 3
     chunked = pd.concat([drills.iloc[:thirds], drills.iloc[thirds:2 * thirds], drills.iloc[2 * thirds:]])
-    assert chunked["session_id"].array._pa_array.num_chunks >= 3
+    assert chunked["variant"].array._pa_array.num_chunks >= 3
     answered = chunked.assign(position=np.arange(len(chunked)))[~anticipated(chunked)]
     latest = answered.sort_values("timestamp", kind="stable").groupby("player", observed=True).tail(100)
     expected = chunked.iloc[np.sort(latest["position"].to_numpy())]

@@ -189,3 +189,34 @@ def test_a_followed_frame_is_what_load_logs_gives(tmp_path):
     assert frame.dtypes.astype(str).to_dict() == loaded.dtypes.astype(str).to_dict()
     assert frame.astype(str).equals(loaded.astype(str))
     assert list(frame["answer"].cat.categories) == list(loaded["answer"].cat.categories)
+
+
+def test_a_followed_frame_keeps_the_names_sorted_as_sessions_and_players_come(tmp_path):
+    """Sessions and players are categories in their sorted order, as a groupby of their text orders them: a name
+    that sorts before those read so far, appended, takes its place among them, the rows keeping their own."""
+    path = tmp_path / "drills.csv"
+    log = DrillLog(path)
+    log.append(trial_row(1, session_id="session-b", player="Mia"))
+    followed = FollowedLog(path)
+    followed.frame()
+    log.append_rows([trial_row(2, session_id="session-a", player="Ana"),
+                     trial_row(3, session_id="session-c", player="Mia")])
+    frame, loaded = followed.frame(), load_logs([path])
+    for column, names in (("session_id", ["session-a", "session-b", "session-c"]), ("player", ["Ana", "Mia"])):
+        assert list(frame[column].cat.categories) == list(loaded[column].cat.categories) == names
+    assert frame["player"].tolist() == loaded["player"].tolist() == ["Mia", "Ana", "Mia"]
+    assert frame["session_id"].tolist() == ["session-b", "session-a", "session-c"]
+    assert frame.groupby("player", observed=True).size().tolist() == [1, 2]
+
+
+def test_a_name_guarded_and_the_same_name_unguarded_are_one_player(tmp_path):
+    """A player's name is read unguarded (`files.guard_cell`): a log holding "'=x" (as the writer guards it) and
+    "=x" (written by hand) has one player, "=x"."""
+    path = tmp_path / "drills.csv"
+    DrillLog(path).append_rows([trial_row(1, player="=x"), trial_row(2, player="Bo")])
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(path.read_text(encoding="utf-8").splitlines()[1].replace("'=x", "=x").replace(",1,", ",3,", 1)
+                  + "\n")
+    loaded = load_logs([path])
+    assert loaded["player"].tolist() == ["=x", "Bo", "=x"]
+    assert list(loaded["player"].cat.categories) == ["=x", "Bo"]

@@ -105,10 +105,12 @@ class Cell:
     `write(value)`: the cell's text, or InputError (field: the column) saying
     what is allowed. `read(text)`: (typed values, refused), `text` a column
     of cells (rows,) as text, refused (rows,) bool. `allowed`: what a cell
-    must be, as the reader says of a refused one.
+    must be, as the reader says of a refused one. `categorical`: `read` gives
+    a pandas Categorical (an encoding the reader need not make again).
     """
 
     allowed: str
+    categorical = False
 
     def write(self, column: str, value: object) -> str:
         raise NotImplementedError
@@ -178,15 +180,20 @@ class PlayerCell(Cell):
     """A player's name (`check_player`), guarded against spreadsheet formulas (`files.guard_cell`)."""
 
     allowed = "a player's name"
+    categorical = True
 
     def write(self, column: str, value: object) -> str:
         return guard_cell(check_player(value))
 
     def read(self, text: pd.Series) -> tuple[object, np.ndarray]:
-        players = _unguarded(text)
-        return players, per_distinct(players, lambda names: (
-            _has(names, _NOT_IN_NAME_CHARACTERS) | (names.str.len() > MAX_PLAYER_LENGTH).to_numpy(bool)
-            | (names.str.strip() == "").to_numpy(dtype=bool)))
+        # Each distinct cell unguarded and checked once; two cells can read as one name ("'=x" and "=x").
+        codes, cells = pd.factorize(text)
+        names = _unguarded(pd.Series(cells, dtype=object))
+        refused = (_has(names, _NOT_IN_NAME_CHARACTERS) | (names.str.len() > MAX_PLAYER_LENGTH).to_numpy(bool)
+                   | (names.str.strip() == "").to_numpy(dtype=bool))
+        of_cell, players = pd.factorize(names)
+        return (pd.Categorical.from_codes(np.append(of_cell, -1)[codes], categories=players),  # -1: missing
+                np.append(refused, True)[codes])
 
     def problem(self, column: str, cell: str) -> str:
         return f"{column}: {player_problem(_unguarded(pd.Series([cell])).iloc[0])}"

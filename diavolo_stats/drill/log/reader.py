@@ -52,7 +52,11 @@ FIGURE_COLUMNS: tuple[str, ...] = tuple(column for column in COLUMNS if column n
 """Every column but the roll's JSON cells: what summaries, the adaptive scheduler and player fits read (the JSON
 cells are the bulk of a log's bytes)."""
 
-CATEGORIZED = ("command", "expected", "answer")
+NAMES = ("session_id", "player")
+"""The columns of names a frame of the reader holds as categories in their sorted order, as a groupby of their text
+would order them: every summary groups by them, where a million names hashed again cost more than the grouping."""
+
+CATEGORIZED = (*NAMES, "command", "expected", "answer")
 """The columns a frame of the reader holds as categories (`_categorized`)."""
 
 LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie", "color_dice", "dice_values")
@@ -60,7 +64,7 @@ LOADED_COLUMNS: tuple[str, ...] = COLUMNS + ("source", "is_tie", "color_dice", "
 the dice cell's numbers (then, with lines=True, `line`: the row's line in its file)."""
 
 _STRING = pd.StringDtype()
-_TEXT_COLUMNS = ("session_id", "player", "variant", "app_version", "interface", "dice", "positions", "accepted")
+_TEXT_COLUMNS = ("variant", "app_version", "interface", "dice", "positions", "accepted")
 
 
 MAX_NAMED = 5
@@ -322,10 +326,13 @@ def _joined(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
-    """CATEGORIZED as categories in their order: the commands in die order; one set for both answers, so that
-    `answer == expected` compares them. Each as read (a category of its file's own, `_typed`) is encoded by its
-    codes, not its text."""
-    encoded = {column: pd.factorize(drills[column]) for column in CATEGORIZED if column in drills}
+    """CATEGORIZED as categories in their order: NAMES sorted, the commands in die order; one set for both answers,
+    so that `answer == expected` compares them. Each as read (a category of its file's own, `_typed`) is encoded by
+    its codes, not its text."""
+    for column in NAMES:
+        if column in drills:
+            drills[column] = drills[column].cat.reorder_categories(sorted(drills[column].cat.categories))
+    encoded = {column: pd.factorize(drills[column]) for column in CATEGORIZED[len(NAMES):] if column in drills}
     if "command" in encoded:
         drills["command"] = _categorical(*encoded["command"], command_order(encoded["command"][1]))
     answer_columns = [column for column in ("expected", "answer") if column in encoded]
@@ -344,6 +351,11 @@ def _categorical(codes: np.ndarray, values: pd.Index, categories: Sequence[str])
 
 def _appended(drills: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """The `_categorized` frame `drills` with the new `rows` after it, categorized alike."""
+    names = [column for column in NAMES if column in drills]
+    for column in names:
+        known = drills[column].cat.categories
+        if not set(rows[column].unique()) <= set(known):  # a new session, a new player
+            drills = drills.assign(**{column: drills[column].cat.set_categories(sorted({*known, *rows[column]}))})
     answer_columns = [column for column in ("expected", "answer") if column in drills]
     if answer_columns:
         known = drills[answer_columns[0]].cat.categories
@@ -356,7 +368,7 @@ def _appended(drills: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
         if len(commands) > len(drills["command"].cat.categories):  # a command of a game's own, first seen
             drills = drills.assign(command=drills["command"].cat.set_categories(commands))
     rows = rows.assign(**{column: pd.Categorical(rows[column], categories=drills[column].cat.categories)
-                          for column in ("command", *answer_columns) if column in rows})
+                          for column in (*names, "command", *answer_columns) if column in rows})
     return pd.concat([drills, rows], ignore_index=True)
 
 
@@ -484,7 +496,7 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
     # The longest work first: the dice's read and checks, the game's rules and the positions' regular expression
     # over half a log's bytes. Arrow's and numpy's kernels release the GIL, so they run side by side.
     # Each column of CATEGORIZED read, and each the dice's checks take once per distinct cell, is encoded once.
-    encoded = [column for column in CATEGORIZED if column in wanted]
+    encoded = [column for column in CATEGORIZED if column in wanted and not CELLS[column].categorical]
     if "dice" in cells:
         encoded = list(dict.fromkeys([*(column for column in ENCODED if column in cells), *encoded]))
     encodings = _Encodings(cells)
@@ -509,7 +521,7 @@ def _typed(cells: pd.DataFrame, wanted: Sequence[str], source: str, version: int
             typed.update(rolled)
         checks += rules.result()
         for column in CATEGORIZED:  # as categories of their own (`_categorized` orders them: not a row hashed again)
-            if column in typed:
+            if column in typed and not CELLS[column].categorical:
                 typed[column] = pd.Categorical.from_codes(*encodings(column))
     typed["source"] = pd.Categorical.from_codes(np.zeros(len(cells), dtype=np.int8), categories=[source])
     if "expected" in typed:
