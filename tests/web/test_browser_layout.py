@@ -1,6 +1,7 @@
 """The Play page, a room and the drill on a desktop window and on a phone: nothing ever scrolls sideways,
 every die lies wholly on the drawn table, no die covers another and the command's label covers none, at every
-moment of whole games, and still once the window has changed size under a round. On a phone held sideways the
+moment of whole games, and still once the window has changed size under a round, drawn again for each size. On a
+phone held sideways the
 table keeps a readable size, in view with the answer buttons.
 
 The Play and room tests play games until each has checked ROLLS rolls (a game lasts at least five: someone
@@ -267,6 +268,36 @@ def test_a_round_on_a_phone_held_sideways_shows_a_table_to_read(server, browser,
 # it (its font is scaled to whole pixels), by a different amount.
 RESIZES = [(844, 390), (390, 844), (395, 844), (400, 844), (412, 915), (1280, 800), (390, 844)]
 
+# The felt's edge as drawn (its viewBox, in the table's millimetres) and the table's width on screen, in px.
+FELT = """() => { const svg = document.querySelector('#felt').ownerSVGElement;
+  return { edge: svg.viewBox.baseVal.width, shown: svg.getBoundingClientRect().width }; }"""
+
+MIN_DIE_PX = 28
+"""table.js's least drawn die, in screen pixels."""
+
+
+def felt_edge(table, shown_px: float) -> float:
+    """The felt's edge table.js draws for `table` shown `shown_px` wide: the scatter area, and around it a border
+    of half what a die drawn MIN_DIE_PX wide (where the model's die would be drawn smaller) adds to the die's."""
+    side, die = table.scatter_mm, table.die_mm
+    drawn = (MIN_DIE_PX * (side - die) / (shown_px - MIN_DIE_PX)
+             if shown_px > MIN_DIE_PX and MIN_DIE_PX * side / shown_px > die else die)
+    return side + drawn - die
+
+
+def resized(page, seen: list):
+    """The page shown at each of RESIZES in turn, its layout checked there (`check_layout`) while its round waits
+    for an answer: yields what was measured at each size."""
+    for width, height in RESIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        # the new size laid out, then a whole frame: what the page does when its table's size changes is done
+        page.wait_for_function("w => innerWidth === w", arg=width, polling="raf")
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        shown = check_layout(page, seen)
+        assert shown["width"] == width and shown["state"] == "stimulus", shown
+        yield shown
+
+
 # The label's box in the table's millimetres and the drawn die's edge.
 LABEL_MM = """() => { const label = document.querySelector('#dice .command-name'); const box = label.getBBox();
   return { x: box.x, y: box.y, width: box.width, height: box.height,
@@ -312,14 +343,31 @@ def test_a_play_round_keeps_its_label_off_the_dice_when_the_window_changes(serve
         wait_for_stimulus(page)
         assert page.evaluate(LABEL_MM) == label  # where it was: the die just clears it
         check_layout(page, seen)
-        for width, height in RESIZES:
-            page.set_viewport_size({"width": width, "height": height})
-            # the new size laid out, then a whole frame: what the page does when its table's size changes is done
-            page.wait_for_function("w => innerWidth === w", arg=width, polling="raf")
-            page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-            shown = check_layout(page, seen)
-            assert shown["width"] == width and page.evaluate("document.body.dataset.state") == "stimulus", shown
+        for _ in resized(page, seen):
+            pass
     finally:
         context.close()
     assert not errors, f"errors in the page's scripts: {errors}"
     assert sum(1 for shown in seen if shown["label"] is not None) >= 2, seen  # a label to check, at 390 and after
+
+
+@pytest.mark.parametrize("section", ["play", "room", "drill"])
+def test_a_round_of_every_page_is_drawn_again_for_each_window_size(server, browser, section):
+    """The Play page, a room and the drill draw their rolls with table.js, which draws a roll again when its
+    table's width on screen changes (a die is drawn at least MIN_DIE_PX wide, in screen pixels): a round shown at
+    other window sizes has, at each, the felt drawn for the table's width there, and lies as `check_layout`
+    wants."""
+    errors, seen = [], []
+    page, contexts = open_a_round(server, browser, section, errors)
+    table = Variant().table
+    try:
+        wait_for_stimulus(page)
+        for shown in resized(page, seen):
+            felt = page.evaluate(FELT)
+            # the SVG holds its numbers as 32-bit floats
+            assert felt["edge"] == pytest.approx(felt_edge(table, felt["shown"]), rel=1e-6), (felt, shown)
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, f"errors in the page's scripts: {errors}"
+    assert len({round(shown["felt"]["right"] - shown["felt"]["left"]) for shown in seen}) >= 3, seen  # resized
