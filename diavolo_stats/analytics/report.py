@@ -200,12 +200,14 @@ def build_report(log_paths: Sequence[str | Path], players: Sequence[str] | None 
             drills = load_logs(paths, columns=LOG_COLUMNS, lines=True)
         if drills.empty:
             raise InputError(f"no trials in {', '.join(map(str, paths))}; drill first", field="log_paths")
-        chosen = map(str, summaries.select_players(drills[["player"]], players)["player"].unique())
+        if players:
+            summaries.check_players(drills, players)
+        chosen = sorted(set(players)) if players else summaries.players_in(drills)
         # Every player of the log is fitted (the club the chosen borrow from), from their recent answers, read
         # again here, where the read left the log's line marks (the worker has none). Their rows are taken from
         # their own columns: the first take of a million-row text column (the dice's above all) costs more than
         # the take of the rest.
-        fitted = roll_weak_spots.weak_spots_to_fit(drills, sorted(chosen))
+        fitted = roll_weak_spots.weak_spots_to_fit(drills, chosen)
         # The dice are read for their checks only, the dice's numbers are no figure's, and where each row is
         # (source, line) is the weak spots' alone.
         drills = drills.drop(columns=["dice", "color_dice", "dice_values", "source", "line"])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from markupsafe import Markup
 
-from diavolo_stats.analytics import wording
+from diavolo_stats.analytics import summaries, wording
 from diavolo_stats.analytics.roll_weak_spots import RECENT_ANSWERS, RollWeakSpots
 from diavolo_stats.stats import MIN_FIT_ANSWERS
 
@@ -42,7 +42,7 @@ def render_page(summary: pd.DataFrame, drills: pd.DataFrame, paths: Sequence[str
                 notes: Sequence[str], weak_spots: Mapping[str, RollWeakSpots]) -> str:
     """The page's HTML: the header (players, trials, sessions, logs), the summary table, the weak spots, each chart
     (file name -> caption, PNG) with the tie table of its game under it (file name -> note, frame), then `notes`."""
-    players = ", ".join(sorted(str(player) for player in drills["player"].unique()))
+    players = ", ".join(summaries.players_in(drills))
     return _jinja_environment().get_template("report.html").render(
         players=players, sessions=int(drills["session_id"].nunique()),
         # The header counts what the table counts: trials are answers and timeouts, anticipations apart.

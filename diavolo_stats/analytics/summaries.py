@@ -147,9 +147,10 @@ def grouped_rows(drills: pd.DataFrame, by: Sequence[str]) -> tuple[pd.DataFrame,
     # Each row's codes as one number, which sorts as the codes do, column by column ("wrap": any, for -1).
     combined = np.ravel_multi_index(codes, sizes, mode="wrap")
     keyed = np.logical_and.reduce([code >= 0 for code in codes])
-    if math.prod(sizes) <= max(len(drills), DENSE_GROUPS):
+    combinations = math.prod(sizes)
+    if combinations <= max(len(drills), DENSE_GROUPS):
         # Few enough numbers to count each: a group's number is how many numbers below its own have rows.
-        present = np.bincount(combined[keyed], minlength=math.prod(sizes)) > 0
+        present = np.bincount(combined[keyed], minlength=combinations) > 0
         found = np.flatnonzero(present)
         groups = np.where(keyed, (np.cumsum(present) - 1)[combined], -1)
     else:
@@ -192,12 +193,17 @@ def checked_players_rows(drills: pd.DataFrame, players: Sequence[str]) -> pd.Dat
     return kept_rows(drills, drills["player"].isin(list(players)).to_numpy(dtype=bool))
 
 
+def players_in(drills: pd.DataFrame) -> list[str]:
+    """The players with rows in `drills`, sorted: the distinct names (a category's few), not a text per row."""
+    return sorted(map(str, drills["player"].unique()))
+
+
 def check_players(drills: pd.DataFrame, players: Sequence[str]) -> None:
     """InputError naming each of `players` with no rows in `drills`, and the players it has: before any work."""
-    known = set(map(str, drills["player"].unique()))  # the distinct names, not a string per row
+    known = players_in(drills)
     unknown = [name for name in players if name not in known]
     if unknown:
-        listed = ", ".join(sorted(known)) or "none"
+        listed = ", ".join(known) or "none"
         raise InputError(f"no trials for {', '.join(map(repr, unknown))}; players in the log: {listed}",
                          field="players")
 

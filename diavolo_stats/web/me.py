@@ -38,7 +38,7 @@ def progress_context(store: TrialStore, player: str | None) -> dict:
     unknown one."""
     log = store.log.path
     drills = with_command_labels(store.figures())
-    players = sorted(map(str, drills["player"].unique()))
+    players = summaries.players_in(drills)
     if not players:
         return {"log": log, "players": [], "progress": None}
     if not player:

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from diavolo_stats.analytics import summaries
 from diavolo_stats.core.rules import resolve
 from diavolo_stats.core.variant import GREY, Command, Variant
 from diavolo_stats.drill import DEFAULT_TRIALS, MAX_TRIALS_PER_SESSION, MIN_LATENCY_MS
@@ -141,7 +142,7 @@ def routes(store: TrialStore, heavy: Heavy) -> list[Route]:
         player = request.query_params.get("player")
         if player is None:
             frame = await heavy.run("the list of players", store.figures)
-            players = sorted(map(str, frame["player"].unique()))
+            players = summaries.players_in(frame)
             return templates.TemplateResponse(request, "report_players.html",
                                               {"players": players, "log": store.log.path})
         return HTMLResponse(await heavy.run("the report", _report_html, store.log.path, player))

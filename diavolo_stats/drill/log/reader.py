@@ -210,10 +210,9 @@ class FollowedLog:
 
     def new_rows(self, warn_cut: bool = False) -> tuple[pd.DataFrame, bool]:
         """(rows, restarted): the rows appended since the last look, typed as `load_logs` types them but for the
-        order of the categories of `command`, `expected` and `answer` (the file's own as they come); restarted: they
-        are every row of the file (the first
-        look, or the log was replaced). warn_cut: a TruncatedLogWarning for a last line without its line end (else
-        that line is read once it is whole)."""
+        order of the categories of CATEGORIZED (the file's own, as they come); restarted: they are every row of the
+        file (the first look, or the log was replaced). warn_cut: a TruncatedLogWarning for a last line without its
+        line end (else that line is read once it is whole)."""
         with self._lock:
             return self._read(warn_cut)
 
@@ -332,7 +331,8 @@ def _categorized(drills: pd.DataFrame) -> pd.DataFrame:
     for column in NAMES:
         if column in drills:
             drills[column] = drills[column].cat.reorder_categories(sorted(drills[column].cat.categories))
-    encoded = {column: pd.factorize(drills[column]) for column in CATEGORIZED[len(NAMES):] if column in drills}
+    encoded = {column: pd.factorize(drills[column]) for column in CATEGORIZED
+               if column in drills and column not in NAMES}
     if "command" in encoded:
         drills["command"] = _categorical(*encoded["command"], command_order(encoded["command"][1]))
     answer_columns = [column for column in ("expected", "answer") if column in encoded]
